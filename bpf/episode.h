@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The per-task contention episode state machine (DESIGN.md "Metrics").
+ *
+ * Plain C with no helpers and no maps, so that the BPF program and the
+ * C++ unit tests run the very same code: the caller passes timestamps in
+ * and acts on what the functions return (read the owner word, aggregate a
+ * finished episode, count a loss).
+ *
+ * Sequences this kernel emits (flags: SPIN=1 READ=2 WRITE=4 RT=8 PERCPU=16 MUTEX=32):
+ *   mutex:   B(MUTEX|SPIN) E             spin (or trylock) win
+ *            B(MUTEX|SPIN) B(MUTEX) ... E  spin failed, queued
+ *            ... B(MUTEX|SPIN) E | B(MUTEX)  woken first waiter spins again
+ *   rwsem:   B(READ|WRITE) E             queued waits only
+ *   others:  B(flags) E
+ * A contended spinlock (the mutex's wait_lock) may nest inside an episode.
+ */
+#ifndef LOCKSCOPE_EPISODE_H
+#define LOCKSCOPE_EPISODE_H
+
+#include "lockscope_abi.h"
+
+#ifdef __bpf__
+#define LS_INLINE static __always_inline
+#else
+#define LS_INLINE static inline
+#endif
+
+struct ls_episode {
+	__u64 lock;
+	__u64 begin_ns;   /* first begin */
+	__u64 phase_ns;   /* start of the current spin phase */
+	__u64 spin_ns;
+	__u64 sleep_ns;
+	__u64 preempt_ns;
+	__u32 flags;      /* kind bits of the first begin */
+	__u16 spin_attempts;
+	__u16 spin_failures;
+	__u16 sleeps;
+	__u16 preemptions;
+	__u16 wakeups;
+	__u8 in_spin;      /* current phase is an optimistic spin */
+	__u8 spin_success; /* the episode ended in a spin phase */
+	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
+	__u8 pad[3];
+};
+
+struct ls_task_state {
+	__u64 switched_out_ns; /* 0 while on CPU */
+	__u32 depth;
+	__u32 out_blocked;     /* switched out in a blocked state (a sleep) */
+	struct ls_episode ep[LS_MAX_DEPTH];
+};
+
+/* What the caller must do after a begin. */
+enum ls_begin_action {
+	LS_BEGIN_NEW = 0,      /* new episode pushed */
+	LS_BEGIN_PHASE = 1,    /* same episode, phase bookkeeping only */
+	LS_BEGIN_QUEUED = 2,   /* the task queues now: read the owner state */
+	LS_BEGIN_TOO_DEEP = 3, /* nesting limit: count a loss */
+};
+
+enum ls_end_action {
+	LS_END_DONE = 0,       /* *out holds the finished episode */
+	LS_END_UNMATCHED = 1,  /* no begin seen for this lock */
+};
+
+LS_INLINE int ls_is_sleeping_spinner(__u32 flags)
+{
+	/* Only mutexes emit SPIN for an optimistic spin phase; spinlocks and
+	 * rwlocks emit SPIN for their whole (spinning) wait. */
+	return (flags & LCB_F_MUTEX) != 0;
+}
+
+/* A spinlock or rwlock: the whole wait is spinning. */
+LS_INLINE int ls_is_spinlock(__u32 flags)
+{
+	return (flags & (LCB_F_SPIN | LCB_F_MUTEX | LCB_F_RT | LCB_F_PERCPU | LS_F_USER)) == LCB_F_SPIN;
+}
+
+LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now)
+{
+	__u32 d = ts->depth;
+	struct ls_episode *ep;
+	int spin = (flags & LCB_F_SPIN) != 0;
+
+	if (d > 0 && d <= LS_MAX_DEPTH) {
+		ep = &ts->ep[d - 1];
+		if (ep->lock == lock) {
+			if (!ls_is_sleeping_spinner(ep->flags))
+				return LS_BEGIN_PHASE;
+			if (ep->in_spin && !spin) {
+				ep->spin_failures++;
+				ep->spin_ns += now - ep->phase_ns;
+				ep->in_spin = 0;
+				return LS_BEGIN_QUEUED;
+			}
+			if (!ep->in_spin && spin) {
+				/* a woken first waiter spins again */
+				ep->spin_attempts++;
+				ep->in_spin = 1;
+				ep->phase_ns = now;
+			}
+			return LS_BEGIN_PHASE;
+		}
+	}
+	if (d >= LS_MAX_DEPTH)
+		return LS_BEGIN_TOO_DEEP;
+
+	ep = &ts->ep[d];
+	__builtin_memset(ep, 0, sizeof(*ep));
+	ep->lock = lock;
+	ep->begin_ns = now;
+	ep->phase_ns = now;
+	ep->flags = flags & LS_F_KIND_MASK;
+	if (ls_is_spinlock(flags))
+		ep->flags |= LCB_F_SPIN; /* keeps spinlock and rwlock apart from rwsem */
+	if (ls_is_sleeping_spinner(flags) && spin) {
+		ep->spin_attempts = 1;
+		ep->in_spin = 1;
+	}
+	ts->depth = d + 1;
+	/* A mutex or rwsem entered without a spin phase queues right away. */
+	if (!spin && (flags & (LCB_F_MUTEX | LCB_F_READ | LCB_F_WRITE)) &&
+	    !(flags & (LCB_F_RT | LCB_F_PERCPU | LS_F_USER)))
+		return LS_BEGIN_QUEUED;
+	return LS_BEGIN_NEW;
+}
+
+/* The episode that was pushed or advanced by the last ls_begin(). */
+LS_INLINE struct ls_episode *ls_top(struct ls_task_state *ts)
+{
+	__u32 d = ts->depth;
+
+	if (d == 0 || d > LS_MAX_DEPTH)
+		return 0;
+	return &ts->ep[d - 1];
+}
+
+/*
+ * Ends the innermost episode on @lock. Inner episodes above it (their end
+ * was missed) are dropped and counted in *abandoned.
+ */
+LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
+		     struct ls_episode *out, __u32 *abandoned)
+{
+	__u32 d = ts->depth;
+	int i;
+
+	if (d > LS_MAX_DEPTH)
+		d = LS_MAX_DEPTH;
+	for (i = LS_MAX_DEPTH - 1; i >= 0; i--) {
+		struct ls_episode *ep;
+
+		if ((__u32)i >= d)
+			continue;
+		ep = &ts->ep[i];
+		if (ep->lock != lock)
+			continue;
+		*out = *ep;
+		if (out->in_spin) {
+			out->spin_ns += now - out->phase_ns;
+			out->spin_success = ret == 0;
+		}
+		if (ls_is_spinlock(out->flags))
+			out->spin_ns = now - out->begin_ns;
+		*abandoned = d - 1 - (__u32)i;
+		ts->depth = (__u32)i;
+		return LS_END_DONE;
+	}
+	return LS_END_UNMATCHED;
+}
+
+LS_INLINE void ls_switch_out(struct ls_task_state *ts, __u64 now, int blocked)
+{
+	if (ts->depth == 0)
+		return;
+	ts->switched_out_ns = now;
+	ts->out_blocked = blocked != 0;
+}
+
+LS_INLINE void ls_switch_in(struct ls_task_state *ts, __u64 now)
+{
+	__u64 off;
+	__u32 d = ts->depth;
+	int i;
+
+	if (ts->switched_out_ns == 0)
+		return;
+	off = now - ts->switched_out_ns;
+	ts->switched_out_ns = 0;
+	/* Every open episode waited through this switch. */
+	for (i = 0; i < LS_MAX_DEPTH; i++) {
+		struct ls_episode *ep = &ts->ep[i];
+
+		if ((__u32)i >= d)
+			break;
+		if (ep->begin_ns > now - off)
+			off = now - ep->begin_ns; /* opened while out: cannot happen, be safe */
+		if (ts->out_blocked) {
+			ep->sleep_ns += off;
+			ep->sleeps++;
+		} else {
+			ep->preempt_ns += off;
+			ep->preemptions++;
+		}
+	}
+}
+
+/* Records the owner state seen when the top episode queued. */
+LS_INLINE void ls_note_owner(struct ls_task_state *ts, __u32 state)
+{
+	struct ls_episode *ep = ls_top(ts);
+
+	if (ep && state < LS_OWNER_STATES && ep->owner_seen[state] < 255)
+		ep->owner_seen[state]++;
+}
+
+/* A waiter was woken (sched_waking on it): credit its innermost queued episode. */
+LS_INLINE void ls_woken(struct ls_task_state *ts)
+{
+	struct ls_episode *ep = ls_top(ts);
+
+	if (ep)
+		ep->wakeups++;
+}
+
+LS_INLINE __u32 ls_log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8)  { v >>= 8;  r += 8; }
+	if (v >> 4)  { v >>= 4;  r += 4; }
+	if (v >> 2)  { v >>= 2;  r += 2; }
+	if (v >> 1)  { r += 1; }
+	return r < LS_HIST_BUCKETS ? r : LS_HIST_BUCKETS - 1;
+}
+
+/* Adds a finished episode to a lock's per-CPU counters. */
+LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret)
+{
+	__u64 wait = now - ep->begin_ns;
+	__u32 b;
+	int i;
+
+	s->contentions++;
+	s->spin_attempts += ep->spin_attempts;
+	s->spin_failures += ep->spin_failures;
+	s->spin_successes += ep->spin_success;
+	s->wait_ns += wait;
+	s->spin_ns += ep->spin_ns;
+	s->sleep_ns += ep->sleep_ns;
+	s->preempt_ns += ep->preempt_ns;
+	s->sleeps += ep->sleeps;
+	s->preemptions += ep->preemptions;
+	s->wakeups += ep->wakeups;
+	if (wait > s->max_wait_ns)
+		s->max_wait_ns = wait;
+	if (ret != 0)
+		s->errors++;
+	for (i = 0; i < LS_OWNER_STATES; i++)
+		s->owner[i] += ep->owner_seen[i];
+	b = ls_log2_bucket(wait);
+	if (b >= LS_HIST_BUCKETS)
+		b = LS_HIST_BUCKETS - 1;
+	s->hist[b]++;
+}
+
+#endif /* LOCKSCOPE_EPISODE_H */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The whole ABI between lockscope's BPF programs and user space.
+ * Fixed-width types only, explicit padding, no bool/enum/pointer members:
+ * the C++ side checks every size with static_assert (probe/abi_check.cpp).
+ */
+#ifndef LOCKSCOPE_ABI_H
+#define LOCKSCOPE_ABI_H
+
+#ifdef __bpf__
+/* types come from kernel_types.h */
+#else
+#include <linux/types.h>
+#endif
+
+/* lock:contention_begin flags (include/trace/events/lock.h) */
+#define LCB_F_SPIN   (1U << 0)
+#define LCB_F_READ   (1U << 1)
+#define LCB_F_WRITE  (1U << 2)
+#define LCB_F_RT     (1U << 3)
+#define LCB_F_PERCPU (1U << 4)
+#define LCB_F_MUTEX  (1U << 5)
+/* Bits lockscope adds in its own keys for user-space (USDT) replica locks. */
+#define LS_F_USER    (1U << 16)
+#define LS_F_KIND_MASK (LCB_F_READ | LCB_F_WRITE | LCB_F_RT | LCB_F_PERCPU | LCB_F_MUTEX | LS_F_USER)
+
+#define LS_MAX_DEPTH 4          /* nested episodes per task */
+#define LS_HIST_BUCKETS 36      /* log2(ns) buckets; the last holds >= 2^35 ns */
+#define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
+
+/* Owner state read from the lock word when a waiter queues. */
+#define LS_OWNER_ON_CPU       0 /* owned by a task that is running */
+#define LS_OWNER_OFF_CPU      1 /* owned by a task that is not running */
+#define LS_OWNER_READER       2 /* rwsem owned by readers */
+#define LS_OWNER_NONSPINNABLE 3 /* rwsem marked non-spinnable */
+#define LS_OWNER_NONE         4 /* no owner recorded (released, or mid-release) */
+#define LS_OWNER_STATES       5
+#define LS_OWNER_UNKNOWN      0xff
+
+/* Lock classes identified in the kernel, where that is cheap. */
+#define LS_CLASS_NONE      0
+#define LS_CLASS_MMAP_LOCK 1 /* current->mm->mmap_lock */
+
+/* Key of the per-lock aggregation map. */
+struct ls_lock_key {
+	__u64 lock;  /* lock address */
+	__u32 flags; /* begin flags & LS_F_KIND_MASK */
+	__u32 pad;
+};
+
+/* Per-CPU cumulative counters of one lock key; user space sums CPUs. */
+struct ls_lock_stats {
+	__u64 contentions;    /* finished episodes */
+	__u64 spin_attempts;  /* SPIN begins of sleeping locks */
+	__u64 spin_failures;  /* spin phases ended by a queued begin */
+	__u64 spin_successes; /* spin phases ended by contention_end */
+	__u64 wait_ns;        /* sum of end - first begin */
+	__u64 spin_ns;        /* sum of spin phases */
+	__u64 sleep_ns;       /* switched out blocked while waiting */
+	__u64 preempt_ns;     /* switched out runnable while waiting */
+	__u64 sleeps;
+	__u64 preemptions;
+	__u64 max_wait_ns;    /* per CPU; user space takes the max */
+	__u64 errors;         /* contention_end with ret != 0 */
+	__u64 wakeups;        /* sched_waking of a queued waiter */
+	__u64 owner[LS_OWNER_STATES];
+	__u64 hist[LS_HIST_BUCKETS];
+	__u32 lock_class;     /* LS_CLASS_* */
+	__u32 pad;
+};
+
+/* Key of the sampled-stack map: which stacks contended (or woke) a lock. */
+#define LS_ROLE_WAITER 0
+#define LS_ROLE_WAKER  1
+struct ls_stack_key {
+	__u64 lock;
+	__u32 flags;
+	__s32 stack_id;
+	__u32 role;
+	__u32 pad;
+};
+
+struct ls_stack_stats {
+	__u64 samples;
+	__u64 wait_ns; /* wait time of the sampled episodes (waiter role) */
+};
+
+/* Per-task totals, keyed by pid (thread id). */
+struct ls_task_stats {
+	__u32 tgid;
+	__u32 pad;
+	char comm[16];
+	__u64 contentions;
+	__u64 spin_attempts;
+	__u64 spin_failures;
+	__u64 wait_ns;
+	__u64 spin_ns;
+	__u64 sleep_ns;
+	__u64 preempt_ns;
+	__u64 sleeps;
+};
+
+/* Per-CPU idle accounting from sched_switch. */
+struct ls_cpu_idle {
+	__u64 idle_ns;    /* completed idle periods */
+	__u64 idle_since; /* 0 when not idle (or not yet known) */
+};
+
+/* Per-CPU event and loss counters. */
+struct ls_counters {
+	__u64 begins;
+	__u64 ends;
+	__u64 unmatched_ends;     /* end without a begin seen (started before recording) */
+	__u64 lost_depth;         /* nesting deeper than LS_MAX_DEPTH */
+	__u64 lost_lock_full;     /* lock map full: episode not aggregated */
+	__u64 lost_stack;         /* bpf_get_stackid failed (map full / collision) */
+	__u64 lost_stack_full;    /* stack sample map full */
+	__u64 lost_task_full;     /* task map full */
+	__u64 lost_task_storage;  /* task storage could not be created */
+	__u64 abandoned;          /* inner episodes popped by an outer end */
+	__u64 stack_samples;      /* stacks captured */
+	__u64 pad;
+};
+
+/* Sampling: a stack is captured for the first episode of each lock key and
+ * then for one episode in stack_period per CPU. */
+#endif /* LOCKSCOPE_ABI_H */

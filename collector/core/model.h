@@ -1,0 +1,146 @@
+// Value types for everything a session holds. Shared by the recorder, the
+// session store, the reports, diff and the GUI; no libbpf, no Qt.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+inline constexpr int kHistBuckets = 36;  // log2(ns) buckets, the last is open-ended
+inline constexpr int kOwnerStates = 5;
+
+enum class OwnerState : int { OnCpu = 0, OffCpu, ReaderOwned, NonSpinnable, None };
+const char* owner_state_name(int state);  // "on-cpu", "off-cpu", "reader-owned", ...
+
+// Counters of one lock (or any roll-up of locks) over some span of time.
+struct LockCounters {
+    uint64_t contentions = 0;
+    uint64_t spin_attempts = 0;
+    uint64_t spin_failures = 0;
+    uint64_t spin_successes = 0;
+    uint64_t wait_ns = 0;
+    uint64_t spin_ns = 0;
+    uint64_t sleep_ns = 0;    // off CPU, blocked
+    uint64_t preempt_ns = 0;  // off CPU, runnable
+    uint64_t sleeps = 0;
+    uint64_t preemptions = 0;
+    uint64_t max_wait_ns = 0;
+    uint64_t errors = 0;      // waits that ended with an error (signal, timeout)
+    uint64_t wakeups = 0;     // queued waiters woken by another task
+    std::array<uint64_t, kOwnerStates> owner{};  // owner state at queueing
+    std::array<uint64_t, kHistBuckets> hist{};   // wait-time log2 histogram
+
+    uint64_t offcpu_ns() const { return sleep_ns + preempt_ns; }
+    uint64_t queued_ns() const { return wait_ns > spin_ns ? wait_ns - spin_ns : 0; }
+    // failures / attempts; 0 when there were no attempts.
+    double spin_failure_rate() const;
+    void add(const LockCounters& o);  // sums, max of max_wait_ns
+    bool empty() const { return contentions == 0 && spin_attempts == 0; }
+};
+
+// A lock as the user knows it. `name` is the identity across sessions and
+// kernels: a global symbol ("rtnl_mutex"), a class ("mmap_lock",
+// "pipe->mutex", "i_rwsem") or "<kind>@<caller function>"; never an address.
+struct LockInfo {
+    int64_t id = 0;          // row id within the session
+    std::string name;
+    std::string kind;        // mutex, rwsem, spinlock, rwlock, percpu-rwsem, rtmutex, semaphore, user-mutex, user-rwsem
+    std::string mode;        // "read", "write" or ""
+    std::string caller;      // first function outside the locking code, "" if unknown
+    uint64_t address = 0;    // informational only
+    uint32_t flags = 0;      // contention_begin kind bits
+};
+
+// Per-run totals over one interval.
+struct IntervalTotals {
+    int64_t run = 0;
+    int64_t index = 0;       // 0-based within the run
+    uint64_t start_ns = 0;   // CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    LockCounters counters;   // all locks of the interval
+    uint64_t idle_ns = 0;    // summed over CPUs
+    uint64_t cpu_ns = 0;     // (end - start) * online CPUs
+    uint64_t events = 0;     // tracepoint events handled
+    uint64_t lost = 0;       // drops of any kind in the interval
+    std::optional<double> ops;  // workload operations in the interval
+
+    double seconds() const { return (end_ns - start_ns) / 1e9; }
+    double idle_fraction() const { return cpu_ns ? double(idle_ns) / double(cpu_ns) : 0.0; }
+};
+
+// One lock's counters within one interval (stored sparsely: only changes).
+struct LockInterval {
+    int64_t run = 0;
+    int64_t index = 0;
+    int64_t lock_id = 0;
+    LockCounters counters;
+};
+
+// A sampled kernel stack that waited on (or woke) a lock.
+struct StackSample {
+    int64_t run = 0;
+    int64_t lock_id = 0;
+    std::string role;                 // "waiter" or "waker"
+    std::vector<std::string> frames;  // innermost first, "function+0xoff"
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;             // of the sampled episodes (waiter role)
+};
+
+struct TaskStats {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    LockCounters counters;  // contentions, spin_*, wait/spin/sleep/preempt ns, sleeps
+};
+
+// Drops, by cause. Always stored, always reported.
+struct LostCounters {
+    uint64_t depth = 0;          // nesting deeper than the per-task stack
+    uint64_t lock_map_full = 0;  // episodes not aggregated
+    uint64_t stack = 0;          // stacks not captured
+    uint64_t stack_map_full = 0;
+    uint64_t task_map_full = 0;
+    uint64_t task_storage = 0;
+    uint64_t ring_buffer = 0;
+    uint64_t total() const
+    {
+        return depth + lock_map_full + stack + stack_map_full + task_map_full + task_storage +
+               ring_buffer;
+    }
+    void add(const LostCounters& o);
+};
+
+struct RunInfo {
+    int64_t id = 0;
+    std::string label;
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+    std::string status;  // "running", "complete", "interrupted", "failed"
+    LostCounters lost;
+    uint64_t unmatched_ends = 0;  // ends whose begin preceded the recording
+    uint64_t stack_samples = 0;
+    std::optional<double> ops;    // workload operations over the run
+};
+
+// Everything a session file holds, loaded.
+struct Session {
+    int schema_version = 0;
+    std::map<std::string, std::string> meta;  // see session_store.h for the keys
+    std::vector<RunInfo> runs;
+    std::vector<IntervalTotals> intervals;    // ordered by run, index
+    std::vector<LockInfo> locks;
+    std::vector<LockInterval> lock_intervals; // ordered by run, index, lock_id
+    std::vector<StackSample> stacks;
+    std::vector<TaskStats> tasks;
+
+    const LockInfo* lock(int64_t id) const;
+    std::string meta_value(const std::string& key, const std::string& fallback = {}) const;
+};
+
+}  // namespace lockscope
