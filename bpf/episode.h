@@ -42,7 +42,8 @@ struct ls_episode {
 	__u8 in_spin;      /* current phase is an optimistic spin */
 	__u8 spin_success; /* the episode ended in a spin phase */
 	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
-	__u8 pad[3];
+	__u8 lock_class;   /* LS_CLASS_*, set by the caller at LS_BEGIN_NEW */
+	__u8 pad[2];
 };
 
 struct ls_task_state {

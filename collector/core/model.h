@@ -41,6 +41,7 @@ struct LockCounters {
     double spin_failure_rate() const;
     void add(const LockCounters& o);  // sums, max of max_wait_ns
     bool empty() const { return contentions == 0 && spin_attempts == 0; }
+    bool operator==(const LockCounters&) const = default;
 };
 
 // A lock as the user knows it. `name` is the identity across sessions and
@@ -114,6 +115,7 @@ struct LostCounters {
                ring_buffer;
     }
     void add(const LostCounters& o);
+    bool operator==(const LostCounters&) const = default;
 };
 
 struct RunInfo {
@@ -138,6 +140,8 @@ struct Session {
     std::vector<LockInterval> lock_intervals; // ordered by run, index, lock_id
     std::vector<StackSample> stacks;
     std::vector<TaskStats> tasks;
+    // Rows the loader skipped as invalid (hostile or damaged file), one line each.
+    std::vector<std::string> warnings;
 
     const LockInfo* lock(int64_t id) const;
     std::string meta_value(const std::string& key, const std::string& fallback = {}) const;

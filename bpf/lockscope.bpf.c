@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * lockscope's in-kernel half: a per-task contention episode state machine
+ * (episode.h) on lock:contention_begin/end, off-CPU accounting on
+ * sched_switch, wakers on sched_waking, CPU idle time, and aggregation by
+ * (lock address, kind). Nothing is copied per event to user space: it
+ * drains the maps once per interval.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "lockscope_abi.h"
+#include "episode.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set through the skeleton's rodata before load. */
+const volatile __u32 targ_tgid = 0;     /* 0: every process */
+const volatile __u32 stack_period = 64; /* sample one episode stack in N per CPU; 0: never */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ls_task_state);
+} task_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384); /* resized by user space before load */
+	__type(key, struct ls_lock_key);
+	__type(value, struct ls_lock_stats);
+} lock_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, LS_MAX_STACK_DEPTH * sizeof(u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct ls_stack_key);
+	__type(value, struct ls_stack_stats);
+} stack_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, u32); /* pid */
+	__type(value, struct ls_task_stats);
+} task_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct ls_cpu_idle);
+} cpu_idle SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct ls_counters);
+} counters SEC(".maps");
+
+/* Never written: the initial value for a new lock_stats entry (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct ls_lock_stats);
+} zero_stats SEC(".maps");
+
+static __always_inline struct ls_counters *cpu_counters(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&counters, &zero);
+}
+
+/* Owner state of a mutex or rwsem at the moment a waiter queues. */
+static __always_inline u32 owner_state(u64 lock, u32 flags)
+{
+	struct task_struct *owner;
+	long word;
+
+	if (flags & LCB_F_MUTEX) {
+		word = BPF_CORE_READ((struct mutex *)lock, owner.counter);
+		owner = (struct task_struct *)(word & ~MUTEX_FLAGS_MASK);
+	} else {
+		word = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
+		if (word & RWSEM_NONSPINNABLE)
+			return LS_OWNER_NONSPINNABLE;
+		if (word & RWSEM_READER_OWNED)
+			return LS_OWNER_READER;
+		owner = (struct task_struct *)(word & ~RWSEM_OWNER_FLAGS_MASK);
+	}
+	if (!owner)
+		return LS_OWNER_NONE;
+	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
+}
+
+/* Cheap class identification: is this rwsem the current task's mmap_lock? */
+static __always_inline u8 lock_class(u64 lock, u32 flags)
+{
+	struct task_struct *task;
+	u64 mm;
+
+	if (flags & (LCB_F_MUTEX | LCB_F_SPIN | LCB_F_RT | LCB_F_PERCPU))
+		return LS_CLASS_NONE;
+	if (!(flags & (LCB_F_READ | LCB_F_WRITE)))
+		return LS_CLASS_NONE;
+	task = bpf_get_current_task_btf();
+	mm = (u64)BPF_CORE_READ(task, mm);
+	if (mm && lock == mm + bpf_core_field_offset(struct mm_struct, mmap_lock))
+		return LS_CLASS_MMAP_LOCK;
+	return LS_CLASS_NONE;
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(on_contention_begin, void *lock, unsigned int flags)
+{
+	struct ls_task_state *ts;
+	struct ls_counters *cnt;
+	struct ls_episode *ep;
+	u64 now;
+	int action;
+
+	if (targ_tgid && (u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+		return 0;
+	cnt = cpu_counters();
+	if (!cnt)
+		return 0;
+	cnt->begins++;
+	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts) {
+		cnt->lost_task_storage++;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	action = ls_begin(ts, (u64)lock, flags, now);
+	if (action == LS_BEGIN_TOO_DEEP) {
+		cnt->lost_depth++;
+		return 0;
+	}
+	if (action == LS_BEGIN_PHASE)
+		return 0;
+	ep = ls_top(ts);
+	if (!ep)
+		return 0;
+	if (action == LS_BEGIN_NEW || ep->begin_ns == now)
+		ep->lock_class = lock_class((u64)lock, flags);
+	if (action == LS_BEGIN_QUEUED)
+		ls_note_owner(ts, owner_state((u64)lock, ep->flags));
+	return 0;
+}
+
+static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64 lock, u32 flags,
+					 u32 role, u64 wait_ns)
+{
+	struct ls_stack_key key = { .lock = lock, .flags = flags, .role = role };
+	struct ls_stack_stats *ss, init = {};
+	long id;
+
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	if (id < 0) {
+		cnt->lost_stack++;
+		return;
+	}
+	cnt->stack_samples++;
+	key.stack_id = (s32)id;
+	ss = bpf_map_lookup_elem(&stack_samples, &key);
+	if (!ss) {
+		if (bpf_map_update_elem(&stack_samples, &key, &init, BPF_NOEXIST) && 0)
+			return;
+		ss = bpf_map_lookup_elem(&stack_samples, &key);
+		if (!ss) {
+			cnt->lost_stack_full++;
+			return;
+		}
+	}
+	ss->samples++;
+	ss->wait_ns += wait_ns;
+}
+
+static __always_inline void account_task(struct ls_counters *cnt, const struct ls_episode *ep,
+					 u64 wait_ns)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 pid = (u32)id;
+	struct ls_task_stats *t;
+
+	t = bpf_map_lookup_elem(&task_stats, &pid);
+	if (!t) {
+		struct ls_task_stats init = { .tgid = (u32)(id >> 32) };
+
+		bpf_get_current_comm(init.comm, sizeof(init.comm));
+		bpf_map_update_elem(&task_stats, &pid, &init, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&task_stats, &pid);
+		if (!t) {
+			cnt->lost_task_full++;
+			return;
+		}
+	}
+	t->contentions++;
+	t->spin_attempts += ep->spin_attempts;
+	t->spin_failures += ep->spin_failures;
+	t->wait_ns += wait_ns;
+	t->spin_ns += ep->spin_ns;
+	t->sleep_ns += ep->sleep_ns;
+	t->preempt_ns += ep->preempt_ns;
+	t->sleeps += ep->sleeps;
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(on_contention_end, void *lock, int ret)
+{
+	struct ls_lock_key key = {};
+	struct ls_task_state *ts;
+	struct ls_lock_stats *s;
+	struct ls_counters *cnt;
+	struct ls_episode ep;
+	u32 abandoned = 0, zero = 0;
+	bool sample;
+	u64 now;
+
+	if (targ_tgid && (u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+		return 0;
+	cnt = cpu_counters();
+	if (!cnt)
+		return 0;
+	cnt->ends++;
+	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
+	now = bpf_ktime_get_ns();
+	if (!ts || ls_end(ts, (u64)lock, ret, now, &ep, &abandoned) != LS_END_DONE) {
+		cnt->unmatched_ends++;
+		return 0;
+	}
+	cnt->abandoned += abandoned;
+
+	key.lock = (u64)lock;
+	key.flags = ep.flags;
+	sample = stack_period && (++cnt->sample_tick % stack_period) == 0;
+	s = bpf_map_lookup_elem(&lock_stats, &key);
+	if (!s) {
+		struct ls_lock_stats *init = bpf_map_lookup_elem(&zero_stats, &zero);
+
+		if (!init)
+			return 0;
+		bpf_map_update_elem(&lock_stats, &key, init, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&lock_stats, &key);
+		if (!s) {
+			cnt->lost_lock_full++;
+			return 0;
+		}
+		sample = stack_period != 0; /* every lock gets at least one stack */
+	}
+	ls_account(s, &ep, now, ret);
+	if (ep.lock_class)
+		s->lock_class = ep.lock_class;
+	account_task(cnt, &ep, now - ep.begin_ns);
+	if (sample)
+		sample_stack(ctx, cnt, key.lock, key.flags, LS_ROLE_WAITER, now - ep.begin_ns);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct ls_task_state *ts;
+	struct ls_cpu_idle *idle;
+	u32 zero = 0;
+	u64 now = bpf_ktime_get_ns();
+
+	idle = bpf_map_lookup_elem(&cpu_idle, &zero);
+	if (idle) {
+		if (prev->pid == 0 && idle->idle_since)
+			idle->idle_ns += now - idle->idle_since;
+		idle->idle_since = next->pid == 0 ? now : 0;
+	}
+
+	ts = bpf_task_storage_get(&task_state, prev, 0, 0);
+	if (ts)
+		/* A preempted task stays runnable whatever its state says. */
+		ls_switch_out(ts, now, !preempt && prev_state != 0);
+	ts = bpf_task_storage_get(&task_state, next, 0, 0);
+	if (ts)
+		ls_switch_in(ts, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_sched_waking, struct task_struct *p)
+{
+	struct ls_task_state *ts;
+	struct ls_episode *ep;
+	struct ls_counters *cnt;
+
+	ts = bpf_task_storage_get(&task_state, p, 0, 0);
+	if (!ts)
+		return 0;
+	ep = ls_top(ts);
+	if (!ep || ep->in_spin)
+		return 0;
+	ep->wakeups++;
+	cnt = cpu_counters();
+	if (cnt && stack_period && (++cnt->sample_tick % stack_period) == 0)
+		sample_stack(ctx, cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
+	return 0;
+}

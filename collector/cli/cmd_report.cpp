@@ -1,0 +1,54 @@
+// lockscope report: a session as text, JSON (the public schema) or CSV.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/options.h"
+#include "core/error.h"
+#include "core/report.h"
+#include "core/session_store.h"
+
+namespace lockscope::cli {
+
+int cmd_report(const Args& args)
+{
+    std::string file, by = "lock", format = "text";
+    size_t top = 20;
+    int64_t run = 0;
+    po::options_description visible("options");
+    visible.add_options()
+        ("help,h", "show this help")
+        ("by,b", po::value(&by)->default_value("lock"), "group rows by lock, caller, task or kind")
+        ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
+        ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
+        ("run", po::value(&run), "only this run (1-based) of a repeated session");
+    po::options_description all;
+    all.add(visible).add_options()("file", po::value(&file)->required(), "session file");
+    po::positional_options_description positional;
+    positional.add("file", 1);
+    po::variables_map vm;
+    if (!parse(args, visible, all, positional, vm,
+               "usage: lockscope report FILE [--by lock|caller|task|kind] [--top N] [--format text|json|csv]\n\n"
+               "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
+               "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
+               "time, CPU idle, lost events) and the locks that paid most."))
+        return kExitOk;
+    if (format != "text" && format != "json" && format != "csv")
+        throw UsageError("--format must be text, json or csv, not '" + format + "'");
+
+    ReportOptions ro;
+    ro.by = parse_group_by(by);
+    ro.top = top == 0 ? SIZE_MAX : top;
+    const Session session = load_session(file);
+    if (vm.count("run")) {
+        if (run < 1 || size_t(run) > session.runs.size())
+            throw UsageError("--run must be between 1 and " + std::to_string(session.runs.size()));
+        ro.run = session.runs[size_t(run - 1)].id;
+    }
+    const Report report = build_report(session, ro);
+    const std::string out = format == "json" ? format_json(report) : format == "csv" ? format_csv(report)
+                                                                                      : format_text(report);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+}
+
+}  // namespace lockscope::cli

@@ -1,0 +1,78 @@
+// lockscope: parses the subcommand and dispatches; each subcommand owns its
+// options (commands.h). Errors become one sentence on stderr.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "lockscope_version.h"
+
+namespace {
+
+struct Command {
+    const char* name;
+    int (*run)(const lockscope::cli::Args&);
+    const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"record", lockscope::cli::cmd_record, "record kernel lock contention into a session file"},
+    {"report", lockscope::cli::cmd_report, "print a session as text, JSON or CSV"},
+    {"workload", lockscope::cli::cmd_workload, "run a kernel lock workload (pipe, unlink1, ...)"},
+    {"info", lockscope::cli::cmd_info, "what this machine supports and what will work"},
+};
+
+void print_usage(FILE* out)
+{
+    std::fprintf(out,
+                 "lockscope %s - kernel lock contention profiler\n\n"
+                 "usage: lockscope <command> [options]\n\ncommands:\n",
+                 LOCKSCOPE_VERSION);
+    for (const Command& c : kCommands)
+        std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+    std::fprintf(out,
+                 "\n'lockscope <command> --help' explains a command.\n"
+                 "example: lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
+                 "         lockscope report pipe.lockscope\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return lockscope::kExitUsage;
+    }
+    const std::string name = argv[1];
+    if (name == "-h" || name == "--help" || name == "help") {
+        print_usage(stdout);
+        return lockscope::kExitOk;
+    }
+    if (name == "--version" || name == "version") {
+        std::printf("lockscope %s\n", LOCKSCOPE_VERSION);
+        return lockscope::kExitOk;
+    }
+    for (const Command& c : kCommands) {
+        if (name != c.name)
+            continue;
+        lockscope::cli::Args args(argv + 2, argv + argc);
+        try {
+            return c.run(args);
+        } catch (const lockscope::UsageError& e) {
+            std::fprintf(stderr, "lockscope %s: %s\n(see 'lockscope %s --help')\n", c.name, e.what(), c.name);
+            return lockscope::kExitUsage;
+        } catch (const lockscope::Error& e) {
+            std::fprintf(stderr, "lockscope %s: %s\n", c.name, e.what());
+            return lockscope::kExitFailure;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lockscope %s: %s\n", c.name, e.what());
+            return lockscope::kExitFailure;
+        }
+    }
+    std::fprintf(stderr, "lockscope: unknown command '%s'\n\n", name.c_str());
+    print_usage(stderr);
+    return lockscope::kExitUsage;
+}

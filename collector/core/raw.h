@@ -1,0 +1,58 @@
+// Cumulative counters as read from the BPF maps at one instant, in plain
+// C++ types. The probe layer fills it; rollup.h turns successive snapshots
+// into session intervals. Keeping it free of libbpf lets the roll-up be
+// tested without root.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/model.h"
+
+namespace lockscope {
+
+struct RawLock {
+    uint64_t address = 0;
+    uint32_t flags = 0;       // contention_begin kind bits (LS_F_KIND_MASK)
+    uint32_t lock_class = 0;  // LS_CLASS_*
+    LockCounters counters;    // summed over CPUs, max over CPUs for max_wait_ns
+};
+
+struct RawStack {
+    uint64_t address = 0;
+    uint32_t flags = 0;
+    int32_t stack_id = 0;
+    uint32_t role = 0;  // 0 waiter, 1 waker
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
+struct RawTask {
+    uint32_t pid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    LockCounters counters;
+};
+
+struct RawCounters {
+    uint64_t begins = 0;
+    uint64_t ends = 0;
+    uint64_t unmatched_ends = 0;
+    uint64_t abandoned = 0;
+    uint64_t stack_samples = 0;
+    LostCounters lost;
+};
+
+struct RawSnapshot {
+    uint64_t taken_ns = 0;             // CLOCK_MONOTONIC (the BPF clock)
+    std::vector<RawLock> locks;
+    std::vector<RawStack> stacks;
+    std::map<int32_t, std::vector<uint64_t>> stack_ips;  // only ids not delivered before
+    std::vector<RawTask> tasks;
+    uint64_t idle_ns = 0;              // summed over CPUs, including ongoing idle periods
+    uint32_t cpus = 0;                 // online CPUs
+    RawCounters counters;
+};
+
+}  // namespace lockscope

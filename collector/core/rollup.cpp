@@ -1,0 +1,183 @@
+#include "core/rollup.h"
+
+#include <algorithm>
+
+#include "core/lock_naming.h"
+#include "lockscope_abi.h"
+
+namespace lockscope {
+
+LockCounters counter_delta(const LockCounters& now, const LockCounters& before)
+{
+    auto d = [](uint64_t a, uint64_t b) { return a >= b ? a - b : 0; };
+    LockCounters c;
+    c.contentions = d(now.contentions, before.contentions);
+    c.spin_attempts = d(now.spin_attempts, before.spin_attempts);
+    c.spin_failures = d(now.spin_failures, before.spin_failures);
+    c.spin_successes = d(now.spin_successes, before.spin_successes);
+    c.wait_ns = d(now.wait_ns, before.wait_ns);
+    c.spin_ns = d(now.spin_ns, before.spin_ns);
+    c.sleep_ns = d(now.sleep_ns, before.sleep_ns);
+    c.preempt_ns = d(now.preempt_ns, before.preempt_ns);
+    c.sleeps = d(now.sleeps, before.sleeps);
+    c.preemptions = d(now.preemptions, before.preemptions);
+    c.errors = d(now.errors, before.errors);
+    c.wakeups = d(now.wakeups, before.wakeups);
+    for (size_t i = 0; i < c.owner.size(); i++)
+        c.owner[i] = d(now.owner[i], before.owner[i]);
+    uint64_t top_bucket_changed = 0;
+    for (size_t i = 0; i < c.hist.size(); i++) {
+        c.hist[i] = d(now.hist[i], before.hist[i]);
+        if (c.hist[i])
+            top_bucket_changed = i + 1;
+    }
+    // The kernel keeps a running max; an interval's max is only known when it
+    // rose, otherwise bound it by the top histogram bucket that changed.
+    if (now.max_wait_ns > before.max_wait_ns)
+        c.max_wait_ns = now.max_wait_ns;
+    else if (top_bucket_changed)
+        c.max_wait_ns = std::min<uint64_t>(now.max_wait_ns, (uint64_t(2) << (top_bucket_changed - 1)) - 1);
+    return c;
+}
+
+Rollup::Rollup(KernelSymbols symbols) : syms_(std::move(symbols)) {}
+
+void Rollup::reset_stacks()
+{
+    stack_ips_.clear();
+    stack_frames_.clear();
+}
+
+void Rollup::baseline(const RawSnapshot& snap)
+{
+    // Whatever a lock counted before the run must not be charged to it; a
+    // lock absent from `snap` has counted nothing in this probe yet.
+    for (auto& [key, state] : locks_)
+        state.last = LockCounters{};
+    for (const RawLock& l : snap.locks)
+        locks_[{l.address, l.flags}].last = l.counters;
+    for (auto& [id, ips] : snap.stack_ips)
+        stack_ips_[id] = ips;
+    prev_ = snap;
+    run_start_counters_ = snap.counters;
+    run_start_tasks_.clear();
+    for (const RawTask& t : snap.tasks)
+        run_start_tasks_[t.pid] = t.counters;
+    run_start_stacks_.clear();
+    for (const RawStack& s : snap.stacks)
+        run_start_stacks_[{s.address, s.flags, s.stack_id, s.role}] = {s.samples, s.wait_ns};
+    run_ = RunInfo{};
+}
+
+const std::vector<std::string>& Rollup::frames(int32_t stack_id)
+{
+    auto it = stack_frames_.find(stack_id);
+    if (it != stack_frames_.end())
+        return it->second;
+    std::vector<std::string>& out = stack_frames_[stack_id];
+    for (uint64_t ip : stack_ips_[stack_id])
+        out.push_back(syms_.frame(ip));
+    return out;
+}
+
+std::vector<uint64_t> Rollup::first_stack_of(const RawSnapshot& snap, const Key& key) const
+{
+    const RawStack* best = nullptr;
+    for (const RawStack& s : snap.stacks) {
+        if (s.address != key.first || s.flags != key.second || s.role != LS_ROLE_WAITER)
+            continue;
+        if (!best || s.samples > best->samples)
+            best = &s;
+    }
+    if (!best)
+        return {};
+    auto it = stack_ips_.find(best->stack_id);
+    return it == stack_ips_.end() ? std::vector<uint64_t>{} : it->second;
+}
+
+IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
+{
+    for (auto& [id, ips] : snap.stack_ips)
+        stack_ips_[id] = ips;
+
+    IntervalBatch b;
+    b.totals.run = run;
+    b.totals.index = index;
+    b.totals.start_ns = prev_.taken_ns;
+    b.totals.end_ns = snap.taken_ns;
+    b.totals.cpu_ns = (snap.taken_ns - prev_.taken_ns) * std::max<uint32_t>(snap.cpus, 1);
+    b.totals.idle_ns = snap.idle_ns >= prev_.idle_ns ? snap.idle_ns - prev_.idle_ns : 0;
+    b.totals.idle_ns = std::min(b.totals.idle_ns, b.totals.cpu_ns);
+    b.totals.events = (snap.counters.begins + snap.counters.ends) - (prev_.counters.begins + prev_.counters.ends);
+    LostCounters lost_now = snap.counters.lost;
+    b.totals.lost = lost_now.total() - prev_.counters.lost.total();
+
+    for (const RawLock& l : snap.locks) {
+        const Key key{l.address, l.flags};
+        auto [it, inserted] = locks_.try_emplace(key);
+        LockState& st = it->second;
+        if (st.id == 0) {
+            st.id = next_lock_id_++;
+            const Naming n = name_lock(syms_, l.address, l.flags, l.lock_class, first_stack_of(snap, key));
+            const LockKindInfo k = lock_kind(l.flags);
+            LockInfo info;
+            info.id = st.id;
+            info.name = n.name;
+            info.kind = k.kind;
+            info.mode = k.mode;
+            info.caller = n.caller;
+            info.address = l.address;
+            info.flags = l.flags;
+            b.new_locks.push_back(std::move(info));
+        }
+        LockCounters delta = counter_delta(l.counters, st.last);
+        st.last = l.counters;
+        if (delta.empty())
+            continue;
+        b.totals.counters.add(delta);
+        b.locks.push_back({run, index, st.id, delta});
+    }
+
+    for (const RawStack& s : snap.stacks) {
+        auto lock = locks_.find({s.address, s.flags});
+        if (lock == locks_.end() || lock->second.id == 0)
+            continue;
+        auto base = run_start_stacks_.find({s.address, s.flags, s.stack_id, s.role});
+        const uint64_t samples = s.samples - (base == run_start_stacks_.end() ? 0 : base->second.first);
+        const uint64_t wait = s.wait_ns - (base == run_start_stacks_.end() ? 0 : base->second.second);
+        if (samples == 0)
+            continue;
+        StackSample out;
+        out.run = run;
+        out.lock_id = lock->second.id;
+        out.role = s.role == LS_ROLE_WAITER ? "waiter" : "waker";
+        out.frames = frames(s.stack_id);
+        out.samples = samples;
+        out.wait_ns = wait;
+        b.stacks.push_back(std::move(out));
+    }
+
+    for (const RawTask& t : snap.tasks) {
+        auto base = run_start_tasks_.find(t.pid);
+        LockCounters c = base == run_start_tasks_.end() ? t.counters : counter_delta(t.counters, base->second);
+        if (c.contentions == 0)
+            continue;
+        b.tasks.push_back({run, t.pid, t.tgid, t.comm, c});
+    }
+
+    run_.id = run;
+    run_.lost = snap.counters.lost;
+    run_.lost.depth -= run_start_counters_.lost.depth;
+    run_.lost.lock_map_full -= run_start_counters_.lost.lock_map_full;
+    run_.lost.stack -= run_start_counters_.lost.stack;
+    run_.lost.stack_map_full -= run_start_counters_.lost.stack_map_full;
+    run_.lost.task_map_full -= run_start_counters_.lost.task_map_full;
+    run_.lost.task_storage -= run_start_counters_.lost.task_storage;
+    run_.unmatched_ends = snap.counters.unmatched_ends - run_start_counters_.unmatched_ends;
+    run_.stack_samples = snap.counters.stack_samples - run_start_counters_.stack_samples;
+    b.run = run_;
+    prev_ = snap;
+    return b;
+}
+
+}  // namespace lockscope

@@ -1,0 +1,49 @@
+// Kernel symbols from /proc/kallsyms (read at record time, so a session is
+// complete on its own): frame names, the boundary of the locking code, and
+// the names of global locks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lockscope {
+
+class KernelSymbols {
+public:
+    struct Symbol {
+        uint64_t address = 0;
+        std::string name;
+        char type = 0;  // kallsyms type letter
+    };
+
+    // Parses /proc/kallsyms. Without privileges the kernel shows zero
+    // addresses: the result is then empty() and every frame prints as hex.
+    static KernelSymbols load(const std::string& path = "/proc/kallsyms");
+    static KernelSymbols parse(std::string_view text);
+
+    bool empty() const { return text_.empty(); }
+
+    // The function containing ip, or nullptr.
+    const Symbol* function_at(uint64_t ip) const;
+    std::string function_name(uint64_t ip) const;  // "" if unknown
+    std::string frame(uint64_t ip) const;          // "func+0x1a" or "0xffff…"
+
+    // Frames inside the lock implementation (.spinlock.text or .sched.text),
+    // which a caller lookup skips, as perf lock contention does.
+    bool in_lock_text(uint64_t ip) const;
+
+    // The kernel data symbol a lock lives at ("rtnl_mutex"), if it is a global.
+    std::optional<std::string> global_object(uint64_t address) const;
+
+private:
+    std::vector<Symbol> text_;  // sorted by address
+    std::vector<Symbol> data_;  // sorted by address
+    uint64_t lock_text_start_ = 0, lock_text_end_ = 0;
+    uint64_t sched_text_start_ = 0, sched_text_end_ = 0;
+    uint64_t data_start_ = 0, data_end_ = 0, bss_start_ = 0, bss_end_ = 0;
+};
+
+}  // namespace lockscope

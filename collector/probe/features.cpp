@@ -1,0 +1,122 @@
+#include "probe/features.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace lockscope::probe {
+namespace {
+
+constexpr const char* kVmlinuxBtf = "/sys/kernel/btf/vmlinux";
+
+bool has_capability(int cap)
+{
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2]{};
+    if (syscall(SYS_capget, &header, data) != 0)
+        return false;
+    return (data[cap / 32].effective & (1u << (cap % 32))) != 0;
+}
+
+std::string kernel_release()
+{
+    utsname u{};
+    uname(&u);
+    return u.release;
+}
+
+struct BtfCheck {
+    bool loaded = false;
+    bool begin = false, end = false, sched_switch = false, sched_waking = false;
+    bool task_on_cpu = false;
+};
+
+BtfCheck check_btf()
+{
+    BtfCheck c;
+    btf* vmlinux = btf__load_vmlinux_btf();
+    if (!vmlinux)
+        return c;
+    c.loaded = true;
+    auto has = [&](const char* name) { return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0; };
+    c.begin = has("btf_trace_contention_begin");
+    c.end = has("btf_trace_contention_end");
+    c.sched_switch = has("btf_trace_sched_switch");
+    c.sched_waking = has("btf_trace_sched_waking");
+    c.task_on_cpu = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT) >= 0;
+    btf__free(vmlinux);
+    return c;
+}
+
+bool file_exists(const char* path)
+{
+    std::error_code ec;
+    return std::filesystem::exists(path, ec);
+}
+
+std::string read_first_line(const char* path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+}  // namespace
+
+std::vector<Feature> detect_features()
+{
+    std::vector<Feature> out;
+    const bool root = geteuid() == 0;
+    const bool cap_bpf = has_capability(39 /* CAP_BPF */) || has_capability(CAP_SYS_ADMIN);
+    const bool cap_perfmon = has_capability(38 /* CAP_PERFMON */) || has_capability(CAP_SYS_ADMIN);
+    out.push_back({"privileges", root || (cap_bpf && cap_perfmon), true,
+                   root ? "running as root"
+                        : std::string("CAP_BPF ") + (cap_bpf ? "yes" : "missing") + ", CAP_PERFMON " +
+                              (cap_perfmon ? "yes" : "missing") +
+                              " (record needs root or CAP_BPF + CAP_PERFMON)"});
+
+    const BtfCheck btf = check_btf();
+    out.push_back({"kernel BTF", btf.loaded, true,
+                   btf.loaded ? std::string(kVmlinuxBtf)
+                              : std::string(kVmlinuxBtf) + " missing: the kernel needs CONFIG_DEBUG_INFO_BTF=y"});
+    const std::string rel = kernel_release();
+    out.push_back({"lock:contention_begin/end", btf.begin && btf.end, true,
+                   btf.begin && btf.end ? "tracepoints present (tp_btf)"
+                                        : "kernel " + rel + " has no lock:contention_begin tracepoint (needs 5.19+)"});
+    out.push_back({"sched:sched_switch/sched_waking", btf.sched_switch && btf.sched_waking, true,
+                   btf.sched_switch ? "present (off-CPU time, wakers, CPU idle)" : "missing"});
+    out.push_back({"task storage maps", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, nullptr) == 1, true,
+                   "per-task episode state (needs 5.11+)"});
+    out.push_back({"ring buffer", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr) == 1, false,
+                   "per-episode trace mode"});
+    const std::string stats = read_first_line("/proc/sys/kernel/bpf_stats_enabled");
+    out.push_back({"BPF run-time stats", !stats.empty(), false,
+                   stats.empty() ? "kernel.bpf_stats_enabled unavailable"
+                                 : "kernel.bpf_stats_enabled=" + stats + " (overhead measurement)"});
+    out.push_back({"kprobes", file_exists("/sys/kernel/tracing/kprobe_events") ||
+                                  file_exists("/sys/kernel/debug/tracing/kprobe_events"),
+                   false, "optional extras only"});
+    out.push_back({"kernel config", file_exists("/proc/config.gz") || file_exists(("/boot/config-" + rel).c_str()),
+                   false, "lock-relevant config lines in session metadata"});
+    return out;
+}
+
+void require_recording_features()
+{
+    for (const Feature& f : detect_features()) {
+        if (f.required && !f.available)
+            throw Error("cannot record: " + f.detail, "");
+    }
+}
+
+}  // namespace lockscope::probe

@@ -1,0 +1,309 @@
+#include "probe/probe.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "core/error.h"
+#include "lockscope_abi.h"
+#include "lockscope_bpf.skel.h"
+#include "probe/features.h"
+
+namespace lockscope::probe {
+namespace {
+
+static_assert(sizeof(ls_lock_key) == 16);
+static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKETS) + 8);
+static_assert(sizeof(ls_stack_key) == 24);
+static_assert(sizeof(ls_stack_stats) == 16);
+static_assert(sizeof(ls_task_stats) == 88);
+static_assert(sizeof(ls_cpu_idle) == 16);
+static_assert(sizeof(ls_counters) == 12 * 8);
+static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
+
+// libbpf's warnings, kept so a load failure can say what the verifier said.
+std::mutex g_log_mutex;
+std::string g_last_warning;
+
+int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args)
+{
+    if (level == LIBBPF_DEBUG)
+        return 0;
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, args);
+    std::lock_guard lock(g_log_mutex);
+    g_last_warning = buf;
+    while (!g_last_warning.empty() && g_last_warning.back() == '\n')
+        g_last_warning.pop_back();
+    return 0;
+}
+
+uint64_t monotonic_ns()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+Error load_error(const char* what, int err)
+{
+    std::string remedy;
+    if (err == EPERM || err == EACCES)
+        remedy = "needs root or CAP_BPF + CAP_PERFMON";
+    else {
+        std::lock_guard lock(g_log_mutex);
+        remedy = g_last_warning;
+    }
+    return Error(what, "lockscope BPF programs", err, remedy);
+}
+
+LockCounters to_counters(const ls_lock_stats& s)
+{
+    LockCounters c;
+    c.contentions = s.contentions;
+    c.spin_attempts = s.spin_attempts;
+    c.spin_failures = s.spin_failures;
+    c.spin_successes = s.spin_successes;
+    c.wait_ns = s.wait_ns;
+    c.spin_ns = s.spin_ns;
+    c.sleep_ns = s.sleep_ns;
+    c.preempt_ns = s.preempt_ns;
+    c.sleeps = s.sleeps;
+    c.preemptions = s.preemptions;
+    c.max_wait_ns = s.max_wait_ns;
+    c.errors = s.errors;
+    c.wakeups = s.wakeups;
+    for (int i = 0; i < kOwnerStates; i++)
+        c.owner[i] = s.owner[i];
+    for (int i = 0; i < kHistBuckets; i++)
+        c.hist[i] = s.hist[i];
+    return c;
+}
+
+// Every CPU switches at least once, so idle CPUs start their idle clock now
+// instead of at their next (possibly distant) wake-up.
+void touch_every_cpu()
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    std::vector<std::thread> threads;
+    for (long cpu = 0; cpu < cpus; cpu++) {
+        threads.emplace_back([cpu] {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+            usleep(1000);
+        });
+    }
+    for (auto& t : threads)
+        t.join();
+}
+
+}  // namespace
+
+Probe Probe::attach(const ProbeOptions& options)
+{
+    require_recording_features();
+    libbpf_set_print(libbpf_print);
+
+    lockscope_bpf* skel = lockscope_bpf__open();
+    if (!skel)
+        throw load_error("cannot open", errno);
+    Probe probe(skel, uint32_t(libbpf_num_possible_cpus()));
+
+    skel->rodata->targ_tgid = options.tgid;
+    skel->rodata->stack_period = options.stack_period;
+    bpf_map__set_max_entries(skel->maps.lock_stats, options.max_locks);
+    bpf_map__set_max_entries(skel->maps.stack_samples, options.max_stacks);
+    bpf_map__set_max_entries(skel->maps.stacks, options.max_stacks);
+    bpf_map__set_max_entries(skel->maps.task_stats, options.max_tasks);
+
+    if (int err = lockscope_bpf__load(skel))
+        throw load_error("cannot load", -err);
+    if (int err = lockscope_bpf__attach(skel))
+        throw load_error("cannot attach", -err);
+    touch_every_cpu();
+    return probe;
+}
+
+Probe::Probe(lockscope_bpf* skel, uint32_t cpus) : skel_(skel), possible_cpus_(cpus) {}
+
+Probe::Probe(Probe&& other) noexcept
+    : skel_(std::exchange(other.skel_, nullptr)),
+      possible_cpus_(other.possible_cpus_),
+      delivered_stacks_(std::move(other.delivered_stacks_))
+{
+}
+
+Probe& Probe::operator=(Probe&& other) noexcept
+{
+    if (this != &other) {
+        if (skel_)
+            lockscope_bpf__destroy(skel_);
+        skel_ = std::exchange(other.skel_, nullptr);
+        possible_cpus_ = other.possible_cpus_;
+        delivered_stacks_ = std::move(other.delivered_stacks_);
+    }
+    return *this;
+}
+
+Probe::~Probe()
+{
+    if (skel_)
+        lockscope_bpf__destroy(skel_);
+}
+
+std::vector<uint32_t> Probe::program_ids() const
+{
+    std::vector<uint32_t> ids;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, skel_->obj)
+    {
+        bpf_prog_info info{};
+        uint32_t len = sizeof info;
+        if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0)
+            ids.push_back(info.id);
+    }
+    return ids;
+}
+
+RawSnapshot Probe::snapshot()
+{
+    RawSnapshot out;
+    out.cpus = uint32_t(sysconf(_SC_NPROCESSORS_ONLN));
+    read_cpu_state(out);
+    read_locks(out);
+    read_stacks(out);
+    read_tasks(out);
+    return out;
+}
+
+void Probe::read_cpu_state(RawSnapshot& out)
+{
+    const uint32_t zero = 0;
+    std::vector<ls_cpu_idle> idle(possible_cpus_);
+    std::vector<ls_counters> counters(possible_cpus_);
+    out.taken_ns = monotonic_ns();
+    if (bpf_map__lookup_elem(skel_->maps.cpu_idle, &zero, sizeof zero, idle.data(),
+                             idle.size() * sizeof(ls_cpu_idle), 0) == 0) {
+        for (const ls_cpu_idle& c : idle) {
+            out.idle_ns += c.idle_ns;
+            if (c.idle_since && c.idle_since < out.taken_ns)
+                out.idle_ns += out.taken_ns - c.idle_since;
+        }
+    }
+    if (bpf_map__lookup_elem(skel_->maps.counters, &zero, sizeof zero, counters.data(),
+                             counters.size() * sizeof(ls_counters), 0) == 0) {
+        RawCounters& r = out.counters;
+        for (const ls_counters& c : counters) {
+            r.begins += c.begins;
+            r.ends += c.ends;
+            r.unmatched_ends += c.unmatched_ends;
+            r.abandoned += c.abandoned;
+            r.stack_samples += c.stack_samples;
+            r.lost.depth += c.lost_depth;
+            r.lost.lock_map_full += c.lost_lock_full;
+            r.lost.stack += c.lost_stack;
+            r.lost.stack_map_full += c.lost_stack_full;
+            r.lost.task_map_full += c.lost_task_full;
+            r.lost.task_storage += c.lost_task_storage;
+        }
+    }
+}
+
+void Probe::read_locks(RawSnapshot& out)
+{
+    bpf_map* map = skel_->maps.lock_stats;
+    std::vector<ls_lock_stats> values(possible_cpus_);
+    ls_lock_key key{}, next{};
+    const ls_lock_key* prev = nullptr;
+    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
+        key = next;
+        prev = &key;
+        if (bpf_map__lookup_elem(map, &key, sizeof key, values.data(), values.size() * sizeof(ls_lock_stats),
+                                 0) != 0)
+            continue;
+        RawLock lock;
+        lock.address = key.lock;
+        lock.flags = key.flags;
+        for (const ls_lock_stats& v : values) {
+            lock.counters.add(to_counters(v));
+            lock.lock_class = std::max(lock.lock_class, v.lock_class);
+        }
+        out.locks.push_back(lock);
+    }
+}
+
+void Probe::read_stacks(RawSnapshot& out)
+{
+    bpf_map* map = skel_->maps.stack_samples;
+    std::vector<ls_stack_stats> values(possible_cpus_);
+    ls_stack_key key{}, next{};
+    const ls_stack_key* prev = nullptr;
+    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
+        key = next;
+        prev = &key;
+        if (bpf_map__lookup_elem(map, &key, sizeof key, values.data(),
+                                 values.size() * sizeof(ls_stack_stats), 0) != 0)
+            continue;
+        RawStack s{key.lock, key.flags, key.stack_id, key.role, 0, 0};
+        for (const ls_stack_stats& v : values) {
+            s.samples += v.samples;
+            s.wait_ns += v.wait_ns;
+        }
+        out.stacks.push_back(s);
+        if (delivered_stacks_.count(key.stack_id))
+            continue;
+        uint64_t ips[LS_MAX_STACK_DEPTH] = {};
+        const uint32_t id = uint32_t(key.stack_id);
+        if (bpf_map__lookup_elem(skel_->maps.stacks, &id, sizeof id, ips, sizeof ips, 0) != 0)
+            continue;
+        std::vector<uint64_t>& frames = out.stack_ips[key.stack_id];
+        for (uint64_t ip : ips) {
+            if (ip == 0)
+                break;
+            frames.push_back(ip);
+        }
+        delivered_stacks_.insert(key.stack_id);
+    }
+}
+
+void Probe::read_tasks(RawSnapshot& out)
+{
+    bpf_map* map = skel_->maps.task_stats;
+    uint32_t key = 0, next = 0;
+    const uint32_t* prev = nullptr;
+    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
+        key = next;
+        prev = &key;
+        ls_task_stats v{};
+        if (bpf_map__lookup_elem(map, &key, sizeof key, &v, sizeof v, 0) != 0)
+            continue;
+        RawTask t;
+        t.pid = key;
+        t.tgid = v.tgid;
+        t.comm.assign(v.comm, strnlen(v.comm, sizeof v.comm));
+        t.counters.contentions = v.contentions;
+        t.counters.spin_attempts = v.spin_attempts;
+        t.counters.spin_failures = v.spin_failures;
+        t.counters.wait_ns = v.wait_ns;
+        t.counters.spin_ns = v.spin_ns;
+        t.counters.sleep_ns = v.sleep_ns;
+        t.counters.preempt_ns = v.preempt_ns;
+        t.counters.sleeps = v.sleeps;
+        out.tasks.push_back(std::move(t));
+    }
+}
+
+}  // namespace lockscope::probe

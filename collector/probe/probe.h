@@ -1,0 +1,54 @@
+// The BPF layer: owns the loaded and attached lockscope programs (a
+// move-only RAII wrapper over the libbpf skeleton) and reads their maps
+// into RawSnapshot values.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+
+#include "core/raw.h"
+
+struct lockscope_bpf;
+
+namespace lockscope::probe {
+
+struct ProbeOptions {
+    uint32_t tgid = 0;            // 0: every process
+    uint32_t stack_period = 64;   // one stack per N episodes per CPU (plus each lock's first); 0: none
+    uint32_t max_locks = 16384;   // distinct (lock, kind) keys
+    uint32_t max_stacks = 16384;
+    uint32_t max_tasks = 8192;
+};
+
+class Probe {
+public:
+    // Checks features, opens, sets rodata and map sizes, loads, attaches.
+    // Throws lockscope::Error with the reason and a remedy.
+    static Probe attach(const ProbeOptions& options);
+
+    Probe(Probe&& other) noexcept;
+    Probe& operator=(Probe&& other) noexcept;
+    Probe(const Probe&) = delete;
+    Probe& operator=(const Probe&) = delete;
+    ~Probe();
+
+    // Cumulative counters now. Stack frames are delivered once per stack id.
+    RawSnapshot snapshot();
+
+    // Program ids, for kernel BPF run-time statistics.
+    std::vector<uint32_t> program_ids() const;
+
+private:
+    explicit Probe(lockscope_bpf* skel, uint32_t cpus);
+    void read_locks(RawSnapshot& out);
+    void read_stacks(RawSnapshot& out);
+    void read_tasks(RawSnapshot& out);
+    void read_cpu_state(RawSnapshot& out);
+
+    lockscope_bpf* skel_ = nullptr;
+    uint32_t possible_cpus_ = 0;
+    std::set<int32_t> delivered_stacks_;
+};
+
+}  // namespace lockscope::probe

@@ -1,0 +1,392 @@
+#include "probe/recorder.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
+#include <optional>
+
+#include "core/error.h"
+#include "core/metadata.h"
+#include "core/rollup.h"
+#include "core/session_store.h"
+#include "core/symbols.h"
+#include "probe/features.h"
+
+namespace lockscope::probe {
+namespace {
+
+sigset_t stop_signals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    return set;
+}
+
+bool executable_in_path(const std::string& name)
+{
+    if (name.find('/') != std::string::npos)
+        return access(name.c_str(), X_OK) == 0;
+    const char* path = getenv("PATH");
+    std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+        size_t colon = dirs.find(':', start);
+        std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+        struct stat st{};
+        if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
+            return true;
+        if (colon == std::string::npos)
+            break;
+        start = colon + 1;
+    }
+    return false;
+}
+
+// A child forked before the probe attaches and held until release(), so
+// that nothing it does escapes the recording.
+struct Child {
+    pid_t pid = 0;
+    int go_fd = -1;   // parent writes one byte to release it
+    int err_fd = -1;  // command children report an exec failure here
+    bool exited = false;
+    int status = 0;
+
+    void release()
+    {
+        if (go_fd >= 0) {
+            char go = 1;
+            (void)!write(go_fd, &go, 1);
+            close(go_fd);
+            go_fd = -1;
+        }
+    }
+    // For commands: an errno from a failed exec, 0 once exec succeeded.
+    int exec_error()
+    {
+        int err = 0;
+        if (err_fd >= 0) {
+            if (read(err_fd, &err, sizeof err) != sizeof err)
+                err = 0;
+            close(err_fd);
+            err_fd = -1;
+        }
+        return err;
+    }
+    bool reap(bool block)
+    {
+        if (pid <= 0 || exited)
+            return exited;
+        int st = 0;
+        pid_t r = waitpid(pid, &st, block ? 0 : WNOHANG);
+        if (r == pid) {
+            exited = true;
+            status = st;
+        }
+        return exited;
+    }
+    void stop()
+    {
+        if (pid <= 0 || reap(false))
+            return;
+        kill(pid, SIGTERM);
+        for (int i = 0; i < 40 && !reap(false); i++)
+            usleep(50 * 1000);
+        if (!exited) {
+            kill(pid, SIGKILL);
+            reap(true);
+        }
+    }
+};
+
+void wait_for_go(int fd)
+{
+    char go;
+    while (read(fd, &go, 1) < 0 && errno == EINTR) {
+    }
+    close(fd);
+}
+
+Child fork_held(const std::function<void()>& body, bool report_exec_error)
+{
+    int go[2], err[2] = {-1, -1};
+    if (pipe2(go, O_CLOEXEC) != 0 || (report_exec_error && pipe2(err, O_CLOEXEC) != 0))
+        throw Error("cannot create pipe", "", errno);
+    pid_t pid = fork();
+    if (pid < 0)
+        throw Error("cannot fork", "", errno);
+    if (pid == 0) {
+        sigset_t all = stop_signals();
+        sigprocmask(SIG_UNBLOCK, &all, nullptr);
+        close(go[1]);
+        if (err[0] >= 0)
+            close(err[0]);
+        wait_for_go(go[0]);
+        body();
+        int e = errno;
+        if (err[1] >= 0)
+            (void)!write(err[1], &e, sizeof e);
+        _exit(127);
+    }
+    close(go[0]);
+    if (err[1] >= 0)
+        close(err[1]);
+    Child c;
+    c.pid = pid;
+    c.go_fd = go[1];
+    c.err_fd = err[0];
+    return c;
+}
+
+extern "C" void on_child_term(int) { workload::stop_request.store(true); }
+
+Child spawn_workload(const workload::Options& opts, workload::SharedOps& ops)
+{
+    return fork_held(
+        [&] {
+            // Ctrl-C reaches the whole terminal process group: the recorder
+            // decides when the workload stops, and it stops through SIGTERM so
+            // that it removes its scratch files.
+            signal(SIGINT, SIG_IGN);
+            signal(SIGTERM, on_child_term);
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            try {
+                workload::run(opts, ops, &workload::stop_request);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "lockscope: workload: %s\n", e.what());
+                _exit(1);
+            }
+            _exit(0);
+        },
+        false);
+}
+
+Child spawn_command(const std::vector<std::string>& command)
+{
+    return fork_held(
+        [&] {
+            std::vector<char*> argv;
+            for (const std::string& a : command)
+                argv.push_back(const_cast<char*>(a.c_str()));
+            argv.push_back(nullptr);
+            execvp(argv[0], argv.data());
+        },
+        true);
+}
+
+std::string format_rate(double v)
+{
+    char buf[32];
+    if (v >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+    else if (v >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
+std::map<std::string, std::string> session_meta(const RecordOptions& o)
+{
+    auto meta = collect_host_metadata();
+    meta["recorder"] = "kernel";
+    meta["interval_ms"] = std::to_string(std::lround(o.interval_s * 1000));
+    meta["stack_period"] = std::to_string(o.probe.stack_period);
+    meta["repeat"] = std::to_string(o.repeat);
+    if (o.with_workload) {
+        meta["scope"] = "system";
+        meta["workload"] = o.workload.name;
+        meta["workload.threads"] = std::to_string(o.workload.threads);
+        char d[32];
+        std::snprintf(d, sizeof d, "%g", o.workload.duration_s);
+        meta["workload.duration_s"] = d;
+        if (const workload::WorkloadInfo* w = workload::find(o.workload.name))
+            meta["workload.lock"] = w->lock;
+    } else if (!o.command.empty()) {
+        std::string cmd;
+        for (const std::string& a : o.command)
+            cmd += (cmd.empty() ? "" : " ") + a;
+        meta["command"] = cmd;
+        meta["scope"] = "command " + cmd;
+    } else if (o.pid) {
+        meta["scope"] = "pid " + std::to_string(o.pid);
+    } else {
+        meta["scope"] = "system";
+    }
+    return meta;
+}
+
+}  // namespace
+
+void block_stop_signals()
+{
+    sigset_t set = stop_signals();
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+void validate(const RecordOptions& o)
+{
+    if (!(o.interval_s >= 0.01) || !std::isfinite(o.interval_s))
+        throw UsageError("--interval must be at least 0.01 seconds");
+    if (o.duration_s < 0 || !std::isfinite(o.duration_s))
+        throw UsageError("--duration must be a positive number of seconds");
+    if (o.repeat < 1)
+        throw UsageError("--repeat must be at least 1");
+    const int targets = int(o.with_workload) + int(!o.command.empty()) + int(o.pid != 0);
+    if (targets > 1)
+        throw UsageError("choose one target: --workload, -p PID or -- COMMAND");
+    if (o.repeat > 1 && !o.with_workload && o.command.empty())
+        throw UsageError("--repeat needs a --workload or a command to run again");
+    if (o.with_workload)
+        workload::validate(o.workload);
+    if (!o.command.empty() && !executable_in_path(o.command[0]))
+        throw Error("command not found", o.command[0], 0, "check the name and PATH");
+    if (o.pid && kill(pid_t(o.pid), 0) != 0 && errno == ESRCH)
+        throw Error("no process with PID " + std::to_string(o.pid), "");
+    if (o.output.empty())
+        throw UsageError("an output file is needed (-o FILE)");
+    require_recording_features();
+}
+
+RecordResult record(const RecordOptions& o)
+{
+    validate(o);
+    block_stop_signals();
+    SessionWriter writer = SessionWriter::create(o.output, o.overwrite);
+    writer.set_meta(session_meta(o));
+    Rollup rollup(KernelSymbols::load());
+    const sigset_t signals = stop_signals();
+    RecordResult result;
+    result.output = o.output;
+    const uint64_t interval_ns = uint64_t(o.interval_s * 1e9);
+
+    for (unsigned r = 0; r < o.repeat && !result.interrupted; r++) {
+        std::optional<workload::SharedOps> ops;
+        Child child;
+        if (o.with_workload) {
+            ops.emplace(o.workload.threads);
+            child = spawn_workload(o.workload, *ops);
+        } else if (!o.command.empty()) {
+            child = spawn_command(o.command);
+        }
+        ProbeOptions po = o.probe;
+        po.tgid = o.pid ? o.pid : (!o.command.empty() ? uint32_t(child.pid) : 0);
+        std::optional<Probe> probe;
+        try {
+            probe.emplace(Probe::attach(po));
+        } catch (...) {
+            if (child.pid > 0) {
+                kill(child.pid, SIGKILL);
+                child.reap(true);
+            }
+            throw;
+        }
+        rollup.reset_stacks();
+        RawSnapshot base = probe->snapshot();
+        rollup.baseline(base);
+        const std::string label = o.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
+        const int64_t run_id = writer.begin_run(label, base.taken_ns);
+        if (r == 0 && o.status_line)
+            std::fprintf(stderr, "lockscope: recording into %s (Ctrl-C to stop)\n", o.output.c_str());
+        child.release();
+        if (int err = child.exec_error()) {
+            child.reap(true);
+            throw Error("cannot run command", o.command[0], err);
+        }
+
+        const uint64_t start = base.taken_ns;
+        const double limit_s = o.with_workload ? o.workload.duration_s + 5.0 : o.duration_s;
+        const uint64_t end = limit_s > 0 ? start + uint64_t(limit_s * 1e9) : UINT64_MAX;
+        uint64_t next_tick = start + interval_ns;
+        uint64_t last_ops = 0;
+        int64_t index = 0;
+        bool final = false;
+        std::string status = "complete";
+        while (!final) {
+            const uint64_t now = workload::monotonic_ns();
+            const uint64_t wake = std::min<uint64_t>({next_tick, end, now + 100000000ull});
+            if (wake > now) {
+                timespec ts{time_t((wake - now) / 1000000000ull), long((wake - now) % 1000000000ull)};
+                siginfo_t info{};
+                const int sig = sigtimedwait(&signals, &info, &ts);
+                if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+                    result.interrupted = true;
+                    status = "interrupted";
+                    final = true;
+                }
+            }
+            if (child.pid > 0 && child.reap(false))
+                final = true;
+            if (o.pid && kill(pid_t(o.pid), 0) != 0 && errno == ESRCH)
+                final = true;
+            const uint64_t t = workload::monotonic_ns();
+            if (t >= end)
+                final = true;
+            if (t < next_tick && !final)
+                continue;
+            if (final)
+                child.stop();  // before the last snapshot: its exit is part of the run
+            RawSnapshot snap = probe->snapshot();
+            IntervalBatch batch = rollup.next(snap, run_id, index++);
+            if (ops) {
+                const uint64_t total = ops->total();
+                batch.totals.ops = double(total - last_ops);
+                batch.run.ops = double(total);
+                last_ops = total;
+            }
+            writer.write_interval(batch);
+            result.intervals++;
+            result.contentions += batch.totals.counters.contentions;
+            result.events += batch.totals.events;
+            result.lost += batch.totals.lost;
+            if (o.status_line) {
+                const double secs = std::max(batch.totals.seconds(), 1e-9);
+                std::fprintf(stderr, "\r\033[K  %s  %5.1f s  events %s/s  contentions %s/s  lost %llu",
+                             label.c_str(), (snap.taken_ns - start) / 1e9,
+                             format_rate(batch.totals.events / secs).c_str(),
+                             format_rate(batch.totals.counters.contentions / secs).c_str(),
+                             (unsigned long long)result.lost);
+                std::fflush(stderr);
+            }
+            next_tick += interval_ns;
+            while (next_tick <= t)
+                next_tick += interval_ns;
+        }
+        RunInfo run = rollup.run_progress();
+        run.label = label;
+        run.start_ns = start;
+        run.end_ns = workload::monotonic_ns();
+        run.status = status;
+        if (ops)
+            run.ops = double(ops->total());
+        if (child.pid > 0 && child.exited) {
+            result.command_status = child.status;
+            if (o.with_workload && !(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0) &&
+                !result.interrupted)
+                run.status = "failed";
+        }
+        writer.end_run(run);
+        result.runs++;
+        if (o.status_line)
+            std::fputc('\n', stderr);
+        if (run.status == "failed")
+            break;
+    }
+    writer.close();
+    return result;
+}
+
+}  // namespace lockscope::probe
