@@ -187,6 +187,22 @@ Child spawn_command(const std::vector<std::string>& command)
         true);
 }
 
+// kill(pid, 0) also succeeds for a zombie whose parent has not reaped it yet.
+bool process_alive(pid_t pid)
+{
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return false;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
+    FILE* f = std::fopen(path, "r");
+    if (!f)
+        return false;
+    char state = 0;
+    const int n = std::fscanf(f, "%*d (%*[^)]) %c", &state);
+    std::fclose(f);
+    return n != 1 || (state != 'Z' && state != 'X');
+}
+
 std::string format_rate(double v)
 {
     char buf[32];
@@ -254,7 +270,7 @@ void validate(const RecordOptions& o)
         workload::validate(o.workload);
     if (!o.command.empty() && !executable_in_path(o.command[0]))
         throw Error("command not found", o.command[0], 0, "check the name and PATH");
-    if (o.pid && kill(pid_t(o.pid), 0) != 0 && errno == ESRCH)
+    if (o.pid && !process_alive(pid_t(o.pid)))
         throw Error("no process with PID " + std::to_string(o.pid), "");
     if (o.output.empty())
         throw UsageError("an output file is needed (-o FILE)");
@@ -299,8 +315,10 @@ RecordResult record(const RecordOptions& o)
         rollup.baseline(base);
         const std::string label = o.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
         const int64_t run_id = writer.begin_run(label, base.taken_ns);
-        if (r == 0 && o.status_line)
-            std::fprintf(stderr, "lockscope: recording into %s (Ctrl-C to stop)\n", o.output.c_str());
+        if (r == 0)
+            std::fprintf(stderr, "lockscope: recording %s into %s (Ctrl-C to stop)\n",
+                         po.tgid ? ("process " + std::to_string(po.tgid)).c_str() : "system-wide",
+                         o.output.c_str());
         child.release();
         if (int err = child.exec_error()) {
             child.reap(true);
@@ -330,7 +348,7 @@ RecordResult record(const RecordOptions& o)
             }
             if (child.pid > 0 && child.reap(false))
                 final = true;
-            if (o.pid && kill(pid_t(o.pid), 0) != 0 && errno == ESRCH)
+            if (o.pid && !process_alive(pid_t(o.pid)))
                 final = true;
             const uint64_t t = workload::monotonic_ns();
             if (t >= end)

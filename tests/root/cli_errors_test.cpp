@@ -1,0 +1,107 @@
+// Bad input gets one clear sentence and the documented exit code: 1 for a
+// failure, 2 for usage; never a crash, never a stray file.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "subprocess.h"
+
+namespace lockscope {
+namespace {
+
+test::Finished lockscope(std::vector<std::string> args)
+{
+    args.insert(args.begin(), test::lockscope_bin());
+    return test::run(args, 60);
+}
+
+TEST(CliErrors, UnknownCommandAndOptionAreUsageErrors)
+{
+    test::Finished f = lockscope({"recrod"});
+    EXPECT_EQ(f.exit_code, 2);
+    EXPECT_NE(f.err.find("unknown command 'recrod'"), std::string::npos) << f.err;
+    f = lockscope({"record", "--bogus"});
+    EXPECT_EQ(f.exit_code, 2);
+    EXPECT_NE(f.err.find("--bogus"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("lockscope record --help"), std::string::npos) << f.err;
+}
+
+TEST(CliErrors, UnknownWorkloadListsTheValidOnes)
+{
+    test::Finished f = lockscope({"record", "--workload", "nosuch", "-o", test::temp_path("x.lockscope")});
+    EXPECT_EQ(f.exit_code, 2);
+    for (const char* w : {"pipe", "unlink1", "unlink2", "mmap1", "pagefault"})
+        EXPECT_NE(f.err.find(w), std::string::npos) << f.err;
+    f = lockscope({"workload", "pipe", "-t", "0", "-d", "1"});
+    EXPECT_EQ(f.exit_code, 2) << f.err;
+}
+
+TEST(CliErrors, CommandNotFound)
+{
+    const std::string out = test::temp_path("nocmd.lockscope");
+    test::Finished f = lockscope({"record", "-o", out, "--", "no-such-command-xyz"});
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("command not found 'no-such-command-xyz'"), std::string::npos) << f.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << "a failed start must not leave a file";
+}
+
+TEST(CliErrors, MissingPid)
+{
+    test::Finished f = lockscope({"record", "-p", "999999", "-o", test::temp_path("nopid.lockscope")});
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("no process with PID 999999"), std::string::npos) << f.err;
+}
+
+TEST(CliErrors, UnwritableOutputPath)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "checks the output path after the privilege check, which needs root";
+    test::Finished f = lockscope({"record", "-d", "1", "-o", "/nonexistent-dir/x.lockscope"});
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("/nonexistent-dir/x.lockscope"), std::string::npos) << f.err;
+}
+
+TEST(CliErrors, NotRootSaysWhichPrivilegesAreMissing)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "drops to an unprivileged user, which needs root";
+    const std::string out = test::temp_path("noroot.lockscope");
+    test::Finished f =
+        test::Process::start({test::lockscope_bin(), "record", "-d", "1", "-o", out}, false, 65534).wait(60);
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("CAP_BPF"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("CAP_PERFMON"), std::string::npos) << f.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(CliErrors, ReportOfANonSessionIsOneSentence)
+{
+    const std::string path = test::temp_path("garbage.lockscope");
+    FILE* fp = fopen(path.c_str(), "w");
+    fputs("not a database at all\n", fp);
+    fclose(fp);
+    test::Finished f = lockscope({"report", path});
+    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_NE(f.err.find("not a lockscope session"), std::string::npos) << f.err;
+    f = lockscope({"report", test::temp_path("missing.lockscope")});
+    EXPECT_EQ(f.exit_code, 1);
+    f = lockscope({"report"});
+    EXPECT_EQ(f.exit_code, 2);
+}
+
+TEST(CliErrors, HelpTeaches)
+{
+    for (const char* cmd : {"record", "report", "workload", "info"}) {
+        test::Finished f = lockscope({cmd, "--help"});
+        EXPECT_EQ(f.exit_code, 0) << cmd;
+        std::string out = f.out;
+        for (char& c : out)
+            c = char(std::tolower(c));
+        EXPECT_NE(out.find("usage: lockscope " + std::string(cmd)), std::string::npos) << cmd << ": " << f.out;
+    }
+}
+
+}  // namespace
+}  // namespace lockscope

@@ -1,0 +1,177 @@
+// lockscope's counts against an independent observer: a separate minimal
+// BPF program on the classic lock:contention_* tracepoints, counting raw
+// events of the same process with no episode logic.
+#include <bpf/libbpf.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+
+#include "core/report.h"
+#include "core/session_store.h"
+#include "observer_bpf.skel.h"
+#include "root_helpers.h"
+#include "subprocess.h"
+
+namespace lockscope {
+namespace {
+
+struct Observed {
+    uint64_t begin_spin = 0, begin_nospin = 0, mutex_spin = 0, mutex_queued = 0, ends = 0;
+};
+
+class Observer {
+public:
+    explicit Observer(pid_t tgid)
+    {
+        skel_ = observer_bpf__open();
+        if (!skel_)
+            throw std::runtime_error("observer open");
+        skel_->rodata->targ_tgid = uint32_t(tgid);
+        if (observer_bpf__load(skel_) || observer_bpf__attach(skel_))
+            throw std::runtime_error("observer load/attach");
+    }
+    ~Observer() { observer_bpf__destroy(skel_); }
+    Observed read() const
+    {
+        const int cpus = libbpf_num_possible_cpus();
+        std::array<uint64_t, 5> sum{};
+        for (uint32_t i = 0; i < 5; i++) {
+            std::vector<uint64_t> v(static_cast<size_t>(cpus));
+            bpf_map__lookup_elem(skel_->maps.events, &i, sizeof i, v.data(), v.size() * 8, 0);
+            for (uint64_t x : v)
+                sum[i] += x;
+        }
+        return {sum[0], sum[1], sum[2], sum[3], sum[4]};
+    }
+
+private:
+    observer_bpf* skel_ = nullptr;
+};
+
+struct Recorded {
+    Observed observed;
+    Session session;
+    Report report;
+};
+
+// Records `lockscope workload ARGS` with -p while the observer counts the same pid.
+Recorded record_workload(const std::vector<std::string>& workload_args)
+{
+    std::vector<std::string> argv = {test::lockscope_bin(), "workload"};
+    argv.insert(argv.end(), workload_args.begin(), workload_args.end());
+    test::Process target = test::Process::start(argv, /*hold=*/true);
+    Observer observer(target.pid());
+    const std::string out = test::temp_path("counts.lockscope");
+    test::Process rec = test::Process::start(
+        {test::lockscope_bin(), "record", "-p", std::to_string(target.pid()), "-o", out, "-i", "0.5"});
+    EXPECT_TRUE(rec.wait_for_stderr("lockscope: recording", 30)) << "recorder did not attach";
+    target.release();
+    test::Finished w = target.wait(60);
+    EXPECT_EQ(w.exit_code, 0) << w.err;
+    test::Finished r = rec.wait(60);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    Recorded result{observer.read(), load_session(out), {}};
+    ReportOptions all;
+    all.top = SIZE_MAX;
+    result.report = build_report(result.session, all);
+    return result;
+}
+
+void expect_within_1_percent(uint64_t lockscope_value, uint64_t observed, const char* what)
+{
+    const double tolerance = std::max(1.0, 0.01 * double(observed));
+    EXPECT_NEAR(double(lockscope_value), double(observed), tolerance)
+        << what << ": lockscope " << lockscope_value << " vs observer " << observed;
+}
+
+TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    Recorded r = record_workload({"pipe", "-t", "4", "-d", "2"});
+    const LockCounters& c = r.report.totals.counters;
+    ASSERT_GT(r.observed.mutex_spin, 1000u) << "the pipe workload produced too little mutex contention";
+
+    // Every mutex begin with SPIN is one spin attempt; every queued mutex
+    // begin ends a failed spin phase on this kernel.
+    uint64_t mutex_attempts = 0, mutex_failures = 0;
+    for (const ReportRow& row : r.report.rows) {
+        if (row.kind == "mutex") {
+            mutex_attempts += row.counters.spin_attempts;
+            mutex_failures += row.counters.spin_failures;
+        }
+    }
+    expect_within_1_percent(mutex_attempts, r.observed.mutex_spin, "mutex spin attempts");
+    expect_within_1_percent(mutex_failures, r.observed.mutex_queued, "mutex spin failures");
+    // Each episode has exactly one end.
+    uint64_t unmatched = 0;
+    for (const RunInfo& run : r.session.runs)
+        unmatched += run.unmatched_ends;
+    expect_within_1_percent(c.contentions + unmatched, r.observed.ends, "contention ends");
+    EXPECT_EQ(r.report.totals.lost, 0u);
+    // A spin phase ends in success or failure; none is left open at exit.
+    EXPECT_EQ(c.spin_successes + c.spin_failures, c.spin_attempts);
+
+    // The pipe's mutex is found by name, from the pipe-write path.
+    bool found = false;
+    for (const ReportRow& row : r.report.rows)
+        found |= row.name == "pipe->mutex" && row.kind == "mutex" && row.counters.spin_attempts > 0;
+    EXPECT_TRUE(found) << "no pipe->mutex row";
+}
+
+TEST(RecordCounts, WaitTimesAreConsistent)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    Recorded r = record_workload({"pipe", "-t", "3", "-d", "1"});
+    uint64_t recording_ns = 0;
+    for (const IntervalTotals& i : r.session.intervals)
+        recording_ns += i.end_ns - i.start_ns;
+    ASSERT_GT(recording_ns, 0u);
+    for (const LockInterval& li : r.session.lock_intervals) {
+        const LockCounters& c = li.counters;
+        const LockInfo* lock = r.session.lock(li.lock_id);
+        ASSERT_NE(lock, nullptr);
+        SCOPED_TRACE(lock->name + " interval " + std::to_string(li.index));
+        EXPECT_LE(c.max_wait_ns, recording_ns) << "an episode longer than the recording";
+        EXPECT_LE(c.spin_ns, c.wait_ns) << "spin phases longer than the episodes";
+        EXPECT_LE(c.offcpu_ns(), c.wait_ns) << "off-CPU time longer than the episodes";
+        EXPECT_LE(c.max_wait_ns * (c.contentions ? 1 : 0), c.wait_ns);
+        uint64_t hist = 0;
+        for (uint64_t h : c.hist)
+            hist += h;
+        EXPECT_EQ(hist, c.contentions) << "histogram does not hold every episode";
+        EXPECT_LE(c.spin_successes + c.spin_failures, c.spin_attempts);
+    }
+}
+
+TEST(RecordCounts, Unlink1ContendsTheDirectoryRwsemFarMoreThanUnlink2)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    auto i_rwsem_waits = [](const Recorded& r) {
+        uint64_t n = 0;
+        for (const ReportRow& row : r.report.rows)
+            if (row.name == "i_rwsem" && row.kind == "rwsem")
+                n += row.counters.contentions;
+        return n;
+    };
+    const uint64_t shared = i_rwsem_waits(record_workload({"unlink1", "-t", "4", "-d", "2"}));
+    const uint64_t own = i_rwsem_waits(record_workload({"unlink2", "-t", "4", "-d", "2"}));
+    EXPECT_GT(shared, 10u);  // the writers' optimistic spin emits no event: only queued waits count
+    EXPECT_GT(shared, 5 * own) << "unlink1 " << shared << " vs unlink2 " << own;
+}
+
+TEST(RecordCounts, MmapWorkloadsShowMmapLockByName)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    for (const char* w : {"mmap1", "pagefault"}) {
+        Recorded r = record_workload({w, "-t", "4", "-d", "2"});
+        uint64_t mmap_lock = 0;
+        for (const ReportRow& row : r.report.rows)
+            if (row.name == "mmap_lock")
+                mmap_lock += row.counters.contentions;
+        EXPECT_GT(mmap_lock, 0u) << w;
+    }
+}
+
+}  // namespace
+}  // namespace lockscope

@@ -1,0 +1,202 @@
+// Replays scripted tracepoint sequences through bpf/episode.h, the code the
+// BPF programs run, and checks the metrics DESIGN.md defines.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+extern "C" {
+#include "episode.h"
+}
+
+namespace {
+
+constexpr __u32 MUTEX_SPIN = LCB_F_MUTEX | LCB_F_SPIN;
+constexpr __u32 MUTEX = LCB_F_MUTEX;
+constexpr __u64 kLock = 0xffff888012345678ull;
+constexpr __u64 kWaitLock = kLock + 8;
+
+// A task and its lock statistics, driven like the BPF programs drive them.
+struct Task {
+    ls_task_state ts{};
+    ls_lock_stats stats{};
+    int queued = 0;
+    int unmatched = 0;
+    __u32 abandoned = 0;
+
+    int begin(__u64 lock, __u32 flags, __u64 now)
+    {
+        int a = ls_begin(&ts, lock, flags, now);
+        if (a == LS_BEGIN_QUEUED) {
+            queued++;
+            ls_note_owner(&ts, LS_OWNER_OFF_CPU);
+        }
+        return a;
+    }
+    void end(__u64 lock, __s32 ret, __u64 now, ls_lock_stats* into = nullptr)
+    {
+        ls_episode ep;
+        __u32 ab = 0;
+        if (ls_end(&ts, lock, ret, now, &ep, &ab) != LS_END_DONE) {
+            unmatched++;
+            return;
+        }
+        abandoned += ab;
+        ls_account(into ? into : &stats, &ep, now, ret);
+    }
+};
+
+TEST(Episode, SpinWinIsOneAttemptOneSuccess)
+{
+    Task t;
+    EXPECT_EQ(t.begin(kLock, MUTEX_SPIN, 100), LS_BEGIN_NEW);
+    t.end(kLock, 0, 350);
+    EXPECT_EQ(t.stats.contentions, 1u);
+    EXPECT_EQ(t.stats.spin_attempts, 1u);
+    EXPECT_EQ(t.stats.spin_successes, 1u);
+    EXPECT_EQ(t.stats.spin_failures, 0u);
+    EXPECT_EQ(t.stats.wait_ns, 250u);
+    EXPECT_EQ(t.stats.spin_ns, 250u);
+    EXPECT_EQ(t.ts.depth, 0u);
+}
+
+TEST(Episode, SpinFailThenSleepSplitsSpinQueuedAndOffCpu)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 1000);
+    EXPECT_EQ(t.begin(kLock, MUTEX, 1400), LS_BEGIN_QUEUED);  // spin failed: queue
+    ls_switch_out(&t.ts, 1500, /*blocked=*/1);
+    ls_woken(&t.ts);
+    ls_switch_in(&t.ts, 9500);
+    t.end(kLock, 0, 9700);
+    EXPECT_EQ(t.stats.spin_attempts, 1u);
+    EXPECT_EQ(t.stats.spin_failures, 1u);
+    EXPECT_EQ(t.stats.spin_successes, 0u);
+    EXPECT_EQ(t.stats.spin_ns, 400u);
+    EXPECT_EQ(t.stats.wait_ns, 8700u);
+    EXPECT_EQ(t.stats.sleep_ns, 8000u);
+    EXPECT_EQ(t.stats.sleeps, 1u);
+    EXPECT_EQ(t.stats.wakeups, 1u);
+    EXPECT_EQ(t.stats.owner[LS_OWNER_OFF_CPU], 1u);
+    EXPECT_EQ(t.queued, 1);
+}
+
+TEST(Episode, WokenFirstWaiterSpinsAgain)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 0);
+    t.begin(kLock, MUTEX, 100);          // failure 1
+    ls_switch_out(&t.ts, 100, 1);
+    ls_switch_in(&t.ts, 1100);
+    EXPECT_EQ(t.begin(kLock, MUTEX_SPIN, 1100), LS_BEGIN_PHASE);  // re-spin
+    t.begin(kLock, MUTEX, 1300);         // failure 2
+    ls_switch_out(&t.ts, 1300, 1);
+    ls_switch_in(&t.ts, 2300);
+    t.begin(kLock, MUTEX_SPIN, 2300);    // re-spin, wins
+    t.end(kLock, 0, 2400);
+    EXPECT_EQ(t.stats.contentions, 1u);
+    EXPECT_EQ(t.stats.spin_attempts, 3u);
+    EXPECT_EQ(t.stats.spin_failures, 2u);
+    EXPECT_EQ(t.stats.spin_successes, 1u);
+    EXPECT_EQ(t.stats.spin_ns, 100u + 200u + 100u);
+    EXPECT_EQ(t.stats.sleeps, 2u);
+    EXPECT_EQ(t.stats.sleep_ns, 2000u);
+    EXPECT_EQ(t.stats.wait_ns, 2400u);
+    // attempts = failures + successes: the failure rate follows the definition
+    EXPECT_EQ(t.stats.spin_attempts, t.stats.spin_failures + t.stats.spin_successes);
+}
+
+TEST(Episode, NestedWaitLockInsideMutexEpisode)
+{
+    Task t;
+    ls_lock_stats wait_lock{};
+    t.begin(kLock, MUTEX_SPIN, 0);
+    t.begin(kLock, MUTEX, 50);
+    EXPECT_EQ(t.begin(kWaitLock, LCB_F_SPIN, 60), LS_BEGIN_NEW);
+    EXPECT_EQ(t.ts.depth, 2u);
+    t.end(kWaitLock, 0, 90, &wait_lock);
+    EXPECT_EQ(t.ts.depth, 1u);
+    t.end(kLock, 0, 500);
+    EXPECT_EQ(wait_lock.contentions, 1u);
+    EXPECT_EQ(wait_lock.spin_attempts, 0u);  // a spinlock wait is not an optimistic-spin attempt
+    EXPECT_EQ(wait_lock.spin_ns, 30u);       // but all of it is spinning
+    EXPECT_EQ(wait_lock.wait_ns, 30u);
+    EXPECT_EQ(t.stats.contentions, 1u);
+    EXPECT_EQ(t.stats.wait_ns, 500u);
+    EXPECT_EQ(t.stats.spin_failures, 1u);
+}
+
+TEST(Episode, EndWithoutBeginIsUnmatchedAndCountsNothing)
+{
+    Task t;
+    t.end(kLock, 0, 10);
+    EXPECT_EQ(t.unmatched, 1);
+    EXPECT_EQ(t.stats.contentions, 0u);
+}
+
+TEST(Episode, BeginWithoutEndAtExitIsNeverCounted)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 0);
+    t.begin(kLock, MUTEX, 10);
+    // the recording stops here: the open episode stays in the task state
+    EXPECT_EQ(t.ts.depth, 1u);
+    EXPECT_EQ(t.stats.contentions, 0u);
+}
+
+TEST(Episode, OuterEndDropsInnerEpisodesWhoseEndWasMissed)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 0);
+    t.begin(kWaitLock, LCB_F_SPIN, 5);  // its end never arrives
+    t.end(kLock, 0, 100);
+    EXPECT_EQ(t.abandoned, 1u);
+    EXPECT_EQ(t.ts.depth, 0u);
+    EXPECT_EQ(t.stats.contentions, 1u);
+}
+
+TEST(Episode, NestingDeeperThanTheStackIsReportedNotCorrupted)
+{
+    Task t;
+    for (__u32 i = 0; i < LS_MAX_DEPTH; i++)
+        EXPECT_EQ(t.begin(kLock + 64 * i, LCB_F_SPIN, i), LS_BEGIN_NEW);
+    EXPECT_EQ(t.begin(kLock + 4096, LCB_F_SPIN, 9), LS_BEGIN_TOO_DEEP);
+    EXPECT_EQ(t.ts.depth, __u32(LS_MAX_DEPTH));
+}
+
+TEST(Episode, RwsemWriterQueuesAtOnceAndPreemptionIsNotASleep)
+{
+    Task t;
+    EXPECT_EQ(t.begin(kLock, LCB_F_WRITE, 0), LS_BEGIN_QUEUED);
+    ls_switch_out(&t.ts, 10, /*blocked=*/0);
+    ls_switch_in(&t.ts, 110);
+    t.end(kLock, 0, 200);
+    EXPECT_EQ(t.stats.spin_attempts, 0u);
+    EXPECT_EQ(t.stats.preemptions, 1u);
+    EXPECT_EQ(t.stats.preempt_ns, 100u);
+    EXPECT_EQ(t.stats.sleeps, 0u);
+}
+
+TEST(Episode, InterruptedWaitCountsAnError)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 0);
+    t.begin(kLock, MUTEX, 10);
+    t.end(kLock, -4 /* -EINTR */, 20);
+    EXPECT_EQ(t.stats.errors, 1u);
+    EXPECT_EQ(t.stats.spin_successes, 0u);
+}
+
+TEST(Episode, HistogramBucketsAreLog2)
+{
+    EXPECT_EQ(ls_log2_bucket(0), 0u);
+    EXPECT_EQ(ls_log2_bucket(1), 0u);
+    EXPECT_EQ(ls_log2_bucket(1023), 9u);
+    EXPECT_EQ(ls_log2_bucket(1024), 10u);
+    EXPECT_EQ(ls_log2_bucket(~0ull), __u32(LS_HIST_BUCKETS - 1));
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 0);
+    t.end(kLock, 0, 3000);
+    EXPECT_EQ(t.stats.hist[11], 1u);  // 2048 <= 3000 < 4096
+}
+
+}  // namespace
