@@ -1,0 +1,89 @@
+#include "reflock/bench/bench_locks.h"
+
+#include "reflock/mutex.h"
+#include "reflock/rwsem.h"
+
+#include <pthread.h>
+#include <shared_mutex>
+#include <stdexcept>
+
+namespace reflock::bench {
+namespace {
+
+class MutexLock final : public BenchLock {
+public:
+  void lock() override { m_.lock(); }
+  void unlock() override { m_.unlock(); }
+  void lock_shared() override { m_.lock(); }
+  void unlock_shared() override { m_.unlock(); }
+  bool has_shared() const noexcept override { return false; }
+
+private:
+  Mutex m_;
+};
+
+class RwSemLock final : public BenchLock {
+public:
+  RwSemLock(Policy policy, RwSemOptions options) : s_(policy, options) {}
+  void lock() override { s_.lock(); }
+  void unlock() override { s_.unlock(); }
+  void lock_shared() override { s_.lock_shared(); }
+  void unlock_shared() override { s_.unlock_shared(); }
+  bool has_shared() const noexcept override { return true; }
+
+private:
+  RwSem s_;
+};
+
+class PthreadMutexLock final : public BenchLock {
+public:
+  ~PthreadMutexLock() override { pthread_mutex_destroy(&m_); }
+  void lock() override { pthread_mutex_lock(&m_); }
+  void unlock() override { pthread_mutex_unlock(&m_); }
+  void lock_shared() override { lock(); }
+  void unlock_shared() override { unlock(); }
+  bool has_shared() const noexcept override { return false; }
+
+private:
+  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+class PthreadRwlockLock final : public BenchLock {
+public:
+  ~PthreadRwlockLock() override { pthread_rwlock_destroy(&l_); }
+  void lock() override { pthread_rwlock_wrlock(&l_); }
+  void unlock() override { pthread_rwlock_unlock(&l_); }
+  void lock_shared() override { pthread_rwlock_rdlock(&l_); }
+  void unlock_shared() override { pthread_rwlock_unlock(&l_); }
+  bool has_shared() const noexcept override { return true; }
+
+private:
+  pthread_rwlock_t l_ = PTHREAD_RWLOCK_INITIALIZER;
+};
+
+class StdSharedMutexLock final : public BenchLock {
+public:
+  void lock() override { m_.lock(); }
+  void unlock() override { m_.unlock(); }
+  void lock_shared() override { m_.lock_shared(); }
+  void unlock_shared() override { m_.unlock_shared(); }
+  bool has_shared() const noexcept override { return true; }
+
+private:
+  std::shared_mutex m_;
+};
+
+} // namespace
+
+std::unique_ptr<BenchLock> make_lock(const LockSpec& spec) {
+  switch (spec.kind) {
+  case LockKind::Mutex: return std::make_unique<MutexLock>();
+  case LockKind::RwSem: return std::make_unique<RwSemLock>(spec.policy, spec.rwsem);
+  case LockKind::PthreadMutex: return std::make_unique<PthreadMutexLock>();
+  case LockKind::PthreadRwlock: return std::make_unique<PthreadRwlockLock>();
+  case LockKind::StdSharedMutex: return std::make_unique<StdSharedMutexLock>();
+  }
+  throw std::invalid_argument("unknown lock kind");
+}
+
+} // namespace reflock::bench

@@ -1,0 +1,117 @@
+// RwSem fast paths: one atomic each, dispatching to the slow path of the
+// policy's count model. The owner is recorded after the count, and cleared
+// before the count is released, as in every kernel version.
+#include "reflock/rwsem.h"
+
+#include "reflock/detail/rwsem_bits.h"
+#include "reflock/detail/spin.h"
+#include "reflock/hooks.h"
+
+namespace reflock {
+
+using detail::bump;
+using detail::my_counters;
+namespace xa = detail::xadd;
+namespace at = detail::atomic;
+
+namespace {
+constexpr auto acquire = std::memory_order_acquire;
+constexpr auto release = std::memory_order_release;
+constexpr auto relaxed = std::memory_order_relaxed;
+} // namespace
+
+RwSem::RwSem(Policy policy, RwSemOptions options) noexcept
+    : policy_(policy), traits_(traits(policy)), options_(options) {}
+
+void RwSem::set_owner() noexcept {
+  owner_.store(std::uint64_t{detail::self_tid()} << kOwnerShift, release);
+}
+
+// rwsem_set_reader_owned(): the last reader's tid with READER_OWNED; keeps NONSPINNABLE.
+void RwSem::set_reader_owned() noexcept {
+  const std::uint64_t keep = owner_.load(relaxed) & kNonSpinnable;
+  owner_.store((std::uint64_t{detail::self_tid()} << kOwnerShift) | kReaderOwned | keep, release);
+}
+
+void RwSem::release_window() noexcept {
+  if (options_.release_window_ns == 0) return;
+  const std::uint64_t until = detail::mono_ns() + options_.release_window_ns;
+  while (detail::mono_ns() < until) detail::cpu_relax();
+}
+
+void RwSem::lock() noexcept {
+  if (traits_.xadd_model) {
+    if (count_.fetch_add(xa::kActiveWriteBias, acquire) != 0) xadd_down_write_slow();
+  } else {
+    std::int64_t expected = 0;
+    if (!count_.compare_exchange_strong(expected, at::kWriterLocked, acquire, relaxed)) atomic_down_write_slow();
+  }
+  set_owner();
+  bump(my_counters().acquisitions);
+}
+
+bool RwSem::try_lock() noexcept {
+  std::int64_t expected = 0;
+  const std::int64_t locked = traits_.xadd_model ? xa::kActiveWriteBias : at::kWriterLocked;
+  if (!count_.compare_exchange_strong(expected, locked, acquire, relaxed)) return false;
+  set_owner();
+  bump(my_counters().acquisitions);
+  return true;
+}
+
+void RwSem::unlock() noexcept {
+  owner_.store(0, release); // rwsem_clear_owner()
+  release_window();
+  detail::hook(HookPoint::UpWriteOwnerCleared, this);
+  if (traits_.xadd_model) {
+    const std::int64_t now = count_.fetch_add(-xa::kActiveWriteBias, release) - xa::kActiveWriteBias;
+    if (now < 0) xadd_wake();
+  } else {
+    const std::int64_t before = count_.fetch_add(-at::kWriterLocked, release);
+    if (before & at::kFlagWaiters) atomic_wake();
+  }
+}
+
+void RwSem::lock_shared() noexcept {
+  if (traits_.xadd_model) {
+    if (count_.fetch_add(xa::kActiveReadBias, acquire) + xa::kActiveReadBias < 0) xadd_down_read_slow();
+  } else {
+    const std::int64_t now = count_.fetch_add(at::kReaderBias, acquire) + at::kReaderBias;
+    if (now & at::kReadFailedMask) atomic_down_read_slow(now);
+    else set_reader_owned();
+  }
+  bump(my_counters().acquisitions);
+}
+
+bool RwSem::try_lock_shared() noexcept {
+  std::int64_t count = count_.load(relaxed);
+  if (traits_.xadd_model) {
+    while (count >= 0)
+      if (count_.compare_exchange_weak(count, count + xa::kActiveReadBias, acquire, relaxed)) goto got;
+    return false;
+  }
+  while (!(count & at::kReadFailedMask))
+    if (count_.compare_exchange_weak(count, count + at::kReaderBias, acquire, relaxed)) {
+      set_reader_owned();
+      goto got;
+    }
+  return false;
+got:
+  bump(my_counters().acquisitions);
+  return true;
+}
+
+void RwSem::unlock_shared() noexcept {
+  if (traits_.xadd_model) {
+    const std::int64_t now = count_.fetch_add(-xa::kActiveReadBias, release) - xa::kActiveReadBias;
+    if (now < -1 && (now & xa::kActiveMask) == 0) xadd_wake();
+  } else {
+    const std::int64_t now = count_.fetch_add(-at::kReaderBias, release) - at::kReaderBias;
+    if ((now & (at::kLockMask | at::kFlagWaiters)) == at::kFlagWaiters) {
+      if (owner_.load(relaxed) & kNonSpinnable) owner_.fetch_and(~kNonSpinnable, relaxed); // clear_nonspinnable()
+      atomic_wake();
+    }
+  }
+}
+
+} // namespace reflock

@@ -1,0 +1,129 @@
+// reflock::RwSem - a replica of the Linux rw_semaphore with the writer-spin
+// (and reader) behaviour of a chosen kernel version, so the experiments of
+// DESIGN.md replay in user space. Two count models, as the kernel had:
+//   - 3.15 .. 4.7: rwsem-xadd (kernel/locking/rwsem-xadd.c): the count holds
+//     an active part (readers + writer) and a negative WAITING bias; readers
+//     do not record themselves in `owner`.
+//   - 5.2 .. 6.x: the v5.3 rework (kernel/locking/rwsem.c): count bits
+//     WRITER_LOCKED / WAITERS / HANDOFF + reader count; `owner` carries
+//     READER_OWNED and NONSPINNABLE flags.
+// Policies and the kernel code each one follows are listed in rwsem_policy.cpp.
+//
+// In every version up_write() clears `owner` before it releases the count.
+// A spinner that looks in between sees "no owner, count busy" - the 4.7
+// regression's trigger. On a small machine that window is nanoseconds; the
+// release_window_ns option widens it, modelling the slower release of a big
+// machine whose other CPUs hammer the count's cache line.
+//
+// Meets SharedLockable (std::shared_lock) and Lockable (std::unique_lock).
+#pragma once
+
+#include "reflock/detail/osq.h"
+#include "reflock/detail/wait_list.h"
+#include "reflock/detail/wait_lock.h"
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace reflock {
+
+enum class Policy : std::uint8_t { V3_15, V3_16, V3_16_Fix, V4_7, V4_7_Hacked, V5_2, V5_3, V6_X };
+
+std::string_view to_string(Policy policy) noexcept;
+std::span<const Policy> all_policies() noexcept;
+// "3.15, 3.16, 3.16-fix, 4.7, 4.7-hacked, 5.2, 5.3, 6.x"
+std::string policy_names();
+// Throws std::invalid_argument("unknown rwsem policy 'x' (valid: ...)").
+Policy parse_policy(std::string_view name);
+
+// What a policy does, as switches the algorithm reads.
+struct PolicyTraits {
+  bool xadd_model;             // 3.15-4.7 count model, else the 5.3 rework's
+  bool writer_spins;           // optimistic spinning at all (3.16+)
+  bool spin_without_owner;     // 3.16: rwsem_can_spin_on_owner() true when owner NULL
+  bool new_writer_stops_spin;  // 3.16: spin_on_owner returns "owner == NULL"
+  bool stop_on_null_owner_busy_count; // 4.1-4.7: ... NULL owner and count != 0 stops the spin
+  bool wake_skipped_for_spinner;      // 4.2+: rwsem_wake only trylocks wait_lock if a spinner exists
+  bool handoff_stops_spinners; // 5.2: a pending HANDOFF ends optimistic spinning
+  bool handoff_writer_spins;   // 5.3+: the handoff writer spins on an on-CPU owner
+  bool reader_owned_spin;      // 6.x: spin on a reader-owned lock until a deadline, then NONSPINNABLE
+  bool reader_steal;           // 6.x: readers in the slow path steal a free lock
+};
+PolicyTraits traits(Policy policy) noexcept;
+
+struct RwSemOptions {
+  // Busy-wait between clearing owner and releasing the count in up_write.
+  // 0 = natural timing.
+  std::uint64_t release_window_ns = 0;
+};
+
+class RwSem {
+public:
+  explicit RwSem(Policy policy = Policy::V6_X, RwSemOptions options = {}) noexcept;
+  RwSem(const RwSem&) = delete;
+  RwSem& operator=(const RwSem&) = delete;
+
+  void lock() noexcept;   // down_write
+  bool try_lock() noexcept;
+  void unlock() noexcept; // up_write
+  void lock_shared() noexcept;   // down_read
+  bool try_lock_shared() noexcept;
+  void unlock_shared() noexcept; // up_read
+
+  Policy policy() const noexcept { return policy_; }
+  // Raw state, for tests and diagnostics.
+  std::int64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+  std::uint32_t owner_tid() const noexcept {
+    return static_cast<std::uint32_t>(owner_.load(std::memory_order_relaxed) >> kOwnerShift);
+  }
+  bool owner_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kNonSpinnable; }
+
+  static constexpr std::uint64_t kReaderOwned = 0x1;  // RWSEM_READER_OWNED (5.2+)
+  static constexpr std::uint64_t kNonSpinnable = 0x2; // RWSEM_NONSPINNABLE (6.x)
+  static constexpr unsigned kOwnerShift = 2;
+
+private:
+  enum class OwnerState { Null, Writer, Reader, NonSpinnable };
+  enum class WakeType { Any, Readers, ReadOwned };
+
+  // rwsem-xadd model (rwsem_xadd.cpp)
+  void xadd_down_write_slow();
+  void xadd_down_read_slow();
+  void xadd_wake();
+  void xadd_do_wake(WakeType type, detail::WakeQueue& wake);
+  bool xadd_try_write_lock(std::int64_t count);
+  bool xadd_try_write_lock_unqueued();
+  bool xadd_optimistic_spin(SpinFail& why);
+  bool xadd_spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, SpinFail& why);
+
+  // v5.3 rework model (rwsem_atomic.cpp)
+  void atomic_down_write_slow();
+  void atomic_down_read_slow(std::int64_t count);
+  void atomic_wake();
+  void atomic_mark_wake(WakeType type, detail::WakeQueue& wake);
+  void atomic_cond_wake(std::int64_t count, detail::WakeQueue& wake);
+  bool atomic_try_write_lock(detail::Waiter& waiter);
+  bool atomic_try_write_lock_unqueued();
+  bool atomic_can_spin(SpinFail& why);
+  bool atomic_optimistic_spin(SpinFail& why);
+  OwnerState atomic_spin_on_owner(detail::SpinBudget* budget, SpinFail& why);
+  void set_reader_owned() noexcept;
+  static OwnerState owner_state(std::uint64_t owner_word) noexcept;
+
+  void set_owner() noexcept;
+  void release_window() noexcept;
+
+  Policy policy_;
+  PolicyTraits traits_;
+  RwSemOptions options_;
+  std::atomic<std::int64_t> count_{0};
+  std::atomic<std::uint64_t> owner_{0}; // tid << kOwnerShift | flags
+  detail::Osq osq_;
+  detail::WaitLock wait_lock_;
+  detail::WaitList waiters_;
+};
+
+} // namespace reflock

@@ -1,0 +1,346 @@
+// The v5.3-rework model, policies 5.2, 5.3 and 6.x: kernel/locking/rwsem.c
+// (rwsem_down_write_slowpath, rwsem_down_read_slowpath, rwsem_mark_wake,
+// rwsem_optimistic_spin, rwsem_try_write_lock) as of 6.x, with the 5.2/5.3
+// differences switched by PolicyTraits. Not modelled: the 5.3-5.10 reader
+// optimistic spinning, RT tasks, signals, and 6.x's early handoff in
+// rwsem_del_wake_waiter().
+#include "reflock/rwsem.h"
+
+#include "reflock/detail/probes.h"
+#include "reflock/detail/rwsem_bits.h"
+#include "reflock/hooks.h"
+
+#include <algorithm>
+
+namespace reflock {
+
+using namespace detail::atomic;
+using detail::bump;
+using detail::my_counters;
+
+namespace {
+constexpr auto seq_cst = std::memory_order_seq_cst;
+constexpr auto relaxed = std::memory_order_relaxed;
+constexpr auto acquire = std::memory_order_acquire;
+constexpr auto release = std::memory_order_release;
+constexpr std::int64_t kMaxReadersWakeup = 0x100;
+
+std::uint64_t handoff_deadline() noexcept {
+  return detail::mono_ns() + Tuning::rwsem_handoff_timeout_ns.load(relaxed);
+}
+} // namespace
+
+RwSem::OwnerState RwSem::owner_state(std::uint64_t word) noexcept {
+  if (word & kNonSpinnable) return OwnerState::NonSpinnable;
+  if (word & kReaderOwned) return OwnerState::Reader;
+  return (word >> kOwnerShift) ? OwnerState::Writer : OwnerState::Null;
+}
+
+// rwsem_mark_wake(): wake the front writer (without granting), or grant the
+// lock to the readers in the queue - all of them, phase-fair, skipping writers.
+void RwSem::atomic_mark_wake(WakeType type, detail::WakeQueue& wake) {
+  detail::Waiter* waiter = waiters_.front();
+  if (waiter->write) {
+    if (type == WakeType::Any) wake.add(waiter->slot);
+    return;
+  }
+  std::int64_t adjustment = 0;
+  std::int64_t oldcount = 0;
+  if (type != WakeType::ReadOwned) {
+    // Grant the first read lock before counting readers, to back off early
+    // if a writer stole the lock.
+    adjustment = kReaderBias;
+    oldcount = count_.fetch_add(adjustment, seq_cst);
+    if (oldcount & kWriterMask) {
+      // Waited too long for writers to let go: request a handoff.
+      if (detail::mono_ns() > waiter->timeout_ns) {
+        if (!(oldcount & kFlagHandoff)) adjustment -= kFlagHandoff;
+        waiter->handoff_set.store(true, relaxed);
+      }
+      count_.fetch_add(-adjustment, seq_cst);
+      return;
+    }
+    // Reader-owned now: tell spinners early, under the first reader's name.
+    const std::uint64_t keep = owner_.load(relaxed) & kNonSpinnable;
+    owner_.store((std::uint64_t{waiter->tid} << kOwnerShift) | kReaderOwned | keep, release);
+  }
+  detail::Waiter* granted[kMaxReadersWakeup];
+  std::int64_t woken = 0;
+  for (detail::Waiter* w = waiter; w && woken < kMaxReadersWakeup; w = w->next)
+    if (!w->write) granted[woken++] = w;
+  for (std::int64_t i = 0; i < woken; ++i) waiters_.remove(granted[i]);
+
+  adjustment = woken * kReaderBias - adjustment;
+  if (waiters_.empty()) {
+    adjustment -= kFlagWaiters;
+    if (oldcount & kFlagHandoff) adjustment -= kFlagHandoff;
+  } else if (woken && (oldcount & kFlagHandoff)) {
+    adjustment -= kFlagHandoff; // a reader got it: no need to force writers out any more
+  }
+  if (adjustment) count_.fetch_add(adjustment, seq_cst);
+  for (std::int64_t i = 0; i < woken; ++i) {
+    detail::ThreadSlot* slot = granted[i]->slot;
+    granted[i]->granted.store(true, release); // the waiter may vanish from here on
+    wake.add(slot);
+  }
+}
+
+// rwsem_cond_wake_waiter(): wake the front waiters if no writer holds the lock.
+void RwSem::atomic_cond_wake(std::int64_t count, detail::WakeQueue& wake) {
+  if (count & kWriterMask) return;
+  if (count & kReaderMask) {
+    atomic_mark_wake(WakeType::Readers, wake);
+  } else {
+    if (owner_.load(relaxed) & kNonSpinnable) owner_.fetch_and(~kNonSpinnable, relaxed);
+    atomic_mark_wake(WakeType::Any, wake);
+  }
+}
+
+void RwSem::atomic_wake() {
+  detail::WakeQueue wake;
+  {
+    detail::WaitLockGuard guard(wait_lock_);
+    if (!waiters_.empty()) atomic_mark_wake(WakeType::Any, wake);
+  }
+  wake.wake_all();
+}
+
+void RwSem::atomic_down_read_slow(std::int64_t count) {
+  std::int64_t adjustment = -kReaderBias;
+  const std::int64_t readers = count >> kReaderShift;
+  if (traits_.reader_steal) {
+    // Do not steal from a lock that is very likely reader-owned: a stream of
+    // readers would starve a sleeping writer.
+    const bool likely_reader_owned =
+        (owner_.load(relaxed) & kReaderOwned) && readers > 1 && !(count & kWriterLocked);
+    if (!likely_reader_owned && !(count & (kWriterLocked | kFlagHandoff))) {
+      set_reader_owned();
+      if (readers == 1 && (count & kFlagWaiters)) { // first reader in: bring the queued ones
+        detail::WakeQueue wake;
+        {
+          detail::WaitLockGuard guard(wait_lock_);
+          if (!waiters_.empty()) atomic_mark_wake(WakeType::ReadOwned, wake);
+        }
+        wake.wake_all();
+      }
+      return;
+    }
+  }
+  detail::Waiter waiter;
+  waiter.slot = &detail::self();
+  waiter.tid = detail::self_tid();
+  waiter.write = false;
+  waiter.timeout_ns = handoff_deadline();
+  detail::WakeQueue wake;
+  {
+    detail::WaitLockGuard guard(wait_lock_);
+    if (waiters_.empty()) {
+      // Queue empty and no writer: our READER_BIAS already holds the lock.
+      if (!(count_.load(seq_cst) & kWriterMask)) {
+        set_reader_owned();
+        return;
+      }
+      adjustment += kFlagWaiters;
+    }
+    waiters_.push_back(&waiter);
+    const std::int64_t now = count_.fetch_add(adjustment, seq_cst) + adjustment;
+    atomic_cond_wake(now, wake);
+  }
+  wake.wake_all();
+  bump(my_counters().contended);
+  detail::trace_begin(this, LCB_F_READ);
+  while (!waiter.granted.load(acquire)) {
+    detail::hook(HookPoint::BeforeSleep, this);
+    waiter.slot->parker.park();
+  }
+  detail::trace_end(this, 0);
+}
+
+// rwsem_spin_on_owner(): spin while the same writer owns the lock and runs.
+RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFail& why) {
+  const std::uint64_t word = owner_.load(acquire);
+  const OwnerState state = owner_state(word);
+  if (state != OwnerState::Writer) {
+    if (state == OwnerState::NonSpinnable) why = SpinFail::NonSpinnable;
+    return state;
+  }
+  const auto owner = static_cast<std::uint32_t>(word >> kOwnerShift);
+  detail::hook(HookPoint::SpinOnOwner, this);
+  for (;;) {
+    const std::uint64_t now = owner_.load(acquire);
+    if (now != word) return owner_state(now);
+    if (!detail::owner_on_cpu(owner)) {
+      why = SpinFail::OwnerOffCpu;
+      return OwnerState::NonSpinnable;
+    }
+    if (budget && budget->exhausted()) {
+      why = SpinFail::BudgetExhausted;
+      return OwnerState::NonSpinnable;
+    }
+    detail::cpu_relax();
+  }
+}
+
+bool RwSem::atomic_can_spin(SpinFail& why) {
+  const std::uint64_t word = owner_.load(relaxed);
+  switch (owner_state(word)) {
+  case OwnerState::NonSpinnable: why = SpinFail::NonSpinnable; return false;
+  case OwnerState::Reader:
+    if (traits_.reader_owned_spin) return true;
+    why = SpinFail::ReaderOwned;
+    return false;
+  case OwnerState::Writer:
+    if (detail::owner_on_cpu(static_cast<std::uint32_t>(word >> kOwnerShift))) return true;
+    why = SpinFail::OwnerOffCpu;
+    return false;
+  case OwnerState::Null: return true;
+  }
+  return true;
+}
+
+bool RwSem::atomic_try_write_lock_unqueued() {
+  std::int64_t count = count_.load(relaxed);
+  while (!(count & (kLockMask | kFlagHandoff)))
+    if (count_.compare_exchange_weak(count, count | kWriterLocked, acquire, relaxed)) return true;
+  return false;
+}
+
+bool RwSem::atomic_optimistic_spin(SpinFail& why) {
+  detail::SpinBudget budget;
+  if (!osq_.lock(budget)) {
+    why = SpinFail::BudgetExhausted;
+    return false;
+  }
+  bool taken = false;
+  OwnerState prev_state = OwnerState::Null;
+  std::uint64_t rspin_deadline = 0;
+  unsigned loop = 0;
+  for (;;) {
+    const OwnerState state = atomic_spin_on_owner(&budget, why);
+    if (state == OwnerState::NonSpinnable) break; // why set by spin_on_owner
+    if (state == OwnerState::Reader && !traits_.reader_owned_spin) {
+      why = SpinFail::ReaderOwned;
+      break;
+    }
+    if (traits_.handoff_stops_spinners && (count_.load(relaxed) & kFlagHandoff)) {
+      why = SpinFail::Handoff;
+      break;
+    }
+    if (atomic_try_write_lock_unqueued()) {
+      taken = true;
+      break;
+    }
+    if (state == OwnerState::Reader) {
+      // 6.x: spin on readers until (10 + readers/2) us, then mark the lock
+      // NONSPINNABLE so later writers queue at once.
+      if (prev_state != OwnerState::Reader) {
+        if (owner_.load(relaxed) & kNonSpinnable) {
+          why = SpinFail::NonSpinnable;
+          break;
+        }
+        const std::int64_t readers = std::min<std::int64_t>(count_.load(relaxed) >> kReaderShift, 30);
+        rspin_deadline = detail::mono_ns() + static_cast<std::uint64_t>((20 + readers) * 1000 / 2);
+        loop = 0;
+      } else if (!(++loop & 0xf) && detail::mono_ns() > rspin_deadline) {
+        std::uint64_t word = owner_.load(relaxed); // rwsem_set_nonspinnable()
+        while ((word & kReaderOwned) && !(word & kNonSpinnable) &&
+               !owner_.compare_exchange_weak(word, word | kNonSpinnable, relaxed, relaxed)) {
+        }
+        why = SpinFail::ReaderOwned;
+        break;
+      }
+    }
+    if (state != OwnerState::Writer) {
+      if (state == OwnerState::Null && (count_.load(relaxed) & kLockMask))
+        detail::hook(HookPoint::SpinOwnerNull, this);
+      if (budget.exhausted()) {
+        why = SpinFail::BudgetExhausted;
+        break;
+      }
+    }
+    prev_state = state;
+    detail::cpu_relax();
+  }
+  osq_.unlock();
+  return taken;
+}
+
+// rwsem_try_write_lock() (6.x), under wait_lock.
+bool RwSem::atomic_try_write_lock(detail::Waiter& waiter) {
+  detail::Waiter* first = waiters_.front();
+  std::int64_t count = count_.load(relaxed);
+  std::int64_t next;
+  do {
+    const bool has_handoff = count & kFlagHandoff;
+    // Honour the handoff only if the first waiter set it.
+    if (has_handoff && first->handoff_set.load(relaxed) && &waiter != first) return false;
+    next = count;
+    if (count & kLockMask) {
+      // Any waiter that waited long enough may request the handoff.
+      if (has_handoff || detail::mono_ns() < waiter.timeout_ns) return false;
+      next |= kFlagHandoff;
+    } else {
+      next |= kWriterLocked;
+      next &= ~kFlagHandoff;
+      if (waiters_.singular()) next &= ~kFlagWaiters;
+    }
+  } while (!count_.compare_exchange_weak(count, next, seq_cst, relaxed));
+  if (next & kFlagHandoff) {
+    first->handoff_set.store(true, relaxed);
+    return false;
+  }
+  waiters_.remove(&waiter);
+  return true;
+}
+
+void RwSem::atomic_down_write_slow() {
+  bump(my_counters().contended);
+  SpinFail why = SpinFail::BudgetExhausted;
+  detail::hook(HookPoint::SpinBegin, this);
+  detail::spin_begin(this, LCB_F_WRITE);
+  if (atomic_can_spin(why) && atomic_optimistic_spin(why)) {
+    detail::spin_succeeded(this);
+    return;
+  }
+  detail::hook(HookPoint::SpinFailed, this);
+
+  detail::Waiter waiter;
+  waiter.slot = &detail::self();
+  waiter.tid = detail::self_tid();
+  waiter.timeout_ns = handoff_deadline();
+  wait_lock_.lock();
+  waiters_.push_back(&waiter);
+  detail::spin_failed_queue(this, LCB_F_WRITE, why);
+  if (waiters_.front() != &waiter) {
+    detail::WakeQueue wake;
+    atomic_cond_wake(count_.load(seq_cst), wake);
+    if (!wake.empty()) { // keep wait_lock hold times short
+      wait_lock_.unlock();
+      wake.wake_all();
+      wait_lock_.lock();
+    }
+  } else {
+    count_.fetch_or(kFlagWaiters, seq_cst);
+  }
+  while (!atomic_try_write_lock(waiter)) {
+    wait_lock_.unlock();
+    // 5.3+: the handoff writer spins on an on-CPU writer owner and retries
+    // at once if it just released the lock.
+    bool retry_now = false;
+    if (traits_.handoff_writer_spins && waiter.handoff_set.load(relaxed)) {
+      detail::SpinBudget budget;
+      SpinFail ignored;
+      retry_now = atomic_spin_on_owner(&budget, ignored) == OwnerState::Null;
+    }
+    if (!retry_now) {
+      detail::hook(HookPoint::BeforeSleep, this);
+      waiter.slot->parker.park();
+      detail::hook(HookPoint::Woken, this);
+    }
+    wait_lock_.lock();
+  }
+  wait_lock_.unlock();
+  detail::trace_end(this, 0);
+}
+
+} // namespace reflock

@@ -1,0 +1,218 @@
+// Each rwsem policy makes the decision its kernel version made, shown by
+// driving the interleaving with test hooks and reading the spinner's
+// counters (the same numbers the USDT probes report).
+#include "reflock/counters.h"
+#include "reflock/mutex.h"
+#include "reflock/rwsem.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace reflock {
+namespace {
+
+using test::eventually;
+using test::gettid_now;
+using test::TuningScope;
+
+TEST(RwSemPolicy, NamesRoundTrip) {
+  for (Policy p : all_policies()) EXPECT_EQ(parse_policy(to_string(p)), p);
+  EXPECT_EQ(policy_names(), "3.15, 3.16, 3.16-fix, 4.7, 4.7-hacked, 5.2, 5.3, 6.x");
+}
+
+TEST(RwSemPolicy, UnknownNameListsValidOnes) {
+  try {
+    parse_policy("4.8");
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'4.8'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("4.7-hacked"), std::string::npos);
+  }
+}
+
+// The writer owner releases: up_write() clears owner, and is held at that
+// point until the spinner has decided. 4.7 sees "owner NULL, count != 0" and
+// queues; 4.7-hacked keeps spinning and takes the lock without sleeping.
+Counters spinner_across_release_window(Policy policy) {
+  TuningScope tuning(10'000'000'000ULL); // no budget expiry during the test
+  RwSem sem(policy);
+  const std::uint32_t main_tid = gettid_now();
+  std::atomic<bool> watching_owner{false}, failed{false}, held_once{false};
+  std::atomic<int> owner_null_seen{0};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock != &sem) return;
+    switch (point) {
+    case HookPoint::SpinOnOwner: watching_owner = true; break;
+    case HookPoint::SpinOwnerNull: ++owner_null_seen; break;
+    case HookPoint::SpinFailed: failed = true; break;
+    case HookPoint::UpWriteOwnerCleared:
+      if (gettid_now() == main_tid && !held_once.exchange(true)) {
+        EXPECT_TRUE(eventually([&] { return failed.load() || owner_null_seen.load() >= 1000; }));
+      }
+      break;
+    default: break;
+    }
+  });
+  sem.lock();
+  Counters spinner;
+  std::thread writer([&] {
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    spinner = this_thread_counters() - before;
+  });
+  EXPECT_TRUE(eventually([&] { return watching_owner.load(); }));
+  sem.unlock();
+  writer.join();
+  return spinner;
+}
+
+TEST(RwSemPolicy, V4_7StopsSpinningWhenOwnerNullAndCountBusy) {
+  const Counters c = spinner_across_release_window(Policy::V4_7);
+  EXPECT_EQ(c.spin_attempts, 1u);
+  EXPECT_EQ(c.spin_failures, 1u);
+  EXPECT_EQ(c.failures(SpinFail::OwnerNullCountBusy), 1u);
+  EXPECT_EQ(c.acquisitions, 1u);
+}
+
+TEST(RwSemPolicy, V4_7HackedKeepsSpinningThroughReleaseWindow) {
+  const Counters c = spinner_across_release_window(Policy::V4_7_Hacked);
+  EXPECT_EQ(c.spin_attempts, 1u);
+  EXPECT_EQ(c.spin_failures, 0u);
+  EXPECT_EQ(c.spin_successes, 1u);
+  EXPECT_EQ(c.sleeps, 0u);
+}
+
+TEST(MutexPolicy, KeepsSpinningWhenOwnerReleases) {
+  // The mutex has no window: releasing is one store to the owner word.
+  TuningScope tuning(10'000'000'000ULL);
+  Mutex mutex;
+  std::atomic<bool> watching{false};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock == &mutex && point == HookPoint::SpinOnOwner) watching = true;
+  });
+  mutex.lock();
+  Counters spinner;
+  std::thread t([&] {
+    const Counters before = this_thread_counters();
+    mutex.lock();
+    mutex.unlock();
+    spinner = this_thread_counters() - before;
+  });
+  ASSERT_TRUE(eventually([&] { return watching.load(); }));
+  mutex.unlock();
+  t.join();
+  EXPECT_EQ(spinner.spin_successes, 1u);
+  EXPECT_EQ(spinner.spin_failures, 0u);
+  EXPECT_EQ(spinner.sleeps, 0u);
+}
+
+// A reader holds the rwsem; a writer arrives. What does each version do?
+struct ReaderOwnedCase {
+  Policy policy;
+  std::uint64_t spin_attempts;
+  bool fails; // spin attempt fails (0 attempts: queued without spinning)
+  SpinFail reason;
+};
+
+class ReaderOwned : public ::testing::TestWithParam<ReaderOwnedCase> {};
+
+TEST_P(ReaderOwned, WriterDecision) {
+  const ReaderOwnedCase expected = GetParam();
+  // A budget long enough for 6.x's 10.5 us reader deadline to end the spin
+  // first, short enough that 3.16's spin on readers ends in the test.
+  TuningScope tuning(20'000'000);
+  RwSem sem(expected.policy);
+  std::atomic<bool> queued{false};
+  std::atomic<bool> nonspinnable_at_fail{false};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock != &sem) return;
+    if (point == HookPoint::SpinFailed) nonspinnable_at_fail = sem.owner_nonspinnable();
+    if (point == HookPoint::BeforeSleep) queued = true;
+  });
+  sem.lock_shared();
+  Counters writer_counters;
+  std::thread writer([&] {
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    writer_counters = this_thread_counters() - before;
+  });
+  ASSERT_TRUE(eventually([&] { return queued.load(); }));
+  sem.unlock_shared();
+  writer.join();
+  EXPECT_EQ(writer_counters.spin_attempts, expected.spin_attempts);
+  if (expected.fails) {
+    EXPECT_EQ(writer_counters.spin_failures, 1u);
+    EXPECT_EQ(writer_counters.failures(expected.reason), 1u) << to_string(expected.reason);
+  }
+  EXPECT_EQ(writer_counters.acquisitions, 1u);
+  // 6.x marks the reader-owned lock NONSPINNABLE when its deadline passes.
+  EXPECT_EQ(nonspinnable_at_fail.load(), expected.policy == Policy::V6_X);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllPolicies, ReaderOwned,
+    ::testing::Values(ReaderOwnedCase{Policy::V3_15, 0, false, SpinFail::BudgetExhausted},
+                      // 3.16 spins on the reader-owned lock until "need_resched" (the budget)
+                      ReaderOwnedCase{Policy::V3_16, 1, true, SpinFail::BudgetExhausted},
+                      ReaderOwnedCase{Policy::V3_16_Fix, 1, true, SpinFail::NoOwner},
+                      ReaderOwnedCase{Policy::V4_7, 1, true, SpinFail::OwnerNullCountBusy},
+                      ReaderOwnedCase{Policy::V4_7_Hacked, 1, true, SpinFail::OwnerNullCountBusy},
+                      ReaderOwnedCase{Policy::V5_2, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V5_3, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V6_X, 1, true, SpinFail::ReaderOwned}),
+    [](const auto& param_info) {
+      std::string name(to_string(param_info.param.policy));
+      for (char& c : name)
+        if (c == '.' || c == '-') c = '_';
+      return "v" + name;
+    });
+
+// An owner the oracle reports as off CPU is not spun on.
+class OffCpuOracle final : public OwnerOracle {
+public:
+  bool on_cpu(std::uint32_t) const noexcept override { return false; }
+};
+
+TEST(OwnerOracle, OffCpuWriterOwnerStopsSpinning) {
+  TuningScope tuning(10'000'000'000ULL);
+  OffCpuOracle oracle;
+  set_owner_oracle(&oracle);
+  for (Policy policy : {Policy::V3_16, Policy::V4_7, Policy::V6_X}) {
+    RwSem sem(policy);
+    std::atomic<bool> queued{false};
+    set_test_hook([&](HookPoint point, const void* lock) {
+      if (lock == &sem && point == HookPoint::BeforeSleep) queued = true;
+    });
+    sem.lock();
+    Counters c;
+    std::thread t([&] {
+      const Counters before = this_thread_counters();
+      sem.lock();
+      sem.unlock();
+      c = this_thread_counters() - before;
+    });
+    ASSERT_TRUE(eventually([&] { return queued.load(); }));
+    sem.unlock();
+    t.join();
+    set_test_hook({});
+    EXPECT_EQ(c.failures(SpinFail::OwnerOffCpu), 1u) << to_string(policy);
+  }
+}
+
+TEST(OwnerOracle, TableOracleReadsTidSlots) {
+  std::uint32_t table[8] = {};
+  OnCpuTableOracle oracle(table, 8);
+  EXPECT_FALSE(oracle.on_cpu(13));
+  table[13 % 8] = 13;
+  EXPECT_TRUE(oracle.on_cpu(13));
+  EXPECT_FALSE(oracle.on_cpu(21)); // same slot, another thread
+}
+
+} // namespace
+} // namespace reflock
