@@ -1,0 +1,50 @@
+#include "workload/workload.h"
+
+#include "core/error.h"
+
+#include <cmath>
+
+namespace lockscope::workload {
+
+const std::vector<WorkloadInfo>& catalogue()
+{
+    static const std::vector<WorkloadInfo> workloads = {
+        {"pipe", "pipe->mutex",
+         "all threads share one pipe; each op writes one byte, then reads one byte"},
+        {"unlink1", "i_rwsem",
+         "each thread creates and unlinks its own file in one shared directory"},
+        {"unlink2", "i_rwsem (control)",
+         "as unlink1, but each thread has its own directory: the control"},
+        {"mmap1", "mmap_lock (write)",
+         "each thread maps 128 MiB anonymous memory and unmaps it, untouched"},
+        {"pagefault", "mmap_lock (read vs write)",
+         "even threads fault pages in (MADV_POPULATE_WRITE) and drop them; "
+         "odd threads mmap and munmap"},
+    };
+    return workloads;
+}
+
+const WorkloadInfo* find(const std::string& name)
+{
+    for (const auto& w : catalogue())
+        if (w.name == name)
+            return &w;
+    return nullptr;
+}
+
+void validate(const Options& options)
+{
+    if (!find(options.name)) {
+        std::string valid;
+        for (const auto& w : catalogue())
+            valid += (valid.empty() ? "" : ", ") + w.name;
+        throw UsageError("unknown workload '" + options.name + "' (valid: " + valid + ")");
+    }
+    if (options.threads == 0 || options.threads > kMaxThreads)
+        throw UsageError("thread count must be between 1 and " + std::to_string(kMaxThreads) +
+                         ", got " + std::to_string(options.threads));
+    if (!(options.duration_s > 0) || !std::isfinite(options.duration_s))
+        throw UsageError("duration must be a positive number of seconds");
+}
+
+}  // namespace lockscope::workload
