@@ -46,10 +46,26 @@ struct ls_episode {
 	__u8 pad[2];
 };
 
+/* A task's cumulative totals; copied to the task_stats map when it is
+ * switched out, so the per-episode path needs no hash lookup for them. */
+struct ls_task_totals {
+	__u64 contentions;
+	__u64 spin_attempts;
+	__u64 spin_failures;
+	__u64 wait_ns;
+	__u64 spin_ns;
+	__u64 sleep_ns;
+	__u64 preempt_ns;
+	__u64 sleeps;
+};
+
 struct ls_task_state {
 	__u64 switched_out_ns; /* 0 while on CPU */
 	__u32 depth;
 	__u32 out_blocked;     /* switched out in a blocked state (a sleep) */
+	__u32 dirty;           /* totals changed since the last flush */
+	__u32 pad;
+	struct ls_task_totals totals;
 	struct ls_episode ep[LS_MAX_DEPTH];
 };
 
@@ -237,6 +253,22 @@ LS_INLINE __u32 ls_log2_bucket(__u64 v)
 	if (v >> 2)  { v >>= 2;  r += 2; }
 	if (v >> 1)  { r += 1; }
 	return r < LS_HIST_BUCKETS ? r : LS_HIST_BUCKETS - 1;
+}
+
+/* Adds a finished episode to the task's own totals. */
+LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode *ep, __u64 now)
+{
+	struct ls_task_totals *t = &ts->totals;
+
+	t->contentions++;
+	t->spin_attempts += ep->spin_attempts;
+	t->spin_failures += ep->spin_failures;
+	t->wait_ns += now - ep->begin_ns;
+	t->spin_ns += ep->spin_ns;
+	t->sleep_ns += ep->sleep_ns;
+	t->preempt_ns += ep->preempt_ns;
+	t->sleeps += ep->sleeps;
+	ts->dirty = 1;
 }
 
 /* Adds a finished episode to a lock's per-CPU counters. */

@@ -190,33 +190,36 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 	ss->wait_ns += wait_ns;
 }
 
-static __always_inline void account_task(struct ls_counters *cnt, const struct ls_episode *ep,
-					 u64 wait_ns)
+/* Publishes a task's totals; called when it is switched out (and so at exit). */
+static __always_inline void flush_task(struct task_struct *task, struct ls_task_state *ts)
 {
-	u64 id = bpf_get_current_pid_tgid();
-	u32 pid = (u32)id;
+	u32 pid = task->pid;
 	struct ls_task_stats *t;
 
 	t = bpf_map_lookup_elem(&task_stats, &pid);
 	if (!t) {
-		struct ls_task_stats init = { .tgid = (u32)(id >> 32) };
+		struct ls_task_stats init = { .tgid = task->tgid };
 
-		bpf_get_current_comm(init.comm, sizeof(init.comm));
+		bpf_probe_read_kernel_str(init.comm, sizeof(init.comm), task->comm);
 		bpf_map_update_elem(&task_stats, &pid, &init, BPF_NOEXIST);
 		t = bpf_map_lookup_elem(&task_stats, &pid);
 		if (!t) {
-			cnt->lost_task_full++;
+			struct ls_counters *cnt = cpu_counters();
+
+			if (cnt)
+				cnt->lost_task_full++;
 			return;
 		}
 	}
-	t->contentions++;
-	t->spin_attempts += ep->spin_attempts;
-	t->spin_failures += ep->spin_failures;
-	t->wait_ns += wait_ns;
-	t->spin_ns += ep->spin_ns;
-	t->sleep_ns += ep->sleep_ns;
-	t->preempt_ns += ep->preempt_ns;
-	t->sleeps += ep->sleeps;
+	t->contentions = ts->totals.contentions;
+	t->spin_attempts = ts->totals.spin_attempts;
+	t->spin_failures = ts->totals.spin_failures;
+	t->wait_ns = ts->totals.wait_ns;
+	t->spin_ns = ts->totals.spin_ns;
+	t->sleep_ns = ts->totals.sleep_ns;
+	t->preempt_ns = ts->totals.preempt_ns;
+	t->sleeps = ts->totals.sleeps;
+	ts->dirty = 0;
 }
 
 SEC("tp_btf/contention_end")
@@ -265,7 +268,7 @@ int BPF_PROG(on_contention_end, void *lock, int ret)
 	ls_account(s, &ep, now, ret);
 	if (ep.lock_class)
 		s->lock_class = ep.lock_class;
-	account_task(cnt, &ep, now - ep.begin_ns);
+	ls_account_task(ts, &ep, now);
 	if (sample)
 		sample_stack(ctx, cnt, key.lock, key.flags, LS_ROLE_WAITER, now - ep.begin_ns);
 	return 0;
@@ -275,25 +278,34 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	struct ls_task_state *ts;
+	struct ls_task_state *prev_ts, *next_ts;
 	struct ls_cpu_idle *idle;
 	u32 zero = 0;
-	u64 now = bpf_ktime_get_ns();
+	u64 now = 0;
 
-	idle = bpf_map_lookup_elem(&cpu_idle, &zero);
-	if (idle) {
-		if (prev->pid == 0 && idle->idle_since)
-			idle->idle_ns += now - idle->idle_since;
-		idle->idle_since = next->pid == 0 ? now : 0;
+	/* Reading the clock costs as much as the rest here: only when needed. */
+	if (prev->pid == 0 || next->pid == 0) {
+		idle = bpf_map_lookup_elem(&cpu_idle, &zero);
+		if (idle) {
+			now = bpf_ktime_get_ns();
+			if (prev->pid == 0 && idle->idle_since)
+				idle->idle_ns += now - idle->idle_since;
+			idle->idle_since = next->pid == 0 ? now : 0;
+		}
 	}
 
-	ts = bpf_task_storage_get(&task_state, prev, 0, 0);
-	if (ts)
+	prev_ts = bpf_task_storage_get(&task_state, prev, 0, 0);
+	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
+	if (!now && ((prev_ts && prev_ts->depth) || (next_ts && next_ts->switched_out_ns)))
+		now = bpf_ktime_get_ns();
+	if (prev_ts) {
 		/* A preempted task stays runnable whatever its state says. */
-		ls_switch_out(ts, now, !preempt && prev_state != 0);
-	ts = bpf_task_storage_get(&task_state, next, 0, 0);
-	if (ts)
-		ls_switch_in(ts, now);
+		ls_switch_out(prev_ts, now, !preempt && prev_state != 0);
+		if (prev_ts->dirty)
+			flush_task(prev, prev_ts);
+	}
+	if (next_ts)
+		ls_switch_in(next_ts, now);
 	return 0;
 }
 

@@ -85,7 +85,7 @@ struct ls_stack_stats {
 	__u64 wait_ns; /* wait time of the sampled episodes (waiter role) */
 };
 
-/* Per-task totals, keyed by pid (thread id). */
+/* Per-task totals, keyed by pid (thread id), as of the task's last switch-out. */
 struct ls_task_stats {
 	__u32 tgid;
 	__u32 pad;

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Measures what recording costs: BPF run time per handled event (kernel BPF
+stats), events lost, the recorder's own CPU, and session size per minute.
+
+Runs `lockscope record --workload WORKLOAD` and samples, over the middle of
+the run, each lockscope program's run_time_ns / run_cnt from the kernel
+(kernel.bpf_stats_enabled=1, restored afterwards) and the recorder's
+utime+stime from /proc. Needs root. Prints a Markdown table, writes JSON.
+
+usage: bench/bpf_cost.py [--lockscope build/lockscope] [--workload pipe]
+                         [--threads 4] [--duration 12] [--repeat 3] [--json out.json]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PROGRAMS = ("on_contention_b", "on_contention_e", "on_sched_switc", "on_sched_wakin")
+FLOOR = ("floor_contentio", "floor_sched_swi", "floor_sched_wak")
+
+
+def bpf_stats(prefixes):
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True, capture_output=True, text=True).stdout
+    progs = {}
+    for p in json.loads(out):
+        name = p.get("name", "")
+        if name.startswith(prefixes):
+            progs[p["id"]] = (name, p.get("run_time_ns", 0), p.get("run_cnt", 0))
+    return progs
+
+
+def per_event(s0, s1):
+    per_prog = {}
+    for pid, (name, rt1, cnt1) in s1.items():
+        _, rt0, cnt0 = s0.get(pid, (name, 0, 0))
+        per_prog[name] = (rt1 - rt0, cnt1 - cnt0)
+    total_ns = sum(v[0] for v in per_prog.values())
+    total_cnt = sum(v[1] for v in per_prog.values())
+    return per_prog, (total_ns / total_cnt if total_cnt else 0.0), total_cnt
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime, this process only
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def one_run(args, workdir, index):
+    out = os.path.join(workdir, f"cost-{index}.lockscope")
+    cmd = [args.lockscope, "record", "--workload", args.workload, "-t", str(args.threads),
+           "-d", str(args.duration), "-o", out, "-f"] + args.record_arg
+    # Empty programs on the same hooks, attached through the same window: the
+    # floor any tp_btf program pays here, measured on the very same events.
+    floor = subprocess.Popen([args.floor, str(int(args.duration + 5))], stderr=subprocess.PIPE, text=True)
+    if "attached" not in floor.stderr.readline():
+        sys.exit("bpf_cost: bpf_floor did not attach")
+    rec = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line = rec.stderr.readline()
+    if "recording" not in line:
+        rec.wait()
+        sys.exit(f"bpf_cost: lockscope did not start: {line}{rec.stderr.read()}")
+    settle = args.duration * 0.2
+    window = args.duration * 0.6
+    time.sleep(settle)
+    s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR), cpu_seconds(rec.pid), time.monotonic()
+    time.sleep(window)
+    s1, f1, c1, t1 = bpf_stats(PROGRAMS), bpf_stats(FLOOR), cpu_seconds(rec.pid), time.monotonic()
+    hwm = rss_kib(rec.pid)
+    rec.stderr.read()
+    if rec.wait() != 0:
+        sys.exit("bpf_cost: lockscope record failed")
+    floor.kill()
+    floor.wait()
+    per_prog, ns_per_event, total_cnt = per_event(s0, s1)
+    floor_prog, floor_ns, _ = per_event(f0, f1)
+    report = json.loads(subprocess.run([args.lockscope, "report", out, "--format", "json"], check=True,
+                                       capture_output=True, text=True).stdout)
+    duration = report["totals"].get("duration_s") or args.duration
+    return {
+        "ns_per_event": ns_per_event,
+        "floor_ns_per_event": floor_ns,
+        "above_floor_ns": ns_per_event - floor_ns,
+        "floor_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in floor_prog.items()},
+        "per_program": {n: {"ns_per_event": (rt / cnt if cnt else 0.0), "events_per_s": cnt / (t1 - t0)}
+                        for n, (rt, cnt) in per_prog.items()},
+        "events_per_s": total_cnt / (t1 - t0),
+        "recorder_cpu_percent": 100.0 * (c1 - c0) / (t1 - t0),
+        "recorder_peak_rss_mib": hwm / 1024.0,
+        "session_mib_per_minute": os.path.getsize(out) / (1 << 20) / duration * 60.0,
+        "lost": report["totals"]["lost"],
+        "contentions_per_s": report["totals"]["contentions"] / duration,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lockscope", default=os.path.join(os.path.dirname(__file__), "..", "build", "lockscope"))
+    ap.add_argument("--floor", default=os.path.join(os.path.dirname(__file__), "..", "build", "bpf_floor"))
+    ap.add_argument("--workload", default="pipe")
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--duration", type=float, default=12)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json")
+    ap.add_argument("--record-arg", action="append", default=[], help="extra option for lockscope record")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bpf_cost: needs root (BPF stats and recording)")
+    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
+        previous = f.read().strip()
+    runs = []
+    with tempfile.TemporaryDirectory() as workdir:
+        try:
+            with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+                f.write("1")
+            for i in range(args.repeat):
+                runs.append(one_run(args, workdir, i))
+                print(f"run {i + 1}/{args.repeat}: {runs[-1]['ns_per_event']:.0f} ns/event", file=sys.stderr)
+        finally:
+            with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+                f.write(previous)
+
+    def col(key):
+        vals = [r[key] for r in runs]
+        return statistics.median(vals), min(vals), max(vals)
+
+    rows = [("BPF run time per handled event (ns)", "ns_per_event", "{:.0f}"),
+            ("empty tp_btf program on the same hooks (ns)", "floor_ns_per_event", "{:.0f}"),
+            ("lockscope's work above that floor (ns)", "above_floor_ns", "{:.0f}"),
+            ("handled events per second", "events_per_s", "{:,.0f}"),
+            ("contentions per second", "contentions_per_s", "{:,.0f}"),
+            ("recorder CPU (% of one CPU)", "recorder_cpu_percent", "{:.2f}"),
+            ("recorder peak RSS (MiB)", "recorder_peak_rss_mib", "{:.1f}"),
+            ("session size (MiB per minute)", "session_mib_per_minute", "{:.3f}"),
+            ("events lost", "lost", "{:.0f}")]
+    print(f"\n`{args.workload}` workload, {args.threads} threads, {args.repeat} runs of {args.duration:g} s "
+          f"(median [min - max])\n")
+    print("| measure | median | min | max |\n|---|---|---|---|")
+    for label, key, fmt in rows:
+        med, lo, hi = col(key)
+        print(f"| {label} | {fmt.format(med)} | {fmt.format(lo)} | {fmt.format(hi)} |")
+    print("\nper program (median ns/event, events/s):")
+    for name in sorted(runs[0]["per_program"]):
+        ns = statistics.median(r["per_program"][name]["ns_per_event"] for r in runs if name in r["per_program"])
+        ev = statistics.median(r["per_program"][name]["events_per_s"] for r in runs if name in r["per_program"])
+        print(f"  {name:18s} {ns:7.0f} ns  {ev:12,.0f}/s")
+    print("empty programs:", ", ".join(f"{n} {statistics.median(r['floor_per_program'].get(n, 0) for r in runs):.0f} ns"
+                                      for n in sorted(runs[0]["floor_per_program"])))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"workload": args.workload, "threads": args.threads, "runs": runs}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
