@@ -26,7 +26,7 @@ packages=(
   libboost-program-options-dev libboost-math-dev
   libsqlite3-dev sqlite3 nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  procps util-linux
+  procps util-linux python3
 )
 if [ "$with_gui" -eq 1 ]; then
   packages+=(qt6-base-dev qt6-charts-dev libgl-dev libxkbcommon-dev)

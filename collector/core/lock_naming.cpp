@@ -111,18 +111,24 @@ Naming name_lock(const KernelSymbols& syms, uint64_t address, uint32_t flags, ui
         return n;
     }
     if (k.kind == "spinlock") {
-        // A sleeping lock's wait_lock: name it after the sleeping lock.
+        // A sleeping lock's wait_lock: the function that took the spinlock
+        // (the first frame past tracing and spinlock code) is mutex or rwsem code.
         for (uint64_t ip : frames) {
-            std::string fn = syms.function_name(ip);
+            const std::string fn = syms.function_name(ip);
+            if (fn.empty() || starts_with(fn, "bpf_") || starts_with(fn, "__bpf_") || starts_with(fn, "_raw_spin") ||
+                starts_with(fn, "queued_spin") || starts_with(fn, "__pv_queued") || starts_with(fn, "native_queued") ||
+                starts_with(fn, "do_raw_spin"))
+                continue;
             const char* outer = starts_with(fn, "__mutex_") || starts_with(fn, "mutex_") ? "mutex"
                                 : starts_with(fn, "rwsem_") || starts_with(fn, "__rwsem") ? "rwsem"
                                                                                            : nullptr;
-            if (!outer)
-                continue;
-            std::string cls = class_from_caller(outer, n.caller);
-            n.name = (cls.empty() ? std::string(outer) + "@" + (n.caller.empty() ? "unknown" : n.caller) : cls) +
-                     ".wait_lock";
-            return n;
+            if (outer) {
+                const std::string cls = class_from_caller(outer, n.caller);
+                n.name = (cls.empty() ? std::string(outer) + "@" + (n.caller.empty() ? "unknown" : n.caller) : cls) +
+                         ".wait_lock";
+                return n;
+            }
+            break;
         }
     }
     n.name = k.kind + "@" + (n.caller.empty() ? std::string("unknown") : n.caller);
