@@ -1,0 +1,117 @@
+#include "core/format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace lockscope {
+namespace {
+
+// Three significant digits: 1.23, 12.3, 123.
+std::string three_digits(double v)
+{
+    char buf[32];
+    if (v < 9.995)
+        std::snprintf(buf, sizeof buf, "%.2f", v);
+    else if (v < 99.95)
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
+}  // namespace
+
+std::string format_duration(double ns, bool compact)
+{
+    if (!std::isfinite(ns) || ns < 0)
+        return "-";
+    const char* sep = compact ? "" : " ";
+    if (ns < 999.5)
+        return std::to_string(int64_t(std::llround(ns))) + sep + "ns";
+    if (ns < 999.5e3)
+        return three_digits(ns / 1e3) + sep + "µs";
+    if (ns < 999.5e6)
+        return three_digits(ns / 1e6) + sep + "ms";
+    if (ns < 999.5e9)
+        return three_digits(ns / 1e9) + sep + "s";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%ss", ns / 1e9, sep);
+    return buf;
+}
+
+std::string format_count(uint64_t n)
+{
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string format_count_short(double n)
+{
+    if (!std::isfinite(n) || n < 0)
+        return "-";
+    if (n < 999.5)
+        return std::to_string(int64_t(std::llround(n)));
+    static const char* const suffixes[] = {"k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    n /= 1e3;
+    while (n >= 999.5 && i < 5) {
+        n /= 1e3;
+        ++i;
+    }
+    return three_digits(n) + suffixes[i];
+}
+
+std::string format_rate(double per_second, const std::string& unit)
+{
+    if (!std::isfinite(per_second) || per_second < 0)
+        return "-";
+    std::string suffix = unit.empty() ? "/s" : " " + unit + "/s";
+    if (per_second < 999.5) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f", per_second);
+        return buf + suffix;
+    }
+    return format_count_short(per_second) + suffix;
+}
+
+std::string format_percent(double fraction, int decimals)
+{
+    if (!std::isfinite(fraction))
+        return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f%%", decimals, fraction * 100.0);
+    return buf;
+}
+
+size_t display_width(const std::string& s)
+{
+    size_t w = 0;
+    for (unsigned char c : s)
+        if ((c & 0xC0) != 0x80)
+            ++w;
+    return w;
+}
+
+std::string truncate_display(const std::string& s, size_t width)
+{
+    if (display_width(s) <= width)
+        return s;
+    if (width == 0)
+        return {};
+    std::string out;
+    size_t w = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if ((c & 0xC0) != 0x80 && ++w > width - 1)
+            break;
+        out += s[i];
+    }
+    return out + "…";
+}
+
+}  // namespace lockscope

@@ -1,0 +1,33 @@
+// Human-readable numbers for reports and the GUI: durations in ns/µs/ms/s,
+// counts with thousands separators or SI suffixes, rates and percentages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lockscope {
+
+// "850 ns", "4.20 µs", "12.3 ms", "1.05 s", "1234 s". Three significant
+// digits. `compact` drops the space ("12.3ms") for table cells.
+std::string format_duration(double ns, bool compact = false);
+
+// "12,345,678".
+std::string format_count(uint64_t n);
+
+// "950", "12.3k", "4.56M", "7.89G" for table cells.
+std::string format_count_short(double n);
+
+// "205.8/s", "12.3k/s"; with a unit, "12.3k ops/s".
+std::string format_rate(double per_second, const std::string& unit = {});
+
+// 0.421 -> "42.1%"; `decimals` digits after the point.
+std::string format_percent(double fraction, int decimals = 1);
+
+// Display width in terminal columns of UTF-8 text (one per code point;
+// enough for the "µ" and "…" this project prints).
+size_t display_width(const std::string& s);
+
+// Truncates to `width` columns with a trailing "…" when it does not fit.
+std::string truncate_display(const std::string& s, size_t width);
+
+}  // namespace lockscope

@@ -1,0 +1,66 @@
+// `lockscope report`: a session rolled up into totals and ranked rows, and
+// its text, JSON (a public interface, see DESIGN.md) and CSV renderings.
+// The GUI uses build_report for its key figures and tables too.
+#pragma once
+
+#include "core/model.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+enum class GroupBy { Lock, Caller, Task, Kind };
+
+// "lock", "caller", "task", "kind"; anything else is a UsageError that
+// lists the valid values.
+GroupBy parse_group_by(const std::string& text);
+const char* group_by_name(GroupBy by);
+
+struct ReportOptions {
+    GroupBy by = GroupBy::Lock;
+    size_t top = 20;             // 0: all rows
+    std::optional<int64_t> run;  // one run only; all runs when empty
+};
+
+struct ReportRow {
+    std::string name;    // lock name, caller function, kind(/mode) or "comm[pid]"
+    std::string kind;
+    std::string mode;
+    std::string caller;  // for a lock: the caller with the most wait
+    LockCounters counters;
+    double share_of_wait = 0;  // of the totals' wait_ns
+};
+
+struct ReportTotals {
+    LockCounters counters;
+    double duration_s = 0;      // summed interval durations
+    double idle_fraction = 0;   // idle ns / CPU ns over all intervals
+    uint64_t lost = 0;
+    LostCounters lost_by_cause;
+    uint64_t events = 0;
+    std::optional<double> ops_per_s;  // workload throughput, when a workload ran
+    size_t runs = 0;
+    size_t intervals = 0;
+};
+
+struct Report {
+    std::map<std::string, std::string> session;  // the session's metadata
+    ReportTotals totals;
+    std::vector<ReportRow> rows;  // by wait_ns, descending; at most `top`
+    size_t rows_total = 0;        // before the `top` cut
+    GroupBy by = GroupBy::Lock;
+};
+
+// Throws UsageError when options.run names a run the session lacks.
+Report build_report(const Session& session, const ReportOptions& options);
+
+std::string format_text(const Report& report);  // fits 100 columns
+std::string format_json(const Report& report);
+std::string format_csv(const Report& report);   // header + one line per row, RFC 4180 quoting
+
+}  // namespace lockscope

@@ -1,0 +1,343 @@
+// Text, JSON and CSV renderings of a Report.
+#include "core/format.h"
+#include "core/report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace lockscope {
+namespace {
+
+constexpr size_t kTextWidth = 100;
+
+double ratio(uint64_t part, uint64_t whole)
+{
+    return whole ? double(part) / double(whole) : 0.0;
+}
+
+// Queued time the waiter spent on CPU (not spinning, not switched out).
+uint64_t queued_on_cpu_ns(const LockCounters& c)
+{
+    uint64_t queued = c.queued_ns(), off = c.offcpu_ns();
+    return queued > off ? queued - off : 0;
+}
+
+std::string pad(const std::string& s, size_t width, bool right)
+{
+    size_t w = display_width(s);
+    std::string fill(w < width ? width - w : 0, ' ');
+    return right ? fill + s : s + fill;
+}
+
+std::string part_of(uint64_t ns, uint64_t total)
+{
+    return format_duration(double(ns)) + " (" + format_percent(ratio(ns, total), 0) + ")";
+}
+
+void header_block(std::ostringstream& out, const Report& rep)
+{
+    auto meta = [&](const char* key) {
+        auto it = rep.session.find(key);
+        return it == rep.session.end() ? std::string() : it->second;
+    };
+    auto line = [&](const char* label, const std::string& value) {
+        if (!value.empty())
+            out << pad(label, 19, false) << value << '\n';
+    };
+    const ReportTotals& t = rep.totals;
+    out << "lockscope report, by " << group_by_name(rep.by) << '\n';
+    line("host", meta("host"));
+    std::string kernel = meta("kernel_release");
+    if (!meta("kernel_version").empty())
+        kernel += (kernel.empty() ? "" : " ") + meta("kernel_version");
+    line("kernel", truncate_display(kernel, kTextWidth - 19));
+    std::string cpus = meta("cpu_model");
+    if (!meta("online_cpus").empty())
+        cpus += (cpus.empty() ? "" : ", ") + meta("online_cpus") + " online CPUs";
+    line("CPUs", truncate_display(cpus, kTextWidth - 19));
+    char dur[128];
+    std::snprintf(dur, sizeof dur, "%.1f s in %zu run%s, %zu interval%s", t.duration_s, t.runs,
+                  t.runs == 1 ? "" : "s", t.intervals, t.intervals == 1 ? "" : "s");
+    std::string started = meta("start_time");
+    line("duration", dur + (started.empty() ? "" : ", started " + started));
+    line("scope", meta("scope"));
+    line("command", truncate_display(meta("command"), kTextWidth - 19));
+    std::string workload = meta("workload");
+    if (!workload.empty()) {
+        if (!meta("workload.threads").empty())
+            workload += ", " + meta("workload.threads") + " threads";
+        if (t.ops_per_s)
+            workload += ": " + format_rate(*t.ops_per_s, "ops");
+        line("workload", workload);
+    } else if (t.ops_per_s) {
+        line("throughput", format_rate(*t.ops_per_s, "ops"));
+    }
+}
+
+void totals_block(std::ostringstream& out, const Report& rep)
+{
+    const ReportTotals& t = rep.totals;
+    const LockCounters& c = t.counters;
+    auto line = [&](const char* label, const std::string& value) {
+        out << pad(label, 19, false) << value << '\n';
+    };
+    out << '\n';
+    double per_s = t.duration_s > 0 ? double(c.contentions) / t.duration_s : 0.0;
+    line("contentions", format_count(c.contentions) + "  (" + format_rate(per_s) + ")");
+    line("spin attempts", format_count(c.spin_attempts));
+    line("spin failures", format_count(c.spin_failures) + "  (successes " +
+                              format_count(c.spin_successes) + ")");
+    line("spin-failure rate",
+         (c.spin_attempts ? format_percent(c.spin_failure_rate()) : std::string("-")) +
+             "  failures / attempts: spin phases that ended with the task queueing");
+    line("wait", format_duration(double(c.wait_ns)) + " in total, max " +
+                     format_duration(double(c.max_wait_ns)) + ", mean " +
+                     format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions)
+                                                   : 0.0));
+    line("", "spin " + part_of(c.spin_ns, c.wait_ns) + ", queued on CPU " +
+                 part_of(queued_on_cpu_ns(c), c.wait_ns) + ", off CPU " +
+                 part_of(c.offcpu_ns(), c.wait_ns));
+    line("off CPU", "asleep " + format_duration(double(c.sleep_ns)) + " in " +
+                        format_count(c.sleeps) + " sleeps, preempted " +
+                        format_duration(double(c.preempt_ns)) + " in " +
+                        format_count(c.preemptions) + " preemptions");
+    uint64_t owner_total = 0;
+    for (uint64_t n : c.owner)
+        owner_total += n;
+    if (owner_total) {
+        std::string s;
+        for (int i = 0; i < kOwnerStates; ++i)
+            s += (i ? ", " : "") + std::string(owner_state_name(i)) + " " +
+                 format_count(c.owner[size_t(i)]);
+        line("owner at queueing", s);
+    }
+    if (c.errors || c.wakeups)
+        line("wakeups, errors", format_count(c.wakeups) + ", " + format_count(c.errors));
+    line("CPU idle", format_percent(t.idle_fraction));
+    line("events", format_count(t.events));
+    const LostCounters& l = t.lost_by_cause;
+    line("lost", format_count(t.lost) + (t.lost ? "  (results undercount)" : ""));
+    line("", "depth " + format_count(l.depth) + ", lock-map " + format_count(l.lock_map_full) +
+                 ", stack " + format_count(l.stack) + ", stack-map " +
+                 format_count(l.stack_map_full) + ", task-map " + format_count(l.task_map_full) +
+                 ", task-storage " + format_count(l.task_storage) + ", ringbuf " +
+                 format_count(l.ring_buffer));
+}
+
+struct Column {
+    const char* header;
+    size_t width;
+    bool right;
+};
+
+void table_block(std::ostringstream& out, const Report& rep)
+{
+    out << '\n';
+    if (rep.rows.empty()) {
+        out << "no contention recorded\n";
+        return;
+    }
+    // Text columns that would repeat the name, or hold nothing, are dropped.
+    bool show_kind = rep.by != GroupBy::Kind && rep.by != GroupBy::Task;
+    bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind;
+    auto kind_of = [](const ReportRow& r) {
+        return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);  // rwsem/r, rwsem/w
+    };
+
+    std::vector<Column> numeric = {{"contend", 7, true}, {"fail%", 5, true}, {"wait", 7, true},
+                                   {"mean", 7, true},    {"max", 7, true},   {"spin%", 5, true},
+                                   {"off%", 4, true},    {"sleeps", 6, true}};
+    size_t numeric_width = 0;
+    for (const auto& col : numeric)
+        numeric_width += col.width + 1;
+    size_t name_w = 4, kind_w = show_kind ? 4 : 0, caller_w = show_caller ? 6 : 0;
+    for (const auto& r : rep.rows) {
+        name_w = std::max(name_w, display_width(r.name));
+        if (show_kind)
+            kind_w = std::max(kind_w, std::min<size_t>(display_width(kind_of(r)), 14));
+        if (show_caller)
+            caller_w = std::max(caller_w, display_width(r.caller));
+    }
+    size_t separators = (show_kind ? 2 : 0) + (show_caller ? 2 : 0);
+    size_t budget = kTextWidth - numeric_width - separators - kind_w;
+    if (name_w + caller_w > budget) {
+        // Share the room; each gets at least half, or all it needs if less.
+        size_t half = budget / 2;
+        if (!show_caller)
+            name_w = budget;
+        else if (name_w <= half)
+            caller_w = budget - name_w;
+        else if (caller_w <= half)
+            name_w = budget - caller_w;
+        else
+            name_w = half, caller_w = budget - half;
+    }
+
+    auto row_line = [&](const std::string& name, const std::string& kind,
+                        const std::string& caller, const std::vector<std::string>& cells) {
+        std::string s = pad(truncate_display(name, name_w), name_w, false);
+        if (show_kind)
+            s += "  " + pad(truncate_display(kind, kind_w), kind_w, false);
+        if (show_caller)
+            s += "  " + pad(truncate_display(caller, caller_w), caller_w, false);
+        for (size_t i = 0; i < numeric.size(); ++i)
+            s += " " + pad(cells[i], numeric[i].width, true);
+        while (!s.empty() && s.back() == ' ')
+            s.pop_back();
+        out << s << '\n';
+    };
+    std::vector<std::string> headers;
+    for (const auto& col : numeric)
+        headers.push_back(col.header);
+    row_line(rep.by == GroupBy::Task ? "task" : rep.by == GroupBy::Caller ? "caller" : "name",
+             "kind", "caller", headers);
+    for (const auto& r : rep.rows) {
+        const LockCounters& c = r.counters;
+        std::string contend = c.contentions < 10'000'000
+                                  ? std::to_string(c.contentions)
+                                  : format_count_short(double(c.contentions));
+        row_line(r.name, kind_of(r), r.caller.empty() ? "-" : r.caller,
+                 {contend,
+                  c.spin_attempts ? format_percent(c.spin_failure_rate(), 0) : "-",
+                  format_duration(double(c.wait_ns), true),
+                  format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0,
+                                  true),
+                  format_duration(double(c.max_wait_ns), true),
+                  format_percent(ratio(c.spin_ns, c.wait_ns), 0),
+                  format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0),
+                  format_count_short(double(c.sleeps))});
+    }
+    if (rep.rows_total > rep.rows.size())
+        out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by wait)\n";
+    out << "fail% = spin failures / spin attempts; spin%, off% = share of the wait spent\n"
+           "spinning and off CPU; mean and max are per contention.\n";
+}
+
+nlohmann::ordered_json counters_json(const LockCounters& c)
+{
+    nlohmann::ordered_json j;
+    j["contentions"] = c.contentions;
+    j["spin_attempts"] = c.spin_attempts;
+    j["spin_failures"] = c.spin_failures;
+    j["spin_successes"] = c.spin_successes;
+    j["spin_failure_rate"] = c.spin_failure_rate();
+    j["wait_ns"] = c.wait_ns;
+    j["spin_ns"] = c.spin_ns;
+    j["queued_ns"] = c.queued_ns();
+    j["offcpu_ns"] = c.offcpu_ns();
+    j["sleep_ns"] = c.sleep_ns;
+    j["preempt_ns"] = c.preempt_ns;
+    j["sleeps"] = c.sleeps;
+    j["preemptions"] = c.preemptions;
+    j["max_wait_ns"] = c.max_wait_ns;
+    j["mean_wait_ns"] = c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
+    j["errors"] = c.errors;
+    j["wakeups"] = c.wakeups;
+    nlohmann::ordered_json owner;
+    for (int i = 0; i < kOwnerStates; ++i)
+        owner[owner_state_name(i)] = c.owner[size_t(i)];
+    j["owner_at_queueing"] = owner;
+    j["hist"] = c.hist;  // bucket i: waits of [2^i, 2^(i+1)) ns; the last is open-ended
+    return j;
+}
+
+std::string csv_field(const std::string& s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char ch : s) {
+        if (ch == '"')
+            out += '"';
+        out += ch;
+    }
+    return out + "\"";
+}
+
+std::string number(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+}  // namespace
+
+std::string format_text(const Report& rep)
+{
+    std::ostringstream out;
+    header_block(out, rep);
+    totals_block(out, rep);
+    table_block(out, rep);
+    return out.str();
+}
+
+std::string format_json(const Report& rep)
+{
+    nlohmann::ordered_json j;
+    j["session"] = rep.session;
+    j["group_by"] = group_by_name(rep.by);
+    const ReportTotals& t = rep.totals;
+    nlohmann::ordered_json totals = counters_json(t.counters);
+    totals["idle_fraction"] = t.idle_fraction;
+    totals["lost"] = t.lost;
+    const LostCounters& l = t.lost_by_cause;
+    totals["lost_by_cause"] = {{"depth", l.depth},
+                               {"lock_map_full", l.lock_map_full},
+                               {"stack", l.stack},
+                               {"stack_map_full", l.stack_map_full},
+                               {"task_map_full", l.task_map_full},
+                               {"task_storage", l.task_storage},
+                               {"ring_buffer", l.ring_buffer}};
+    totals["events"] = t.events;
+    totals["duration_s"] = t.duration_s;
+    totals["contentions_per_s"] =
+        t.duration_s > 0 ? double(t.counters.contentions) / t.duration_s : 0.0;
+    totals["ops_per_s"] = t.ops_per_s ? nlohmann::ordered_json(*t.ops_per_s) : nullptr;
+    totals["runs"] = t.runs;
+    totals["intervals"] = t.intervals;
+    j["totals"] = totals;
+    auto locks = nlohmann::ordered_json::array();
+    for (const ReportRow& r : rep.rows) {
+        nlohmann::ordered_json row;
+        row["name"] = r.name;
+        row["kind"] = r.kind;
+        row["mode"] = r.mode;
+        row["caller"] = r.caller;
+        row.update(counters_json(r.counters));
+        row["share_of_wait"] = r.share_of_wait;
+        locks.push_back(std::move(row));
+    }
+    j["locks"] = std::move(locks);
+    j["rows_total"] = rep.rows_total;
+    // Replace rather than throw on invalid UTF-8 from a foreign session.
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string format_csv(const Report& rep)
+{
+    std::string out =
+        "name,kind,mode,caller,contentions,spin_attempts,spin_failures,spin_successes,"
+        "spin_failure_rate,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
+        "max_wait_ns,mean_wait_ns,errors,wakeups,share_of_wait\n";
+    for (const ReportRow& r : rep.rows) {
+        const LockCounters& c = r.counters;
+        out += csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.mode) + ',' +
+               csv_field(r.caller);
+        for (uint64_t v : {c.contentions, c.spin_attempts, c.spin_failures, c.spin_successes})
+            out += ',' + std::to_string(v);
+        out += ',' + number(c.spin_failure_rate());
+        for (uint64_t v : {c.wait_ns, c.spin_ns, c.offcpu_ns(), c.sleep_ns, c.preempt_ns, c.sleeps,
+                           c.preemptions, c.max_wait_ns})
+            out += ',' + std::to_string(v);
+        out += ',' + number(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0);
+        out += ',' + std::to_string(c.errors) + ',' + std::to_string(c.wakeups);
+        out += ',' + number(r.share_of_wait) + '\n';
+    }
+    return out;
+}
+
+}  // namespace lockscope

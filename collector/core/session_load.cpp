@@ -1,0 +1,382 @@
+// Reading session files. Files may come from other machines, other users
+// or an interrupted recorder, so every row is validated: bad rows are
+// skipped and counted in Session::warnings, never trusted.
+#include "core/error.h"
+#include "core/session_schema.h"
+#include "core/session_store.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <utility>
+
+namespace lockscope {
+
+using detail::RowReader;
+using detail::Stmt;
+
+namespace {
+
+Error not_a_session(const std::string& path, const std::string& why)
+{
+    return Error("'" + path + "' is not a lockscope session", "", 0, why);
+}
+
+// Rejects what SQLite would misreport or block on (directories, FIFOs,
+// empty files, other formats) before handing the path over.
+void check_file(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw Error("cannot open session file", path, errno);
+    if (S_ISDIR(st.st_mode))
+        throw not_a_session(path, "it is a directory");
+    if (!S_ISREG(st.st_mode))
+        throw not_a_session(path, "it is not a regular file");
+    if (st.st_size == 0)
+        throw not_a_session(path, "the file is empty");
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        throw Error("cannot open session file", path, errno);
+    char magic[16] = {};
+    ssize_t n = ::read(fd, magic, sizeof magic);
+    ::close(fd);
+    if (n != ssize_t(sizeof magic) || std::memcmp(magic, "SQLite format 3", 16) != 0)
+        throw not_a_session(path, "it is not an SQLite database");
+}
+
+std::string uri_escape(const std::string& path)
+{
+    std::string out = "file:";
+    for (unsigned char c : path) {
+        if (c == '%' || c == '?' || c == '#' || c < 0x20) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
+}
+
+struct Db {
+    sqlite3* db = nullptr;
+    Db() = default;
+    Db(const Db&) = delete;
+    Db& operator=(const Db&) = delete;
+    ~Db() { sqlite3_close_v2(db); }
+};
+
+int query_int(sqlite3* db, const char* sql, int* out)
+{
+    sqlite3_stmt* st = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+// Opens read-only inside one read transaction (a consistent snapshot while
+// a recorder appends) and checks the schema version before anything else.
+void open_readonly(const std::string& path, Db& h, int* version)
+{
+    check_file(path);
+    for (bool immutable : {false, true}) {
+        sqlite3_close_v2(h.db);
+        h.db = nullptr;
+        // A file left in WAL mode by a killed recorder in a directory we
+        // cannot write: SQLite cannot create the -shm, so read it as is.
+        std::string name = immutable ? uri_escape(path) + "?immutable=1" : path;
+        int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
+        int rc = sqlite3_open_v2(name.c_str(), &h.db, flags, nullptr);
+        if (rc == SQLITE_OK) {
+            sqlite3_busy_timeout(h.db, 2000);
+            rc = sqlite3_exec(h.db, "BEGIN", nullptr, nullptr, nullptr);
+        }
+        if (rc == SQLITE_OK)
+            rc = query_int(h.db, "PRAGMA user_version", version);
+        if (rc == SQLITE_OK)
+            break;
+        int code = rc & 0xff;
+        if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+            throw not_a_session(path, "it is not an SQLite database or is damaged");
+        if (immutable || (code != SQLITE_CANTOPEN && code != SQLITE_READONLY))
+            throw Error("cannot open session file", path, 0,
+                        h.db ? sqlite3_errmsg(h.db) : sqlite3_errstr(rc));
+    }
+    if (*version > kSchemaVersion)
+        throw Error("cannot read session file", path, 0,
+                    "it has schema version " + std::to_string(*version) +
+                        "; this lockscope reads versions up to " + std::to_string(kSchemaVersion) +
+                        ", use a newer lockscope");
+    if (*version < 1)
+        throw not_a_session(path, "it is an SQLite database without a lockscope schema version");
+}
+
+// Prepares a query against the session schema; a missing table or column
+// means the file is some other database.
+Stmt select(sqlite3* db, const std::string& path, const std::string& sql)
+{
+    try {
+        return Stmt(db, sql.c_str());
+    } catch (const std::runtime_error& e) {
+        throw not_a_session(path, e.what());
+    }
+}
+
+// Counts skipped rows per table; one warning line each.
+class Skips {
+public:
+    void add(const char* table, const std::string& why)
+    {
+        auto& [count, first] = by_table_[table];
+        if (count++ == 0)
+            first = why;
+    }
+    void report(std::vector<std::string>& out) const
+    {
+        for (const auto& [table, entry] : by_table_)
+            out.push_back("skipped " + std::to_string(entry.first) + " invalid row" +
+                          (entry.first == 1 ? "" : "s") + " of table " + table + " (first: " +
+                          entry.second + ")");
+    }
+
+private:
+    std::map<std::string, std::pair<size_t, std::string>> by_table_;
+};
+
+// Steps a query, handing each row to `row`; an I/O error mid-way is an Error.
+template <typename Fn>
+void each_row(sqlite3* db, sqlite3_stmt* st, const std::string& path, Fn&& row)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        row();
+    if (rc != SQLITE_DONE)
+        throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
+}
+
+std::vector<std::string> split_frames(const std::string& s)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start < s.size()) {
+        size_t nl = s.find('\n', start);
+        if (nl == std::string::npos)
+            nl = s.size();
+        out.push_back(s.substr(start, nl - start));
+        start = nl + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+Session load_session(const std::string& path)
+{
+    Db h;
+    Session s;
+    open_readonly(path, h, &s.schema_version);
+    sqlite3* db = h.db;
+    Skips skips;
+    const std::string counters = detail::kCounterColumns;
+
+    Stmt q = select(db, path, "SELECT key, value FROM meta");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        std::string key = r.text(0, "key"), value = r.text(1, "value");
+        if (r.ok())
+            s.meta[key] = value;
+        else
+            skips.add("meta", r.why());
+    });
+
+    std::set<int64_t> run_ids;
+    q = select(db, path,
+               std::string("SELECT id, label, start_ns, end_ns, status, unmatched_ends, "
+                           "stack_samples, ops, ") +
+                   detail::kLostColumns + " FROM runs ORDER BY id");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        RunInfo run;
+        run.id = r.i64(0, "id");
+        run.label = r.text(1, "label");
+        run.start_ns = r.u64(2, "start_ns");
+        run.end_ns = r.u64(3, "end_ns");
+        run.status = r.text(4, "status");
+        run.unmatched_ends = r.u64(5, "unmatched_ends");
+        run.stack_samples = r.u64(6, "stack_samples");
+        run.ops = r.opt_real(7, "ops");
+        LostCounters& l = run.lost;
+        int col = 8;
+        for (uint64_t* f : {&l.depth, &l.lock_map_full, &l.stack, &l.stack_map_full,
+                            &l.task_map_full, &l.task_storage, &l.ring_buffer})
+            *f = r.u64(col++, "lost");
+        if (!r.ok())
+            return skips.add("runs", r.why());
+        run_ids.insert(run.id);
+        s.runs.push_back(std::move(run));
+    });
+    auto known_run = [&](RowReader& r, int64_t run) {
+        if (r.ok() && !run_ids.count(run))
+            r.fail("run " + std::to_string(run) + " does not exist");
+    };
+
+    q = select(db, path,
+               "SELECT id, name, kind, mode, caller, address, flags FROM locks ORDER BY id");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        LockInfo l;
+        l.id = r.i64(0, "id");
+        l.name = r.text(1, "name");
+        l.kind = r.text(2, "kind");
+        l.mode = r.text(3, "mode");
+        l.caller = r.text(4, "caller");
+        l.address = uint64_t(r.i64(5, "address"));  // stored as a bit pattern
+        uint64_t flags = r.u64(6, "flags");
+        if (flags > UINT32_MAX)
+            r.fail("flags out of range");
+        l.flags = uint32_t(flags);
+        if (r.ok() && l.name.empty())
+            r.fail("empty lock name");
+        if (!r.ok())
+            return skips.add("locks", r.why());
+        s.locks.push_back(std::move(l));
+    });
+    auto known_lock = [&](RowReader& r, int64_t id) {
+        if (r.ok() && !s.lock(id))
+            r.fail("lock " + std::to_string(id) + " does not exist");
+    };
+
+    q = select(db, path,
+               "SELECT run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, lost, ops, " +
+                   counters + " FROM intervals ORDER BY run, idx");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        IntervalTotals t;
+        t.run = r.i64(0, "run");
+        t.index = r.i64(1, "idx");
+        t.start_ns = r.u64(2, "start_ns");
+        t.end_ns = r.u64(3, "end_ns");
+        t.idle_ns = r.u64(4, "idle_ns");
+        t.cpu_ns = r.u64(5, "cpu_ns");
+        t.events = r.u64(6, "events");
+        t.lost = r.u64(7, "lost");
+        t.ops = r.opt_real(8, "ops");
+        r.counters(9, t.counters);
+        if (r.ok() && t.end_ns < t.start_ns)
+            r.fail("interval ends before it starts");
+        known_run(r, t.run);
+        if (!r.ok())
+            return skips.add("intervals", r.why());
+        // Idle accounting at interval edges can overshoot slightly.
+        t.idle_ns = std::min(t.idle_ns, t.cpu_ns);
+        s.intervals.push_back(std::move(t));
+    });
+
+    q = select(db, path,
+               "SELECT run, idx, lock_id, " + counters +
+                   " FROM lock_intervals ORDER BY run, idx, lock_id");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        LockInterval li;
+        li.run = r.i64(0, "run");
+        li.index = r.i64(1, "idx");
+        li.lock_id = r.i64(2, "lock_id");
+        r.counters(3, li.counters);
+        known_run(r, li.run);
+        known_lock(r, li.lock_id);
+        if (!r.ok())
+            return skips.add("lock_intervals", r.why());
+        s.lock_intervals.push_back(std::move(li));
+    });
+
+    q = select(db, path,
+               "SELECT run, lock_id, role, frames, samples, wait_ns FROM stacks "
+               "ORDER BY run, lock_id, rowid");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        StackSample st;
+        st.run = r.i64(0, "run");
+        st.lock_id = r.i64(1, "lock_id");
+        st.role = r.text(2, "role");
+        st.frames = split_frames(r.text(3, "frames"));
+        st.samples = r.u64(4, "samples");
+        st.wait_ns = r.u64(5, "wait_ns");
+        known_run(r, st.run);
+        known_lock(r, st.lock_id);
+        if (!r.ok())
+            return skips.add("stacks", r.why());
+        s.stacks.push_back(std::move(st));
+    });
+
+    q = select(db, path,
+               "SELECT run, pid, tgid, comm, " + counters + " FROM tasks ORDER BY run, pid, rowid");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        TaskStats t;
+        t.run = r.i64(0, "run");
+        uint64_t pid = r.u64(1, "pid"), tgid = r.u64(2, "tgid");
+        if (pid > UINT32_MAX || tgid > UINT32_MAX)
+            r.fail("pid out of range");
+        t.pid = uint32_t(pid);
+        t.tgid = uint32_t(tgid);
+        t.comm = r.text(3, "comm");
+        r.counters(4, t.counters);
+        known_run(r, t.run);
+        if (!r.ok())
+            return skips.add("tasks", r.why());
+        s.tasks.push_back(std::move(t));
+    });
+
+    skips.report(s.warnings);
+    return s;
+}
+
+SessionSummary peek_session(const std::string& path)
+{
+    Db h;
+    SessionSummary sum;
+    open_readonly(path, h, &sum.schema_version);
+    sqlite3* db = h.db;
+
+    Stmt q = select(db, path, "SELECT key, value FROM meta");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        std::string key = r.text(0, "key"), value = r.text(1, "value");
+        if (r.ok())
+            sum.meta[key] = value;
+    });
+    // Hostile values must not make the duration negative or overflow.
+    q = select(db, path,
+               "SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM locks), "
+               "(SELECT count(*) FROM intervals), "
+               "(SELECT total(max(end_ns - start_ns, 0)) FROM intervals "
+               "  WHERE typeof(end_ns) = 'integer' AND typeof(start_ns) = 'integer'), "
+               "EXISTS(SELECT 1 FROM runs WHERE status = 'running')");
+    each_row(db, q.get(), path, [&] {
+        sqlite3_stmt* st = q.get();
+        sum.runs = size_t(sqlite3_column_int64(st, 0));
+        sum.locks = size_t(sqlite3_column_int64(st, 1));
+        sum.intervals = size_t(sqlite3_column_int64(st, 2));
+        sum.duration_s = sqlite3_column_double(st, 3) / 1e9;
+        sum.recording = sqlite3_column_int(st, 4) != 0;
+    });
+    return sum;
+}
+
+}  // namespace lockscope

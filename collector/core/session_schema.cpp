@@ -1,0 +1,154 @@
+#include "core/session_schema.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <iterator>
+#include <stdexcept>
+
+namespace lockscope::detail {
+
+std::string encode_sparse(const uint64_t* values, size_t n)
+{
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+        if (values[i] == 0)
+            continue;
+        if (!out.empty())
+            out += ' ';
+        out += std::to_string(i);
+        out += ':';
+        out += std::to_string(values[i]);
+    }
+    return out;
+}
+
+bool decode_sparse(const char* text, uint64_t* values, size_t n)
+{
+    std::fill(values, values + n, uint64_t(0));
+    const char* p = text;
+    const char* end = text + std::strlen(text);
+    uint64_t seen = 0;  // bitmask of indices, n <= 64
+    if (n > 64)
+        return false;
+    while (p < end) {
+        size_t index = 0;
+        uint64_t count = 0;
+        auto r1 = std::from_chars(p, end, index);
+        if (r1.ec != std::errc() || r1.ptr == end || *r1.ptr != ':' || index >= n)
+            return false;
+        auto r2 = std::from_chars(r1.ptr + 1, end, count);
+        if (r2.ec != std::errc() || count > uint64_t(INT64_MAX) || (seen >> index) & 1)
+            return false;
+        seen |= uint64_t(1) << index;
+        values[index] = count;
+        p = r2.ptr;
+        if (p < end) {
+            if (*p != ' ' || p + 1 == end)
+                return false;
+            ++p;
+        }
+    }
+    return true;
+}
+
+void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c)
+{
+    const uint64_t scalars[] = {c.contentions, c.spin_attempts, c.spin_failures, c.spin_successes,
+                                c.wait_ns,     c.spin_ns,       c.sleep_ns,      c.preempt_ns,
+                                c.sleeps,      c.preemptions,   c.max_wait_ns,   c.errors,
+                                c.wakeups};
+    int col = first;
+    for (uint64_t v : scalars)
+        sqlite3_bind_int64(st, col++, to_db(v));
+    sqlite3_bind_text(st, col++, encode_sparse(c.owner.data(), c.owner.size()).c_str(), -1,
+                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, col++, encode_sparse(c.hist.data(), c.hist.size()).c_str(), -1,
+                      SQLITE_TRANSIENT);
+}
+
+uint64_t RowReader::u64(int col, const char* name)
+{
+    if (sqlite3_column_type(st_, col) != SQLITE_INTEGER) {
+        fail(std::string(name) + " is not an integer");
+        return 0;
+    }
+    int64_t v = sqlite3_column_int64(st_, col);
+    if (v < 0) {
+        fail(std::string(name) + " is negative");
+        return 0;
+    }
+    return uint64_t(v);
+}
+
+int64_t RowReader::i64(int col, const char* name)
+{
+    if (sqlite3_column_type(st_, col) != SQLITE_INTEGER) {
+        fail(std::string(name) + " is not an integer");
+        return 0;
+    }
+    return sqlite3_column_int64(st_, col);
+}
+
+std::string RowReader::text(int col, const char* name)
+{
+    if (sqlite3_column_type(st_, col) != SQLITE_TEXT) {
+        fail(std::string(name) + " is not text");
+        return {};
+    }
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
+    return std::string(p, size_t(sqlite3_column_bytes(st_, col)));
+}
+
+std::optional<double> RowReader::opt_real(int col, const char* name)
+{
+    int type = sqlite3_column_type(st_, col);
+    if (type == SQLITE_NULL)
+        return std::nullopt;
+    if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) {
+        fail(std::string(name) + " is not a number");
+        return std::nullopt;
+    }
+    double v = sqlite3_column_double(st_, col);
+    if (!std::isfinite(v) || v < 0) {
+        fail(std::string(name) + " is not a finite non-negative number");
+        return std::nullopt;
+    }
+    return v;
+}
+
+void RowReader::counters(int first, LockCounters& c)
+{
+    static const char* const names[] = {"contentions", "spin_attempts", "spin_failures",
+                                        "spin_successes", "wait_ns", "spin_ns", "sleep_ns",
+                                        "preempt_ns", "sleeps", "preemptions", "max_wait_ns",
+                                        "errors", "wakeups"};
+    uint64_t* const fields[] = {&c.contentions, &c.spin_attempts, &c.spin_failures,
+                                &c.spin_successes, &c.wait_ns, &c.spin_ns, &c.sleep_ns,
+                                &c.preempt_ns, &c.sleeps, &c.preemptions, &c.max_wait_ns,
+                                &c.errors, &c.wakeups};
+    int col = first;
+    for (size_t i = 0; i < std::size(fields); ++i)
+        *fields[i] = u64(col++, names[i]);
+    std::string owner = text(col++, "owner");
+    std::string hist = text(col++, "hist");
+    if (!ok_)
+        return;
+    if (!decode_sparse(owner.c_str(), c.owner.data(), c.owner.size()))
+        fail("malformed owner-state counters '" + owner.substr(0, 40) + "'");
+    else if (!decode_sparse(hist.c_str(), c.hist.data(), c.hist.size()))
+        fail("malformed histogram '" + hist.substr(0, 40) + "'");
+}
+
+Stmt::Stmt(sqlite3* db, const char* sql)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK) {
+        std::string msg = sqlite3_errmsg(db);
+        sqlite3_finalize(st_);
+        st_ = nullptr;
+        throw std::runtime_error(msg);
+    }
+}
+
+}  // namespace lockscope::detail

@@ -1,0 +1,129 @@
+// Internal to the session store: the SQL schema and the row encodings that
+// the writer and the loader must agree on. Not part of the public API.
+#pragma once
+
+#include "core/model.h"
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace lockscope::detail {
+
+// Counter columns shared by intervals, lock_intervals and tasks. Scalars
+// are plain INTEGER columns (SQLite stores 0 and 1 in zero payload bytes,
+// small values in one or two); the owner-state counters and the 36-bucket
+// histogram are sparse text "bucket:count ..." because most buckets are 0.
+inline constexpr const char* kCounterColumns =
+    "contentions, spin_attempts, spin_failures, spin_successes, wait_ns, spin_ns, sleep_ns, "
+    "preempt_ns, sleeps, preemptions, max_wait_ns, errors, wakeups, owner, hist";
+inline constexpr int kCounterColumnCount = 15;
+
+#define LOCKSCOPE_COUNTER_DDL                                                                  \
+    "contentions INTEGER NOT NULL DEFAULT 0, spin_attempts INTEGER NOT NULL DEFAULT 0, "       \
+    "spin_failures INTEGER NOT NULL DEFAULT 0, spin_successes INTEGER NOT NULL DEFAULT 0, "    \
+    "wait_ns INTEGER NOT NULL DEFAULT 0, spin_ns INTEGER NOT NULL DEFAULT 0, "                 \
+    "sleep_ns INTEGER NOT NULL DEFAULT 0, preempt_ns INTEGER NOT NULL DEFAULT 0, "             \
+    "sleeps INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0, "              \
+    "max_wait_ns INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0, "              \
+    "wakeups INTEGER NOT NULL DEFAULT 0, owner TEXT NOT NULL DEFAULT '', "                     \
+    "hist TEXT NOT NULL DEFAULT ''"
+
+// Run-level lost counters, in LostCounters order.
+inline constexpr const char* kLostColumns =
+    "lost_depth, lost_lock_map_full, lost_stack, lost_stack_map_full, lost_task_map_full, "
+    "lost_task_storage, lost_ring_buffer";
+inline constexpr int kLostColumnCount = 7;
+
+inline constexpr const char* kSchemaSql =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
+    " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
+    " lost_depth INTEGER NOT NULL DEFAULT 0, lost_lock_map_full INTEGER NOT NULL DEFAULT 0, "
+    " lost_stack INTEGER NOT NULL DEFAULT 0, lost_stack_map_full INTEGER NOT NULL DEFAULT 0, "
+    " lost_task_map_full INTEGER NOT NULL DEFAULT 0, lost_task_storage INTEGER NOT NULL DEFAULT 0, "
+    " lost_ring_buffer INTEGER NOT NULL DEFAULT 0, unmatched_ends INTEGER NOT NULL DEFAULT 0, "
+    " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL);"
+    "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
+    " mode TEXT NOT NULL, caller TEXT NOT NULL, address INTEGER NOT NULL, flags INTEGER NOT NULL);"
+    "CREATE TABLE intervals(run INTEGER NOT NULL, idx INTEGER NOT NULL, start_ns INTEGER NOT NULL, "
+    " end_ns INTEGER NOT NULL, idle_ns INTEGER NOT NULL, cpu_ns INTEGER NOT NULL, "
+    " events INTEGER NOT NULL, lost INTEGER NOT NULL, ops REAL, " LOCKSCOPE_COUNTER_DDL ", "
+    " PRIMARY KEY(run, idx)) WITHOUT ROWID;"
+    "CREATE TABLE lock_intervals(run INTEGER NOT NULL, idx INTEGER NOT NULL, "
+    " lock_id INTEGER NOT NULL, " LOCKSCOPE_COUNTER_DDL ", "
+    " PRIMARY KEY(run, idx, lock_id)) WITHOUT ROWID;"
+    "CREATE TABLE stacks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, role TEXT NOT NULL, "
+    " frames TEXT NOT NULL, samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
+    "CREATE INDEX stacks_by_run ON stacks(run);"
+    "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
+    " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ");"
+    "CREATE INDEX tasks_by_run ON tasks(run);";
+
+#undef LOCKSCOPE_COUNTER_DDL
+
+// SQLite integers are signed; no real counter reaches 2^63, so saturate
+// instead of letting a bit pattern turn negative (which the loader rejects).
+inline int64_t to_db(uint64_t v)
+{
+    return v > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(v);
+}
+
+// "i:count i:count" for the non-zero entries; "" when all are zero.
+std::string encode_sparse(const uint64_t* values, size_t n);
+// Strict inverse of encode_sparse; false on any malformed, out-of-range or
+// repeated index, or a count that does not fit.
+bool decode_sparse(const char* text, uint64_t* values, size_t n);
+
+// Binds the kCounterColumnCount counter columns starting at `first` (1-based).
+void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c);
+
+// Reads and validates one row's columns. The first problem found is kept
+// in `why` and the row should be skipped.
+class RowReader {
+public:
+    explicit RowReader(sqlite3_stmt* st) : st_(st) {}
+    uint64_t u64(int col, const char* name);          // INTEGER >= 0
+    int64_t i64(int col, const char* name);           // any INTEGER
+    std::string text(int col, const char* name);      // TEXT, not NULL
+    std::optional<double> opt_real(int col, const char* name);  // NULL or finite >= 0
+    void counters(int first, LockCounters& c);        // kCounterColumnCount columns
+    void fail(std::string why)
+    {
+        if (ok_)
+            why_ = std::move(why);
+        ok_ = false;
+    }
+    bool ok() const { return ok_; }
+    const std::string& why() const { return why_; }
+
+private:
+    sqlite3_stmt* st_;
+    bool ok_ = true;
+    std::string why_;
+};
+
+// Owns one prepared statement.
+class Stmt {
+public:
+    Stmt() = default;
+    Stmt(sqlite3* db, const char* sql);  // throws std::runtime_error with sqlite's message
+    Stmt(Stmt&& o) noexcept : st_(o.st_) { o.st_ = nullptr; }
+    Stmt& operator=(Stmt&& o) noexcept
+    {
+        std::swap(st_, o.st_);
+        return *this;
+    }
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+    ~Stmt() { sqlite3_finalize(st_); }
+    sqlite3_stmt* get() const { return st_; }
+
+private:
+    sqlite3_stmt* st_ = nullptr;
+};
+
+}  // namespace lockscope::detail

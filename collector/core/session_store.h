@@ -1,0 +1,102 @@
+// The session file: one SQLite database, written incrementally by the
+// recorder and read by report, diff and the GUI.
+//
+// Metadata keys (table `meta`, all values are text):
+//   tool_version, schema_version      written by lockscope itself
+//   host, kernel_release, kernel_version   (`uname -n`, `-r`, `-v`)
+//   config.CONFIG_MUTEX_SPIN_ON_OWNER, config.CONFIG_RWSEM_SPIN_ON_OWNER,
+//   config.CONFIG_PREEMPT (and the other CONFIG_PREEMPT* lines),
+//   config.CONFIG_PARAVIRT_SPINLOCKS, config.CONFIG_LOCK_EVENT_COUNTS
+//                                     value as in the kernel config ("y", "n" if unset)
+//   cpu_model, online_cpus
+//   command                           the recorded command line, if any
+//   workload, workload.threads, workload.duration_s   (and other workload.*)
+//   interval_ms, stack_period
+//   start_time                        ISO 8601 with offset
+//   scope                             "system", "pid N" or "command …"
+//
+// Format history: bump kSchemaVersion on any change a version-1 reader
+// would misread; readers refuse files newer than they understand.
+#pragma once
+
+#include "core/model.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace lockscope {
+
+inline constexpr int kSchemaVersion = 1;
+
+// What the recorder hands over once per interval; stored in one transaction.
+struct IntervalBatch {
+    IntervalTotals totals;             // totals.run is the run every row below is stored under
+    std::vector<LockInfo> new_locks;   // locks first seen in this interval, ids preassigned
+    std::vector<LockInterval> locks;   // sparse deltas: only locks that changed
+    std::vector<StackSample> stacks;   // the run's cumulative samples: replace that run's rows
+    std::vector<TaskStats> tasks;      // cumulative per task: replace that run's rows
+    RunInfo run;                       // progress so far: lost, unmatched_ends, stack_samples, ops
+};
+
+class SessionWriter {
+public:
+    // Creates the file (0644). Refuses a symlink at `path`, and an existing
+    // file unless `overwrite`. Throws lockscope::Error.
+    static SessionWriter create(const std::string& path, bool overwrite);
+
+    SessionWriter(SessionWriter&& other) noexcept;
+    SessionWriter& operator=(SessionWriter&& other) noexcept;
+    SessionWriter(const SessionWriter&) = delete;
+    SessionWriter& operator=(const SessionWriter&) = delete;
+    ~SessionWriter();
+
+    void set_meta(const std::map<std::string, std::string>& meta);  // upsert
+    int64_t begin_run(const std::string& label, uint64_t start_ns);
+    void write_interval(const IntervalBatch& batch);
+    // status: "complete", "interrupted" or "failed".
+    void end_run(const RunInfo& run);
+    // Checkpoints and leaves a single self-contained file. Idempotent.
+    void close();
+
+    const std::string& path() const { return path_; }
+
+private:
+    struct Statements;
+    SessionWriter(std::string path, sqlite3* db);
+    void prepare();
+    void exec(const char* sql);
+    void require_open() const;
+    void transaction(const std::function<void()>& body);  // one COMMIT, or ROLLBACK on throw
+    [[noreturn]] void fail(const char* what) const;
+
+    std::string path_;
+    sqlite3* db_ = nullptr;
+    std::unique_ptr<Statements> stmts_;
+};
+
+// Loads a whole session read-only (works on a file being recorded and on
+// another user's file). Invalid rows are skipped and listed in
+// Session::warnings; a file that is not a session, or is newer than this
+// lockscope reads, throws lockscope::Error with one clear sentence.
+Session load_session(const std::string& path);
+
+// Cheap look at a session for lists of recent files (no per-lock rows).
+struct SessionSummary {
+    int schema_version = 0;
+    std::map<std::string, std::string> meta;
+    size_t runs = 0;
+    size_t intervals = 0;
+    size_t locks = 0;
+    double duration_s = 0;   // summed interval durations
+    bool recording = false;  // a run is still marked "running"
+};
+SessionSummary peek_session(const std::string& path);
+
+}  // namespace lockscope

@@ -1,0 +1,221 @@
+// Reports as users read them: totals that add up, rankings, and the public
+// JSON/CSV shapes that scripts depend on.
+#include "core/error.h"
+#include "core/format.h"
+#include "core/report.h"
+#include "core/session_store.h"
+#include "sample_session.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+using namespace lockscope;
+using lockscope::testing::TempDir;
+using lockscope::testing::write_sample;
+
+namespace {
+
+// Two runs of 6 intervals over 8 locks, written and loaded back.
+const Session& sample()
+{
+    static const Session s = [] {
+        TempDir dir;
+        write_sample(dir.file("s.lockscope"), 2, 6, 8);
+        return load_session(dir.file("s.lockscope"));
+    }();
+    return s;
+}
+
+LockCounters sum_rows(const Report& rep)
+{
+    LockCounters sum;
+    for (const auto& r : rep.rows)
+        sum.add(r.counters);
+    return sum;
+}
+
+std::vector<std::string> lines_of(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
+TEST(ReportTest, TotalsEqualSumOfRowsWhenTopIsUnlimited)
+{
+    for (GroupBy by : {GroupBy::Lock, GroupBy::Caller, GroupBy::Kind}) {
+        Report rep = build_report(sample(), {.by = by, .top = 0});
+        LockCounters rows = sum_rows(rep);
+        EXPECT_EQ(rows, rep.totals.counters) << group_by_name(by);
+        double shares = 0;
+        for (const auto& r : rep.rows)
+            shares += r.share_of_wait;
+        EXPECT_NEAR(shares, 1.0, 1e-9);
+        EXPECT_EQ(rep.rows_total, rep.rows.size());
+    }
+    Report rep = build_report(sample(), {.top = 0});
+    EXPECT_EQ(rep.totals.runs, 2u);
+    EXPECT_EQ(rep.totals.intervals, 12u);
+    EXPECT_DOUBLE_EQ(rep.totals.duration_s, 12.0);
+    // Runs count 6 drops by cause each, intervals only 3: the larger is shown.
+    EXPECT_EQ(rep.totals.lost, 12u);
+    EXPECT_EQ(rep.totals.lost_by_cause.depth, 2u);
+    EXPECT_EQ(rep.totals.lost_by_cause.ring_buffer, 10u);
+    EXPECT_EQ(rep.totals.events, 2 * (6 * 10'000u + 15));
+    EXPECT_NEAR(rep.totals.idle_fraction, (12 * 1.5e9 + 2 * 15 * 1000) / (12 * 4e9), 1e-12);
+    ASSERT_TRUE(rep.totals.ops_per_s);
+    EXPECT_NEAR(*rep.totals.ops_per_s, 50'002.5, 1e-6);
+    EXPECT_EQ(rep.session.at("host"), "testhost");
+}
+
+TEST(ReportTest, GroupsByLockNameAndNamesTheHeaviestCaller)
+{
+    Report rep = build_report(sample(), {.top = 0});
+    ASSERT_EQ(rep.rows.size(), 7u);  // locks 1 and 2 share "pipe->mutex"
+    for (size_t i = 1; i < rep.rows.size(); ++i)
+        EXPECT_GE(rep.rows[i - 1].counters.wait_ns, rep.rows[i].counters.wait_ns);
+    auto pipe = std::find_if(rep.rows.begin(), rep.rows.end(),
+                             [](const ReportRow& r) { return r.name == "pipe->mutex"; });
+    ASSERT_NE(pipe, rep.rows.end());
+    EXPECT_EQ(pipe->caller, "caller_2");  // lock 2 waits longer than lock 1
+    EXPECT_EQ(pipe->kind, "mutex");
+    EXPECT_EQ(pipe->counters.contentions, 2u * ((10 + 20) * 6 + 2 * 21));
+    EXPECT_EQ(rep.rows[0].name, "lock_8");
+
+    Report top = build_report(sample(), {.top = 3});
+    EXPECT_EQ(top.rows.size(), 3u);
+    EXPECT_EQ(top.rows_total, 7u);
+    EXPECT_EQ(top.rows[0].name, "lock_8");
+}
+
+TEST(ReportTest, GroupsByKindCallerAndTask)
+{
+    Report kinds = build_report(sample(), {.by = GroupBy::Kind, .top = 0});
+    ASSERT_EQ(kinds.rows.size(), 2u);
+    EXPECT_EQ(kinds.rows[0].name, "mutex");
+    EXPECT_EQ(kinds.rows[1].name, "rwsem/write");
+    EXPECT_EQ(kinds.rows[1].mode, "write");
+
+    Report callers = build_report(sample(), {.by = GroupBy::Caller, .top = 0});
+    EXPECT_EQ(callers.rows.size(), 5u);
+    EXPECT_EQ(callers.rows[0].name, callers.rows[0].caller);
+
+    Report tasks = build_report(sample(), {.by = GroupBy::Task, .top = 0});
+    ASSERT_EQ(tasks.rows.size(), 2u);
+    EXPECT_EQ(tasks.rows[0].name, "worker[100]");
+    EXPECT_EQ(tasks.rows[1].name, "worker, \"2\"[101]");
+}
+
+TEST(ReportTest, SelectsOneRun)
+{
+    Report one = build_report(sample(), {.top = 0, .run = 2});
+    EXPECT_EQ(one.totals.runs, 1u);
+    EXPECT_EQ(one.totals.intervals, 6u);
+    EXPECT_EQ(sum_rows(one), one.totals.counters);
+    try {
+        build_report(sample(), {.run = 9});
+        FAIL();
+    } catch (const UsageError& e) {
+        EXPECT_STREQ(e.what(), "no run 9 in this session (runs: 1, 2)");
+    }
+}
+
+TEST(ReportTest, ParsesGroupingOrListsTheChoices)
+{
+    EXPECT_EQ(parse_group_by("caller"), GroupBy::Caller);
+    EXPECT_EQ(parse_group_by("task"), GroupBy::Task);
+    try {
+        parse_group_by("stack");
+        FAIL();
+    } catch (const UsageError& e) {
+        EXPECT_STREQ(e.what(), "invalid grouping 'stack': use one of lock, caller, task, kind");
+    }
+}
+
+TEST(ReportTest, JsonHasThePublicKeysAndParsesBack)
+{
+    Report rep = build_report(sample(), {.top = 5});
+    auto j = nlohmann::json::parse(format_json(rep));
+    for (const char* key : {"session", "totals", "locks"})
+        ASSERT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["session"]["host"], "testhost");
+    const char* counters[] = {"contentions", "spin_attempts", "spin_failures", "spin_failure_rate",
+                              "wait_ns", "spin_ns", "offcpu_ns", "sleeps"};
+    for (const char* key : counters)
+        EXPECT_TRUE(j["totals"].contains(key)) << key;
+    for (const char* key : {"idle_fraction", "lost", "lost_by_cause", "ops_per_s", "duration_s"})
+        EXPECT_TRUE(j["totals"].contains(key)) << key;
+    EXPECT_EQ(j["totals"]["contentions"].get<uint64_t>(), rep.totals.counters.contentions);
+    EXPECT_EQ(j["totals"]["lost"].get<uint64_t>(), rep.totals.lost);
+    EXPECT_EQ(j["totals"]["hist"].size(), size_t(kHistBuckets));
+    EXPECT_DOUBLE_EQ(j["totals"]["spin_failure_rate"].get<double>(),
+                     rep.totals.counters.spin_failure_rate());
+    ASSERT_EQ(j["locks"].size(), 5u);
+    for (const auto& lock : j["locks"]) {
+        for (const char* key : {"name", "kind", "mode", "caller"})
+            EXPECT_TRUE(lock[key].is_string()) << key;
+        for (const char* key : counters)
+            EXPECT_TRUE(lock[key].is_number()) << key;
+    }
+    EXPECT_EQ(j["locks"][0]["name"], rep.rows[0].name);
+    EXPECT_EQ(j["locks"][0]["wait_ns"].get<uint64_t>(), rep.rows[0].counters.wait_ns);
+}
+
+TEST(ReportTest, CsvQuotesPerRfc4180)
+{
+    Report rep;
+    ReportRow plain, awkward;
+    plain.name = "rtnl_mutex";
+    plain.kind = "mutex";
+    plain.counters.contentions = 4;
+    plain.counters.spin_attempts = 4;
+    plain.counters.spin_failures = 1;
+    awkward.name = "a \"quoted\", name";
+    awkward.caller = "line\nbreak";
+    rep.rows = {plain, awkward};
+    auto lines = lines_of(format_csv(rep));
+    ASSERT_EQ(lines.size(), 4u);  // header, plain, awkward split by its embedded newline
+    EXPECT_EQ(lines[0].substr(0, 42), "name,kind,mode,caller,contentions,spin_att");
+    EXPECT_EQ(lines[1].substr(0, 34), "rtnl_mutex,mutex,,,4,4,1,0,0.25,0,");
+    EXPECT_EQ(lines[2], "\"a \"\"quoted\"\", name\",,,\"line");
+    size_t header_fields = std::count(lines[0].begin(), lines[0].end(), ',');
+    EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), long(header_fields));
+}
+
+TEST(ReportTest, TextStatesTheDefinitionsAndFitsHundredColumns)
+{
+    Session s = sample();
+    s.locks[3].name = std::string(150, 'n');  // names that would blow the table
+    s.locks[4].caller = std::string(150, 'c');
+    s.meta["kernel_version"] = std::string(200, 'v');
+    for (GroupBy by : {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind}) {
+        std::string text = format_text(build_report(s, {.by = by, .top = 0}));
+        for (const auto& line : lines_of(text))
+            EXPECT_LE(display_width(line), 100u) << group_by_name(by) << ": " << line;
+        for (const char* phrase : {"contentions", "spin attempts", "spin failures",
+                                   "spin-failure rate", "failures / attempts", "queued on CPU",
+                                   "off CPU", "asleep", "preempted", "CPU idle", "events", "lost",
+                                   "ring", "testhost", "pipe, 4 threads", "ops/s"})
+            EXPECT_NE(text.find(phrase), std::string::npos) << phrase << "\n" << text;
+    }
+}
+
+TEST(ReportTest, LostIsPrintedEvenWhenZeroAndEmptySessionsReport)
+{
+    Session empty;
+    Report rep = build_report(empty, {});
+    std::string text = format_text(rep);
+    EXPECT_NE(text.find("lost               0"), std::string::npos) << text;
+    EXPECT_NE(text.find("no contention recorded"), std::string::npos) << text;
+    auto j = nlohmann::json::parse(format_json(rep));
+    EXPECT_EQ(j["totals"]["lost"], 0);
+    EXPECT_TRUE(j["totals"]["ops_per_s"].is_null());
+    EXPECT_TRUE(j["locks"].is_array());
+    EXPECT_EQ(lines_of(format_csv(rep)).size(), 1u);
+}
