@@ -26,6 +26,12 @@
 #define LS_INLINE static inline
 #endif
 
+#ifdef __cplusplus
+static_assert((LS_MAX_DEPTH & (LS_MAX_DEPTH - 1)) == 0, "LS_MAX_DEPTH must be a power of two");
+#else
+_Static_assert((LS_MAX_DEPTH & (LS_MAX_DEPTH - 1)) == 0, "LS_MAX_DEPTH must be a power of two");
+#endif
+
 struct ls_episode {
 	__u64 lock;
 	__u64 begin_ns;   /* first begin */
@@ -85,8 +91,10 @@ enum ls_end_action {
 LS_INLINE int ls_is_sleeping_spinner(__u32 flags)
 {
 	/* Only mutexes emit SPIN for an optimistic spin phase; spinlocks and
-	 * rwlocks emit SPIN for their whole (spinning) wait. */
-	return (flags & LCB_F_MUTEX) != 0;
+	 * rwlocks emit SPIN for their whole (spinning) wait. The reference
+	 * userspace locks also announce an rwsem writer's spin, which the
+	 * kernel only shows through fentry. */
+	return (flags & (LCB_F_MUTEX | LS_F_USER)) != 0;
 }
 
 /* A spinlock or rwlock: the whole wait is spinning. */
@@ -151,7 +159,8 @@ LS_INLINE struct ls_episode *ls_top(struct ls_task_state *ts)
 
 	if (d == 0 || d > LS_MAX_DEPTH)
 		return 0;
-	return &ts->ep[d - 1];
+	/* the mask keeps the verifier's bound whatever the compiler does */
+	return &ts->ep[(d - 1) & (LS_MAX_DEPTH - 1)];
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <linux/bpf.h>
+#include <asm/ptrace.h> /* struct pt_regs, for USDT argument access */
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))

@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
 
 #include "lockscope_abi.h"
 #include "episode.h"
@@ -123,8 +124,7 @@ static __always_inline u8 lock_class(u64 lock, u32 flags)
 	return LS_CLASS_NONE;
 }
 
-SEC("tp_btf/contention_begin")
-int BPF_PROG(on_contention_begin, void *lock, unsigned int flags)
+static __always_inline int handle_begin(u64 lock, u32 flags)
 {
 	struct ls_task_state *ts;
 	struct ls_counters *cnt;
@@ -145,21 +145,35 @@ int BPF_PROG(on_contention_begin, void *lock, unsigned int flags)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	action = ls_begin(ts, (u64)lock, flags, now);
+	action = ls_begin(ts, lock, flags, now);
 	if (action == LS_BEGIN_TOO_DEEP) {
 		cnt->lost_depth++;
 		return 0;
 	}
-	if (action == LS_BEGIN_PHASE)
+	if (action == LS_BEGIN_PHASE || (flags & LS_F_USER))
 		return 0;
 	ep = ls_top(ts);
 	if (!ep)
 		return 0;
 	if (action == LS_BEGIN_NEW || ep->begin_ns == now)
-		ep->lock_class = lock_class((u64)lock, flags);
+		ep->lock_class = lock_class(lock, flags);
 	if (action == LS_BEGIN_QUEUED)
-		ls_note_owner(ts, owner_state((u64)lock, ep->flags));
+		ls_note_owner(ts, owner_state(lock, ep->flags));
 	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(on_contention_begin, void *lock, unsigned int flags)
+{
+	return handle_begin((u64)lock, flags);
+}
+
+/* The reference userspace locks (collector/reflock) fire USDT probes with
+ * the kernel tracepoints' semantics; their keys carry LS_F_USER. */
+SEC("usdt")
+int BPF_USDT(on_user_begin, void *lock, unsigned int flags)
+{
+	return handle_begin((u64)lock, flags | LS_F_USER);
 }
 
 static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64 lock, u32 flags,
@@ -222,8 +236,7 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	ts->dirty = 0;
 }
 
-SEC("tp_btf/contention_end")
-int BPF_PROG(on_contention_end, void *lock, int ret)
+static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 {
 	struct ls_lock_key key = {};
 	struct ls_task_state *ts;
@@ -242,15 +255,16 @@ int BPF_PROG(on_contention_end, void *lock, int ret)
 	cnt->ends++;
 	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
 	now = bpf_ktime_get_ns();
-	if (!ts || ls_end(ts, (u64)lock, ret, now, &ep, &abandoned) != LS_END_DONE) {
+	if (!ts || ls_end(ts, lock, ret, now, &ep, &abandoned) != LS_END_DONE) {
 		cnt->unmatched_ends++;
 		return 0;
 	}
 	cnt->abandoned += abandoned;
 
-	key.lock = (u64)lock;
+	key.lock = lock;
 	key.flags = ep.flags;
-	sample = stack_period && (++cnt->sample_tick % stack_period) == 0;
+	/* A kernel stack says nothing about a user-space lock. */
+	sample = !user && stack_period && (++cnt->sample_tick % stack_period) == 0;
 	s = bpf_map_lookup_elem(&lock_stats, &key);
 	if (!s) {
 		struct ls_lock_stats *init = bpf_map_lookup_elem(&zero_stats, &zero);
@@ -263,7 +277,7 @@ int BPF_PROG(on_contention_end, void *lock, int ret)
 			cnt->lost_lock_full++;
 			return 0;
 		}
-		sample = stack_period != 0; /* every lock gets at least one stack */
+		sample = !user && stack_period != 0; /* every lock gets at least one stack */
 	}
 	ls_account(s, &ep, now, ret);
 	if (ep.lock_class)
@@ -272,6 +286,18 @@ int BPF_PROG(on_contention_end, void *lock, int ret)
 	if (sample)
 		sample_stack(ctx, cnt, key.lock, key.flags, LS_ROLE_WAITER, now - ep.begin_ns);
 	return 0;
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(on_contention_end, void *lock, int ret)
+{
+	return handle_end(ctx, (u64)lock, ret, false);
+}
+
+SEC("usdt")
+int BPF_USDT(on_user_end, void *lock, int ret)
+{
+	return handle_end(ctx, (u64)lock, ret, true);
 }
 
 SEC("tp_btf/sched_switch")

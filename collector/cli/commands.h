@@ -14,6 +14,7 @@ using Args = std::vector<std::string>;
 
 int cmd_record(const Args& args);
 int cmd_report(const Args& args);
+int cmd_diff(const Args& args);
 int cmd_workload(const Args& args);
 int cmd_info(const Args& args);
 int cmd_bench(const Args& args);

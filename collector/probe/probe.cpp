@@ -59,7 +59,7 @@ uint64_t monotonic_ns()
 Error load_error(const char* what, int err)
 {
     std::string remedy;
-    if (err == EPERM || err == EACCES)
+    if (err == EPERM)
         remedy = "needs root or CAP_BPF + CAP_PERFMON";
     else {
         std::lock_guard lock(g_log_mutex);
@@ -133,33 +133,63 @@ Probe Probe::attach(const ProbeOptions& options)
         throw load_error("cannot load", -err);
     if (int err = lockscope_bpf__attach(skel))
         throw load_error("cannot attach", -err);
+    if (options.tgid)
+        probe.attach_user_probes(options.tgid);
     touch_every_cpu();
     return probe;
 }
 
 Probe::Probe(lockscope_bpf* skel, uint32_t cpus) : skel_(skel), possible_cpus_(cpus) {}
 
+// A process linked with reflock (or anything firing lockscope's USDT probes)
+// is recorded with its user-space locks; a process without them is not an error.
+void Probe::attach_user_probes(uint32_t tgid)
+{
+    const std::string exe = "/proc/" + std::to_string(tgid) + "/exe";
+    bpf_link* begin = bpf_program__attach_usdt(skel_->progs.on_user_begin, int(tgid), exe.c_str(), "lockscope",
+                                               "contention_begin", nullptr);
+    bpf_link* end = bpf_program__attach_usdt(skel_->progs.on_user_end, int(tgid), exe.c_str(), "lockscope",
+                                             "contention_end", nullptr);
+    if (begin && end) {
+        user_links_.push_back(begin);
+        user_links_.push_back(end);
+        user_probes_ = true;
+        return;
+    }
+    if (begin)
+        bpf_link__destroy(begin);
+    if (end)
+        bpf_link__destroy(end);
+}
+
 Probe::Probe(Probe&& other) noexcept
     : skel_(std::exchange(other.skel_, nullptr)),
       possible_cpus_(other.possible_cpus_),
-      delivered_stacks_(std::move(other.delivered_stacks_))
+      delivered_stacks_(std::move(other.delivered_stacks_)),
+      user_links_(std::move(other.user_links_)),
+      user_probes_(other.user_probes_)
 {
+    other.user_links_.clear();
 }
 
 Probe& Probe::operator=(Probe&& other) noexcept
 {
     if (this != &other) {
-        if (skel_)
-            lockscope_bpf__destroy(skel_);
+        this->~Probe();
         skel_ = std::exchange(other.skel_, nullptr);
         possible_cpus_ = other.possible_cpus_;
         delivered_stacks_ = std::move(other.delivered_stacks_);
+        user_links_ = std::move(other.user_links_);
+        other.user_links_.clear();
+        user_probes_ = other.user_probes_;
     }
     return *this;
 }
 
 Probe::~Probe()
 {
+    for (bpf_link* link : user_links_)
+        bpf_link__destroy(link);
     if (skel_)
         lockscope_bpf__destroy(skel_);
 }

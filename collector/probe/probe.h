@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "core/raw.h"
 
 struct lockscope_bpf;
+struct bpf_link;
 
 namespace lockscope::probe {
 
@@ -39,16 +41,22 @@ public:
     // Program ids, for kernel BPF run-time statistics.
     std::vector<uint32_t> program_ids() const;
 
+    // True when the target process fires lockscope's USDT probes (reflock).
+    bool user_probes() const { return user_probes_; }
+
 private:
     explicit Probe(lockscope_bpf* skel, uint32_t cpus);
     void read_locks(RawSnapshot& out);
     void read_stacks(RawSnapshot& out);
     void read_tasks(RawSnapshot& out);
     void read_cpu_state(RawSnapshot& out);
+    void attach_user_probes(uint32_t tgid);
 
     lockscope_bpf* skel_ = nullptr;
     uint32_t possible_cpus_ = 0;
     std::set<int32_t> delivered_stacks_;
+    std::vector<::bpf_link*> user_links_;
+    bool user_probes_ = false;
 };
 
 }  // namespace lockscope::probe

@@ -1,0 +1,68 @@
+// lockscope diff: two sessions compared with confidence intervals and a
+// verdict per total and per lock; --fail-on turns it into a CI gate.
+#include <cstdio>
+
+#include "cli/options.h"
+#include "core/diff.h"
+#include "core/error.h"
+#include "core/session_store.h"
+
+namespace lockscope::cli {
+
+int cmd_diff(const Args& args)
+{
+    std::string file_a, file_b, format = "text", fail_on;
+    double alpha = 0.05;
+    po::options_description visible("options");
+    visible.add_options()
+        ("help,h", "show this help")
+        ("format,F", po::value(&format)->default_value("text"), "text or json")
+        ("alpha,a", po::value(&alpha)->default_value(0.05, "0.05"), "significance level, in (0, 0.5]")
+        ("fail-on", po::value(&fail_on),
+         "exit 3 when B is judged 'worse' (worse) or different in any direction (any-change)");
+    po::options_description all;
+    all.add(visible).add_options()
+        ("a", po::value(&file_a), "baseline session")
+        ("b", po::value(&file_b), "session compared with it");
+    po::positional_options_description positional;
+    positional.add("a", 1).add("b", 1);
+    po::variables_map vm;
+    if (!parse(args, visible, all, positional, vm,
+               "usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--fail-on worse|any-change]\n\n"
+               "Compares session B with baseline A: kernel, config, CPU and workload differences\n"
+               "first, then totals and every lock matched by name, kind and mode, each with both\n"
+               "values, the relative change, its confidence interval, a p-value and a verdict\n"
+               "(better, worse, higher, lower, no significant difference, not enough data).\n"
+               "With 3 or more runs per side (record --repeat N) run means are compared with\n"
+               "Welch's t-test; otherwise interval samples with Mann-Whitney U (tentative).\n\n"
+               "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
+               "             3 --fail-on tripped (verdicts after Holm's correction)"))
+        return kExitOk;
+    if (file_a.empty() || file_b.empty())
+        throw UsageError("needs two session files: lockscope diff A B");
+    if (format != "text" && format != "json")
+        throw UsageError("--format must be text or json, not '" + format + "'");
+    if (!(alpha > 0 && alpha <= 0.5))
+        throw UsageError("--alpha must be in (0, 0.5], e.g. 0.05");
+    if (!fail_on.empty() && fail_on != "worse" && fail_on != "any-change")
+        throw UsageError("--fail-on must be worse or any-change, not '" + fail_on + "'");
+
+    const Session a = load_session(file_a);
+    const Session b = load_session(file_b);
+    DiffOptions options;
+    options.alpha = alpha;
+    options.label_a = file_a;
+    options.label_b = file_b;
+    const DiffResult diff = diff_sessions(a, b, options);
+    const std::string out = format == "json" ? format_diff_json(diff) : format_diff_text(diff);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    if ((fail_on == "worse" && diff.any_worse()) || (fail_on == "any-change" && diff.any_change())) {
+        std::fprintf(stderr, "lockscope diff: --fail-on %s: %s\n", fail_on.c_str(),
+                     fail_on == "worse" ? "B is significantly worse than A in at least one total or lock"
+                                        : "B differs significantly from A in at least one total or lock");
+        return kExitDiffGate;
+    }
+    return kExitOk;
+}
+
+}  // namespace lockscope::cli

@@ -1,0 +1,420 @@
+// Comparing two sessions. Rendering is in diff_format.cpp.
+#include "core/diff.h"
+
+#include "core/error.h"
+#include "core/format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace lockscope {
+namespace {
+
+// One sample: a whole run (run mode) or one interval (interval mode).
+struct Unit {
+    int64_t run = 0;
+    double seconds = 0;
+    std::optional<double> ops;
+    uint64_t idle_ns = 0, cpu_ns = 0;
+    LockCounters counters;  // all locks
+};
+
+using LockKey = std::tuple<std::string, std::string, std::string>;  // name, kind, mode
+
+struct Side {
+    std::vector<Unit> units;
+    std::map<LockKey, std::vector<LockCounters>> locks;  // aligned with units
+    size_t runs = 0, intervals = 0;
+    bool all_ops = true;  // every unit knows its workload operations
+};
+
+using Value = std::function<std::optional<double>(const LockCounters&, const Unit&)>;
+
+struct Metric {
+    const char* name;
+    const char* unit;
+    Direction direction;
+    Value value;
+};
+
+std::optional<double> ratio(double num, double den)
+{
+    if (!(den > 0))
+        return std::nullopt;
+    return num / den;
+}
+
+std::set<int64_t> run_ids(const Session& s)
+{
+    std::set<int64_t> ids;
+    for (const IntervalTotals& in : s.intervals)
+        ids.insert(in.run);
+    return ids;
+}
+
+Side collect(const Session& s, bool by_runs)
+{
+    Side side;
+    std::map<std::pair<int64_t, int64_t>, size_t> where;  // (run, index) → unit
+    std::map<int64_t, size_t> run_unit;
+    for (const IntervalTotals& in : s.intervals) {
+        ++side.intervals;
+        size_t at;
+        if (by_runs) {
+            auto [it, fresh] = run_unit.emplace(in.run, side.units.size());
+            if (fresh)
+                side.units.push_back(Unit{in.run});
+            at = it->second;
+        } else {
+            at = side.units.size();
+            side.units.push_back(Unit{in.run});
+        }
+        where[{in.run, in.index}] = at;
+        Unit& u = side.units[at];
+        u.seconds += in.seconds();
+        u.idle_ns += in.idle_ns;
+        u.cpu_ns += in.cpu_ns;
+        u.counters.add(in.counters);
+        if (in.ops)
+            u.ops = u.ops.value_or(0) + *in.ops;
+        else
+            side.all_ops = false;
+    }
+    side.runs = run_ids(s).size();
+    std::map<int64_t, const LockInfo*> info;
+    for (const LockInfo& l : s.locks)
+        info[l.id] = &l;
+    for (const LockInterval& li : s.lock_intervals) {
+        auto lock = info.find(li.lock_id);
+        auto unit = where.find({li.run, li.index});
+        if (lock == info.end() || unit == where.end())
+            continue;
+        const LockInfo& l = *lock->second;
+        auto& series = side.locks[{l.name, l.kind, l.mode}];
+        series.resize(side.units.size());
+        series[unit->second].add(li.counters);
+    }
+    // Locks known to the session but never contended still count as present.
+    for (const LockInfo& l : s.locks)
+        side.locks[{l.name, l.kind, l.mode}].resize(side.units.size());
+    return side;
+}
+
+std::string workload_identity(const Session& s)
+{
+    std::string w = s.meta_value("workload");
+    return w.empty() ? s.meta_value("command") : w;
+}
+
+// Metadata a reader needs to judge whether the numbers are comparable,
+// in the order they matter: kernel, its config, machine, what ran, tooling.
+int meta_rank(const std::string& key)
+{
+    static const char* const order[] = {"kernel_release", "kernel_version", "config.", "cpu_model",
+                                        "online_cpus", "recorder", "workload", "command", "scope",
+                                        "interval_ms", "repeat", "stack_period", "tool_version"};
+    for (size_t i = 0; i < std::size(order); ++i) {
+        const std::string prefix = order[i];
+        if (key == prefix || (prefix.back() == '.' && key.starts_with(prefix)) ||
+            (prefix == "workload" && key.starts_with("workload.")))
+            return int(i);
+    }
+    return -1;
+}
+
+std::vector<MetaDifference> meta_differences(const Session& a, const Session& b)
+{
+    std::set<std::string> keys;
+    for (const auto* s : {&a, &b})
+        for (const auto& [key, value] : s->meta)
+            if (meta_rank(key) >= 0)
+                keys.insert(key);
+    std::vector<MetaDifference> out;
+    for (const std::string& key : keys) {
+        std::string va = a.meta_value(key), vb = b.meta_value(key);
+        if (va != vb)
+            out.push_back({key, va, vb});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const MetaDifference& x, const MetaDifference& y) {
+        return meta_rank(x.key) < meta_rank(y.key);
+    });
+    return out;
+}
+
+Verdict judge(const MetricDiff& m, double alpha)
+{
+    if (!m.test.enough_data)
+        return Verdict::NotEnoughData;
+    if (!(m.p_adjusted < alpha))
+        return Verdict::NoSignificantDifference;
+    // Welch's sign is the mean difference; the rank test's is whether U sits
+    // above its null mean (its shift estimate can be 0 with many ties).
+    const double sign = m.test.method == stats::Method::Welch
+                            ? m.test.difference
+                            : m.test.statistic - double(m.test.n_a * m.test.n_b) / 2.0;
+    const bool up = sign > 0;
+    switch (m.direction) {
+    case Direction::HigherIsBetter: return up ? Verdict::Better : Verdict::Worse;
+    case Direction::LowerIsBetter: return up ? Verdict::Worse : Verdict::Better;
+    case Direction::Neutral: break;
+    }
+    return up ? Verdict::Higher : Verdict::Lower;
+}
+
+// Values of one metric per unit; nullopt where it is undefined (no attempts, ...).
+std::vector<std::optional<double>> values(const Side& side, const std::vector<LockCounters>* lock,
+                                          const Value& value)
+{
+    std::vector<std::optional<double>> out;
+    for (size_t i = 0; i < side.units.size(); ++i)
+        out.push_back(value(lock ? (*lock)[i] : side.units[i].counters, side.units[i]));
+    return out;
+}
+
+MetricDiff compare(const Metric& metric, const Side& a, const Side& b, const std::vector<LockCounters>* lock_a,
+                   const std::vector<LockCounters>* lock_b, bool by_runs, double alpha)
+{
+    MetricDiff m{metric.name, metric.unit, metric.direction};
+    std::vector<double> xs, ys;
+    std::vector<std::vector<double>> series;  // per run, for the autocorrelation
+    auto gather = [&](const Side& side, const std::vector<LockCounters>* lock, std::vector<double>& out) {
+        std::map<int64_t, std::vector<double>> by_run;
+        const auto vals = values(side, lock, metric.value);
+        for (size_t i = 0; i < vals.size(); ++i)
+            if (vals[i]) {
+                out.push_back(*vals[i]);
+                by_run[side.units[i].run].push_back(*vals[i]);
+            }
+        for (auto& [run, v] : by_run)
+            series.push_back(std::move(v));
+    };
+    gather(a, lock_a, xs);
+    gather(b, lock_b, ys);
+    if (by_runs) {
+        m.test = stats::welch_test(xs, ys, alpha);
+    } else {
+        m.autocorrelation = stats::lag1_autocorrelation(series);
+        m.test = stats::mann_whitney(xs, ys, alpha, stats::ar1_variance_inflation(m.autocorrelation));
+    }
+    m.p_adjusted = m.test.p_value;
+    return m;
+}
+
+// Verdicts at alpha after Holm's adjustment within one family of comparisons.
+void adjust_family(std::vector<MetricDiff*> family, double alpha)
+{
+    std::vector<double> p;
+    std::vector<MetricDiff*> tested;
+    for (MetricDiff* m : family)
+        if (m->test.enough_data) {
+            p.push_back(m->test.p_value);
+            tested.push_back(m);
+        }
+    const std::vector<double> adjusted = stats::holm_adjust(p);
+    for (size_t i = 0; i < tested.size(); ++i)
+        tested[i]->p_adjusted = adjusted[i];
+    for (MetricDiff* m : family)
+        m->verdict = judge(*m, alpha);
+}
+
+void require_data(const Session& s, const std::string& label)
+{
+    if (s.runs.empty() && s.intervals.empty())
+        throw Error("cannot diff session", label, 0,
+                    "it has no runs; it was probably interrupted before recording started");
+    if (s.intervals.empty())
+        throw Error("cannot diff session", label, 0,
+                    "it has no recorded intervals; record at least one full interval");
+}
+
+OneSidedLock one_sided(const LockKey& key, const std::vector<LockCounters>& series, const Side& side)
+{
+    OneSidedLock o{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+    double seconds = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+        o.contentions += series[i].contentions;
+        o.wait_ns += series[i].wait_ns;
+        seconds += side.units[i].seconds;
+    }
+    o.wait_per_s = seconds > 0 ? double(o.wait_ns) / seconds : 0.0;
+    return o;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v)
+{
+    switch (v) {
+    case Verdict::Better: return "better";
+    case Verdict::Worse: return "worse";
+    case Verdict::Higher: return "higher";
+    case Verdict::Lower: return "lower";
+    case Verdict::NoSignificantDifference: return "no significant difference";
+    case Verdict::NotEnoughData: break;
+    }
+    return "not enough data";
+}
+
+bool DiffResult::any_worse() const
+{
+    auto worse = [](const MetricDiff& m) { return m.verdict == Verdict::Worse; };
+    return std::any_of(totals.begin(), totals.end(), worse) ||
+           std::any_of(locks.begin(), locks.end(), [&](const LockDiff& l) {
+               return std::any_of(l.metrics.begin(), l.metrics.end(), worse);
+           });
+}
+
+bool DiffResult::any_change() const
+{
+    auto changed = [](const MetricDiff& m) {
+        return m.verdict != Verdict::NoSignificantDifference && m.verdict != Verdict::NotEnoughData;
+    };
+    return std::any_of(totals.begin(), totals.end(), changed) ||
+           std::any_of(locks.begin(), locks.end(), [&](const LockDiff& l) {
+               return std::any_of(l.metrics.begin(), l.metrics.end(), changed);
+           });
+}
+
+DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& options)
+{
+    if (!(options.alpha > 0 && options.alpha <= 0.5))
+        throw Error("cannot diff", "", 0, "alpha must be in (0, 0.5], e.g. 0.05");
+    require_data(a, options.label_a);
+    require_data(b, options.label_b);
+
+    DiffResult d;
+    d.label_a = options.label_a;
+    d.label_b = options.label_b;
+    d.alpha = options.alpha;
+    d.by_runs = run_ids(a).size() >= 3 && run_ids(b).size() >= 3;
+    const Side sa = collect(a, d.by_runs), sb = collect(b, d.by_runs);
+    d.runs_a = sa.runs;
+    d.runs_b = sb.runs;
+    d.intervals_a = sa.intervals;
+    d.intervals_b = sb.intervals;
+    d.metadata = meta_differences(a, b);
+
+    for (const auto& [s, label] : {std::pair{&a, &d.label_a}, std::pair{&b, &d.label_b}}) {
+        if (!s->warnings.empty())
+            d.warnings.push_back(*label + ": " + std::to_string(s->warnings.size()) +
+                                 " damaged rows were skipped while loading");
+        uint64_t lost = 0;
+        for (const IntervalTotals& in : s->intervals)
+            lost += in.lost;
+        if (lost)
+            d.warnings.push_back(*label + " lost " + format_count(lost) +
+                                 " events or keys; its counts are lower bounds");
+    }
+    const std::string wa = workload_identity(a), wb = workload_identity(b);
+    const bool unrelated = !wa.empty() && !wb.empty() && wa != wb;
+    if (unrelated)
+        d.warnings.push_back("the sessions ran unrelated workloads ('" + wa + "' vs '" + wb +
+                             "'): differences reflect the workloads as much as the kernels");
+
+    const bool per_op = sa.all_ops && sb.all_ops;
+    const Metric throughput{"throughput", "ops/s", Direction::HigherIsBetter,
+                            [](const LockCounters&, const Unit& u) -> std::optional<double> {
+                                return u.ops ? ratio(*u.ops, u.seconds) : std::nullopt;
+                            }};
+    const Metric wait = per_op ? Metric{"wait_per_op", "ns/op", Direction::LowerIsBetter,
+                                        [](const LockCounters& c, const Unit& u) -> std::optional<double> {
+                                            return u.ops ? ratio(double(c.wait_ns), *u.ops) : std::nullopt;
+                                        }}
+                               : Metric{"wait_per_s", "ns/s", Direction::LowerIsBetter,
+                                        [](const LockCounters& c, const Unit& u) {
+                                            return ratio(double(c.wait_ns), u.seconds);
+                                        }};
+    const Metric contentions{"contentions_per_s", "/s", Direction::LowerIsBetter,
+                             [](const LockCounters& c, const Unit& u) {
+                                 return ratio(double(c.contentions), u.seconds);
+                             }};
+    const Metric spin_failures{"spin_failure_rate", "fraction", Direction::LowerIsBetter,
+                               [](const LockCounters& c, const Unit&) {
+                                   return ratio(double(c.spin_failures), double(c.spin_attempts));
+                               }};
+    const std::vector<Metric> shares{
+        {"spin_share", "fraction", Direction::Neutral,
+         [](const LockCounters& c, const Unit&) { return ratio(double(c.spin_ns), double(c.wait_ns)); }},
+        {"offcpu_share", "fraction", Direction::Neutral,
+         [](const LockCounters& c, const Unit&) { return ratio(double(c.offcpu_ns()), double(c.wait_ns)); }},
+        {"idle_fraction", "fraction", Direction::Neutral,
+         [](const LockCounters&, const Unit& u) { return ratio(double(u.idle_ns), double(u.cpu_ns)); }}};
+
+    if (unrelated)
+        d.warnings.push_back("throughput omitted: operations of different workloads are not comparable");
+    else if (!sa.all_ops || !sb.all_ops)
+        d.notes.push_back("throughput omitted: " + (sa.all_ops ? d.label_b : d.label_a) +
+                          " has no workload operation counts");
+    std::vector<Metric> total_metrics;
+    if (!unrelated && per_op)
+        total_metrics.push_back(throughput);
+    for (const Metric& m : {contentions, spin_failures, wait})
+        total_metrics.push_back(m);
+    total_metrics.insert(total_metrics.end(), shares.begin(), shares.end());
+    std::vector<MetricDiff*> family;
+    for (const Metric& m : total_metrics)
+        d.totals.push_back(compare(m, sa, sb, nullptr, nullptr, d.by_runs, d.alpha));
+    for (MetricDiff& m : d.totals)
+        family.push_back(&m);
+    adjust_family(family, d.alpha);
+
+    for (const auto& [key, series_a] : sa.locks) {
+        auto other = sb.locks.find(key);
+        if (other == sb.locks.end()) {
+            d.only_a.push_back(one_sided(key, series_a, sa));
+            continue;
+        }
+        LockDiff l{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+        for (const Metric& m : {wait, contentions, spin_failures}) {
+            MetricDiff md = compare(m, sa, sb, &series_a, &other->second, d.by_runs, d.alpha);
+            if (md.test.n_a + md.test.n_b > 0)  // no spin attempts anywhere: nothing to say
+                l.metrics.push_back(std::move(md));
+        }
+        const double effect = std::fabs(l.metrics.front().test.difference);
+        l.effect = std::isfinite(effect) ? effect : 0.0;
+        d.locks.push_back(std::move(l));
+    }
+    for (const auto& [key, series_b] : sb.locks)
+        if (!sa.locks.count(key))
+            d.only_b.push_back(one_sided(key, series_b, sb));
+    family.clear();
+    for (LockDiff& l : d.locks)
+        for (MetricDiff& m : l.metrics)
+            family.push_back(&m);
+    adjust_family(family, d.alpha);
+    std::stable_sort(d.locks.begin(), d.locks.end(),
+                     [](const LockDiff& x, const LockDiff& y) { return x.effect > y.effect; });
+    for (auto* list : {&d.only_a, &d.only_b})
+        std::stable_sort(list->begin(), list->end(), [](const OneSidedLock& x, const OneSidedLock& y) {
+            return x.wait_ns > y.wait_ns;
+        });
+
+    char buf[400];
+    if (d.by_runs) {
+        std::snprintf(buf, sizeof buf,
+                      "samples are per-run values (%zu vs %zu runs), compared with Welch's t-test; the "
+                      "relative-change interval is Fieller's",
+                      d.runs_a, d.runs_b);
+    } else {
+        std::snprintf(buf, sizeof buf,
+                      "fewer than 3 runs on a side: samples are per-interval values (%zu vs %zu), compared "
+                      "with Mann-Whitney U. Intervals are autocorrelated (the test's variance is widened by "
+                      "the measured lag-1 correlation) and cannot show run-to-run variation, so treat "
+                      "verdicts as tentative; record each side with --repeat 3 or more",
+                      d.intervals_a, d.intervals_b);
+    }
+    d.notes.push_back(buf);
+    std::snprintf(buf, sizeof buf,
+                  "p-values are Holm-adjusted (totals and locks are separate families) and verdicts "
+                  "compare them with alpha %.3g; confidence intervals are %.3g%% per comparison",
+                  d.alpha, 100 * (1 - d.alpha));
+    d.notes.push_back(buf);
+    return d;
+}
+
+}  // namespace lockscope

@@ -1,0 +1,87 @@
+// `lockscope diff`: did B (kernel, config, patch or lock policy) change lock
+// behaviour compared with A by more than noise? Metadata differences, then
+// totals and every lock matched by name+kind+mode, each with both values,
+// the relative change, its confidence interval, a p-value and a verdict.
+// Rendering is in diff_format.cpp; the GUI's diff page uses diff_sessions too.
+#pragma once
+
+#include "core/model.h"
+#include "core/stats.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+// Exit code of `diff --fail-on` when the gate trips (0/1/2 are core/error.h's).
+inline constexpr int kExitDiffGate = 3;
+
+enum class Direction { HigherIsBetter, LowerIsBetter, Neutral };
+
+enum class Verdict { Better, Worse, Higher, Lower, NoSignificantDifference, NotEnoughData };
+// "better", "worse", "higher", "lower", "no significant difference", "not enough data"
+const char* verdict_name(Verdict v);
+
+struct DiffOptions {
+    double alpha = 0.05;
+    std::string label_a = "A";  // how messages name the sessions (e.g. their paths)
+    std::string label_b = "B";
+};
+
+// One metric compared across the sessions.
+struct MetricDiff {
+    std::string metric;   // "throughput", "contentions_per_s", "spin_failure_rate", ...
+    std::string unit;     // "ops/s", "/s", "ns/op", "ns/s", "fraction"
+    Direction direction = Direction::Neutral;
+    stats::TestResult test;   // centers, change, CIs, p, method, n per side
+    double p_adjusted = 1;    // Holm-adjusted within its family (totals, or all lock rows)
+    double autocorrelation = 0;  // lag-1, interval samples only; widens the rank test's variance
+    Verdict verdict = Verdict::NotEnoughData;
+};
+
+// A metadata key whose value differs; "" stands for "not recorded".
+struct MetaDifference {
+    std::string key;
+    std::string a, b;
+};
+
+struct LockDiff {
+    std::string name, kind, mode;
+    std::vector<MetricDiff> metrics;  // the first is the headline: wait per op or per second
+    double effect = 0;  // |B − A| of the headline metric: how much wait moved
+};
+
+// A lock seen in one session only: no test is possible, but the user must see it.
+struct OneSidedLock {
+    std::string name, kind, mode;
+    uint64_t contentions = 0;
+    uint64_t wait_ns = 0;
+    double wait_per_s = 0;
+};
+
+struct DiffResult {
+    std::string label_a, label_b;
+    double alpha = 0.05;
+    bool by_runs = false;            // per-run means (Welch) or per-interval samples (Mann-Whitney)
+    size_t runs_a = 0, runs_b = 0;
+    size_t intervals_a = 0, intervals_b = 0;
+    std::vector<MetaDifference> metadata;  // kernel, config, CPU, workload, recorder
+    std::vector<std::string> warnings;     // e.g. unrelated workloads
+    std::vector<std::string> notes;        // how to read the statistics
+    std::vector<MetricDiff> totals;
+    std::vector<LockDiff> locks;           // by effect, largest first
+    std::vector<OneSidedLock> only_a, only_b;
+
+    bool any_worse() const;   // a total or lock judged worse
+    bool any_change() const;  // a total or lock judged different in any direction
+};
+
+// Throws lockscope::Error with one sentence when a session cannot be
+// compared (no runs, no intervals) or alpha is outside (0, 0.5].
+DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& options);
+
+std::string format_diff_text(const DiffResult& diff);  // fits 100 columns
+std::string format_diff_json(const DiffResult& diff);
+
+}  // namespace lockscope

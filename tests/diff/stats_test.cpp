@@ -1,0 +1,263 @@
+// The statistics behind `lockscope diff`, checked against answers known
+// independently: published examples, brute-force enumeration, and Monte
+// Carlo rates with fixed seeds. Tolerances are 3 standard errors of the
+// simulated rate, sqrt(p(1 − p) / trials).
+#include "core/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace lockscope::stats;
+
+namespace {
+
+constexpr int kTrials = 2000;
+constexpr double kAlpha = 0.05;
+
+double three_se(double p)
+{
+    return 3 * std::sqrt(p * (1 - p) / kTrials);
+}
+
+std::vector<double> draw_normal(std::mt19937_64& rng, size_t n, double mean, double sd)
+{
+    std::normal_distribution<double> d(mean, sd);
+    std::vector<double> xs(n);
+    for (double& x : xs)
+        x = d(rng);
+    return xs;
+}
+
+// Exact two-sided Mann-Whitney p by enumerating every assignment of the
+// pooled values to the sides: independent of the recursion in stats.cpp.
+double brute_force_p(const std::vector<double>& a, const std::vector<double>& b)
+{
+    std::vector<double> pooled(a);
+    pooled.insert(pooled.end(), b.begin(), b.end());
+    auto u_of = [&](const std::vector<bool>& in_b) {
+        double u = 0;
+        for (size_t i = 0; i < pooled.size(); ++i)
+            for (size_t j = 0; j < pooled.size(); ++j)
+                if (!in_b[i] && in_b[j])
+                    u += pooled[j] > pooled[i] ? 1 : pooled[j] == pooled[i] ? 0.5 : 0;
+        return u;
+    };
+    std::vector<bool> actual(pooled.size(), false);
+    std::fill(actual.begin() + long(a.size()), actual.end(), true);
+    const double observed = u_of(actual);
+    std::vector<bool> mask(actual);
+    std::sort(mask.begin(), mask.end());
+    double total = 0, low = 0, high = 0;
+    do {
+        const double u = u_of(mask);
+        ++total;
+        low += u <= observed;
+        high += u >= observed;
+    } while (std::next_permutation(mask.begin(), mask.end()));
+    return std::min(1.0, 2 * std::min(low, high) / total);
+}
+
+}  // namespace
+
+TEST(WelchTest, MatchesThePublishedExample)
+{
+    // Wikipedia, "Welch's t-test", example 1: t = 2.46, df = 24.99, p = 0.021
+    // (p here from numerical integration of the t density, to 6 digits).
+    const std::vector<double> a = {27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1,
+                                   21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4};
+    const std::vector<double> b = {27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0,
+                                   24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4};
+    const TestResult r = welch_test(a, b, kAlpha);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_EQ(r.method, Method::Welch);
+    EXPECT_NEAR(r.statistic, 2.455356, 1e-5);
+    EXPECT_NEAR(r.df, 24.988529, 1e-5);
+    EXPECT_NEAR(r.p_value, 0.021378, 1e-5);
+    EXPECT_NEAR(r.difference, 22.986667 - 20.82, 1e-5);
+    EXPECT_LT(r.diff_low, r.difference);
+    EXPECT_GT(r.diff_low, 0);  // significant at 0.05, so the CI excludes 0 ...
+    EXPECT_GT(r.rel_low, 0);   // ... and so does Fieller's, which inverts the same test
+    EXPECT_NEAR(r.relative, 22.986667 / 20.82 - 1, 1e-6);
+}
+
+TEST(WelchTest, OneOrTwoRunsAreNeverAVerdict)
+{
+    const std::vector<double> one = {100}, two = {100, 101}, many = {200, 201, 202, 199, 200};
+    for (const auto* a : {&one, &two})
+        for (const auto* b : {&one, &two, &many}) {
+            const TestResult r = welch_test(*a, *b, kAlpha);
+            EXPECT_FALSE(r.enough_data);
+            EXPECT_NE(r.reason.find("at least 3"), std::string::npos) << r.reason;
+        }
+}
+
+TEST(WelchTest, FalsePositiveRateIsAlphaForSameDistribution)
+{
+    std::mt19937_64 rng(42);
+    int rejected = 0;
+    for (int i = 0; i < kTrials; ++i) {
+        // Unequal sizes, equal means: the case Welch exists for.
+        const auto a = draw_normal(rng, 5, 100, 10), b = draw_normal(rng, 8, 100, 10);
+        rejected += welch_test(a, b, kAlpha).p_value < kAlpha;
+    }
+    EXPECT_NEAR(double(rejected) / kTrials, kAlpha, three_se(kAlpha));
+}
+
+TEST(WelchTest, IntervalsCoverAKnownShiftAtTheNominalRate)
+{
+    std::mt19937_64 rng(7);
+    int diff_covered = 0, ratio_covered = 0;
+    for (int i = 0; i < kTrials; ++i) {
+        // Unequal variances and sizes; true difference 7, true relative change +7%.
+        const auto a = draw_normal(rng, 6, 100, 4), b = draw_normal(rng, 10, 107, 12);
+        const TestResult r = welch_test(a, b, kAlpha);
+        diff_covered += r.diff_low <= 7 && 7 <= r.diff_high;
+        ratio_covered += r.rel_low <= 0.07 && 0.07 <= r.rel_high;
+    }
+    EXPECT_NEAR(double(diff_covered) / kTrials, 1 - kAlpha, three_se(kAlpha));
+    EXPECT_NEAR(double(ratio_covered) / kTrials, 1 - kAlpha, three_se(kAlpha));
+}
+
+TEST(WelchTest, RelativeIntervalIsUnboundedWhenBaselineIsNearZero)
+{
+    const TestResult r = welch_test(std::vector<double>{-1, 1, 0.5, -0.5}, std::vector<double>{3, 4, 5, 4}, kAlpha);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_TRUE(std::isnan(r.rel_low) && std::isnan(r.rel_high));
+}
+
+TEST(MannWhitneyTest, TortoiseAndHare)
+{
+    // Wikipedia, "Mann–Whitney U test": finishing order T H H H H H T T T T T H,
+    // U = 11 for the hares; exact two-sided p = 286/924 by enumeration.
+    const std::vector<double> tortoises = {1, 7, 8, 9, 10, 11}, hares = {2, 3, 4, 5, 6, 12};
+    const TestResult r = mann_whitney(tortoises, hares, kAlpha);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_EQ(r.method, Method::MannWhitneyExact);
+    EXPECT_DOUBLE_EQ(r.statistic, 11);
+    EXPECT_NEAR(r.p_value, 286.0 / 924.0, 1e-12);
+}
+
+TEST(MannWhitneyTest, CompletelySeparatedSamples)
+{
+    // The most extreme ranking: p = 2 / C(m + n, m).
+    EXPECT_NEAR(mann_whitney(std::vector<double>{1, 2, 3, 4}, std::vector<double>{5, 6, 7, 8}, kAlpha).p_value,
+                2.0 / 70, 1e-12);
+    EXPECT_NEAR(mann_whitney(std::vector<double>{6, 7, 8, 9, 10}, std::vector<double>{1, 2, 3, 4, 5}, kAlpha)
+                    .p_value,
+                2.0 / 252, 1e-12);
+}
+
+TEST(MannWhitneyTest, ExactDistributionMatchesEnumeration)
+{
+    std::mt19937_64 rng(3);
+    for (auto [m, n] : {std::pair{3, 5}, {4, 4}, {5, 7}, {6, 6}}) {
+        const auto a = draw_normal(rng, size_t(m), 0, 1), b = draw_normal(rng, size_t(n), 0.8, 1);
+        const TestResult r = mann_whitney(a, b, 0.5);  // a loose alpha so 3-vs-5 is testable
+        ASSERT_TRUE(r.enough_data) << m << "x" << n;
+        EXPECT_NEAR(r.p_value, brute_force_p(a, b), 1e-9) << m << "x" << n;
+    }
+}
+
+TEST(MannWhitneyTest, NormalApproximationWithTies)
+{
+    // Expected p from the textbook formula: z = (|U − mn/2| − ½) / σ with
+    // σ² = mn/12 · ((N + 1) − Σ(t³ − t) / (N(N − 1))), computed separately.
+    const std::vector<double> a = {1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 7, 7, 8, 9};
+    const std::vector<double> b = {3, 4, 5, 5, 6, 6, 7, 8, 8, 9, 9, 10, 10, 11, 12, 12};
+    const TestResult r = mann_whitney(a, b, kAlpha);
+    EXPECT_EQ(r.method, Method::MannWhitney);
+    EXPECT_DOUBLE_EQ(r.statistic, 193.5);
+    EXPECT_NEAR(r.p_value, 0.0037534907, 1e-8);
+}
+
+TEST(MannWhitneyTest, TinySamplesAreNotEnoughData)
+{
+    // 3 vs 3 can at best reach p = 0.1: no verdict at 0.05, whatever the data.
+    const TestResult r = mann_whitney(std::vector<double>{1, 2, 3}, std::vector<double>{100, 200, 300}, kAlpha);
+    EXPECT_FALSE(r.enough_data);
+    EXPECT_FALSE(r.reason.empty());
+    EXPECT_FALSE(mann_whitney(std::vector<double>{1}, std::vector<double>{5, 6}, kAlpha).enough_data);
+    EXPECT_FALSE(mann_whitney(std::vector<double>{}, std::vector<double>{5, 6}, kAlpha).enough_data);
+}
+
+TEST(MannWhitneyTest, FalsePositiveRateIsAtMostAlpha)
+{
+    std::mt19937_64 rng(11);
+    int exact = 0, approx = 0, tied = 0;
+    std::poisson_distribution<int> counts(3);
+    for (int i = 0; i < kTrials; ++i) {
+        exact += mann_whitney(draw_normal(rng, 8, 5, 1), draw_normal(rng, 9, 5, 1), kAlpha).p_value < kAlpha;
+        approx += mann_whitney(draw_normal(rng, 40, 5, 1), draw_normal(rng, 30, 5, 1), kAlpha).p_value < kAlpha;
+        std::vector<double> a(30), b(30);  // heavy ties: small counts
+        for (double& x : a)
+            x = counts(rng);
+        for (double& x : b)
+            x = counts(rng);
+        tied += mann_whitney(a, b, kAlpha).p_value < kAlpha;
+    }
+    // The exact test is discrete, hence conservative; the others ≈ alpha.
+    EXPECT_LE(double(exact) / kTrials, kAlpha + three_se(kAlpha));
+    EXPECT_GE(double(exact) / kTrials, kAlpha / 2);
+    EXPECT_NEAR(double(approx) / kTrials, kAlpha, three_se(kAlpha));
+    EXPECT_NEAR(double(tied) / kTrials, kAlpha, three_se(kAlpha));
+}
+
+TEST(MannWhitneyTest, ShiftIntervalCoversAKnownShift)
+{
+    std::mt19937_64 rng(5);
+    int covered = 0;
+    for (int i = 0; i < kTrials; ++i) {
+        const auto a = draw_normal(rng, 20, 50, 5), b = draw_normal(rng, 25, 53, 5);
+        const TestResult r = mann_whitney(a, b, kAlpha);
+        covered += r.diff_low <= 3 && 3 <= r.diff_high;
+    }
+    EXPECT_NEAR(double(covered) / kTrials, 1 - kAlpha, three_se(kAlpha));
+}
+
+TEST(MannWhitneyTest, AutocorrelationInflationKeepsFalsePositivesNearAlpha)
+{
+    // AR(1) samples with ρ = 0.6: treated as independent the rank test
+    // rejects far too often; widened by (1 + ρ̂)/(1 − ρ̂) it should not.
+    std::mt19937_64 rng(13);
+    std::normal_distribution<double> noise(0, 1);
+    auto ar1 = [&](size_t n) {
+        std::vector<double> xs(n);
+        double x = noise(rng) / std::sqrt(1 - 0.36);
+        for (double& v : xs)
+            v = x = 0.6 * x + noise(rng);
+        return xs;
+    };
+    int naive = 0, widened = 0;
+    for (int i = 0; i < kTrials; ++i) {
+        const auto a = ar1(60), b = ar1(60);
+        naive += mann_whitney(a, b, kAlpha).p_value < kAlpha;
+        const double rho = lag1_autocorrelation({a, b});
+        widened += mann_whitney(a, b, kAlpha, ar1_variance_inflation(rho)).p_value < kAlpha;
+    }
+    EXPECT_GT(double(naive) / kTrials, 3 * kAlpha);
+    EXPECT_LE(double(widened) / kTrials, 2 * kAlpha);  // ρ̂ is biased low in short series
+}
+
+TEST(Stats, BootstrapIsReproducibleAndCoversTheDifference)
+{
+    std::mt19937_64 rng(17);
+    const auto a = draw_normal(rng, 30, 10, 1), b = draw_normal(rng, 30, 12, 1);
+    const Interval first = bootstrap_mean_difference(a, b, kAlpha), again = bootstrap_mean_difference(a, b, kAlpha);
+    EXPECT_EQ(first.low, again.low);
+    EXPECT_EQ(first.high, again.high);
+    EXPECT_LT(first.low, 2.0);
+    EXPECT_GT(first.high, 2.0);
+}
+
+TEST(Stats, HolmAdjustment)
+{
+    // Textbook: p = (0.01, 0.04, 0.03, 0.005) → (0.03, 0.06, 0.06, 0.02).
+    const std::vector<double> adjusted = holm_adjust({0.01, 0.04, 0.03, 0.005});
+    const std::vector<double> expected = {0.03, 0.06, 0.06, 0.02};
+    for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_NEAR(adjusted[i], expected[i], 1e-12) << i;
+}
