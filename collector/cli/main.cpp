@@ -20,8 +20,10 @@ struct Command {
 constexpr Command kCommands[] = {
     {"record", lockscope::cli::cmd_record, "record kernel lock contention into a session file"},
     {"report", lockscope::cli::cmd_report, "print a session as text, JSON or CSV"},
+    {"diff", lockscope::cli::cmd_diff, "compare two sessions: changes, confidence intervals, verdicts"},
     {"workload", lockscope::cli::cmd_workload, "run a kernel lock workload (pipe, unlink1, ...)"},
     {"info", lockscope::cli::cmd_info, "what this machine supports and what will work"},
+    {"bench", lockscope::cli::cmd_bench, "replay kernel lock algorithms in user space (reference locks)"},
 };
 
 void print_usage(FILE* out)
