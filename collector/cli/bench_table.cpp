@@ -194,7 +194,7 @@ std::string json_spread(const Spread& s)
 
 }  // namespace
 
-std::string format_json(const std::vector<Row>& rows, const std::string& context)
+std::string format_json(const std::vector<Row>& rows, const std::string& context, const std::string& extra_fields)
 {
     std::ostringstream out;
     out << "{\n  \"params\": " << json_string(context) << ",\n  \"rows\": [";
@@ -209,7 +209,7 @@ std::string format_json(const std::vector<Row>& rows, const std::string& context
             << ",\n     \"sleeps_per_kop\": " << json_spread(r.sleeps_per_kop)
             << ",\n     \"idle\": " << json_spread(r.idle) << "}";
     }
-    out << "\n  ]\n}\n";
+    out << "\n  ]" << extra_fields << "\n}\n";
     return out.str();
 }
 

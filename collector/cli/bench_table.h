@@ -39,6 +39,8 @@ std::vector<Row> summarize(const std::vector<std::vector<reflock::bench::RunResu
 // (markdown) the table and stored as "params" (json).
 std::string format_text(const std::vector<Row>& rows, const std::string& context);
 std::string format_markdown(const std::vector<Row>& rows, const std::string& context);
-std::string format_json(const std::vector<Row>& rows, const std::string& context);
+// extra_fields: more top-level members, each starting with a comma.
+std::string format_json(const std::vector<Row>& rows, const std::string& context,
+                        const std::string& extra_fields = {});
 
 }  // namespace lockscope::bench_table

@@ -279,7 +279,16 @@ int cmd_bench(const Args& args)
         " ns (rwsem only), " + std::to_string(repeats) + " interleaved repeats of " + num(a.duration_s) +
         " s; load average " + load_before + " before, " + loadavg() + " after";
     const auto rows = bench_table::summarize(results, lock_names.size());
-    const std::string out = a.format == "json"       ? bench_table::format_json(rows, context)
+    // Every event the process's reflock locks fired, warm-up included: what a
+    // recorder attached to the USDT probes must count.
+    const reflock::Counters all = reflock::counters_total();
+    const std::string process = ",\n  \"process_counters\": {\"acquisitions\": " + std::to_string(all.acquisitions) +
+                                ", \"contended\": " + std::to_string(all.contended) +
+                                ", \"spin_attempts\": " + std::to_string(all.spin_attempts) +
+                                ", \"spin_successes\": " + std::to_string(all.spin_successes) +
+                                ", \"spin_failures\": " + std::to_string(all.spin_failures) +
+                                ", \"sleeps\": " + std::to_string(all.sleeps) + "}";
+    const std::string out = a.format == "json"       ? bench_table::format_json(rows, context, process)
                             : a.format == "markdown" ? bench_table::format_markdown(rows, context)
                                                      : bench_table::format_text(rows, context);
     std::fwrite(out.data(), 1, out.size(), stdout);

@@ -46,16 +46,27 @@ std::uint64_t work(std::uint64_t iterations, std::uint64_t seed) noexcept {
 }
 
 double iterations_per_ns() {
+  // Thread CPU time, best of several trials: on a busy machine wall-clock
+  // calibration counts time the thread was preempted and makes every
+  // critical section shorter than asked.
   static const double rate = [] {
     std::uint64_t iterations = 1 << 16;
     volatile std::uint64_t sink = 0;
     for (;;) {
-      const double start = clock_s(CLOCK_MONOTONIC);
+      const double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
       sink = work(iterations, sink);
-      const double elapsed_ns = (clock_s(CLOCK_MONOTONIC) - start) * 1e9;
-      if (elapsed_ns > 20e6) return double(iterations) / elapsed_ns;
+      const double elapsed_ns = (clock_s(CLOCK_THREAD_CPUTIME_ID) - start) * 1e9;
+      if (elapsed_ns > 5e6) break;
       iterations *= 2;
     }
+    double best = 0;
+    for (int trial = 0; trial < 5; ++trial) {
+      const double start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+      sink = work(iterations, sink);
+      const double elapsed_ns = (clock_s(CLOCK_THREAD_CPUTIME_ID) - start) * 1e9;
+      best = std::max(best, double(iterations) / elapsed_ns);
+    }
+    return best;
   }();
   return rate;
 }
