@@ -1,0 +1,80 @@
+// diff on real recordings: the same workload twice is "no significant
+// difference"; a real change is significant and in the right direction.
+#include <gtest/gtest.h>
+
+#include "core/diff.h"
+#include "core/session_store.h"
+#include "root_helpers.h"
+#include "subprocess.h"
+
+namespace lockscope {
+namespace {
+
+Session record(const std::string& workload, const std::string& threads, const std::string& seconds = "2")
+{
+    const std::string out = test::temp_path(workload + "-t" + threads + ".lockscope");
+    test::Finished f = test::run({test::lockscope_bin(), "record", "--workload", workload, "-t", threads, "-d", seconds,
+                                  "--repeat", "4", "-i", "0.5", "-o", out},
+                                 180);
+    EXPECT_EQ(f.exit_code, 0) << f.err;
+    return load_session(out);
+}
+
+const MetricDiff* total(const DiffResult& d, const std::string& metric)
+{
+    for (const MetricDiff& m : d.totals)
+        if (m.metric == metric)
+            return &m;
+    return nullptr;
+}
+
+TEST(DiffReal, SameWorkloadTwiceIsNoSignificantDifference)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const Session a = record("pipe", "2");
+    const Session b = record("pipe", "2");
+    const DiffResult d = diff_sessions(a, b, {});
+    ASSERT_TRUE(d.by_runs) << "4 runs a side should use Welch over run means";
+    const MetricDiff* throughput = total(d, "throughput");
+    ASSERT_NE(throughput, nullptr) << format_diff_text(d);
+    EXPECT_EQ(throughput->verdict, Verdict::NoSignificantDifference) << format_diff_text(d);
+    const MetricDiff* fail = total(d, "spin_failure_rate");
+    ASSERT_NE(fail, nullptr);
+    EXPECT_NE(fail->verdict, Verdict::Worse) << format_diff_text(d);
+    EXPECT_NE(fail->verdict, Verdict::Better) << format_diff_text(d);
+}
+
+TEST(DiffReal, PipeAtOneAgainstFourThreadsIsSignificantInTheRightDirection)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const DiffResult d = diff_sessions(record("pipe", "1", "1"), record("pipe", "4", "1"), {});
+    const MetricDiff* contentions = total(d, "contentions_per_s");
+    ASSERT_NE(contentions, nullptr) << format_diff_text(d);
+    EXPECT_EQ(contentions->verdict, Verdict::Worse) << format_diff_text(d);
+    bool pipe_only_in_b = false;
+    for (const OneSidedLock& l : d.only_b)
+        pipe_only_in_b |= l.name == "pipe->mutex";
+    EXPECT_TRUE(pipe_only_in_b) << format_diff_text(d);
+    ASSERT_FALSE(d.metadata.empty());
+}
+
+TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const Session shared = record("unlink1", "4");
+    const Session own = record("unlink2", "4");
+    const DiffResult d = diff_sessions(shared, own, {});
+    EXPECT_FALSE(d.warnings.empty()) << "different workloads should be called out";
+    bool i_rwsem_only_in_a = false;
+    for (const OneSidedLock& l : d.only_a)
+        i_rwsem_only_in_a |= l.name == "i_rwsem";
+    bool i_rwsem_better = false;
+    for (const LockDiff& l : d.locks)
+        if (l.name == "i_rwsem")
+            for (const MetricDiff& m : l.metrics)
+                i_rwsem_better |= m.verdict == Verdict::Better;
+    EXPECT_TRUE(i_rwsem_only_in_a || i_rwsem_better) << format_diff_text(d);
+}
+
+}  // namespace
+}  // namespace lockscope
