@@ -19,7 +19,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
-const volatile __u32 stack_period = 64; /* sample one episode stack in N per CPU; 0: never */
+const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -77,6 +77,19 @@ struct {
 	__type(key, u32);
 	__type(value, struct ls_lock_stats);
 } zero_stats SEC(".maps");
+
+/* One in stack_period calls says yes, per CPU; a countdown, not a division. */
+static __always_inline bool sample_due(struct ls_counters *cnt)
+{
+	if (!stack_period)
+		return false;
+	if (cnt->sample_tick) {
+		cnt->sample_tick--;
+		return false;
+	}
+	cnt->sample_tick = stack_period - 1;
+	return true;
+}
 
 static __always_inline struct ls_counters *cpu_counters(void)
 {
@@ -264,7 +277,7 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 	key.lock = lock;
 	key.flags = ep.flags;
 	/* A kernel stack says nothing about a user-space lock. */
-	sample = !user && stack_period && (++cnt->sample_tick % stack_period) == 0;
+	sample = !user && sample_due(cnt);
 	s = bpf_map_lookup_elem(&lock_stats, &key);
 	if (!s) {
 		struct ls_lock_stats *init = bpf_map_lookup_elem(&zero_stats, &zero);
@@ -350,7 +363,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		return 0;
 	ep->wakeups++;
 	cnt = cpu_counters();
-	if (cnt && stack_period && (++cnt->sample_tick % stack_period) == 0)
+	if (cnt && sample_due(cnt))
 		sample_stack(ctx, cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
 	return 0;
 }

@@ -119,7 +119,7 @@ struct ls_counters {
 	__u64 lost_task_storage;  /* task storage could not be created */
 	__u64 abandoned;          /* inner episodes popped by an outer end */
 	__u64 stack_samples;      /* stacks captured */
-	__u64 sample_tick;        /* episodes seen, drives stack sampling */
+	__u64 sample_tick;        /* countdown to the next stack sample */
 };
 
 /* Sampling: a stack is captured for the first episode of each lock key and

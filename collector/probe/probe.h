@@ -17,7 +17,7 @@ namespace lockscope::probe {
 
 struct ProbeOptions {
     uint32_t tgid = 0;            // 0: every process
-    uint32_t stack_period = 64;   // one stack per N episodes per CPU (plus each lock's first); 0: none
+    uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
     uint32_t max_locks = 16384;   // distinct (lock, kind) keys
     uint32_t max_stacks = 16384;
     uint32_t max_tasks = 8192;
