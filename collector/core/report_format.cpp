@@ -205,7 +205,8 @@ void table_block(std::ostringstream& out, const Report& rep)
                   format_duration(double(c.wait_ns), true),
                   format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0,
                                   true),
-                  format_duration(double(c.max_wait_ns), true),
+                  // per-task totals keep no maximum
+                  rep.by == GroupBy::Task ? std::string("-") : format_duration(double(c.max_wait_ns), true),
                   format_percent(ratio(c.spin_ns, c.wait_ns), 0),
                   format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0),
                   format_count_short(double(c.sleeps))});
