@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <algorithm>
 #include <optional>
@@ -245,6 +246,17 @@ std::map<std::string, std::string> session_meta(const RecordOptions& o)
     return meta;
 }
 
+// Under sudo the session belongs to the user who asked for it, not to root.
+void give_to_invoking_user(const std::string& path)
+{
+    const char* uid = getenv("SUDO_UID");
+    const char* gid = getenv("SUDO_GID");
+    if (geteuid() != 0 || !uid || !gid)
+        return;
+    if (chown(path.c_str(), uid_t(std::strtoul(uid, nullptr, 10)), gid_t(std::strtoul(gid, nullptr, 10))) != 0)
+        std::fprintf(stderr, "lockscope: cannot give %s to the sudo user: %s\n", path.c_str(), std::strerror(errno));
+}
+
 }  // namespace
 
 void block_stop_signals()
@@ -282,6 +294,7 @@ RecordResult record(const RecordOptions& o)
     validate(o);
     block_stop_signals();
     SessionWriter writer = SessionWriter::create(o.output, o.overwrite);
+    give_to_invoking_user(o.output);
     writer.set_meta(session_meta(o));
     Rollup rollup(KernelSymbols::load());
     const sigset_t signals = stop_signals();

@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <string>
@@ -120,6 +121,29 @@ TEST(RecordTargets, RepeatRecordsOneRunPerRepeatWithThroughput)
         ASSERT_TRUE(run.ops.has_value());
         EXPECT_GT(*run.ops, 1000.0);
     }
+}
+
+}  // namespace
+}  // namespace lockscope
+
+namespace lockscope {
+namespace {
+
+TEST(RecordOwnership, UnderSudoTheSessionBelongsToTheInvokingUser)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const std::string out = test::temp_path("sudo.lockscope");
+    setenv("SUDO_UID", "65534", 1);
+    setenv("SUDO_GID", "65534", 1);
+    test::Finished f = test::run({test::lockscope_bin(), "record", "-d", "1", "-o", out}, 60);
+    unsetenv("SUDO_UID");
+    unsetenv("SUDO_GID");
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    struct stat st {};
+    ASSERT_EQ(stat(out.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 65534u);
+    EXPECT_EQ(st.st_gid, 65534u);
+    EXPECT_GE(load_session(out).intervals.size(), 1u);
 }
 
 }  // namespace
