@@ -29,7 +29,7 @@ packages=(
   procps util-linux python3
 )
 if [ "$with_gui" -eq 1 ]; then
-  packages+=(qt6-base-dev qt6-charts-dev libgl-dev libxkbcommon-dev)
+  packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev)
 fi
 
 missing=()

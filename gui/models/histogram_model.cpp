@@ -1,0 +1,91 @@
+#include "models/histogram_model.h"
+
+#include "models/display.h"
+
+#include <cmath>
+
+namespace lockscope::gui {
+
+HistogramModel::HistogramModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void HistogramModel::setHistogram(const std::array<uint64_t, kHistBuckets>& hist)
+{
+    beginResetModel();
+    hist_ = hist;
+    int first = -1, last = -1;
+    total_ = 0;
+    for (int i = 0; i < kHistBuckets; ++i) {
+        if (!hist[size_t(i)])
+            continue;
+        if (first < 0)
+            first = i;
+        last = i;
+        total_ += hist[size_t(i)];
+    }
+    first_ = first < 0 ? 0 : first;
+    count_ = first < 0 ? 0 : last - first + 1;
+    endResetModel();
+}
+
+void HistogramModel::clear() { setHistogram({}); }
+
+int HistogramModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : count_;
+}
+
+int HistogramModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString HistogramModel::bucketLabel(int bucket)
+{
+    return display::duration(std::ldexp(1.0, bucket));
+}
+
+QVariant HistogramModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const int bucket = first_ + index.row();
+    const uint64_t n = hist_[size_t(bucket)];
+    const double share = total_ ? double(n) / double(total_) : 0.0;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Range:
+            return bucket == kHistBuckets - 1
+                       ? QStringLiteral("≥ %1").arg(bucketLabel(bucket))
+                       : QStringLiteral("%1 – %2").arg(bucketLabel(bucket), bucketLabel(bucket + 1));
+        case Count: return display::count(n);
+        case Share: return display::percent(share);
+        }
+        break;
+    case SortRole:
+        switch (index.column()) {
+        case Range: return bucket;
+        case Count: return qulonglong(n);
+        case Share: return share;
+        }
+        break;
+    case LowerBoundNsRole: return std::ldexp(1.0, bucket);
+    case ShortLabelRole: return bucketLabel(bucket);
+    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant HistogramModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Range: return QStringLiteral("Wait time");
+    case Count: return QStringLiteral("Waits");
+    case Share: return QStringLiteral("Share");
+    }
+    return {};
+}
+
+}  // namespace lockscope::gui

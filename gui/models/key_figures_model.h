@@ -1,0 +1,47 @@
+// The overview's key figures, one row each, computed from the report totals
+// so they agree with `lockscope report` to the last digit.
+#pragma once
+
+#include "session/snapshot.h"
+
+#include <QAbstractTableModel>
+
+namespace lockscope::gui {
+
+class KeyFiguresModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Figures {
+        ContentionsPerSecond,
+        SpinFailureRate,
+        SpinShare,
+        OffCpuShare,
+        IdleFraction,
+        Throughput,
+        TopLock,
+        Lost,
+        FigureCount
+    };
+    enum Columns { Label, Value, Detail, ColumnCount };
+    enum Roles {
+        ValueRole = Qt::UserRole + 1,  // raw number (double); invalid when not applicable
+        AlertRole,                     // bool: the figure needs the reader's attention
+    };
+
+    explicit KeyFiguresModel(QObject* parent = nullptr);
+    void setSnapshot(SnapshotPtr snapshot);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    QVariant value(int figure) const;
+    QString valueText(int figure) const;
+    QString detail(int figure) const;
+
+    SnapshotPtr snapshot_;
+};
+
+}  // namespace lockscope::gui

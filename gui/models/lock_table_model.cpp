@@ -1,0 +1,134 @@
+#include "models/lock_table_model.h"
+
+#include "models/display.h"
+
+namespace lockscope::gui {
+namespace {
+
+double mean_wait(const LockCounters& c)
+{
+    return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
+}
+
+}  // namespace
+
+LockTableModel::LockTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void LockTableModel::setSnapshot(SnapshotPtr snapshot)
+{
+    beginResetModel();
+    snapshot_ = std::move(snapshot);
+    endResetModel();
+}
+
+int LockTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() || !snapshot_ ? 0 : int(snapshot_->report.rows.size());
+}
+
+int LockTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString LockTableModel::lockKey(const ReportRow& row)
+{
+    return QString::fromStdString(row.name + '\t' + row.kind + '\t' + row.mode);
+}
+
+QVariant LockTableModel::display(const ReportRow& r, int column) const
+{
+    const LockCounters& c = r.counters;
+    switch (column) {
+    case Name: return QString::fromStdString(r.name);
+    case Kind: return display::kind(r.kind, r.mode);
+    case Caller: return r.caller.empty() ? QStringLiteral("–") : QString::fromStdString(r.caller);
+    case Contentions: return display::count(c.contentions);
+    case SpinAttempts: return display::count(c.spin_attempts);
+    case SpinFailureRate:
+        return c.spin_attempts ? display::percent(c.spin_failure_rate()) : QStringLiteral("–");
+    case WaitTotal: return display::duration(double(c.wait_ns));
+    case WaitMean: return display::duration(mean_wait(c));
+    case WaitMax: return display::duration(double(c.max_wait_ns));
+    case SpinTime: return display::duration(double(c.spin_ns));
+    case OffCpuTime: return display::duration(double(c.offcpu_ns()));
+    case Sleeps: return display::count(c.sleeps);
+    case ShareOfWait: return display::percent(r.share_of_wait);
+    }
+    return {};
+}
+
+QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
+{
+    const LockCounters& c = r.counters;
+    switch (column) {
+    case Name: return QString::fromStdString(r.name);
+    case Kind: return display::kind(r.kind, r.mode);
+    case Caller: return QString::fromStdString(r.caller);
+    case Contentions: return qulonglong(c.contentions);
+    case SpinAttempts: return qulonglong(c.spin_attempts);
+    case SpinFailureRate: return c.spin_failure_rate();
+    case WaitTotal: return qulonglong(c.wait_ns);
+    case WaitMean: return mean_wait(c);
+    case WaitMax: return qulonglong(c.max_wait_ns);
+    case SpinTime: return qulonglong(c.spin_ns);
+    case OffCpuTime: return qulonglong(c.offcpu_ns());
+    case Sleeps: return qulonglong(c.sleeps);
+    case ShareOfWait: return r.share_of_wait;
+    }
+    return {};
+}
+
+QVariant LockTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) ||
+        !snapshot_)
+        return {};
+    const ReportRow& r = snapshot_->report.rows[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole: return display(r, index.column());
+    case SortRole: return sortValue(r, index.column());
+    case GroupIndexRole: return index.row();
+    case LockKeyRole: return lockKey(r);
+    case Qt::TextAlignmentRole:
+        return index.column() >= Contentions ? int(Qt::AlignRight | Qt::AlignVCenter)
+                                             : int(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (index.column() <= Caller)
+            return QStringLiteral("%1\n%2, caller with the most wait: %3")
+                .arg(QString::fromStdString(r.name), display::kind(r.kind, r.mode),
+                     r.caller.empty() ? QStringLiteral("unknown") : QString::fromStdString(r.caller));
+        return headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole);
+    }
+    return {};
+}
+
+QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    static const char* const titles[ColumnCount] = {
+        "Lock", "Kind", "Caller", "Contentions", "Spins", "Spin fail", "Wait",
+        "Mean", "Max", "Spinning", "Off CPU", "Sleeps", "Share"};
+    static const char* const tips[ColumnCount] = {
+        "Lock name: a global symbol, a known class, or kind@caller",
+        "Lock kind and, for reader-writer locks, the mode",
+        "The caller that accounts for most of this lock's wait",
+        "Contention episodes: first contention_begin to contention_end",
+        "Spin attempts: optimistic spin phases (mutex)",
+        "Spin-failure rate = spin failures / spin attempts: spin phases that ended with the task queueing",
+        "Total wait time of all episodes",
+        "Mean wait time per contention",
+        "Longest single wait",
+        "Time spent spinning",
+        "Off-CPU time: the waiter was switched out, asleep or preempted",
+        "Times the waiter went to sleep",
+        "Share of wait: this lock's part of all wait in the session"};
+    if (role == Qt::DisplayRole)
+        return QString::fromUtf8(titles[section]);
+    if (role == Qt::ToolTipRole)
+        return QString::fromUtf8(tips[section]);
+    return {};
+}
+
+}  // namespace lockscope::gui

@@ -1,0 +1,55 @@
+// The locks table: one row per lock (name, kind, mode), exactly the rows of
+// `lockscope report --by lock`.
+#pragma once
+
+#include "session/snapshot.h"
+
+#include <QAbstractTableModel>
+
+namespace lockscope::gui {
+
+class LockTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns {
+        Name,
+        Kind,
+        Caller,
+        Contentions,
+        SpinAttempts,
+        SpinFailureRate,
+        WaitTotal,
+        WaitMean,
+        WaitMax,
+        SpinTime,
+        OffCpuTime,
+        Sleeps,
+        ShareOfWait,
+        ColumnCount
+    };
+    enum Roles {
+        SortRole = Qt::UserRole + 1,  // raw number (exact integer for counters) or text
+        GroupIndexRole,               // index into SessionSnapshot::groups
+        LockKeyRole,                  // "name\tkind\tmode": survives a reload
+    };
+
+    explicit LockTableModel(QObject* parent = nullptr);
+
+    void setSnapshot(SnapshotPtr snapshot);
+    const SnapshotPtr& snapshot() const { return snapshot_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+    static QString lockKey(const ReportRow& row);
+
+private:
+    QVariant display(const ReportRow& row, int column) const;
+    QVariant sortValue(const ReportRow& row, int column) const;
+
+    SnapshotPtr snapshot_;
+};
+
+}  // namespace lockscope::gui

@@ -1,0 +1,74 @@
+#include "session/lock_detail.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+namespace lockscope::gui {
+namespace {
+
+std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<int64_t>& ids,
+                                     const std::string& role)
+{
+    std::map<std::vector<std::string>, StackEntry> merged;
+    for (const StackSample& st : s.stacks) {
+        if (st.role != role || !ids.count(st.lock_id))
+            continue;
+        StackEntry& e = merged[st.frames];
+        e.frames = st.frames;
+        e.samples += st.samples;
+        e.wait_ns += st.wait_ns;
+    }
+    std::vector<StackEntry> out;
+    for (auto& [frames, e] : merged)
+        out.push_back(std::move(e));
+    std::stable_sort(out.begin(), out.end(), [](const StackEntry& a, const StackEntry& b) {
+        return a.samples != b.samples ? a.samples > b.samples : a.wait_ns > b.wait_ns;
+    });
+    return out;
+}
+
+}  // namespace
+
+LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
+{
+    LockDetail d;
+    if (group >= snap.groups.size())
+        return d;
+    const LockGroup& g = snap.groups[group];
+    const Session& s = *snap.session;
+    d.name = g.row.name + " (" + (g.row.mode.empty() ? g.row.kind : g.row.kind + "/" + g.row.mode) +
+             ")";
+    d.counters = g.row.counters;
+
+    const size_t n = snap.timeline.x_s.size();
+    d.contentions_per_s = {"contentions/s", std::vector<double>(n)};
+    d.spin_failures_per_s = {"spin failures/s", std::vector<double>(n)};
+    d.sleeps_per_s = {"sleeps/s", std::vector<double>(n)};
+    for (int64_t id : g.lock_ids) {
+        auto rows = snap.lock_rows.find(id);
+        if (rows == snap.lock_rows.end())
+            continue;
+        for (size_t r : rows->second) {
+            const LockInterval& li = s.lock_intervals[r];
+            auto slot = snap.slot_of.find(SessionSnapshot::slot_key(li.run, li.index));
+            if (slot == snap.slot_of.end())
+                continue;
+            d.contentions_per_s.y[slot->second] += double(li.counters.contentions);
+            d.spin_failures_per_s.y[slot->second] += double(li.counters.spin_failures);
+            d.sleeps_per_s.y[slot->second] += double(li.counters.sleeps);
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        double secs = s.intervals[i].seconds();
+        for (Series* ser : {&d.contentions_per_s, &d.spin_failures_per_s, &d.sleeps_per_s})
+            ser->y[i] = secs > 0 ? ser->y[i] / secs : 0.0;
+    }
+
+    std::unordered_set<int64_t> ids(g.lock_ids.begin(), g.lock_ids.end());
+    d.waiters = merge_stacks(s, ids, "waiter");
+    d.wakers = merge_stacks(s, ids, "waker");
+    return d;
+}
+
+}  // namespace lockscope::gui

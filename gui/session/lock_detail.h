@@ -1,0 +1,32 @@
+// What the locks page shows for one selected row: computed on selection
+// from the snapshot's indexes (a few milliseconds even for an hour-long
+// session), so the snapshot itself stays small.
+#pragma once
+
+#include "session/snapshot.h"
+
+#include <string>
+#include <vector>
+
+namespace lockscope::gui {
+
+// A kernel stack merged over runs (the store keeps one row per run).
+struct StackEntry {
+    std::vector<std::string> frames;  // innermost first
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
+struct LockDetail {
+    std::string name;  // "pipe->mutex (mutex)"
+    LockCounters counters;
+    Series contentions_per_s;
+    Series spin_failures_per_s;
+    Series sleeps_per_s;
+    std::vector<StackEntry> waiters;  // by samples, most first
+    std::vector<StackEntry> wakers;
+};
+
+LockDetail build_lock_detail(const SessionSnapshot& snapshot, size_t group);
+
+}  // namespace lockscope::gui

@@ -1,0 +1,77 @@
+// Value snapshots of a loaded session: everything the models and charts
+// show, computed once off the UI thread and then shared read-only.
+#pragma once
+
+#include "core/model.h"
+#include "core/report.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace lockscope::gui {
+
+// One line over the recording; `y` is aligned with Timeline::x_s.
+struct Series {
+    std::string name;
+    std::vector<double> y;
+};
+
+// The shared time axis: the end of each interval in seconds since the
+// session's first interval began. Runs of a repeat share the recorder's
+// clock, so gaps between runs stay visible.
+struct Timeline {
+    std::vector<double> x_s;
+    std::vector<double> run_starts_s;  // where each run's first interval begins
+    // Intervals much shorter than the rest (the recorder's final flush when
+    // a run stops): a rate over a few milliseconds is noise, so charts skip
+    // them. Totals still include them.
+    std::vector<bool> partial;
+    double end_s() const { return x_s.empty() ? 0.0 : x_s.back(); }
+};
+
+// A row of the locks table: the report row plus the session locks (name,
+// kind, mode are equal; callers differ) it rolls up, so a selection can
+// reach the per-interval rows and stacks behind it.
+struct LockGroup {
+    ReportRow row;
+    std::vector<int64_t> lock_ids;
+};
+
+struct SessionSnapshot {
+    QString path;
+    std::shared_ptr<const Session> session;
+    Report report;  // by lock, every row: the same numbers `lockscope report` prints
+    std::vector<LockGroup> groups;  // parallel to report.rows
+    Timeline timeline;
+    Series spin_failure_rate;           // fraction per interval (0 when nothing spun)
+    Series idle_fraction;               // fraction per interval
+    std::vector<Series> contentions_by_kind;  // per second, largest kind first
+    Series ops_per_s;                   // empty y when the session ran no workload
+    bool recording = false;             // a run is still being written
+    // (run, index) of an interval to its position on the timeline.
+    std::unordered_map<uint64_t, size_t> slot_of;
+    // Positions in session->lock_intervals for each lock id.
+    std::unordered_map<int64_t, std::vector<size_t>> lock_rows;
+
+    static uint64_t slot_key(int64_t run, int64_t index)
+    {
+        return (uint64_t(run) << 32) ^ uint64_t(uint32_t(index));
+    }
+};
+
+using SnapshotPtr = std::shared_ptr<const SessionSnapshot>;
+
+// Loads and rolls up a session; throws lockscope::Error like load_session.
+SnapshotPtr build_snapshot(const QString& path);
+// The roll-up alone, for sessions already in memory (tests, benchmarks).
+SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session);
+
+}  // namespace lockscope::gui
+
+Q_DECLARE_METATYPE(lockscope::gui::SnapshotPtr)

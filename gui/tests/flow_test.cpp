@@ -1,0 +1,183 @@
+// The dashboard as a user drives it, offscreen: open a session, switch
+// pages from the keyboard, sort and filter the locks, select one, open a
+// diff, follow a session being recorded, and survive a file that is not a
+// session.
+#include "models/diff_models.h"
+#include "models/histogram_model.h"
+#include "models/lock_filter_model.h"
+#include "models/lock_table_model.h"
+#include "models/owner_state_model.h"
+#include "models/stack_model.h"
+#include "session/follower.h"
+#include "test_session.h"
+#include "views/diff_page.h"
+#include "views/locks_page.h"
+#include "views/main_window.h"
+
+#include <QFile>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace lockscope;
+using namespace lockscope::gui;
+
+class FlowTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void openSwitchSortFilterSelect();
+    void openDiff();
+    void notASessionIsAMessage();
+    void followsALiveRecording();
+
+private:
+    bool open(MainWindow& w, const QString& path);
+    QTemporaryDir dir_;
+    QString path_a_, path_b_;
+};
+
+void FlowTest::initTestCase()
+{
+    QVERIFY(dir_.isValid());
+    path_a_ = dir_.filePath("a.lockscope");
+    path_b_ = dir_.filePath("b.lockscope");
+    testing::write_session(path_a_, {});
+    testing::SessionShape worse;
+    worse.seed = 3;
+    worse.contention_scale = 1.4;
+    testing::write_session(path_b_, worse);
+}
+
+bool FlowTest::open(MainWindow& w, const QString& path)
+{
+    QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
+    w.openSession(path);
+    return loaded.wait(30000);
+}
+
+void FlowTest::openSwitchSortFilterSelect()
+{
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(open(w, path_a_));
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Overview));
+
+    QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Locks));
+    LocksPage* page = w.locks();
+    QTableView* view = page->view();
+    QCOMPARE(page->filter()->rowCount(), page->table()->rowCount());
+
+    // Default order: most wait first, as the report ranks them.
+    auto sorted_by = [&](int column, bool ascending) {
+        for (int r = 1; r < page->filter()->rowCount(); ++r) {
+            const double a = page->filter()->index(r - 1, column).data(LockTableModel::SortRole).toDouble();
+            const double b = page->filter()->index(r, column).data(LockTableModel::SortRole).toDouble();
+            if (ascending ? a > b : a < b)
+                return false;
+        }
+        return true;
+    };
+    QVERIFY(sorted_by(LockTableModel::WaitTotal, false));
+    // Clicking a header sorts by it.
+    const int x = view->horizontalHeader()->sectionViewportPosition(LockTableModel::Contentions) + 5;
+    QTest::mouseClick(view->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
+    QCOMPARE(view->horizontalHeader()->sortIndicatorSection(), int(LockTableModel::Contentions));
+    QVERIFY(sorted_by(LockTableModel::Contentions, view->horizontalHeader()->sortIndicatorOrder() == Qt::AscendingOrder));
+
+    // Ctrl+F jumps to the filter; typing narrows the table.
+    QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+    QVERIFY(page->filterEdit()->hasFocus());
+    QTest::keyClicks(page->filterEdit(), "i_rwsem");
+    QCOMPARE(page->filter()->rowCount(), 2);
+    page->filterEdit()->clear();
+
+    // Select a lock from the keyboard: the details follow the selection.
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_Home);
+    QTest::keyClick(view, Qt::Key_Down);
+    const QModelIndex current = view->currentIndex();
+    QVERIFY(current.isValid());
+    QCOMPARE(current.row(), 1);
+    QVERIFY(page->histogram()->rowCount() > 0);
+    QVERIFY(page->waiters()->rowCount() > 0);
+    QCOMPARE(page->ownerStates()->rowCount(), kOwnerStates);
+
+    QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier);
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Overview));
+}
+
+void FlowTest::openDiff()
+{
+    MainWindow w(false);
+    w.show();
+    QVERIFY(open(w, path_a_));
+    QSignalSpy diffed(&w, &MainWindow::diffLoaded);
+    w.openDiff(path_a_, path_b_);
+    QVERIFY(diffed.wait(30000));
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Diff));
+    DiffLocksModel* locks = w.diff()->locks();
+    QVERIFY(locks->rowCount() > 0);
+    // Sorted by effect, largest first.
+    QTableView* view = w.diff()->locksView();
+    for (int r = 1; r < view->model()->rowCount(); ++r)
+        QVERIFY(view->model()->index(r - 1, DiffLocksModel::Effect).data(DiffLocksModel::SortRole).toDouble() >=
+                view->model()->index(r, DiffLocksModel::Effect).data(DiffLocksModel::SortRole).toDouble());
+    QVERIFY(w.diff()->metadata()->rowCount() > 0);
+}
+
+void FlowTest::notASessionIsAMessage()
+{
+    const QString junk = dir_.filePath("notes.txt");
+    QFile f(junk);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("this is not a session, just some text that is long enough\n");
+    f.close();
+
+    MainWindow w(false);
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::sessionFailed);
+    w.openSession(junk);
+    QVERIFY(failed.wait(30000));
+    QVERIFY2(failed.first().first().toString().contains("not a lockscope session"),
+             qPrintable(failed.first().first().toString()));
+    w.openSession(dir_.filePath("does-not-exist"));
+    QVERIFY(failed.wait(30000));
+    // Still usable afterwards.
+    QVERIFY(open(w, path_a_));
+    QVERIFY(w.snapshot());
+}
+
+void FlowTest::followsALiveRecording()
+{
+    const QString path = dir_.filePath("live.lockscope");
+    testing::SessionShape shape;
+    shape.runs = 1;
+    shape.intervals = 5;
+    shape.finish_last_run = false;
+    testing::LiveSession live(path, shape);
+
+    MainWindow w(false);
+    w.show();
+    QVERIFY(open(w, path));
+    QVERIFY(w.snapshot()->recording);
+    QVERIFY(w.follower()->following());
+    QCOMPARE(w.snapshot()->session->intervals.size(), size_t(5));
+
+    live.append(3);
+    QTRY_COMPARE_WITH_TIMEOUT(w.snapshot()->session->intervals.size(), size_t(8), 15000);
+    QCOMPARE(w.locks()->table()->rowCount(), shape.locks);
+
+    live.finish();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.snapshot()->recording, 15000);
+    QVERIFY(!w.follower()->following());
+}
+
+QTEST_MAIN(FlowTest)
+#include "flow_test.moc"

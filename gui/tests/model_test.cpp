@@ -1,0 +1,240 @@
+// Every model under QAbstractItemModelTester, and the numbers they show
+// checked against `lockscope report --format json` of the same session:
+// the GUI and the CLI must agree on every total.
+#include "models/diff_models.h"
+#include "models/histogram_model.h"
+#include "models/key_figures_model.h"
+#include "models/lock_filter_model.h"
+#include "models/lock_table_model.h"
+#include "models/owner_state_model.h"
+#include "models/stack_model.h"
+#include "session/diff_loader.h"
+#include "session/lock_detail.h"
+#include "session/snapshot.h"
+#include "test_session.h"
+
+#include "core/report.h"
+#include "core/session_store.h"
+
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace lockscope;
+using namespace lockscope::gui;
+
+class ModelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void lockTableUnderTester();
+    void lockTableAgreesWithReport();
+    void keyFiguresAgreeWithReport();
+    void filterAndSort();
+    void detailModels();
+    void diffModels();
+
+private:
+    QTemporaryDir dir_;
+    QString path_a_, path_b_;
+    SnapshotPtr snap_;
+    nlohmann::json report_;
+};
+
+void ModelTest::initTestCase()
+{
+    QVERIFY(dir_.isValid());
+    path_a_ = dir_.filePath("a.lockscope");
+    path_b_ = dir_.filePath("b.lockscope");
+    testing::write_session(path_a_, {});  // 3 runs × 20 intervals, 20 locks
+    testing::SessionShape worse;
+    worse.seed = 7;
+    worse.contention_scale = 1.5;
+    testing::write_session(path_b_, worse);
+    snap_ = build_snapshot(path_a_);
+    QCOMPARE(snap_->session->intervals.size(), size_t(60));
+    QCOMPARE(snap_->session->runs.size(), size_t(3));
+    // The CLI's rendering, parsed back: what `lockscope report --format json --top 0` prints.
+    ReportOptions all;
+    all.top = 0;
+    report_ = nlohmann::json::parse(format_json(build_report(load_session(path_a_.toStdString()), all)));
+}
+
+void ModelTest::lockTableUnderTester()
+{
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(snap_);
+    QVERIFY(model.rowCount() > 0);
+    model.setSnapshot(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+    model.setSnapshot(snap_);
+}
+
+void ModelTest::lockTableAgreesWithReport()
+{
+    LockTableModel model;
+    model.setSnapshot(snap_);
+    const auto& locks = report_["locks"];
+    QCOMPARE(size_t(model.rowCount()), locks.size());
+    uint64_t contentions = 0, wait = 0, spin_attempts = 0, sleeps = 0;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        auto value = [&](int column) { return model.index(r, column).data(LockTableModel::SortRole); };
+        const QString key = model.index(r, 0).data(LockTableModel::LockKeyRole).toString();
+        const auto parts = key.split('\t');
+        const auto it = std::find_if(locks.begin(), locks.end(), [&](const nlohmann::json& l) {
+            return l["name"] == parts[0].toStdString() && l["kind"] == parts[1].toStdString() &&
+                   l["mode"] == parts[2].toStdString();
+        });
+        QVERIFY2(it != locks.end(), qPrintable(key));
+        const nlohmann::json& l = *it;
+        QCOMPARE(value(LockTableModel::Contentions).toULongLong(), l["contentions"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::SpinAttempts).toULongLong(), l["spin_attempts"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::WaitTotal).toULongLong(), l["wait_ns"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::WaitMax).toULongLong(), l["max_wait_ns"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::SpinTime).toULongLong(), l["spin_ns"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::OffCpuTime).toULongLong(), l["offcpu_ns"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::Sleeps).toULongLong(), l["sleeps"].get<uint64_t>());
+        QCOMPARE(value(LockTableModel::SpinFailureRate).toDouble(), l["spin_failure_rate"].get<double>());
+        QCOMPARE(value(LockTableModel::WaitMean).toDouble(), l["mean_wait_ns"].get<double>());
+        QCOMPARE(value(LockTableModel::ShareOfWait).toDouble(), l["share_of_wait"].get<double>());
+        QCOMPARE(model.index(r, LockTableModel::Caller).data().toString().toStdString(),
+                 l["caller"].get<std::string>());
+        contentions += value(LockTableModel::Contentions).toULongLong();
+        wait += value(LockTableModel::WaitTotal).toULongLong();
+        spin_attempts += value(LockTableModel::SpinAttempts).toULongLong();
+        sleeps += value(LockTableModel::Sleeps).toULongLong();
+    }
+    // The rows add up to the session totals.
+    const auto& totals = report_["totals"];
+    QCOMPARE(contentions, totals["contentions"].get<uint64_t>());
+    QCOMPARE(wait, totals["wait_ns"].get<uint64_t>());
+    QCOMPARE(spin_attempts, totals["spin_attempts"].get<uint64_t>());
+    QCOMPARE(sleeps, totals["sleeps"].get<uint64_t>());
+}
+
+void ModelTest::keyFiguresAgreeWithReport()
+{
+    KeyFiguresModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(snap_);
+    const auto& t = report_["totals"];
+    auto figure = [&](int row) { return model.index(row, KeyFiguresModel::Value).data(KeyFiguresModel::ValueRole); };
+    QCOMPARE(figure(KeyFiguresModel::ContentionsPerSecond).toDouble(), t["contentions_per_s"].get<double>());
+    QCOMPARE(figure(KeyFiguresModel::SpinFailureRate).toDouble(), t["spin_failure_rate"].get<double>());
+    QCOMPARE(figure(KeyFiguresModel::IdleFraction).toDouble(), t["idle_fraction"].get<double>());
+    QCOMPARE(figure(KeyFiguresModel::Throughput).toDouble(), t["ops_per_s"].get<double>());
+    QCOMPARE(figure(KeyFiguresModel::Lost).toDouble(), double(t["lost"].get<uint64_t>()));
+    QCOMPARE(figure(KeyFiguresModel::SpinShare).toDouble(),
+             double(t["spin_ns"].get<uint64_t>()) / double(t["wait_ns"].get<uint64_t>()));
+    QCOMPARE(figure(KeyFiguresModel::OffCpuShare).toDouble(),
+             double(t["offcpu_ns"].get<uint64_t>()) / double(t["wait_ns"].get<uint64_t>()));
+    QCOMPARE(model.index(KeyFiguresModel::TopLock, KeyFiguresModel::Value).data().toString().toStdString(),
+             report_["locks"][0]["name"].get<std::string>());
+    // The time series add up to the totals as well (contentions by kind × seconds).
+    double by_kind = 0;
+    for (const Series& s : snap_->contentions_by_kind)
+        for (size_t i = 0; i < s.y.size(); ++i)
+            by_kind += s.y[i] * snap_->session->intervals[i].seconds();
+    QCOMPARE(std::llround(by_kind), (long long)t["contentions"].get<uint64_t>());
+}
+
+void ModelTest::filterAndSort()
+{
+    LockTableModel source;
+    LockFilterModel filter;
+    filter.setSourceModel(&source);
+    QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    source.setSnapshot(snap_);
+    filter.sort(LockTableModel::Contentions, Qt::AscendingOrder);
+    for (int r = 1; r < filter.rowCount(); ++r)
+        QVERIFY(filter.index(r - 1, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong() <=
+                filter.index(r, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong());
+    filter.setFilterText("MMAP_lock");
+    QCOMPARE(filter.rowCount(), 2);  // read and write
+    filter.setFilterText("rwsem");    // matches the kind column
+    for (int r = 0; r < filter.rowCount(); ++r)
+        QVERIFY(filter.index(r, LockTableModel::Kind).data().toString().startsWith("rwsem"));
+    filter.setFilterText("no such lock");
+    QCOMPARE(filter.rowCount(), 0);
+    filter.setFilterText({});
+    QCOMPARE(filter.rowCount(), source.rowCount());
+}
+
+void ModelTest::detailModels()
+{
+    HistogramModel histogram;
+    OwnerStateModel owner;
+    StackModel waiters, wakers;
+    QAbstractItemModelTester t1(&histogram, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&owner, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(&waiters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t4(&wakers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto& locks = report_["locks"];
+    for (size_t g = 0; g < snap_->groups.size(); ++g) {
+        const LockDetail d = build_lock_detail(*snap_, g);
+        const nlohmann::json& l = locks[g];  // snapshot rows are the report rows, same order
+        QCOMPARE(snap_->groups[g].row.name, l["name"].get<std::string>());
+        histogram.setHistogram(d.counters.hist);
+        uint64_t waits = 0;
+        for (int r = 0; r < histogram.rowCount(); ++r)
+            waits += histogram.index(r, HistogramModel::Count).data(HistogramModel::SortRole).toULongLong();
+        uint64_t hist_total = 0;
+        for (const auto& n : l["hist"])
+            hist_total += n.get<uint64_t>();
+        QCOMPARE(waits, hist_total);
+        owner.setCounts(d.counters.owner);
+        for (int s = 0; s < kOwnerStates; ++s)
+            QCOMPARE(owner.index(s, OwnerStateModel::Count).data(OwnerStateModel::SortRole).toULongLong(),
+                     l["owner_at_queueing"][owner_state_name(s)].get<uint64_t>());
+        waiters.setStacks(d.waiters);
+        wakers.setStacks(d.wakers);
+        QVERIFY(waiters.rowCount() > 0);
+        // Samples agree with the raw stack rows of the session.
+        uint64_t raw = 0, shown = 0;
+        for (const StackSample& s : snap_->session->stacks)
+            if (s.role == "waiter" && std::count(snap_->groups[g].lock_ids.begin(), snap_->groups[g].lock_ids.end(), s.lock_id))
+                raw += s.samples;
+        for (int r = 0; r < waiters.rowCount(); ++r)
+            shown += waiters.index(r, StackModel::Samples).data(StackModel::SortRole).toULongLong();
+        QCOMPARE(shown, raw);
+        // Frames are children, innermost first; the summary skips lock internals.
+        const QModelIndex top = waiters.index(0, 0);
+        QCOMPARE(size_t(waiters.rowCount(top)), d.waiters[0].frames.size());
+        QVERIFY(!waiters.data(top).toString().startsWith("__mutex_lock"));
+    }
+}
+
+void ModelTest::diffModels()
+{
+    DiffTotalsModel totals;
+    DiffLocksModel locks;
+    MetaDiffModel meta;
+    QAbstractItemModelTester t1(&totals, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&locks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(&meta, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const DiffLoadResult r = load_diff(path_a_, path_b_);
+    QVERIFY2(r.diff, qPrintable(r.error));
+    totals.setDiff(r.diff);
+    locks.setDiff(r.diff);
+    meta.setDiff(r.diff);
+    const DiffResult& d = r.diff->result;
+    QCOMPARE(size_t(totals.rowCount()), d.totals.size());
+    QCOMPARE(size_t(locks.rowCount()), d.locks.size() + d.only_a.size() + d.only_b.size());
+    QVERIFY(meta.rowCount() >= 1);  // kernel_release differs
+    // B contends 1.5× more: some lock is judged worse, and the verdict is text.
+    bool worse = false;
+    for (int row = 0; row < locks.rowCount(); ++row)
+        if (locks.index(row, DiffLocksModel::Verdict).data(DiffLocksModel::VerdictRole).toInt() == int(Verdict::Worse)) {
+            worse = true;
+            QCOMPARE(locks.index(row, DiffLocksModel::Verdict).data().toString(), QStringLiteral("worse"));
+            QVERIFY(locks.index(row, DiffLocksModel::Verdict).data(Qt::ForegroundRole).value<QColor>().isValid());
+        }
+    QVERIFY(worse);
+    QVERIFY(!load_diff(path_a_, dir_.filePath("missing")).error.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(ModelTest)
+#include "model_test.moc"

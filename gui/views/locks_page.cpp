@@ -1,0 +1,226 @@
+#include "views/locks_page.h"
+
+#include "charts/bar_chart.h"
+#include "charts/time_series_chart.h"
+#include "models/histogram_model.h"
+#include "models/lock_filter_model.h"
+#include "models/lock_table_model.h"
+#include "models/owner_state_model.h"
+#include "models/stack_model.h"
+#include "session/lock_detail.h"
+#include "views/chart_feed.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace lockscope::gui {
+namespace {
+
+QTreeView* stack_view(StackModel* model, QWidget* parent)
+{
+    auto* view = new QTreeView(parent);
+    view->setModel(model);
+    view->setUniformRowHeights(true);
+    view->setAlternatingRowColors(true);
+    view->header()->setStretchLastSection(false);
+    view->header()->setSectionResizeMode(StackModel::Frames, QHeaderView::Stretch);
+    for (int c = StackModel::Samples; c < StackModel::ColumnCount; ++c)
+        view->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    return view;
+}
+
+}  // namespace
+
+LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
+{
+    table_ = new LockTableModel(this);
+    filter_ = new LockFilterModel(this);
+    filter_->setSourceModel(table_);
+    histogram_ = new HistogramModel(this);
+    owner_ = new OwnerStateModel(this);
+    waiters_ = new StackModel(this);
+    wakers_ = new StackModel(this);
+
+    filter_edit_ = new QLineEdit(this);
+    filter_edit_->setPlaceholderText(tr("Filter by lock, kind or caller  (Ctrl+F)"));
+    filter_edit_->setClearButtonEnabled(true);
+    count_ = new QLabel(this);
+    connect(filter_edit_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        filter_->setFilterText(text);
+        updateCount();
+    });
+
+    view_ = new QTableView(this);
+    view_->setModel(filter_);
+    view_->setSortingEnabled(true);
+    view_->sortByColumn(LockTableModel::WaitTotal, Qt::DescendingOrder);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setAlternatingRowColors(true);
+    view_->setWordWrap(false);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+    view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->setTabKeyNavigation(false);  // Tab leaves the table; arrows move within it
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &LocksPage::showSelected);
+
+    detail_title_ = new QLabel(tr("Select a lock to see its details"), this);
+    QFont f = detail_title_->font();
+    f.setBold(true);
+    detail_title_->setFont(f);
+
+    using charts::Unit;
+    histogram_chart_ = new charts::BarChart(tr("Wait-time histogram (log2 buckets)"), Qt::Vertical, this);
+    histogram_chart_->setAxisTitles(tr("wait time ≥"), tr("waits"), Unit::Count);
+    histogram_chart_->setEmptyText(tr("No waits recorded"));
+    series_chart_ = new charts::TimeSeriesChart(tr("This lock over time"), this);
+    series_chart_->setYAxis(tr("events/s"), Unit::PerSecond);
+    owner_chart_ = new charts::BarChart(tr("Owner when a spinner queued"), Qt::Horizontal, this);
+    owner_chart_->setAxisTitles(QString(), tr("share of queueings"), Unit::Fraction);
+    owner_chart_->setEmptyText(tr("No spinner queued on this lock\n(spinlocks do not record owner state)"));
+    waiter_view_ = stack_view(waiters_, this);
+    waker_view_ = stack_view(wakers_, this);
+    auto* stacks = new QTabWidget(this);
+    stacks->addTab(waiter_view_, tr("Caller stacks"));
+    stacks->addTab(waker_view_, tr("Waker stacks"));
+
+    auto* charts_left = new QSplitter(Qt::Vertical, this);
+    charts_left->addWidget(histogram_chart_);
+    charts_left->addWidget(series_chart_);
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(owner_chart_);
+    right->addWidget(stacks);
+    right->setSizes({170, 280});
+    auto* detail = new QSplitter(Qt::Horizontal, this);
+    detail->addWidget(charts_left);
+    detail->addWidget(right);
+    detail->setSizes({620, 640});  // stretch factors do not apply to the first layout
+
+    auto* top = new QWidget(this);
+    auto* top_layout = new QVBoxLayout(top);
+    top_layout->setContentsMargins(0, 0, 0, 0);
+    auto* filter_row = new QHBoxLayout;
+    filter_row->addWidget(filter_edit_, 1);
+    filter_row->addWidget(count_);
+    top_layout->addLayout(filter_row);
+    top_layout->addWidget(view_);
+    auto* bottom = new QWidget(this);
+    auto* bottom_layout = new QVBoxLayout(bottom);
+    bottom_layout->setContentsMargins(0, 0, 0, 0);
+    bottom_layout->addWidget(detail_title_);
+    bottom_layout->addWidget(detail, 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(bottom);
+    split->setSizes({250, 450});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    layout->addWidget(split);
+    setTabOrder(filter_edit_, view_);
+}
+
+void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
+{
+    const QString keep = selected_key_;
+    table_->setSnapshot(snapshot);
+    view_->resizeColumnsToContents();
+    // Long kernel names would push the numbers off a 1280 px screen; the
+    // tooltip has the whole name.
+    if (view_->columnWidth(LockTableModel::Name) > 240)
+        view_->setColumnWidth(LockTableModel::Name, 240);
+    if (view_->columnWidth(LockTableModel::Caller) > 170)
+        view_->setColumnWidth(LockTableModel::Caller, 170);
+    updateCount();
+    // A live reload replaces every row: find the selected lock again by name.
+    for (int r = 0; r < filter_->rowCount() && !keep.isEmpty(); ++r) {
+        QModelIndex index = filter_->index(r, 0);
+        if (index.data(LockTableModel::LockKeyRole).toString() == keep) {
+            view_->selectionModel()->setCurrentIndex(
+                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            return;
+        }
+    }
+    showSelected();
+}
+
+void LocksPage::selectFirstRow()
+{
+    if (filter_->rowCount() > 0)
+        view_->selectionModel()->setCurrentIndex(
+            filter_->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void LocksPage::focusFilter()
+{
+    filter_edit_->setFocus(Qt::ShortcutFocusReason);
+    filter_edit_->selectAll();
+}
+
+void LocksPage::updateCount()
+{
+    count_->setText(tr("%1 of %2 locks").arg(filter_->rowCount()).arg(table_->rowCount()));
+}
+
+void LocksPage::showSelected()
+{
+    const QModelIndex current = view_->selectionModel()->currentIndex();
+    const SnapshotPtr& snap = table_->snapshot();
+    if (!current.isValid() || !snap) {
+        selected_key_.clear();
+        detail_title_->setText(tr("Select a lock to see its details"));
+        histogram_->clear();
+        owner_->setCounts({});
+        waiters_->setStacks({});
+        wakers_->setStacks({});
+        histogram_chart_->setBars({});
+        series_chart_->setLines({}, snap ? snap->timeline.end_s() : 1.0);
+        owner_chart_->setBars({});
+        return;
+    }
+    selected_key_ = current.data(LockTableModel::LockKeyRole).toString();
+    const int group = current.data(LockTableModel::GroupIndexRole).toInt();
+    const LockDetail detail = build_lock_detail(*snap, size_t(group));
+    detail_title_->setText(QString::fromStdString(detail.name));
+
+    histogram_->setHistogram(detail.counters.hist);
+    QList<charts::Bar> bars;
+    for (int r = 0; r < histogram_->rowCount(); ++r)
+        bars << charts::Bar{histogram_->index(r, 0).data(HistogramModel::ShortLabelRole).toString(),
+                            histogram_->index(r, HistogramModel::Count).data(HistogramModel::SortRole).toDouble(),
+                            tr("waits"), charts::palette(0)};
+    histogram_chart_->setBars(bars);
+
+    const Timeline& t = snap->timeline;
+    QList<charts::Line> lines = {to_line(t, detail.contentions_per_s, charts::palette(0))};
+    if (detail.counters.spin_failures)
+        lines << to_line(t, detail.spin_failures_per_s, charts::palette(1));
+    if (detail.counters.sleeps)
+        lines << to_line(t, detail.sleeps_per_s, charts::palette(2));
+    series_chart_->setLines(lines, t.end_s());
+    series_chart_->setRunStarts(run_starts(t));
+
+    owner_->setCounts(detail.counters.owner);
+    QList<charts::Bar> owner_bars;
+    if (owner_->total() > 0)
+        for (int r = 0; r < owner_->rowCount(); ++r)
+            owner_bars << charts::Bar{owner_->index(r, OwnerStateModel::State).data().toString(),
+                                      owner_->index(r, OwnerStateModel::Share).data(OwnerStateModel::SortRole).toDouble(),
+                                      tr("share"), charts::palette(0)};
+    owner_chart_->setBars(owner_bars);
+
+    waiters_->setStacks(detail.waiters);
+    wakers_->setStacks(detail.wakers);
+    emit lockSelected(selected_key_);
+}
+
+}  // namespace lockscope::gui

@@ -1,0 +1,69 @@
+// Locks: the sortable, filterable table and, for the selected row, its wait
+// histogram, time series, owner state at queueing, caller and waker stacks.
+#pragma once
+
+#include "session/snapshot.h"
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QTableView;
+class QTreeView;
+
+namespace lockscope::gui {
+
+class HistogramModel;
+class LockFilterModel;
+class LockTableModel;
+class OwnerStateModel;
+class StackModel;
+namespace charts {
+class BarChart;
+class TimeSeriesChart;
+}
+
+class LocksPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit LocksPage(QWidget* parent = nullptr);
+    void setSnapshot(const SnapshotPtr& snapshot);
+
+    LockTableModel* table() const { return table_; }
+    LockFilterModel* filter() const { return filter_; }
+    QTableView* view() const { return view_; }
+    QLineEdit* filterEdit() const { return filter_edit_; }
+    HistogramModel* histogram() const { return histogram_; }
+    OwnerStateModel* ownerStates() const { return owner_; }
+    StackModel* waiters() const { return waiters_; }
+    StackModel* wakers() const { return wakers_; }
+
+    void selectFirstRow();
+    void focusFilter();
+
+signals:
+    void lockSelected(const QString& lock_key);
+
+private:
+    void showSelected();
+    void updateCount();
+
+    LockTableModel* table_;
+    LockFilterModel* filter_;
+    HistogramModel* histogram_;
+    OwnerStateModel* owner_;
+    StackModel* waiters_;
+    StackModel* wakers_;
+    QLineEdit* filter_edit_;
+    QLabel* count_;
+    QTableView* view_;
+    QLabel* detail_title_;
+    charts::BarChart* histogram_chart_;
+    charts::TimeSeriesChart* series_chart_;
+    charts::BarChart* owner_chart_;
+    QTreeView* waiter_view_;
+    QTreeView* waker_view_;
+    QString selected_key_;  // kept across live reloads
+};
+
+}  // namespace lockscope::gui

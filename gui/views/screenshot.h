@@ -1,0 +1,25 @@
+// `lockscope-gui --screenshot OUT.png [--page overview|locks|diff] FILE…`:
+// renders one page at 1280×800 without a display and exits.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace lockscope::gui {
+
+class MainWindow;
+
+struct ScreenshotRequest {
+    QString output;
+    QString page = QStringLiteral("overview");  // overview, locks or diff
+    QStringList files;                          // diff: A and B
+};
+
+// Opens the files in `window`, waits for the loads (at most `timeout_ms`),
+// shows the page and grabs it. Returns an empty string or the error.
+QString prepare_page(MainWindow& window, const ScreenshotRequest& request, int timeout_ms = 60000);
+
+// prepare_page, then saves the PNG. Exit code: 0 ok, 1 failure, 2 usage.
+int render_screenshot(const ScreenshotRequest& request);
+
+}  // namespace lockscope::gui
