@@ -75,8 +75,17 @@ const std::vector<std::string>& Rollup::frames(int32_t stack_id)
     if (it != stack_frames_.end())
         return it->second;
     std::vector<std::string>& out = stack_frames_[stack_id];
-    for (uint64_t ip : stack_ips_[stack_id])
+    // The innermost frames are the BPF program and its trampoline: their
+    // addresses change with every load, so the same kernel path would show
+    // as a different stack in every run. Start at the traced kernel code.
+    bool in_plumbing = true;
+    for (uint64_t ip : stack_ips_[stack_id]) {
+        const std::string fn = syms_.function_name(ip);
+        if (in_plumbing && (fn.empty() || fn.rfind("bpf_", 0) == 0 || fn.rfind("__bpf_", 0) == 0))
+            continue;
+        in_plumbing = false;
         out.push_back(syms_.frame(ip));
+    }
     return out;
 }
 
