@@ -3,6 +3,7 @@
 // the variants interleaved, summarised as medians with their spread, and
 // optionally stored as a session that `report` reads.
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "core/format.h"
 #include "core/metadata.h"
 #include "core/session_store.h"
+#include "probe/oncpu_oracle.h"
 
 namespace lockscope::cli {
 namespace {
@@ -34,13 +36,14 @@ struct BenchArgs {
     // Signed, so that "--cs=-5" is reported as -5 rather than wrapped.
     long long critical_ns = 1000, outside_ns = 1000, read_pct = 0, release_window_ns = 0, repeat = 5;
     double duration_s = 2, interval_s = 0.5;
-    std::string output, format = "text";
+    std::string output, format = "text", oracle = "budget";
     bool force = false;
 };
 
 const char* const kUsage =
     "usage: lockscope bench [--lock LOCK]... [-t THREADS] [--cs NS] [--outside NS] [--read-pct P]\n"
-    "                       [--release-window NS] [-d SEC] [-i SEC] [--repeat N] [-o FILE] [-F FORMAT]\n\n"
+    "                       [--release-window NS] [--oracle budget|bpf] [-d SEC] [-i SEC] [--repeat N]\n"
+    "                       [-o FILE] [-F FORMAT]\n\n"
     "Replays the kernel's lock algorithms in user space: THREADS threads loop { lock;\n"
     "critical section; unlock; outside work } for -d seconds per run. Every repeat runs\n"
     "each (threads, lock) variant once, in turn, so that the machine's drifts hit all\n"
@@ -55,6 +58,10 @@ const char* const kUsage =
     "nanoseconds, and spinners (4.7's owner-NULL-count-busy check) rarely see it. It\n"
     "lengthens every rwsem hold and the mutex has no window, so at a non-zero window\n"
     "compare rwsem policies with each other (4.7 vs 4.7-hacked), not with mutex.\n\n"
+    "--oracle: how a spinner asks \"is the owner running?\". budget: it assumes so and\n"
+    "stops after a time budget (cannot see a preempted owner). bpf: a BPF program on\n"
+    "sched_switch keeps each thread's on-CPU state in a table the locks read (root, or\n"
+    "CAP_BPF + CAP_PERFMON; falls back to budget with a warning).\n\n"
     "Output: per lock and thread count, ops/s, ratio, spin-failure rate, sleeps per 1000\n"
     "ops and CPU idle, each as median (min–max) over repeats. -o stores one session run\n"
     "per (lock, threads, repeat) for 'lockscope report'.";
@@ -72,6 +79,7 @@ po::options_description describe(BenchArgs& a)
         ("read-pct", po::value(&a.read_pct)->default_value(0), "share of acquisitions taken shared, 0-100")
         ("release-window", po::value(&a.release_window_ns)->default_value(0),
          "rwsem up_write: ns between clearing owner and releasing the count (see above)")
+        ("oracle", po::value(&a.oracle)->default_value("budget"), "owner on-CPU oracle: budget or bpf (see above)")
         ("duration,d", po::value(&a.duration_s)->default_value(2), "seconds per run")
         ("interval,i", po::value(&a.interval_s), "seconds per interval (default 0.5, at most -d)")
         ("repeat,r", po::value(&a.repeat)->default_value(5), "repeats (5 is the minimum that shows spread)")
@@ -171,6 +179,8 @@ int cmd_bench(const Args& args)
         throw UsageError("--cs, --outside and --release-window must not be negative");
     if (a.read_pct < 0 || a.read_pct > 100)
         throw UsageError("--read-pct must be between 0 and 100");
+    if (a.oracle != "budget" && a.oracle != "bpf")
+        throw UsageError("--oracle must be budget or bpf, not '" + a.oracle + "'");
     if (a.repeat < 1 || a.repeat > 1000)
         throw UsageError("--repeat must be between 1 and 1000");
     if (!vm.count("interval"))
@@ -208,6 +218,21 @@ int cmd_bench(const Args& args)
             variants.push_back(p);
         }
 
+    // Loaded before the runs and kept until the end: the locks read its table.
+    std::optional<probe::OnCpuOracle> oracle;
+    if (a.oracle == "bpf") {
+        try {
+            oracle.emplace(probe::OnCpuOracle::load(getpid()));
+            reflock::set_owner_oracle(&oracle->oracle());
+        } catch (const Error& e) {
+            std::fprintf(stderr, "lockscope bench: --oracle bpf unavailable, using budget: %s\n", e.what());
+            a.oracle = "budget";
+        }
+    }
+    struct Uninstall {  // before `oracle` unmaps the table
+        ~Uninstall() { reflock::set_owner_oracle(nullptr); }
+    } uninstall;
+
     const unsigned repeats = unsigned(a.repeat);
     bench_session::SweepInfo sweep{lock_names,
                                    a.threads,
@@ -224,6 +249,7 @@ int cmd_bench(const Args& args)
         auto meta = collect_host_metadata();
         for (auto& [k, v] : bench_session::sweep_meta(sweep))
             meta[k] = v;
+        meta["bench.oracle"] = a.oracle;
         writer->set_meta(meta);
     }
 
@@ -276,7 +302,7 @@ int cmd_bench(const Args& args)
         "threads " + a.threads + " on " + std::to_string(cpus) + " CPUs, critical section " +
         std::to_string(a.critical_ns) + " ns, outside " + std::to_string(a.outside_ns) + " ns, reads " +
         std::to_string(a.read_pct) + "%, release window " + std::to_string(a.release_window_ns) +
-        " ns (rwsem only), " + std::to_string(repeats) + " interleaved repeats of " + num(a.duration_s) +
+        " ns (rwsem only), owner oracle " + a.oracle + ", " + std::to_string(repeats) + " interleaved repeats of " + num(a.duration_s) +
         " s; load average " + load_before + " before, " + loadavg() + " after";
     const auto rows = bench_table::summarize(results, lock_names.size());
     // Every event the process's reflock locks fired, warm-up included: what a

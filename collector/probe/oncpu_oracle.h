@@ -1,0 +1,56 @@
+// The exact "is the owner running?" oracle for reflock: loads bpf/oncpu.bpf.c
+// (sched_switch keeps slot tid % N = tid while a thread of one process is on
+// a CPU), maps its array read-only and serves reflock::OnCpuTableOracle over
+// the mapping. Root (or CAP_BPF + CAP_PERFMON) only; without it callers keep
+// reflock's default (AssumeOnCpu plus the spin budget).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "reflock/oracle.h"
+
+struct oncpu_bpf;
+
+namespace lockscope::probe {
+
+class OnCpuOracle {
+public:
+    // Slots in the table: a power of two. tids of one process that collide
+    // modulo this only make the oracle answer "not running" (a shorter spin).
+    static constexpr std::uint32_t kDefaultEntries = 4096;
+
+    // Loads and attaches for `tgid`, maps the table and seeds the threads of
+    // `tgid` running now (afterwards every switch keeps it exact). Throws
+    // lockscope::Error with the reason and a remedy.
+    static OnCpuOracle load(pid_t tgid, std::uint32_t entries = kDefaultEntries);
+
+    OnCpuOracle(OnCpuOracle&& other) noexcept;
+    OnCpuOracle& operator=(OnCpuOracle&& other) noexcept;
+    OnCpuOracle(const OnCpuOracle&) = delete;
+    OnCpuOracle& operator=(const OnCpuOracle&) = delete;
+    ~OnCpuOracle();
+
+    // Valid while this object or the one it is moved into lives: uninstall
+    // it with reflock::set_owner_oracle(nullptr) before destroying that.
+    const reflock::OwnerOracle& oracle() const { return *table_oracle_; }
+    bool on_cpu(std::uint32_t tid) const noexcept { return table_oracle_->on_cpu(tid); }
+
+private:
+    OnCpuOracle(oncpu_bpf* skel, std::uint32_t entries) noexcept;
+    void map_table();
+    void seed(pid_t tgid);
+    void reset() noexcept;
+
+    oncpu_bpf* skel_ = nullptr;
+    void* table_ = nullptr;
+    std::size_t table_bytes_ = 0;
+    std::uint32_t entries_ = 0;
+    // On the heap: reflock holds its address, which must survive moves.
+    std::unique_ptr<reflock::OnCpuTableOracle> table_oracle_;
+};
+
+}  // namespace lockscope::probe
