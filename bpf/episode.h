@@ -280,6 +280,38 @@ LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode
 	ts->dirty = 1;
 }
 
+/* Hands a task's open episodes from one state to another (dst holds none). */
+LS_INLINE void ls_move_episodes(struct ls_task_state *dst, struct ls_task_state *src)
+{
+	int i;
+
+	dst->depth = src->depth;
+	dst->switched_out_ns = src->switched_out_ns;
+	dst->out_blocked = src->out_blocked;
+	for (i = 0; i < LS_MAX_DEPTH; i++)
+		dst->ep[i] = src->ep[i];
+	src->depth = 0;
+	src->switched_out_ns = 0;
+}
+
+/* Folds the totals gathered since a task was switched in into its own. */
+LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *delta)
+{
+	struct ls_task_totals *d = &dst->totals, *s = &delta->totals;
+
+	d->contentions += s->contentions;
+	d->spin_attempts += s->spin_attempts;
+	d->spin_failures += s->spin_failures;
+	d->wait_ns += s->wait_ns;
+	d->spin_ns += s->spin_ns;
+	d->sleep_ns += s->sleep_ns;
+	d->preempt_ns += s->preempt_ns;
+	d->sleeps += s->sleeps;
+	__builtin_memset(s, 0, sizeof(*s));
+	dst->dirty = 1;
+	delta->dirty = 0;
+}
+
 /* Adds a finished episode to a lock's per-CPU counters. */
 LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret)
 {

@@ -28,6 +28,24 @@ struct {
 	__type(value, struct ls_task_state);
 } task_state SEC(".maps");
 
+/*
+ * The running task's state, per CPU: contention events touch only this (an
+ * inlined array lookup) instead of task storage. sched_switch hands it over:
+ * the outgoing task's open episodes and totals go to its task storage, the
+ * incoming task's open episodes come out of it. owner is pid + 1 (0: none).
+ */
+struct ls_hot {
+	__u64 owner;
+	struct ls_task_state ts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct ls_hot);
+} hot_state SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 16384); /* resized by user space before load */
@@ -137,6 +155,21 @@ static __always_inline u8 lock_class(u64 lock, u32 flags)
 	return LS_CLASS_NONE;
 }
 
+/* The current task's state: the CPU's hot state when the task owns it, else
+ * (before its first switch-in since attach, or in the instants of a context
+ * switch after the tracepoint) its task storage. */
+static __always_inline struct ls_task_state *current_state(u64 pid_tgid, bool create)
+{
+	struct ls_hot *hot;
+	u32 zero = 0;
+
+	hot = bpf_map_lookup_elem(&hot_state, &zero);
+	if (hot && hot->owner == (u64)(u32)pid_tgid + 1)
+		return &hot->ts;
+	return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
 static __always_inline int handle_begin(u64 lock, u32 flags)
 {
 	struct ls_task_state *ts;
@@ -145,14 +178,15 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 	u64 now;
 	int action;
 
-	if (targ_tgid && (u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+	u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
 		return 0;
 	cnt = cpu_counters();
 	if (!cnt)
 		return 0;
 	cnt->begins++;
-	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	ts = current_state(pid_tgid, true);
 	if (!ts) {
 		cnt->lost_task_storage++;
 		return 0;
@@ -260,13 +294,15 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 	bool sample;
 	u64 now;
 
-	if (targ_tgid && (u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+	u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
 		return 0;
 	cnt = cpu_counters();
 	if (!cnt)
 		return 0;
 	cnt->ends++;
-	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
+	ts = current_state(pid_tgid, false);
 	now = bpf_ktime_get_ns();
 	if (!ts || ls_end(ts, lock, ret, now, &ep, &abandoned) != LS_END_DONE) {
 		cnt->unmatched_ends++;
@@ -319,8 +355,10 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 {
 	struct ls_task_state *prev_ts, *next_ts;
 	struct ls_cpu_idle *idle;
+	struct ls_hot *hot;
 	u32 zero = 0;
 	u64 now = 0;
+	int blocked;
 
 	/* Reading the clock costs as much as the rest here: only when needed. */
 	if (prev->pid == 0 || next->pid == 0) {
@@ -333,18 +371,57 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		}
 	}
 
-	prev_ts = bpf_task_storage_get(&task_state, prev, 0, 0);
-	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
-	if (!now && ((prev_ts && prev_ts->depth) || (next_ts && next_ts->switched_out_ns)))
-		now = bpf_ktime_get_ns();
-	if (prev_ts) {
-		/* A preempted task stays runnable whatever its state says. */
-		ls_switch_out(prev_ts, now, !preempt && prev_state != 0);
-		if (prev_ts->dirty)
-			flush_task(prev, prev_ts);
+	hot = bpf_map_lookup_elem(&hot_state, &zero);
+	if (!hot)
+		return 0;
+	/* A preempted task stays runnable whatever its state says. */
+	blocked = !preempt && prev_state != 0;
+	if (hot->owner == (u64)prev->pid + 1) {
+		if (hot->ts.depth || hot->ts.dirty) {
+			if (!now)
+				now = bpf_ktime_get_ns();
+			ls_switch_out(&hot->ts, now, blocked);
+			prev_ts = bpf_task_storage_get(&task_state, prev, 0,
+						       BPF_LOCAL_STORAGE_GET_F_CREATE);
+			if (prev_ts) {
+				ls_move_episodes(prev_ts, &hot->ts);
+				ls_add_totals(prev_ts, &hot->ts);
+				flush_task(prev, prev_ts);
+			} else {
+				struct ls_counters *cnt = cpu_counters();
+
+				if (cnt)
+					cnt->lost_task_storage++;
+			}
+		}
+	} else {
+		/* prev has not run with the hot state since attach */
+		prev_ts = bpf_task_storage_get(&task_state, prev, 0, 0);
+		if (prev_ts) {
+			if (!now && prev_ts->depth)
+				now = bpf_ktime_get_ns();
+			ls_switch_out(prev_ts, now, blocked);
+			if (prev_ts->dirty)
+				flush_task(prev, prev_ts);
+		}
 	}
-	if (next_ts)
-		ls_switch_in(next_ts, now);
+	/* whatever is left (a failed hand-over) must not follow the next task */
+	hot->ts.depth = 0;
+	hot->ts.switched_out_ns = 0;
+	if (hot->ts.dirty)
+		__builtin_memset(&hot->ts.totals, 0, sizeof(hot->ts.totals));
+	hot->ts.dirty = 0;
+	hot->owner = (u64)next->pid + 1;
+
+	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
+	if (next_ts && (next_ts->depth || next_ts->switched_out_ns)) {
+		ls_move_episodes(&hot->ts, next_ts);
+		if (hot->ts.switched_out_ns) {
+			if (!now)
+				now = bpf_ktime_get_ns();
+			ls_switch_in(&hot->ts, now);
+		}
+	}
 	return 0;
 }
 
