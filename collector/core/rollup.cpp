@@ -37,6 +37,9 @@ LockCounters counter_delta(const LockCounters& now, const LockCounters& before)
         c.max_wait_ns = now.max_wait_ns;
     else if (top_bucket_changed)
         c.max_wait_ns = std::min<uint64_t>(now.max_wait_ns, (uint64_t(2) << (top_bucket_changed - 1)) - 1);
+    // No wait exceeds the interval's sum of waits. (Maps are read while the
+    // programs update them, so a sum can also lag its max by one interval.)
+    c.max_wait_ns = std::min(c.max_wait_ns, c.wait_ns);
     return c;
 }
 
