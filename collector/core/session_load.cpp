@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 namespace lockscope {
@@ -101,7 +103,9 @@ void open_readonly(const std::string& path, Db& h, int* version)
         // A file left in WAL mode by a killed recorder in a directory we
         // cannot write: SQLite cannot create the -shm, so read it as is.
         std::string name = immutable ? uri_escape(path) + "?immutable=1" : path;
-        int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
+        // One connection per load, used by one thread: no per-call mutex
+        // (every sqlite3_column_* would otherwise lock and unlock one).
+        int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
         int rc = sqlite3_open_v2(name.c_str(), &h.db, flags, nullptr);
         if (rc == SQLITE_OK) {
             sqlite3_busy_timeout(h.db, 2000);
@@ -184,9 +188,92 @@ std::vector<std::string> split_frames(const std::string& s)
     return out;
 }
 
+// Number of rows a query's table holds, to reserve before loading; 0 on
+// any problem (the load then reports it).
+size_t row_count(sqlite3* db, const char* table)
+{
+    std::string sql = std::string("SELECT count(*) FROM ") + table;
+    sqlite3_stmt* st = nullptr;
+    size_t out = 0;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        out = size_t(std::max<sqlite3_int64>(sqlite3_column_int64(st, 0), 0));
+    sqlite3_finalize(st);
+    return std::min<size_t>(out, size_t(1) << 26);  // a hostile count must not exhaust memory
+}
+
+// Per-interval lock rows rolled up into one row per (run, lock), in
+// (run, lock_id) order, index kRunTotalIndex.
+std::vector<LockInterval> run_totals(const std::vector<LockInterval>& rows)
+{
+    std::map<std::pair<int64_t, int64_t>, LockCounters> totals;
+    for (const LockInterval& li : rows)
+        totals[{li.run, li.lock_id}].add(li.counters);
+    std::vector<LockInterval> out;
+    out.reserve(totals.size());
+    for (auto& [key, c] : totals)
+        out.push_back({key.first, kRunTotalIndex, key.second, c});
+    return out;
+}
+
+// One row per (run, lock) with that run's totals, added up while stepping
+// through the rows in key order (no sort, no per-interval vector: SQLite's
+// GROUP BY sorts a million rows and takes seconds). Returns false when a
+// row would be rejected by the full loader (wrong type, negative, malformed
+// sparse text, unknown run or lock): the caller then loads the rows in full
+// so warnings and totals are exactly the full load's. Sums saturate like
+// LockCounters::add, so the totals equal the full load's roll-up.
+bool load_run_totals(sqlite3* db, const std::string& path, Session& s,
+                     const std::set<int64_t>& run_ids)
+{
+    Stmt q = select(db, path,
+                    std::string("SELECT run, lock_id, ") + detail::kCounterColumns +
+                        " FROM lock_intervals ORDER BY run, idx, lock_id");
+    sqlite3_stmt* st = q.get();
+    std::vector<LockInterval> out;
+    // Per run, the lock's slot in `out`; locks are few and dense per run.
+    std::unordered_map<int64_t, size_t> slot_of_lock;
+    int64_t current_run = 0;
+    bool any = false;
+    LockCounters row;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        RowReader r(st);
+        const int64_t run = r.i64(0, "run");
+        const int64_t lock_id = r.i64(1, "lock_id");
+        r.counters(2, row);
+        if (!r.ok())
+            return false;
+        if (!any || run != current_run) {
+            if (!run_ids.count(run))
+                return false;
+            any = true;
+            current_run = run;
+            slot_of_lock.clear();
+        }
+        auto [it, added] = slot_of_lock.try_emplace(lock_id, out.size());
+        if (added) {
+            if (!s.lock(lock_id))
+                return false;
+            out.push_back({run, kRunTotalIndex, lock_id, {}});
+        }
+        out[it->second].counters.add(row);
+    }
+    if (rc != SQLITE_DONE)
+        throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
+    // The full load's order: by run, then lock.
+    std::sort(out.begin(), out.end(), [](const LockInterval& a, const LockInterval& b) {
+        return std::pair(a.run, a.lock_id) < std::pair(b.run, b.lock_id);
+    });
+    s.lock_intervals = std::move(out);
+    return true;
+}
+
 }  // namespace
 
-Session load_session(const std::string& path)
+Session load_session(const std::string& path) { return load_session(path, LoadOptions{}); }
+
+Session load_session(const std::string& path, const LoadOptions& options)
 {
     Db h;
     Session s;
@@ -231,8 +318,12 @@ Session load_session(const std::string& path)
         run_ids.insert(run.id);
         s.runs.push_back(std::move(run));
     });
-    auto known_run = [&](RowReader& r, int64_t run) {
-        if (r.ok() && !run_ids.count(run))
+    auto known_run = [&, last = std::optional<int64_t>()](RowReader& r, int64_t run) mutable {
+        if (r.ok() && last == run)
+            return;  // rows come ordered by run: one look-up per run
+        if (r.ok() && run_ids.count(run))
+            last = run;
+        else if (r.ok())
             r.fail("run " + std::to_string(run) + " does not exist");
     };
 
@@ -265,6 +356,7 @@ Session load_session(const std::string& path)
     q = select(db, path,
                "SELECT run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, lost, ops, " +
                    counters + " FROM intervals ORDER BY run, idx");
+    s.intervals.reserve(row_count(db, "intervals"));
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
         IntervalTotals t;
@@ -288,22 +380,30 @@ Session load_session(const std::string& path)
         s.intervals.push_back(std::move(t));
     });
 
-    q = select(db, path,
-               "SELECT run, idx, lock_id, " + counters +
-                   " FROM lock_intervals ORDER BY run, idx, lock_id");
-    each_row(db, q.get(), path, [&] {
-        RowReader r(q.get());
-        LockInterval li;
-        li.run = r.i64(0, "run");
-        li.index = r.i64(1, "idx");
-        li.lock_id = r.i64(2, "lock_id");
-        r.counters(3, li.counters);
-        known_run(r, li.run);
-        known_lock(r, li.lock_id);
-        if (!r.ok())
-            return skips.add("lock_intervals", r.why());
-        s.lock_intervals.push_back(std::move(li));
-    });
+    if (!options.lock_intervals && !options.lock_totals) {
+        // Nothing per lock: a first look.
+    } else if (options.lock_intervals || !load_run_totals(db, path, s, run_ids)) {
+        q = select(db, path,
+                   "SELECT run, idx, lock_id, " + counters +
+                       " FROM lock_intervals ORDER BY run, idx, lock_id");
+        s.lock_intervals.clear();
+        s.lock_intervals.reserve(row_count(db, "lock_intervals"));
+        each_row(db, q.get(), path, [&] {
+            RowReader r(q.get());
+            LockInterval li;
+            li.run = r.i64(0, "run");
+            li.index = r.i64(1, "idx");
+            li.lock_id = r.i64(2, "lock_id");
+            r.counters(3, li.counters);
+            known_run(r, li.run);
+            known_lock(r, li.lock_id);
+            if (!r.ok())
+                return skips.add("lock_intervals", r.why());
+            s.lock_intervals.push_back(std::move(li));
+        });
+        if (!options.lock_intervals)
+            s.lock_intervals = run_totals(s.lock_intervals);
+    }
 
     q = select(db, path,
                "SELECT run, lock_id, role, frames, samples, wait_ns FROM stacks "

@@ -131,14 +131,27 @@ void RowReader::counters(int first, LockCounters& c)
     int col = first;
     for (size_t i = 0; i < std::size(fields); ++i)
         *fields[i] = u64(col++, names[i]);
-    std::string owner = text(col++, "owner");
-    std::string hist = text(col++, "hist");
+    // The sparse columns are decoded in place (sqlite's text is
+    // NUL-terminated): no copy per row.
+    const char* owner = sparse_text(col++, "owner");
+    const char* hist = sparse_text(col++, "hist");
     if (!ok_)
         return;
-    if (!decode_sparse(owner.c_str(), c.owner.data(), c.owner.size()))
-        fail("malformed owner-state counters '" + owner.substr(0, 40) + "'");
-    else if (!decode_sparse(hist.c_str(), c.hist.data(), c.hist.size()))
-        fail("malformed histogram '" + hist.substr(0, 40) + "'");
+    if (!decode_sparse(owner, c.owner.data(), c.owner.size()))
+        fail("malformed owner-state counters '" + std::string(owner).substr(0, 40) + "'");
+    else if (!decode_sparse(hist, c.hist.data(), c.hist.size()))
+        fail("malformed histogram '" + std::string(hist).substr(0, 40) + "'");
+}
+
+const char* RowReader::sparse_text(int col, const char* name)
+{
+    if (sqlite3_column_type(st_, col) != SQLITE_TEXT) {
+        fail(std::string(name) + " is not text");
+        return "";
+    }
+    // Like text(): decoding stops at an embedded NUL.
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
+    return p ? p : "";
 }
 
 Stmt::Stmt(sqlite3* db, const char* sql)

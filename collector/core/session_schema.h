@@ -101,6 +101,7 @@ public:
     const std::string& why() const { return why_; }
 
 private:
+    const char* sparse_text(int col, const char* name);  // TEXT, valid until the next step
     sqlite3_stmt* st_;
     bool ok_ = true;
     std::string why_;

@@ -87,6 +87,22 @@ private:
 // lockscope reads, throws lockscope::Error with one clear sentence.
 Session load_session(const std::string& path);
 
+// What load_session reads. The default is everything.
+struct LoadOptions {
+    // false: Session::lock_intervals holds, instead of the per-interval rows,
+    // one row per run and lock with that run's totals (index kRunTotalIndex),
+    // added up while reading. build_report gives the same totals and rows;
+    // per-lock time series need the full load. Several times faster on long
+    // sessions (first paint in the GUI). A file with invalid lock_intervals
+    // rows is read in full and rolled up, so warnings match the full load.
+    bool lock_intervals = true;
+    // With lock_intervals false: false leaves Session::lock_intervals empty
+    // (no per-lock figures at all; the cheapest look, for a first paint).
+    bool lock_totals = true;
+};
+inline constexpr int64_t kRunTotalIndex = -1;
+Session load_session(const std::string& path, const LoadOptions& options);
+
 // Cheap look at a session for lists of recent files (no per-lock rows).
 struct SessionSummary {
     int schema_version = 0;

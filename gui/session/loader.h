@@ -18,7 +18,8 @@ struct LoadResult {
 };
 
 // Never throws: every failure becomes LoadResult::error.
-LoadResult load_snapshot(const QString& path);
+LoadResult load_snapshot(const QString& path,
+                         SessionSnapshot::Level level = SessionSnapshot::Level::Detailed);
 
 class SessionLoader : public QObject {
     Q_OBJECT
@@ -26,7 +27,12 @@ public:
     explicit SessionLoader(QObject* parent = nullptr);
     ~SessionLoader() override;
 
-    void load(const QString& path);
+    // With `summary_first`, the snapshot comes in steps (Intervals, then
+    // Totals, then Detailed; see SessionSnapshot::Level), each from its own
+    // background load started when the previous one is delivered; busy()
+    // stays true until the detailed one. Without it (a live reload), only
+    // the detailed snapshot.
+    void load(const QString& path, bool summary_first = true);
     bool busy() const { return pending_ > 0; }
 
 signals:
@@ -35,6 +41,8 @@ signals:
     void busyChanged(bool busy);
 
 private:
+    void start(const QString& path, SessionSnapshot::Level level, quint64 generation);
+
     quint64 generation_ = 0;
     int pending_ = 0;
 };

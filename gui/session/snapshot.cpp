@@ -58,6 +58,8 @@ void build_series(const Session& s, SessionSnapshot& snap)
             snap.ops_per_s.y.push_back(in.seconds() > 0 && in.ops ? *in.ops / in.seconds() : 0.0);
     }
 
+    if (!snap.detailed())
+        return;  // per-run totals only: no per-interval lock rows yet
     // Contentions per kind and interval, from the sparse per-lock rows.
     std::unordered_map<int64_t, std::string> kind_of;
     for (const LockInfo& l : s.locks)
@@ -100,10 +102,12 @@ void build_groups(const Session& s, SessionSnapshot& snap)
 
 }  // namespace
 
-SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session)
+SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session,
+                           SessionSnapshot::Level level)
 {
     auto snap = std::make_shared<SessionSnapshot>();
     snap->path = path;
+    snap->level = level;
     snap->session = session;
     ReportOptions all;
     all.top = 0;
@@ -120,6 +124,17 @@ SnapshotPtr build_snapshot(const QString& path)
 {
     auto session = std::make_shared<Session>(load_session(path.toStdString()));
     return build_snapshot(path, std::move(session));
+}
+
+SnapshotPtr build_snapshot(const QString& path, SessionSnapshot::Level level)
+{
+    if (level == SessionSnapshot::Level::Detailed)
+        return build_snapshot(path);
+    LoadOptions options;
+    options.lock_intervals = false;
+    options.lock_totals = level == SessionSnapshot::Level::Totals;
+    auto session = std::make_shared<Session>(load_session(path.toStdString(), options));
+    return build_snapshot(path, std::move(session), level);
 }
 
 }  // namespace lockscope::gui

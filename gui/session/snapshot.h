@@ -54,6 +54,18 @@ struct SessionSnapshot {
     std::vector<Series> contentions_by_kind;  // per second, largest kind first
     Series ops_per_s;                   // empty y when the session ran no workload
     bool recording = false;             // a run is still being written
+    // How much of the file this snapshot holds. A newly opened file comes
+    // in three steps so the first paint does not wait for the per-lock rows:
+    //  Intervals: no per-lock rows at all (report rows, groups, lock_rows,
+    //             contentions_by_kind empty; totals, timeline and the
+    //             interval series final);
+    //  Totals:    session->lock_intervals holds per-run totals per lock
+    //             (LoadOptions::lock_intervals off), so report and groups are
+    //             final, the per-lock and per-kind time series still empty;
+    //  Detailed:  everything.
+    enum class Level { Intervals, Totals, Detailed };
+    Level level = Level::Detailed;
+    bool detailed() const { return level == Level::Detailed; }
     // (run, index) of an interval to its position on the timeline.
     std::unordered_map<uint64_t, size_t> slot_of;
     // Positions in session->lock_intervals for each lock id.
@@ -69,8 +81,12 @@ using SnapshotPtr = std::shared_ptr<const SessionSnapshot>;
 
 // Loads and rolls up a session; throws lockscope::Error like load_session.
 SnapshotPtr build_snapshot(const QString& path);
-// The roll-up alone, for sessions already in memory (tests, benchmarks).
-SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session);
+// The same at a lower SessionSnapshot::Level: faster.
+SnapshotPtr build_snapshot(const QString& path, SessionSnapshot::Level level);
+// The roll-up alone, for sessions already in memory (tests, benchmarks);
+// `level` says what `session` was loaded with.
+SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session,
+                           SessionSnapshot::Level level = SessionSnapshot::Level::Detailed);
 
 }  // namespace lockscope::gui
 

@@ -35,6 +35,7 @@ private slots:
     void filterAndSort();
     void detailModels();
     void diffModels();
+    void stepsAgreeWithDetailed();
 
 private:
     QTemporaryDir dir_;
@@ -237,4 +238,32 @@ void ModelTest::diffModels()
 }
 
 QTEST_GUILESS_MAIN(ModelTest)
+// The first steps of opening a file (SessionSnapshot::Level) show the same
+// totals as the detailed snapshot; Totals also the same locks table.
+void ModelTest::stepsAgreeWithDetailed()
+{
+    using Level = SessionSnapshot::Level;
+    SnapshotPtr first = build_snapshot(path_a_, Level::Intervals);
+    SnapshotPtr totals = build_snapshot(path_a_, Level::Totals);
+    QVERIFY(!first->detailed() && !totals->detailed() && snap_->detailed());
+    for (const SnapshotPtr& s : {first, totals}) {
+        QVERIFY(s->report.totals.counters == snap_->report.totals.counters);
+        QCOMPARE(s->report.totals.duration_s, snap_->report.totals.duration_s);
+        QVERIFY(s->timeline.x_s == snap_->timeline.x_s);
+        QVERIFY(s->spin_failure_rate.y == snap_->spin_failure_rate.y);
+        QVERIFY(s->contentions_by_kind.empty());
+        QVERIFY(s->lock_rows.empty());
+    }
+    QVERIFY(first->report.rows.empty());
+    QCOMPARE(totals->report.rows.size(), snap_->report.rows.size());
+    QCOMPARE(totals->groups.size(), snap_->groups.size());
+    for (size_t i = 0; i < totals->report.rows.size(); ++i) {
+        QVERIFY(totals->report.rows[i].name == snap_->report.rows[i].name);
+        QVERIFY(totals->report.rows[i].caller == snap_->report.rows[i].caller);
+        QVERIFY(totals->report.rows[i].counters == snap_->report.rows[i].counters);
+        QVERIFY(totals->groups[i].lock_ids == snap_->groups[i].lock_ids);
+    }
+    QVERIFY(format_json(totals->report) == format_json(snap_->report));
+}
+
 #include "model_test.moc"

@@ -51,7 +51,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
             statusBar()->showMessage(tr("Loading…"));
         if (!busy && reload_pending_ && follower_->following()) {
             reload_pending_ = false;
-            loader_->load(follower_->path());
+            loader_->load(follower_->path(), false);
         }
     });
     // One load at a time: changes that land during a load fold into one
@@ -60,7 +60,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
         if (loader_->busy())
             reload_pending_ = true;
         else
-            loader_->load(path);
+            loader_->load(path, false);  // a live reload: no summary flash
     });
     connect(diff_loader_, &DiffLoader::loaded, this, [this](const DiffPtr& diff) {
         diff_->setDiff(diff);
@@ -93,7 +93,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Compare With…"), QKeySequence(tr("Ctrl+D")), this, &MainWindow::compareDialog);
     file->addAction(tr("Re&load"), QKeySequence::Refresh, this, [this] {
         if (!current_path_.isEmpty())
-            loader_->load(current_path_);
+            loader_->load(current_path_, false);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
@@ -145,9 +145,12 @@ void MainWindow::onLoaded(const SnapshotPtr& snapshot)
         return;  // a reload of a file we have since left
     const bool first = !snapshot_ || snapshot_->path != snapshot->path;
     const size_t old_intervals = snapshot_ ? snapshot_->session->intervals.size() : 0;
+    const bool was_summary = snapshot_ && !snapshot_->detailed();
     snapshot_ = snapshot;
-    // A live poll that brought no new interval changes nothing on screen.
-    if (first || snapshot->session->intervals.size() != old_intervals || !snapshot->recording) {
+    // A live poll that brought no new interval changes nothing on screen;
+    // the detail that follows a summary always does.
+    if (first || was_summary || snapshot->session->intervals.size() != old_intervals ||
+        !snapshot->recording) {
         overview_->setSnapshot(snapshot);
         locks_->setSnapshot(snapshot);
     }
@@ -166,7 +169,9 @@ void MainWindow::onLoaded(const SnapshotPtr& snapshot)
         statusBar()->showMessage(QString::fromStdString(w));
     if (snapshot->session->warnings.empty())
         statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(snapshot->path).fileName()), 5000);
-    emit sessionLoaded();
+    emit sessionShown();
+    if (snapshot->detailed())
+        emit sessionLoaded();
 }
 
 void MainWindow::onFailed(const QString& path, const QString& message)

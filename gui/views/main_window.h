@@ -41,6 +41,10 @@ public:
     SessionFollower* follower() const { return follower_; }
 
 signals:
+    // Every snapshot put on the pages, the fast summary of a newly opened
+    // file included (first paint).
+    void sessionShown();
+    // The complete snapshot (per-lock time series included) is on the pages.
     void sessionLoaded();
     void sessionFailed(const QString& message);
     void diffLoaded();

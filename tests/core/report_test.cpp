@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include <sstream>
 
@@ -219,3 +220,120 @@ TEST(ReportTest, LostIsPrintedEvenWhenZeroAndEmptySessionsReport)
     EXPECT_TRUE(j["locks"].is_array());
     EXPECT_EQ(lines_of(format_csv(rep)).size(), 1u);
 }
+
+namespace {
+
+Session load_summary(const std::string& path)
+{
+    LoadOptions options;
+    options.lock_intervals = false;
+    return load_session(path, options);
+}
+
+void exec_sql(const std::string& path, const std::string& sql)
+{
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+}
+
+// Every grouping, all runs and each run alone: the same report, to the byte.
+void expect_same_reports(const Session& full, const Session& summary)
+{
+    for (GroupBy by : {GroupBy::Lock, GroupBy::Caller, GroupBy::Kind, GroupBy::Task}) {
+        std::vector<std::optional<int64_t>> runs = {std::nullopt};
+        for (const RunInfo& r : full.runs)
+            runs.push_back(r.id);
+        for (const auto& run : runs) {
+            ReportOptions o;
+            o.by = by;
+            o.top = 0;
+            o.run = run;
+            Report a = build_report(full, o), b = build_report(summary, o);
+            EXPECT_EQ(a.totals.counters, b.totals.counters);
+            EXPECT_EQ(a.totals.duration_s, b.totals.duration_s);
+            EXPECT_EQ(a.rows_total, b.rows_total);
+            ASSERT_EQ(a.rows.size(), b.rows.size());
+            for (size_t i = 0; i < a.rows.size(); ++i) {
+                EXPECT_EQ(a.rows[i].name, b.rows[i].name);
+                EXPECT_EQ(a.rows[i].kind, b.rows[i].kind);
+                EXPECT_EQ(a.rows[i].mode, b.rows[i].mode);
+                EXPECT_EQ(a.rows[i].caller, b.rows[i].caller);
+                EXPECT_EQ(a.rows[i].counters, b.rows[i].counters);
+                EXPECT_EQ(a.rows[i].share_of_wait, b.rows[i].share_of_wait);
+            }
+            EXPECT_EQ(format_json(a), format_json(b));
+            EXPECT_EQ(format_text(a), format_text(b));
+        }
+    }
+}
+
+}  // namespace
+
+TEST(ReportTest, SummaryLoadGivesTheFullLoadsReport)
+{
+    TempDir dir;
+    const std::string path = dir.file("s.lockscope");
+    write_sample(path, 3, 7, 9);
+    const Session full = load_session(path);
+    const Session summary = load_summary(path);
+    // One row per run and lock instead of one per interval and lock.
+    ASSERT_EQ(summary.lock_intervals.size(), size_t(3 * 9));
+    for (const LockInterval& li : summary.lock_intervals)
+        EXPECT_EQ(li.index, kRunTotalIndex);
+    EXPECT_GT(full.lock_intervals.size(), summary.lock_intervals.size());
+    // Everything else is loaded as in full.
+    EXPECT_EQ(summary.meta, full.meta);
+    EXPECT_EQ(summary.runs.size(), full.runs.size());
+    EXPECT_EQ(summary.intervals.size(), full.intervals.size());
+    EXPECT_EQ(summary.locks.size(), full.locks.size());
+    EXPECT_EQ(summary.stacks.size(), full.stacks.size());
+    EXPECT_EQ(summary.tasks.size(), full.tasks.size());
+    EXPECT_TRUE(summary.warnings.empty());
+    // Histograms and owner states are merged, not dropped.
+    LockCounters hist_sum;
+    for (const LockInterval& li : summary.lock_intervals)
+        hist_sum.add(li.counters);
+    uint64_t buckets = 0;
+    for (uint64_t v : hist_sum.hist)
+        buckets += v;
+    EXPECT_GT(buckets, 0u);
+    expect_same_reports(full, summary);
+}
+
+TEST(ReportTest, SummaryLoadOfADamagedFileFallsBackToTheFullRows)
+{
+    TempDir dir;
+    const std::string path = dir.file("s.lockscope");
+    write_sample(path, 2, 5, 6);
+    // One malformed histogram, one negative counter, one row of a lock that
+    // does not exist, one '|' that must not pass as a separator.
+    exec_sql(path,
+             "UPDATE lock_intervals SET hist = 'x:1' WHERE run = 1 AND idx = 1 AND lock_id = 2;"
+             "UPDATE lock_intervals SET contentions = -4 WHERE run = 1 AND idx = 2 AND lock_id = 3;"
+             "UPDATE lock_intervals SET owner = '0:1|1:2' WHERE run = 2 AND idx = 0 AND lock_id = 1;"
+             "INSERT INTO lock_intervals(run, idx, lock_id) VALUES (1, 0, 999);");
+    const Session full = load_session(path);
+    const Session summary = load_summary(path);
+    EXPECT_FALSE(full.warnings.empty());
+    EXPECT_EQ(summary.warnings, full.warnings);
+    for (const LockInterval& li : summary.lock_intervals)
+        EXPECT_EQ(li.index, kRunTotalIndex);
+    expect_same_reports(full, summary);
+}
+
+TEST(ReportTest, SummaryLoadOfAnOverflowingSumMatchesTheFullLoad)
+{
+    TempDir dir;
+    const std::string path = dir.file("s.lockscope");
+    write_sample(path, 1, 4, 3);
+    // sum() in SQLite would overflow; the full load saturates.
+    exec_sql(path, "UPDATE lock_intervals SET wait_ns = 9223372036854775807 WHERE lock_id = 1;");
+    const Session full = load_session(path);
+    const Session summary = load_summary(path);
+    EXPECT_TRUE(summary.warnings.empty());
+    expect_same_reports(full, summary);
+}
+
