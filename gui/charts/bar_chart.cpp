@@ -107,7 +107,13 @@ void BarChart::setBars(const QList<Bar>& bars)
     QStringList categories;
     QStringList groups;
     for (const Bar& b : bars) {
-        categories << b.label;
+        // Qt Charts clips a long category label at the chart's edge: keep the
+        // start and the "(kind)" end, the tooltip has it whole. Categories
+        // must stay distinct, so a clash gets an invisible suffix.
+        QString label = b.label.size() > 30 ? b.label.left(21) + QStringLiteral("…") + b.label.right(8) : b.label;
+        while (categories.contains(label))
+            label += QChar(0x200B);
+        categories << label;
         if (!groups.contains(b.group))
             groups << b.group;
     }
