@@ -170,6 +170,14 @@ static __always_inline struct ls_task_state *current_state(u64 pid_tgid, bool cr
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* The CPU's counters when this task is traced (the -p/command filter), else NULL. */
+static __always_inline struct ls_counters *traced_counters(u64 pid_tgid)
+{
+	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
+		return 0;
+	return cpu_counters();
+}
+
 static __always_inline int handle_begin(u64 lock, u32 flags)
 {
 	struct ls_task_state *ts;
@@ -180,9 +188,7 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
-		return 0;
-	cnt = cpu_counters();
+	cnt = traced_counters(pid_tgid);
 	if (!cnt)
 		return 0;
 	cnt->begins++;
@@ -296,9 +302,7 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
-		return 0;
-	cnt = cpu_counters();
+	cnt = traced_counters(pid_tgid);
 	if (!cnt)
 		return 0;
 	cnt->ends++;
