@@ -72,7 +72,7 @@ QVariant metric_cell(const MetricDiff& m, Cell cell, int role)
     return {};
 }
 
-const char* const kMetricHeaders[] = {"Metric", "A", "B", "Change", "95% interval", "p (adj.)",
+const char* const kMetricHeaders[] = {"Metric", "A", "B", "Change", "95% interval", "p",
                                       "Verdict"};
 
 }  // namespace

@@ -152,7 +152,7 @@ void DiffPage::setDiff(const DiffPtr& diff)
     setPaths(diff->path_a, diff->path_b);
     const DiffResult& d = diff->result;
     QStringList lines;
-    lines << tr("%1 at α = %2: %3 vs %4 %5. Lock verdicts are Holm-adjusted; colour repeats the text.")
+    lines << tr("%1 at α = %2: %3 vs %4 %5. p-values of lock rows are Holm-adjusted; colour repeats the text.")
                  .arg(d.by_runs ? tr("Welch t-test on per-run means") : tr("Mann–Whitney on per-interval samples"))
                  .arg(d.alpha)
                  .arg(d.by_runs ? d.runs_a : d.intervals_a)
