@@ -167,6 +167,12 @@ RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFa
   const auto owner = static_cast<std::uint32_t>(word >> kOwnerShift);
   detail::hook(HookPoint::SpinOnOwner, this);
   for (;;) {
+    // 5.2 (4f23dbc1e657 until 91d2a812dfb9): a pending HANDOFF ends the
+    // spin at once, at the top of every iteration, even while the owner runs.
+    if (traits_.handoff_stops_spinners && (count_.load(relaxed) & kFlagHandoff)) {
+      why = SpinFail::Handoff;
+      return OwnerState::NonSpinnable;
+    }
     const std::uint64_t now = owner_.load(acquire);
     if (now != word) return owner_state(now);
     if (!detail::owner_on_cpu(owner)) {

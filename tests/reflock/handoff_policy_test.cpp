@@ -280,16 +280,12 @@ TEST(RwSemHandoff, V5_3SecondWriterFailsOnReaderOwner) {
   EXPECT_EQ(c.acquisitions, 1u);
 }
 
-// --- 4. MISMATCH (disabled): HANDOFF set while a 5.2 spinner watches a running
-// writer. Kernel (4f23dbc1e657 .. before 91d2a812dfb9): rwsem_spin_on_owner()
-// checks `count & RWSEM_FLAG_HANDOFF` at the top of every loop iteration and
-// returns OWNER_NONSPINNABLE, so the spinner queues while the owner still
-// holds the lock. reflock: RwSem::atomic_spin_on_owner() (rwsem_atomic.cpp,
-// the for(;;) loop) has no HANDOFF check; the 5.2 check
-// (traits_.handoff_stops_spinners in atomic_optimistic_spin) runs only after
-// the owner word changes, so the spinner keeps spinning on M until M releases.
-// Enable once the library checks HANDOFF inside the spin-on-owner loop for 5.2.
-TEST(RwSemHandoff, DISABLED_V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
+// --- 4. HANDOFF set while a 5.2 spinner watches a running writer. Kernel
+// (4f23dbc1e657 .. before 91d2a812dfb9): rwsem_spin_on_owner() checks
+// `count & RWSEM_FLAG_HANDOFF` at the top of every loop iteration and returns
+// OWNER_NONSPINNABLE, so the spinner queues while the owner still holds the
+// lock.
+TEST(RwSemHandoff, V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
   TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
   BlindWaiterOracle oracle;
   set_owner_oracle(&oracle);
@@ -320,8 +316,8 @@ TEST(RwSemHandoff, DISABLED_V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
   });
   EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
-  // Kernel: S gives up while M still holds the lock. Bounded wait, so the
-  // test ends (failing) on the current library.
+  // S gives up while M still holds the lock (bounded wait: a replica that
+  // kept spinning fails here instead of hanging).
   EXPECT_TRUE(eventually([&] { return s_failed.load(); }, std::chrono::seconds(2)));
   sem.unlock();
   w.join();
