@@ -35,7 +35,7 @@ struct BenchArgs {
     std::string threads = "2";
     // Signed, so that "--cs=-5" is reported as -5 rather than wrapped.
     long long critical_ns = 1000, outside_ns = 1000, read_pct = 0, release_window_ns = 0, repeat = 5;
-    double duration_s = 2, interval_s = 0.5;
+    double duration_s = 2, interval_s = 0.5, wait_for_tracer_s = 0;
     std::string output, format = "text", oracle = "budget";
     bool force = false;
 };
@@ -85,6 +85,9 @@ po::options_description describe(BenchArgs& a)
         ("repeat,r", po::value(&a.repeat)->default_value(5), "repeats (5 is the minimum that shows spread)")
         ("output,o", po::value(&a.output), "also store the runs as a session file")
         ("force,f", po::bool_switch(&a.force), "overwrite an existing output file")
+        ("wait-for-tracer", po::value(&a.wait_for_tracer_s),
+         "before the first run, wait up to SEC for a tracer on the locks' USDT probes, e.g.\n"
+         "'lockscope record -p PID' (so a recording sees every run from its start)")
         ("format,F", po::value(&a.format)->default_value("text"), "text, json or markdown");
     return d;
 }
@@ -164,6 +167,21 @@ std::string num(double v)
     return buf;
 }
 
+// For `lockscope record -p PID`: started first, the bench would run before
+// the recorder has attached and the recording would miss its start.
+void wait_for_tracer(double timeout_s)
+{
+    std::fprintf(stderr, "lockscope bench: pid %d waiting up to %g s for a tracer (lockscope record -p %d)\n",
+                 int(getpid()), timeout_s, int(getpid()));
+    const uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
+    while (!reflock::usdt_tracer_attached()) {
+        if (monotonic_ns() > deadline)
+            throw Error("no tracer attached to the lockscope USDT probes within " + num(timeout_s) + " s", "",
+                        0, "start 'lockscope record -p " + std::to_string(getpid()) + "' while it waits");
+        usleep(10000);
+    }
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args)
@@ -189,6 +207,8 @@ int cmd_bench(const Args& args)
         throw UsageError("--duration must be between 0.001 and 86400 seconds");
     if (!(a.interval_s >= 0.001 && a.interval_s <= a.duration_s))
         throw UsageError("--interval must be at least 0.001 seconds and at most the duration");
+    if (vm.count("wait-for-tracer") && !(a.wait_for_tracer_s > 0 && a.wait_for_tracer_s <= 86400))
+        throw UsageError("--wait-for-tracer must be more than 0 and at most 86400 seconds");
 
     const std::vector<std::string> lock_names = split_locks(a.locks);
     const std::vector<unsigned> thread_counts = parse_threads(a.threads);
@@ -252,6 +272,9 @@ int cmd_bench(const Args& args)
         meta["bench.oracle"] = a.oracle;
         writer->set_meta(meta);
     }
+
+    if (vm.count("wait-for-tracer"))
+        wait_for_tracer(a.wait_for_tracer_s);
 
     const std::string load_before = loadavg();
     const size_t total_runs = variants.size() * repeats;

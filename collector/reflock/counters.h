@@ -55,4 +55,10 @@ Counters this_thread_counters() noexcept;
 // Monotonic: subtract two snapshots to measure an interval.
 Counters counters_total() noexcept;
 
+// True while a tracer has both lockscope:contention_begin and
+// lockscope:contention_end USDT probes of this process attached (their
+// semaphores are non-zero): `lockscope record -p PID` sets them, so a program
+// can wait for it before it starts the work to be recorded.
+bool usdt_tracer_attached() noexcept;
+
 } // namespace reflock

@@ -10,7 +10,19 @@
 #include "reflock/counters.h"
 #include "reflock/detail/thread_slot.h"
 
+// With semaphores: a tracer attaching a probe (libbpf passes the semaphore as
+// the uprobe's reference counter) increments its counter in this process, so
+// the process can tell it is being traced (reflock::usdt_tracer_attached()).
+// The probe sites themselves stay single nops either way.
+#define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
+
+extern "C" {
+// Defined in probes.cpp, in the ELF section the USDT notes point into.
+extern unsigned short lockscope_contention_begin_semaphore;
+extern unsigned short lockscope_contention_end_semaphore;
+extern unsigned short lockscope_spin_fail_semaphore;
+}
 
 namespace reflock::detail {
 
