@@ -1,6 +1,8 @@
 // lockscope diff: two sessions compared with confidence intervals and a
 // verdict per total and per lock; --fail-on turns it into a CI gate.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/options.h"
 #include "core/diff.h"
@@ -11,7 +13,8 @@ namespace lockscope::cli {
 
 int cmd_diff(const Args& args)
 {
-    std::string file_a, file_b, format = "text", fail_on;
+    std::string file_a, file_b, format = "text", fail_on, runs_a, runs_b;
+    std::vector<std::string> pair_args;
     double alpha = 0.05;
     po::options_description visible("options");
     visible.add_options()
@@ -19,7 +22,11 @@ int cmd_diff(const Args& args)
         ("format,F", po::value(&format)->default_value("text"), "text or json")
         ("alpha,a", po::value(&alpha)->default_value(0.05, "0.05"), "significance level, in (0, 0.5]")
         ("fail-on", po::value(&fail_on),
-         "exit 3 when B is judged 'worse' (worse) or different in any direction (any-change)");
+         "exit 3 when B is judged 'worse' (worse) or different in any direction (any-change)")
+        ("runs-a", po::value(&runs_a), "only A's runs whose label matches this shell pattern")
+        ("runs-b", po::value(&runs_b), "only B's runs whose label matches this shell pattern")
+        ("pair", po::value(&pair_args)->composing(),
+         "NAME_A=NAME_B: compare these two locks although their names differ (repeatable)");
     po::options_description all;
     all.add(visible).add_options()
         ("a", po::value(&file_a), "baseline session")
@@ -28,13 +35,20 @@ int cmd_diff(const Args& args)
     positional.add("a", 1).add("b", 1);
     po::variables_map vm;
     if (!parse(args, visible, all, positional, vm,
-               "usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--fail-on worse|any-change]\n\n"
+               "usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--fail-on worse|any-change]\n"
+               "                        [--runs-a GLOB] [--runs-b GLOB] [--pair NAME_A=NAME_B]...\n\n"
                "Compares session B with baseline A: kernel, config, CPU and workload differences\n"
                "first, then totals and every lock matched by name, kind and mode, each with both\n"
                "values, the relative change, its confidence interval, a p-value and a verdict\n"
                "(better, worse, higher, lower, no significant difference, not enough data).\n"
                "With 3 or more runs per side (record --repeat N) run means are compared with\n"
                "Welch's t-test; otherwise interval samples with Mann-Whitney U (tentative).\n\n"
+               "Policies diff like kernels: two bench sessions of one lock each are compared\n"
+               "lock to lock (rwsem@4.7 vs rwsem@4.7-hacked); in one session of interleaved\n"
+               "variants, select each side's runs by label:\n"
+               "  lockscope diff s.lockscope s.lockscope --runs-a 'rwsem@4.7-hacked *' \\\n"
+               "                                         --runs-b 'rwsem@4.7 *'\n"
+               "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
                "             3 --fail-on tripped (verdicts after Holm's correction)"))
         return kExitOk;
@@ -47,12 +61,23 @@ int cmd_diff(const Args& args)
     if (!fail_on.empty() && fail_on != "worse" && fail_on != "any-change")
         throw UsageError("--fail-on must be worse or any-change, not '" + fail_on + "'");
 
-    const Session a = load_session(file_a);
-    const Session b = load_session(file_b);
     DiffOptions options;
+    for (const std::string& p : pair_args) {
+        const size_t eq = p.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+            throw UsageError("--pair wants NAME_A=NAME_B, not '" + p + "'");
+        options.pairs.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    }
+
+    Session a = load_session(file_a);
+    Session b = load_session(file_b);
+    if (!runs_a.empty())
+        a = select_runs(a, runs_a);
+    if (!runs_b.empty())
+        b = select_runs(b, runs_b);
     options.alpha = alpha;
-    options.label_a = file_a;
-    options.label_b = file_b;
+    options.label_a = runs_a.empty() ? file_a : file_a + " [" + runs_a + "]";
+    options.label_b = runs_b.empty() ? file_b : file_b + " [" + runs_b + "]";
     const DiffResult diff = diff_sessions(a, b, options);
     const std::string out = format == "json" ? format_diff_json(diff) : format_diff_text(diff);
     std::fwrite(out.data(), 1, out.size(), stdout);

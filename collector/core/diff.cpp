@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "core/format.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -280,6 +282,80 @@ bool DiffResult::any_change() const
            });
 }
 
+namespace {
+
+bool is_bench(const Session& s)
+{
+    return s.meta_value("scope").rfind("bench ", 0) == 0;
+}
+
+// Renames B's side of each pair to A's key so the comparison loop matches
+// them; returns A's key → B's name for the report. A pair matches keys of the
+// same kind and mode, or the single key of each name when kinds differ
+// (a mutex that became an rwsem).
+std::map<LockKey, std::string> apply_pairs(const std::vector<std::pair<std::string, std::string>>& pairs,
+                                           const Side& sa, Side& sb)
+{
+    std::map<LockKey, std::string> renamed;
+    auto keys_named = [](const Side& side, const std::string& name) {
+        std::vector<LockKey> keys;
+        for (const auto& [key, series] : side.locks)
+            if (std::get<0>(key) == name)
+                keys.push_back(key);
+        return keys;
+    };
+    for (const auto& [name_a, name_b] : pairs) {
+        if (name_a == name_b)
+            continue;
+        const std::vector<LockKey> ka = keys_named(sa, name_a), kb = keys_named(sb, name_b);
+        for (const LockKey& key_b : kb) {
+            LockKey key_a{name_a, std::get<1>(key_b), std::get<2>(key_b)};
+            if (!sa.locks.count(key_a)) {
+                if (ka.size() != 1 || kb.size() != 1)
+                    continue;
+                key_a = ka.front();
+            }
+            if (sb.locks.count(key_a))
+                continue;  // B has a lock of A's name too: it is matched by name
+            auto node = sb.locks.extract(key_b);
+            node.key() = key_a;
+            sb.locks.insert(std::move(node));
+            renamed[key_a] = name_b;
+        }
+    }
+    return renamed;
+}
+
+}  // namespace
+
+Session select_runs(const Session& s, const std::string& pattern)
+{
+    Session out = s;
+    std::set<int64_t> keep;
+    std::string labels;
+    for (const RunInfo& r : s.runs) {
+        if (fnmatch(pattern.c_str(), r.label.c_str(), 0) == 0)
+            keep.insert(r.id);
+        if (labels.size() < 200)
+            labels += (labels.empty() ? "" : ", ") + ("'" + r.label + "'");
+    }
+    if (keep.empty())
+        throw Error("no run matches", pattern, 0,
+                    s.runs.empty() ? "the session has no runs" : "its runs are " + labels);
+    auto kept = [&](const auto& row) { return keep.count(row.run) == 0; };
+    std::erase_if(out.runs, [&](const RunInfo& r) { return keep.count(r.id) == 0; });
+    std::erase_if(out.intervals, kept);
+    std::erase_if(out.lock_intervals, kept);
+    std::erase_if(out.stacks, kept);
+    std::erase_if(out.tasks, kept);
+    std::set<int64_t> seen;
+    for (const LockInterval& li : out.lock_intervals)
+        seen.insert(li.lock_id);
+    std::erase_if(out.locks, [&](const LockInfo& l) { return seen.count(l.id) == 0; });
+    out.meta["runs"] = pattern;
+    return out;
+}
+
 DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& options)
 {
     if (!(options.alpha > 0 && options.alpha <= 0.5))
@@ -292,7 +368,29 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     d.label_b = options.label_b;
     d.alpha = options.alpha;
     d.by_runs = run_ids(a).size() >= 3 && run_ids(b).size() >= 3;
-    const Side sa = collect(a, d.by_runs), sb = collect(b, d.by_runs);
+    const Side sa = collect(a, d.by_runs);
+    Side sb = collect(b, d.by_runs);
+    std::vector<std::pair<std::string, std::string>> pairs = options.pairs;
+    if (pairs.empty() && is_bench(a) && is_bench(b) && sa.locks.size() == 1 && sb.locks.size() == 1) {
+        // Two bench sessions of one lock each (say rwsem@4.7 and rwsem@4.7-hacked):
+        // the lock is the same role under another policy.
+        const LockKey& ka = sa.locks.begin()->first;
+        const LockKey& kb = sb.locks.begin()->first;
+        if (std::get<0>(ka) != std::get<0>(kb) && std::get<1>(ka) == std::get<1>(kb)) {
+            pairs.emplace_back(std::get<0>(ka), std::get<0>(kb));
+            d.notes.push_back("bench sessions of one lock each: " + std::get<0>(ka) + " (" + options.label_a +
+                              ") is compared with " + std::get<0>(kb) + " (" + options.label_b + ")");
+        }
+    }
+    const std::map<LockKey, std::string> renamed = apply_pairs(pairs, sa, sb);
+    for (const auto& [name_a, name_b] : options.pairs) {
+        const bool used = std::any_of(renamed.begin(), renamed.end(), [&](const auto& r) {
+            return std::get<0>(r.first) == name_a && r.second == name_b;
+        });
+        if (!used && name_a != name_b)
+            d.warnings.push_back("--pair " + name_a + "=" + name_b + " matched no lock (is '" + name_a + "' in " +
+                                 options.label_a + " and '" + name_b + "' in " + options.label_b + "?)");
+    }
     d.runs_a = sa.runs;
     d.runs_b = sb.runs;
     d.intervals_a = sa.intervals;
@@ -372,6 +470,8 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
             continue;
         }
         LockDiff l{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+        if (auto r = renamed.find(key); r != renamed.end())
+            l.name_b = r->second;
         for (const Metric& m : {wait, contentions, spin_failures}) {
             MetricDiff md = compare(m, sa, sb, &series_a, &other->second, d.by_runs, d.alpha);
             if (md.test.n_a + md.test.n_b > 0)  // no spin attempts anywhere: nothing to say

@@ -27,6 +27,10 @@ struct DiffOptions {
     double alpha = 0.05;
     std::string label_a = "A";  // how messages name the sessions (e.g. their paths)
     std::string label_b = "B";
+    // Locks to compare although their names differ, as (name in A, name in B):
+    // a lock renamed between kernels (i_mutex → i_rwsem), or the one lock of
+    // two bench sessions of different policies (matched automatically).
+    std::vector<std::pair<std::string, std::string>> pairs;
 };
 
 // One metric compared across the sessions.
@@ -48,6 +52,7 @@ struct MetaDifference {
 
 struct LockDiff {
     std::string name, kind, mode;
+    std::string name_b;  // B's name when paired with a differently named lock, else empty
     std::vector<MetricDiff> metrics;  // the first is the headline: wait per op or per second
     double effect = 0;  // |B − A| of the headline metric: how much wait moved
 };
@@ -76,6 +81,13 @@ struct DiffResult {
     bool any_worse() const;   // a total or lock judged worse
     bool any_change() const;  // a total or lock judged different in any direction
 };
+
+// The runs of `s` whose label matches the shell pattern `pattern` (fnmatch),
+// with their intervals, lock rows and stacks; locks never seen in those runs
+// are dropped. So one session of interleaved bench variants can be diffed
+// against itself: `diff S S --runs-a 'rwsem@4.7-hacked *' --runs-b 'rwsem@4.7 *'`.
+// Throws lockscope::Error when no run matches (naming the labels there are).
+Session select_runs(const Session& s, const std::string& pattern);
 
 // Throws lockscope::Error with one sentence when a session cannot be
 // compared (no runs, no intervals) or alpha is outside (0, 0.5].

@@ -78,6 +78,14 @@ std::string ci_of(const MetricDiff& m)
     if (std::isfinite(t.rel_low) && std::isfinite(t.rel_high))
         return "[" + signed_percent(t.rel_low) + ", " + signed_percent(t.rel_high) + "]";
     if (std::isfinite(t.diff_low) && std::isfinite(t.diff_high)) {
+        // The relative interval is unbounded (A's value is not clearly away
+        // from 0): the absolute difference instead, which for a fraction is in
+        // percentage points, so it is not read as a relative change.
+        if (m.unit == "fraction") {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "[%+.1f pp, %+.1f pp]", 100 * t.diff_low, 100 * t.diff_high);
+            return buf;
+        }
         auto sign = [&](double v) { return (v >= 0 ? "+" : "") + value_of(m, v); };
         return "[" + sign(t.diff_low) + ", " + sign(t.diff_high) + "]";
     }
@@ -245,6 +253,8 @@ std::string format_diff_text(const DiffResult& d)
         out << table_header(d, "");
     for (const LockDiff& l : d.locks) {
         std::string title = lock_title(l.name, l.kind, l.mode);
+        if (!l.name_b.empty())
+            title += " (A) vs " + l.name_b + " (B)";
         if (!l.metrics.empty())
             title += "  [" + samples_of(l.metrics.front().test) + "]";
         out << truncate_display(title, kTextWidth) << '\n';
@@ -293,8 +303,11 @@ std::string format_diff_json(const DiffResult& d)
         nlohmann::json metrics = nlohmann::json::array();
         for (const MetricDiff& m : l.metrics)
             metrics.push_back(metric_json(m, d.by_runs));
-        j["locks"].push_back({{"name", l.name}, {"kind", l.kind}, {"mode", l.mode}, {"effect", number(l.effect)},
-                              {"metrics", metrics}});
+        nlohmann::json lock = {{"name", l.name}, {"kind", l.kind},           {"mode", l.mode},
+                               {"effect", number(l.effect)}, {"metrics", metrics}};
+        if (!l.name_b.empty())
+            lock["name_b"] = l.name_b;
+        j["locks"].push_back(std::move(lock));
     }
     j["only_a"] = one_sided_json(d.only_a);
     j["only_b"] = one_sided_json(d.only_b);

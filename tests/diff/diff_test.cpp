@@ -265,3 +265,76 @@ TEST(DiffTest, BadInputIsOneClearSentence)
     o.alpha = 0;
     EXPECT_NE(error_of([&] { diff_sessions(good, good, o); }).find("alpha"), std::string::npos);
 }
+
+TEST(DiffTest, PairedLocksAreComparedAlthoughTheirNamesDiffer)
+{
+    TempDir dir;
+    SessionSpec b = baseline(16);
+    b.locks[0].name = "pipe->mutex2";  // renamed on B's "kernel"
+    b.locks[0].wait_ns_per_op *= 3;
+    write_session(dir.file("a.lockscope"), baseline(15));
+    write_session(dir.file("b.lockscope"), b);
+    const Session sa = load_session(dir.file("a.lockscope")), sb = load_session(dir.file("b.lockscope"));
+
+    const DiffResult unpaired = diff_sessions(sa, sb, {});
+    EXPECT_EQ(unpaired.only_a.size(), 1u);
+    EXPECT_EQ(unpaired.only_b.size(), 1u);
+
+    DiffOptions o;
+    o.pairs = {{"pipe->mutex", "pipe->mutex2"}, {"no_such_lock", "other"}};
+    const DiffResult d = diff_sessions(sa, sb, o);
+    EXPECT_TRUE(d.only_a.empty());
+    EXPECT_TRUE(d.only_b.empty());
+    const LockDiff& l = lock(d, "pipe->mutex");
+    EXPECT_EQ(l.name_b, "pipe->mutex2");
+    EXPECT_EQ(l.metrics.front().verdict, Verdict::Worse) << format_diff_text(d);
+    EXPECT_NE(format_diff_text(d).find("pipe->mutex (mutex) (A) vs pipe->mutex2 (B)"), std::string::npos)
+        << format_diff_text(d);
+    EXPECT_EQ(nlohmann::json::parse(format_diff_json(d))["locks"][0]["name_b"], "pipe->mutex2");
+    ASSERT_EQ(d.warnings.size(), 1u);
+    EXPECT_NE(d.warnings[0].find("--pair no_such_lock=other matched no lock"), std::string::npos);
+}
+
+TEST(DiffTest, TwoBenchSessionsOfOneLockEachComparePolicies)
+{
+    TempDir dir;
+    SessionSpec a = baseline(17), b = baseline(18);
+    a.meta = {{"scope", "bench rwsem@4.7-hacked"}};
+    b.meta = {{"scope", "bench rwsem@4.7"}};
+    a.locks = {{"rwsem@4.7-hacked", "user-rwsem", "write", 1000, 20000, 0.1}};
+    b.locks = {{"rwsem@4.7", "user-rwsem", "write", 1000, 20000, 0.4}};
+    const DiffResult d = diff_specs(dir, a, b);
+    ASSERT_EQ(d.locks.size(), 1u) << format_diff_text(d);
+    EXPECT_EQ(d.locks[0].name, "rwsem@4.7-hacked");
+    EXPECT_EQ(d.locks[0].name_b, "rwsem@4.7");
+    EXPECT_EQ(total(d, "spin_failure_rate").verdict, Verdict::Worse) << format_diff_text(d);
+    EXPECT_NE(format_diff_text(d).find("bench sessions of one lock each"), std::string::npos);
+
+    // Not bench sessions: one lock each is not reason enough to pair them.
+    a.meta = b.meta = kernel_a_meta();
+    TempDir other;
+    const DiffResult k = diff_specs(other, a, b);
+    EXPECT_TRUE(k.locks.empty());
+    EXPECT_EQ(k.only_a.size(), 1u);
+}
+
+TEST(DiffTest, SelectRunsKeepsTheMatchingRunsAndTheirLocks)
+{
+    TempDir dir;
+    write_session(dir.file("s.lockscope"), baseline(19));  // runs "run 1" .. "run 5"
+    const Session s = load_session(dir.file("s.lockscope"));
+    const Session two = select_runs(s, "run [12]");
+    ASSERT_EQ(two.runs.size(), 2u);
+    EXPECT_EQ(two.runs[0].label, "run 1");
+    EXPECT_EQ(two.runs[1].label, "run 2");
+    for (const IntervalTotals& in : two.intervals)
+        EXPECT_TRUE(in.run == two.runs[0].id || in.run == two.runs[1].id);
+    EXPECT_EQ(two.intervals.size(), 2 * s.intervals.size() / 5);
+    for (const LockInterval& li : two.lock_intervals)
+        EXPECT_TRUE(li.run == two.runs[0].id || li.run == two.runs[1].id);
+    EXPECT_EQ(two.locks.size(), s.locks.size());
+
+    const std::string e = error_of([&] { select_runs(s, "rwsem*"); });
+    EXPECT_NE(e.find("no run matches 'rwsem*'"), std::string::npos) << e;
+    EXPECT_NE(e.find("'run 1'"), std::string::npos) << e;
+}

@@ -87,5 +87,40 @@ TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
     EXPECT_TRUE(i_rwsem_only_in_a || i_rwsem_better) << format_diff_text(d);
 }
 
+// The seed experiment as a diff: rwsem@4.7 against 4.7 with the owner-NULL
+// check removed, recorded by `lockscope bench` in one session with the two
+// policies interleaved (sessions recorded one after the other drift with the
+// machine), each side's runs selected by label. The parameters are
+// bench/seed_replay.sh's: on 2 CPUs the effect needs a release window and the
+// exact on-CPU oracle (see README).
+TEST(DiffReal, Rwsem47AgainstHackedIsWorseInThroughputAndSpinFailures)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const std::string out = test::temp_path("seed.lockscope");
+    test::Finished f = test::run({test::lockscope_bin(), "bench", "--lock", "rwsem@4.7-hacked,rwsem@4.7", "-t", "4",
+                                  "--cs", "1000", "--outside", "500", "--release-window", "500", "--oracle", "bpf",
+                                  "-d", "1", "--repeat", "4", "-o", out},
+                                 180);
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    ASSERT_EQ(f.err.find("unavailable"), std::string::npos) << "the bpf oracle did not load: " << f.err;
+    const Session s = load_session(out);
+    const Session hacked = select_runs(s, "rwsem@4.7-hacked *");
+    const Session v47 = select_runs(s, "rwsem@4.7 *");
+    ASSERT_EQ(hacked.runs.size(), 4u);
+    ASSERT_EQ(v47.runs.size(), 4u);
+    const DiffResult d = diff_sessions(hacked, v47, {});
+    ASSERT_TRUE(d.by_runs);
+    const MetricDiff* throughput = total(d, "throughput");
+    ASSERT_NE(throughput, nullptr) << format_diff_text(d);
+    EXPECT_EQ(throughput->verdict, Verdict::Worse) << format_diff_text(d);
+    const MetricDiff* fail = total(d, "spin_failure_rate");
+    ASSERT_NE(fail, nullptr) << format_diff_text(d);
+    EXPECT_EQ(fail->verdict, Verdict::Worse) << format_diff_text(d);
+    // The one lock of each side is compared with the other (bench sessions).
+    ASSERT_EQ(d.locks.size(), 1u) << format_diff_text(d);
+    EXPECT_EQ(d.locks[0].name, "rwsem@4.7-hacked");
+    EXPECT_EQ(d.locks[0].name_b, "rwsem@4.7");
+}
+
 }  // namespace
 }  // namespace lockscope
