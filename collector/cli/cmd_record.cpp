@@ -61,6 +61,8 @@ int cmd_record(const Args& args)
         ("workload,w", po::value(&workload_name), "run this built-in workload while recording")
         ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
         ("dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")
+        ("locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
+         "workload pipes: how many pipes (distinct contended locks)")
         ("stack-period", po::value(&o.probe.stack_period)->default_value(256),
          "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
          "counts stay exact, callers are attributed from the samples")

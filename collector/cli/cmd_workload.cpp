@@ -26,6 +26,7 @@ namespace {
 struct WorkloadArgs {
     workload::Options options;
     long long threads = 2;  // signed, so "-t -1" is reported as -1, not as 4294967295
+    long long locks = workload::Options::kDefaultLocks;
     double interval_s = 1;
     bool no_pin = false;
     bool help = false;
@@ -42,6 +43,8 @@ po::options_description describe(WorkloadArgs& a)
         ("interval,i", po::value(&a.interval_s)->default_value(1), "seconds between progress lines")
         ("dir", po::value(&a.options.dir),
          "parent of the scratch directory (unlink1/unlink2); default $TMPDIR, else /tmp")
+        ("locks", po::value(&a.locks)->default_value(workload::Options::kDefaultLocks),
+         "pipes: how many pipes (distinct contended locks)")
         ("no-pin", po::bool_switch(&a.no_pin),
          "let the scheduler place the threads (default: thread i on the i-th allowed CPU)");
     return desc;
@@ -96,6 +99,10 @@ WorkloadArgs parse(const Args& args, bool& help_shown)
         throw UsageError("workload: thread count must be between 1 and " +
                          std::to_string(workload::kMaxThreads) + ", got " + std::to_string(a.threads));
     a.options.threads = unsigned(a.threads);
+    if (a.locks < 1 || a.locks > workload::kMaxLocks)
+        throw UsageError("workload: --locks must be between 1 and " + std::to_string(workload::kMaxLocks) +
+                         ", got " + std::to_string(a.locks));
+    a.options.locks = unsigned(a.locks);
     a.options.pin_cpus = !a.no_pin;
     try {
         workload::validate(a.options);

@@ -232,6 +232,8 @@ std::map<std::string, std::string> session_meta(const RecordOptions& o)
         meta["workload.duration_s"] = d;
         if (const workload::WorkloadInfo* w = workload::find(o.workload.name))
             meta["workload.lock"] = w->lock;
+        if (o.workload.name == "pipes")
+            meta["workload.locks"] = std::to_string(o.workload.locks);
     } else if (!o.command.empty()) {
         std::string cmd;
         for (const std::string& a : o.command)

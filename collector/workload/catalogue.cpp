@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <cmath>
+#include <string>
 
 namespace lockscope::workload {
 
@@ -11,6 +12,9 @@ const std::vector<WorkloadInfo>& catalogue()
     static const std::vector<WorkloadInfo> workloads = {
         {"pipe", "pipe->mutex",
          "all threads share one pipe; each op writes one byte, then reads one byte"},
+        {"pipes", "pipe->mutex of many pipes",
+         "all threads use the same pipe, moving to the next of --locks pipes every 8 ops: "
+         "many distinct contended locks"},
         {"unlink1", "i_rwsem",
          "each thread creates and unlinks its own file in one shared directory"},
         {"unlink2", "i_rwsem (control)",
@@ -45,6 +49,9 @@ void validate(const Options& options)
                          ", got " + std::to_string(options.threads));
     if (!(options.duration_s > 0) || !std::isfinite(options.duration_s))
         throw UsageError("duration must be a positive number of seconds");
+    if (options.locks == 0 || options.locks > kMaxLocks)
+        throw UsageError("--locks must be between 1 and " + std::to_string(kMaxLocks) + ", got " +
+                         std::to_string(options.locks));
 }
 
 }  // namespace lockscope::workload

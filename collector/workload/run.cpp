@@ -35,6 +35,8 @@ std::unique_ptr<Driver> make_driver(const Options& options, const ScratchDir* sc
     const std::string& name = options.name;
     if (name == "pipe")
         return make_pipe_driver(options.threads);
+    if (name == "pipes")
+        return make_pipes_driver(options.locks);
     if (name == "unlink1" || name == "unlink2")
         return make_unlink_driver(options.threads, scratch->path(), name == "unlink1");
     if (name == "mmap1")

@@ -31,12 +31,18 @@ struct Options {
     // does: unbound, the scheduler sometimes stacks two workers on one CPU,
     // where they take turns and never contend, and runs become bimodal.
     bool pin_cpus = true;
+    // pipes: how many distinct pipes (so pipe->mutex locks) are contended in turn.
+    unsigned locks = kDefaultLocks;
+    static constexpr unsigned kDefaultLocks = 1000;
 };
+
+constexpr unsigned kMaxLocks = 100000;
 
 constexpr unsigned kMaxThreads = 1024;
 
 // Throws lockscope::UsageError: an unknown name (the message lists the valid
-// ones), threads 0 or above kMaxThreads, duration not positive or not finite.
+// ones), threads 0 or above kMaxThreads, duration not positive or not finite,
+// locks 0 or above kMaxLocks.
 void validate(const Options& options);
 
 // Per-thread operation counters in an anonymous MAP_SHARED mapping, so that a

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/report.h"
 #include "core/session_store.h"
@@ -56,21 +59,26 @@ struct Recorded {
 };
 
 // Records `lockscope workload ARGS` with -p while the observer counts the same pid.
-Recorded record_workload(const std::vector<std::string>& workload_args)
+Recorded record_workload(const std::vector<std::string>& workload_args,
+                         const std::vector<std::string>& record_args = {}, std::string* record_err = nullptr)
 {
     std::vector<std::string> argv = {test::lockscope_bin(), "workload"};
     argv.insert(argv.end(), workload_args.begin(), workload_args.end());
     test::Process target = test::Process::start(argv, /*hold=*/true);
     Observer observer(target.pid());
     const std::string out = test::temp_path("counts.lockscope");
-    test::Process rec = test::Process::start(
-        {test::lockscope_bin(), "record", "-p", std::to_string(target.pid()), "-o", out, "-i", "0.5"});
+    std::vector<std::string> rec_argv = {test::lockscope_bin(), "record", "-p", std::to_string(target.pid()),
+                                         "-o", out, "-i", "0.5"};
+    rec_argv.insert(rec_argv.end(), record_args.begin(), record_args.end());
+    test::Process rec = test::Process::start(rec_argv);
     EXPECT_TRUE(rec.wait_for_stderr("lockscope: recording", 30)) << "recorder did not attach";
     target.release();
     test::Finished w = target.wait(60);
     EXPECT_EQ(w.exit_code, 0) << w.err;
     test::Finished r = rec.wait(60);
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    if (record_err)
+        *record_err = r.err;
     Recorded result{observer.read(), load_session(out), {}};
     ReportOptions all;
     all.top = SIZE_MAX;
@@ -171,6 +179,58 @@ TEST(RecordCounts, MmapWorkloadsShowMmapLockByName)
                 mmap_lock += row.counters.contentions;
         EXPECT_GT(mmap_lock, 0u) << w;
     }
+}
+
+uint64_t distinct_locks(const Session& s, const std::string& name)
+{
+    std::set<uint64_t> addresses;
+    for (const LockInfo& l : s.locks)
+        if (l.name == name)
+            addresses.insert(l.address);
+    return addresses.size();
+}
+
+uint64_t unmatched_ends(const Session& s)
+{
+    uint64_t n = 0;
+    for (const RunInfo& run : s.runs)
+        n += run.unmatched_ends;
+    return n;
+}
+
+// Many distinct contended locks (the pipes workload walks the pipes in
+// turn; how many it reaches in 3 s depends on the machine's speed and load):
+// every one is kept, and the counts still agree with the observer.
+TEST(RecordCounts, ManyDistinctLocksAreAllKept)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    Recorded r = record_workload({"pipes", "--locks", "8000", "-t", "4", "-d", "3"});
+    const LockCounters& c = r.report.totals.counters;
+    EXPECT_GT(distinct_locks(r.session, "pipe->mutex"), 600u) << "too few distinct pipes contended";
+    EXPECT_EQ(r.report.totals.lost, 0u);
+    expect_within_1_percent(c.contentions + unmatched_ends(r.session), r.observed.ends, "contention ends");
+}
+
+// More distinct locks than --max-locks: the map fills, and what does not fit
+// is counted as lost, said on stderr, and adds up with what was kept.
+TEST(RecordCounts, AFullLockMapIsCountedAndSaidNotSilent)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    std::string err;
+    Recorded r = record_workload({"pipes", "--locks", "8000", "-t", "4", "-d", "3"}, {"--max-locks", "500"}, &err);
+    const LockCounters& c = r.report.totals.counters;
+    uint64_t map_full = 0;
+    for (const RunInfo& run : r.session.runs)
+        map_full += run.lost.lock_map_full;
+    ASSERT_GT(map_full, 0u) << "8000 pipes did not overflow a 500-entry lock map";
+    EXPECT_LE(distinct_locks(r.session, "pipe->mutex"), 500u);
+    EXPECT_GE(r.report.totals.lost, map_full);
+    EXPECT_NE(err.find("lost"), std::string::npos) << err;
+    // Kept episodes plus those lost to the full map are every episode.
+    expect_within_1_percent(c.contentions + map_full + unmatched_ends(r.session), r.observed.ends,
+                            "kept + lost contention ends");
+    // The kept locks' own counts are whole (the report's rows are consistent).
+    EXPECT_EQ(c.spin_successes + c.spin_failures, c.spin_attempts);
 }
 
 }  // namespace

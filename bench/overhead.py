@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""What a lock profiler costs the workload it watches, side by side.
+
+For each workload, runs it bare and under each profiler, interleaved within
+every round (bare, P1, bare, P2, ...; the profiler order rotates per round),
+so that the machine's drifts hit all of them alike. Each profiler run is
+paired with the bare run just before it: the throughput ratio P / bare is
+taken per pair, and the table reports its median with the min-max over pairs.
+
+Profilers:
+  lockscope        lockscope record (system-wide, default aggregation, stacks)
+  bpftrace         a bpftrace script doing the same aggregation: begin/end
+                   timing per lock, a log2 histogram, sum and count
+  bpftrace-kstack  the same, with wait time and count also per lock and kernel
+                   stack (taken at the first contention_begin)
+  perf-lock        perf lock record -a
+
+Figures per profiler: throughput ratio vs bare; BPF run time per handled
+event from the kernel's BPF statistics (kernel.bpf_stats_enabled=1, restored
+afterwards), over the profiler's own programs (perf lock uses no BPF); its
+user+system CPU as a share of one CPU; its peak RSS; its output size per
+minute. Lost events: each profiler's own count where it keeps one, and a
+separate pass in which `perf stat`, an independent counter, counts the
+lock:contention_end tracepoint over the same tasks lockscope records.
+
+Needs root, bpftrace and perf (scripts/install-deps.sh --bench installs them).
+Writes overhead.md and overhead.json to --out.
+
+usage: bench/overhead.py [--lockscope build/lockscope] [--workloads pipe,unlink1,mmap1]
+                         [--threads 4] [--duration 5] [--pairs 5]
+                         [--profilers lockscope,bpftrace,bpftrace-kstack,perf-lock] [--out DIR]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+AGGREGATE = r"""
+tracepoint:lock:contention_begin /!@start[tid]/ { @start[tid] = nsecs; @lock[tid] = args->lock_addr; }
+tracepoint:lock:contention_end /@start[tid]/ {
+  $d = nsecs - @start[tid];
+  @wait_hist[@lock[tid]] = hist($d);
+  @wait_ns[@lock[tid]] = sum($d);
+  @contentions[@lock[tid]] = count();
+  delete(@start[tid]); delete(@lock[tid]);
+}
+"""
+AGGREGATE_KSTACK = r"""
+tracepoint:lock:contention_begin /!@start[tid]/ { @start[tid] = nsecs; @lock[tid] = args->lock_addr; @stack[tid] = kstack; }
+tracepoint:lock:contention_end /@start[tid]/ {
+  $d = nsecs - @start[tid];
+  @wait_hist[@lock[tid]] = hist($d);
+  @wait_ns[@lock[tid], @stack[tid]] = sum($d);
+  @contentions[@lock[tid], @stack[tid]] = count();
+  delete(@start[tid]); delete(@lock[tid]); delete(@stack[tid]);
+}
+"""
+PROFILERS = ("lockscope", "bpftrace", "bpftrace-kstack", "perf-lock")
+
+
+def die(msg):
+    sys.exit(f"overhead: {msg}")
+
+
+def prog_ids_of(pid):
+    """Ids of the BPF programs process `pid` holds a descriptor of (fdinfo)."""
+    ids = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
+def bpf_progs_of(pid):
+    """run_time_ns and run_cnt of the BPF programs held by process `pid`."""
+    mine = prog_ids_of(pid)
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True, capture_output=True, text=True).stdout
+    progs = {}
+    for p in json.loads(out):
+        if p["id"] in mine:
+            progs[p["id"]] = (p.get("name", "?"), p.get("run_time_ns", 0), p.get("run_cnt", 0))
+    return progs
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def peak_rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def run_workload(args, workload):
+    cmd = [args.lockscope, "workload", workload, "-t", str(args.threads), "-d", str(args.duration),
+           "-i", str(args.duration)]
+    if workload.startswith("unlink"):
+        cmd += ["--dir", args.scratch]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"= ([0-9.]+) ops/s", res.stdout + res.stderr)
+    if res.returncode != 0 or not m:
+        die(f"workload {workload} failed: {res.stderr.strip()[-300:]}")
+    return float(m.group(1))
+
+
+class Profiler:
+    """One profiler process: started, measured over the workload, stopped."""
+
+    def __init__(self, args, kind, workdir, tag):
+        self.kind = kind
+        self.output = None
+        if kind == "lockscope":
+            self.output = os.path.join(workdir, f"{tag}.lockscope")
+            cmd = [args.lockscope, "record", "-o", self.output, "-f"]
+            ready = "recording"
+        elif kind.startswith("bpftrace"):
+            script = os.path.join(workdir, f"{kind}.bt")
+            with open(script, "w") as f:
+                f.write(AGGREGATE_KSTACK if kind == "bpftrace-kstack" else AGGREGATE)
+            self.output = os.path.join(workdir, f"{tag}.bt.out")
+            cmd = ["bpftrace", "-o", self.output, script]
+            ready = None  # bpftrace -o writes "Attaching N probes..." to the file
+        elif kind == "perf-lock":
+            self.output = os.path.join(workdir, f"{tag}.perf.data")
+            cmd = ["perf", "lock", "record", "-a", "-o", self.output]
+            ready = None
+        else:
+            die(f"unknown profiler {kind}")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if ready:
+            line = self.proc.stderr.readline()
+            if ready not in line:
+                self.proc.kill()
+                die(f"{kind} did not start: {line}{self.proc.stderr.read()[-300:]}")
+        elif kind.startswith("bpftrace"):
+            deadline = time.monotonic() + 30
+            while not (os.path.exists(self.output) and "Attaching" in open(self.output).read()):
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.proc.kill()
+                    die(f"{kind} did not attach: {self.proc.stderr.read()[-300:]}")
+                time.sleep(0.05)
+        time.sleep(1.0)  # perf prints nothing when ready; everyone gets the same settle time
+
+    def snapshot(self):
+        return bpf_progs_of(self.proc.pid), cpu_seconds(self.proc.pid), time.monotonic()
+
+    def stop(self):
+        rss = peak_rss_mib(self.proc.pid)
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            _, err = self.proc.communicate(timeout=300)  # bpftrace prints its maps
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            die(f"{self.kind} did not stop on SIGINT")
+        if self.proc.returncode not in (0, -signal.SIGINT, 130):
+            die(f"{self.kind} exited {self.proc.returncode}: {err.strip()[-300:]}")
+        wall = time.monotonic() - self.started
+        size = os.path.getsize(self.output) if self.output and os.path.exists(self.output) else 0
+        return rss, size / (1024 * 1024) / wall * 60, err
+
+
+def bpf_delta(s0, s1):
+    ns = cnt = 0
+    per_prog = {}
+    for pid, (name, rt1, c1) in s1.items():
+        _, rt0, c0 = s0.get(pid, (name, 0, 0))
+        per_prog[name] = {"run_time_ns": rt1 - rt0, "run_cnt": c1 - c0}
+        ns += rt1 - rt0
+        cnt += c1 - c0
+    return per_prog, ns, cnt
+
+
+def lockscope_lost(args, session):
+    rep = subprocess.run([args.lockscope, "report", session, "--format", "json"], capture_output=True, text=True)
+    if rep.returncode != 0:
+        die(f"lockscope report failed: {rep.stderr.strip()}")
+    totals = json.loads(rep.stdout)["totals"]
+    return totals.get("lost", 0), totals.get("contentions", 0)
+
+
+def perf_lost(data):
+    rep = subprocess.run(["perf", "report", "-i", data, "--stats"], capture_output=True, text=True)
+    m = re.search(r"LOST events:\s+(\d+)", rep.stdout)
+    return int(m.group(1)) if m else 0
+
+
+def measured_run(args, workload, kind, workdir, tag):
+    prof = Profiler(args, kind, workdir, tag)
+    s0, c0, t0 = prof.snapshot()
+    ops = run_workload(args, workload)
+    s1, c1, t1 = prof.snapshot()
+    per_prog, ns, cnt = bpf_delta(s0, s1)
+    rss, mib_per_min, _ = prof.stop()
+    lost = None
+    if kind == "lockscope":
+        lost, _ = lockscope_lost(args, prof.output)
+    elif kind == "perf-lock":
+        lost = perf_lost(prof.output)
+    if prof.output and os.path.exists(prof.output):
+        os.unlink(prof.output)
+    return {"ops": ops, "bpf_ns_per_event": ns / cnt if cnt else None, "events_per_s": cnt / (t1 - t0),
+            "per_program": per_prog, "cpu_pct": 100 * (c1 - c0) / (t1 - t0), "rss_mib": rss,
+            "mib_per_min": mib_per_min, "lost": lost}
+
+
+def agreement_pass(args, workload, workdir):
+    """lockscope's count of episodes against perf stat's count of the
+    lock:contention_end tracepoint over the same tasks: perf stat runs
+    `lockscope record -- lockscope workload ...`, which records only the
+    workload process, and perf counts the recorder and the workload (its
+    child). So perf may count a few more (the recorder's own), never fewer
+    unless lockscope dropped some."""
+    session = os.path.join(workdir, f"{workload}-agree.lockscope")
+    stat_out = os.path.join(workdir, "perf-stat.csv")
+    cmd = ["perf", "stat", "-x", ",", "-o", stat_out, "-e", "lock:contention_end", "--",
+           args.lockscope, "record", "-o", session, "-f", "--", args.lockscope, "workload", workload,
+           "-t", str(args.threads), "-d", str(args.duration)]
+    if workload.startswith("unlink"):
+        cmd += ["--dir", args.scratch]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        die(f"agreement pass failed: {res.stderr.strip()[-300:]}")
+    lost, contentions = lockscope_lost(args, session)
+    counted = None
+    with open(stat_out) as f:
+        for line in f:
+            parts = line.strip().split(",")
+            if len(parts) > 2 and parts[2] == "lock:contention_end":
+                counted = int(parts[0])
+    if counted is None:
+        die("perf stat did not count lock:contention_end")
+    return {"lockscope_contentions": contentions, "perf_stat_contention_end": counted, "lockscope_lost": lost}
+
+
+def summarize(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def fmt(s, spec="{:.3f}", unit=""):
+    if s is None:
+        return "-"
+    return f"{spec.format(s['median'])}{unit} ({spec.format(s['min'])}–{spec.format(s['max'])})"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lockscope", default="build/lockscope")
+    p.add_argument("--workloads", default="pipe,unlink1,mmap1")
+    p.add_argument("--threads", type=int, default=4)
+    p.add_argument("--duration", type=float, default=5)
+    p.add_argument("--pairs", type=int, default=5)
+    p.add_argument("--profilers", default=",".join(PROFILERS))
+    p.add_argument("--out", default="overhead-results")
+    args = p.parse_args()
+    if os.geteuid() != 0:
+        die("needs root (BPF programs, kernel BPF statistics, perf -a)")
+    for tool in ("bpftool", "bpftrace", "perf"):
+        if not shutil.which(tool):
+            die(f"{tool} not found: run scripts/install-deps.sh --bench")
+    if not os.access(args.lockscope, os.X_OK):
+        die(f"{args.lockscope} is not an executable; build first (scripts/build.sh) or pass --lockscope")
+    profilers = [x for x in args.profilers.split(",") if x]
+    for x in profilers:
+        if x not in PROFILERS:
+            die(f"unknown profiler '{x}' (choose from {', '.join(PROFILERS)})")
+    if args.pairs < 1 or args.duration <= 0 or args.threads < 1:
+        die("--pairs, --duration and --threads must be positive")
+    os.makedirs(args.out, exist_ok=True)
+
+    stats_path = "/proc/sys/kernel/bpf_stats_enabled"
+    with open(stats_path) as f:
+        stats_before = f.read().strip()
+    with open(stats_path, "w") as f:
+        f.write("1")
+    results = {"threads": args.threads, "duration_s": args.duration, "pairs": args.pairs,
+               "kernel": os.uname().release, "cpus": os.cpu_count(), "workloads": {}}
+    total = len(args.workloads.split(",")) * args.pairs * len(profilers) * 2
+    done = 0
+    try:
+        with tempfile.TemporaryDirectory(prefix="lockscope-overhead-") as workdir:
+            args.scratch = workdir
+            for workload in args.workloads.split(","):
+                runs = {k: [] for k in profilers}
+                for r in range(args.pairs):
+                    order = profilers[r % len(profilers):] + profilers[:r % len(profilers)]
+                    for kind in order:
+                        bare = run_workload(args, workload)
+                        done += 1
+                        m = measured_run(args, workload, kind, workdir, f"{workload}-{kind}-{r}")
+                        done += 1
+                        m["bare_ops"] = bare
+                        m["ratio"] = m["ops"] / bare
+                        runs[kind].append(m)
+                        print(f"[{done}/{total}] {workload} round {r + 1}: {kind} {m['ops']:.0f} ops/s, "
+                              f"bare {bare:.0f}, ratio {m['ratio']:.3f}", file=sys.stderr, flush=True)
+                summary = {}
+                for kind, ms in runs.items():
+                    summary[kind] = {key: summarize([m[key] for m in ms])
+                                     for key in ("ratio", "bpf_ns_per_event", "events_per_s", "cpu_pct", "rss_mib",
+                                                 "mib_per_min", "lost")}
+                agree = agreement_pass(args, workload, workdir) if "lockscope" in profilers else None
+                results["workloads"][workload] = {"runs": runs, "summary": summary, "agreement": agree}
+    finally:
+        with open(stats_path, "w") as f:
+            f.write(stats_before)
+
+    with open(os.path.join(args.out, "overhead.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    lines = [f"{args.threads} threads, {args.pairs} pairs of {args.duration:g} s per profiler, "
+             f"kernel {results['kernel']}, {results['cpus']} CPUs; median (min–max) over pairs.", ""]
+    for workload, w in results["workloads"].items():
+        lines += [f"**{workload}**", "",
+                  "| profiler | throughput vs bare | BPF ns/event | events/s | CPU % | peak RSS MiB | MiB/min | lost |",
+                  "|---|--:|--:|--:|--:|--:|--:|--:|"]
+        for kind, s in w["summary"].items():
+            lines.append(f"| {kind} | {fmt(s['ratio'])} | {fmt(s['bpf_ns_per_event'], '{:.0f}')} | "
+                         f"{fmt(s['events_per_s'], '{:.3g}')} | {fmt(s['cpu_pct'], '{:.2f}')} | "
+                         f"{fmt(s['rss_mib'], '{:.1f}')} | {fmt(s['mib_per_min'], '{:.2f}')} | "
+                         f"{fmt(s['lost'], '{:.0f}')} |")
+        a = w["agreement"]
+        if a:
+            lines += ["", f"Independent count ({workload}): lockscope {a['lockscope_contentions']:,} contentions, "
+                          f"perf stat lock:contention_end {a['perf_stat_contention_end']:,}, "
+                          f"lockscope lost {a['lockscope_lost']}."]
+        lines.append("")
+    table = "\n".join(lines)
+    with open(os.path.join(args.out, "overhead.md"), "w") as f:
+        f.write(table + "\n")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
