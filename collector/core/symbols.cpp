@@ -1,10 +1,12 @@
 #include "core/symbols.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
+#include <cstdint>
+#include <system_error>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 namespace lockscope {
 namespace {
@@ -25,10 +27,15 @@ const KernelSymbols::Symbol* containing(const std::vector<KernelSymbols::Symbol>
 
 KernelSymbols KernelSymbols::load(const std::string& path)
 {
+    // Line by line: the file is several megabytes, and the recorder's peak
+    // memory is what a user sees in top.
+    KernelSymbols k;
     std::ifstream in(path);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return parse(buf.str());
+    std::string line;
+    while (std::getline(in, line))
+        k.add_line(line);
+    k.finish();
+    return k;
 }
 
 KernelSymbols KernelSymbols::parse(std::string_view text)
@@ -39,38 +46,52 @@ KernelSymbols KernelSymbols::parse(std::string_view text)
         size_t eol = text.find('\n', pos);
         if (eol == std::string_view::npos)
             eol = text.size();
-        std::string_view line = text.substr(pos, eol - pos);
+        k.add_line(text.substr(pos, eol - pos));
         pos = eol + 1;
-        // "ffffffff81000000 T _text" or "... t name\t[module]"
-        size_t sp1 = line.find(' ');
-        if (sp1 == std::string_view::npos || sp1 + 3 > line.size())
-            continue;
-        uint64_t addr = 0;
-        if (std::sscanf(std::string(line.substr(0, sp1)).c_str(), "%" SCNx64, &addr) != 1 || addr == 0)
-            continue;
-        char type = line[sp1 + 1];
-        std::string_view name = line.substr(sp1 + 3);
-        const size_t tab = name.find('\t');
-        const bool module = tab != std::string_view::npos;
-        if (module)
-            name = name.substr(0, tab);
-        if (name == "__lock_text_start") k.lock_text_start_ = addr;
-        else if (name == "__lock_text_end") k.lock_text_end_ = addr;
-        else if (name == "__sched_text_start") k.sched_text_start_ = addr;
-        else if (name == "__sched_text_end") k.sched_text_end_ = addr;
-        else if (name == "_sdata") k.data_start_ = addr;
-        else if (name == "_edata") k.data_end_ = addr;
-        else if (name == "__bss_start") k.bss_start_ = addr;
-        else if (name == "__bss_stop") k.bss_end_ = addr;
-        if (is_text(type))
-            k.text_.push_back({addr, std::string(name), type});
-        else if (is_data(type) && !module)
-            k.data_.push_back({addr, std::string(name), type});
     }
-    auto by_addr = [](const Symbol& a, const Symbol& b) { return a.address < b.address; };
-    std::sort(k.text_.begin(), k.text_.end(), by_addr);
-    std::sort(k.data_.begin(), k.data_.end(), by_addr);
+    k.finish();
     return k;
+}
+
+void KernelSymbols::add_line(std::string_view line)
+{
+    // "ffffffff81000000 T _text" or "... t name\t[module]"
+    size_t sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos || sp1 + 3 > line.size() || sp1 > 16)
+        return;
+    uint64_t addr = 0;
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + sp1, addr, 16);
+    if (ec != std::errc() || end != line.data() + sp1 || addr == 0)
+        return;
+    const char type = line[sp1 + 1];
+    std::string_view name = line.substr(sp1 + 3);
+    const size_t tab = name.find('\t');
+    const bool module = tab != std::string_view::npos;
+    if (module)
+        name = name.substr(0, tab);
+    if (name == "__lock_text_start") lock_text_start_ = addr;
+    else if (name == "__lock_text_end") lock_text_end_ = addr;
+    else if (name == "__sched_text_start") sched_text_start_ = addr;
+    else if (name == "__sched_text_end") sched_text_end_ = addr;
+    else if (name == "_sdata") data_start_ = addr;
+    else if (name == "_edata") data_end_ = addr;
+    else if (name == "__bss_start") bss_start_ = addr;
+    else if (name == "__bss_stop") bss_end_ = addr;
+    std::vector<Symbol>* into = is_text(type) ? &text_ : is_data(type) && !module ? &data_ : nullptr;
+    if (!into || name.size() > UINT16_MAX || names_.size() + name.size() > UINT32_MAX)
+        return;
+    into->push_back({addr, uint32_t(names_.size()), uint16_t(name.size()), type});
+    names_.append(name);
+}
+
+void KernelSymbols::finish()
+{
+    auto by_addr = [](const Symbol& a, const Symbol& b) { return a.address < b.address; };
+    std::sort(text_.begin(), text_.end(), by_addr);
+    std::sort(data_.begin(), data_.end(), by_addr);
+    names_.shrink_to_fit();
+    text_.shrink_to_fit();
+    data_.shrink_to_fit();
 }
 
 const KernelSymbols::Symbol* KernelSymbols::function_at(uint64_t ip) const
@@ -79,7 +100,7 @@ const KernelSymbols::Symbol* KernelSymbols::function_at(uint64_t ip) const
     // program, an unlisted module) or past the end markers is unknown.
     constexpr uint64_t kMaxFunctionSize = 256 * 1024;
     const Symbol* s = containing(text_, ip);
-    if (!s || ip - s->address > kMaxFunctionSize || s->name == "_etext" || s->name == "_einittext")
+    if (!s || ip - s->address > kMaxFunctionSize || name(*s) == "_etext" || name(*s) == "_einittext")
         return nullptr;
     return s;
 }
@@ -87,7 +108,7 @@ const KernelSymbols::Symbol* KernelSymbols::function_at(uint64_t ip) const
 std::string KernelSymbols::function_name(uint64_t ip) const
 {
     const Symbol* s = function_at(ip);
-    return s ? s->name : std::string();
+    return s ? std::string(name(*s)) : std::string();
 }
 
 std::string KernelSymbols::frame(uint64_t ip) const
@@ -95,7 +116,7 @@ std::string KernelSymbols::frame(uint64_t ip) const
     char buf[64];
     if (const Symbol* s = function_at(ip)) {
         std::snprintf(buf, sizeof buf, "+0x%" PRIx64, ip - s->address);
-        return s->name + buf;
+        return std::string(name(*s)) + buf;
     }
     std::snprintf(buf, sizeof buf, "0x%" PRIx64, ip);
     return buf;
@@ -112,13 +133,13 @@ std::optional<std::string> KernelSymbols::global_object(uint64_t address) const
     if (!s)
         return std::nullopt;
     if (s->address == address)
-        return s->name;
+        return std::string(name(*s));
     // Inside a global object only when the data section bounds are known
     // (CONFIG_KALLSYMS_ALL); heap addresses must never take a global's name.
     const bool in_data = address >= data_start_ && address < data_end_;
     const bool in_bss = address >= bss_start_ && address < bss_end_;
     if (in_data || in_bss)
-        return s->name;
+        return std::string(name(*s));
     return std::nullopt;
 }
 

@@ -13,9 +13,12 @@ namespace lockscope {
 
 class KernelSymbols {
 public:
+    // 16 bytes: a kernel has 100,000+ symbols and the recorder keeps them all
+    // for its whole run, so the names live in one arena (names_).
     struct Symbol {
         uint64_t address = 0;
-        std::string name;
+        uint32_t name_offset = 0;
+        uint16_t name_size = 0;
         char type = 0;  // kallsyms type letter
     };
 
@@ -28,6 +31,7 @@ public:
 
     // The function containing ip, or nullptr.
     const Symbol* function_at(uint64_t ip) const;
+    std::string_view name(const Symbol& s) const { return {names_.data() + s.name_offset, s.name_size}; }
     std::string function_name(uint64_t ip) const;  // "" if unknown
     std::string frame(uint64_t ip) const;          // "func+0x1a" or "0xffff…"
 
@@ -39,6 +43,10 @@ public:
     std::optional<std::string> global_object(uint64_t address) const;
 
 private:
+    void add_line(std::string_view line);
+    void finish();
+
+    std::string names_;         // every kept symbol's name, back to back
     std::vector<Symbol> text_;  // sorted by address
     std::vector<Symbol> data_;  // sorted by address
     uint64_t lock_text_start_ = 0, lock_text_end_ = 0;
