@@ -252,47 +252,86 @@ void Probe::read_cpu_state(RawSnapshot& out)
     }
 }
 
-void Probe::read_locks(RawSnapshot& out)
+namespace {
+
+// Calls visit(key, values of every possible CPU) for each entry of a per-CPU
+// hash map. In batches: with thousands of locks that is one system call per
+// 256 keys instead of two per key; kernels without batch lookups (or a batch
+// that fails midway) fall back to walking the keys.
+template <typename Key, typename Value, typename Visit>
+void for_each_percpu(bpf_map* map, uint32_t cpus, Visit visit)
 {
-    bpf_map* map = skel_->maps.lock_stats;
-    std::vector<ls_lock_stats> values(possible_cpus_);
-    ls_lock_key key{}, next{};
-    const ls_lock_key* prev = nullptr;
+    constexpr uint32_t kBatch = 256;
+    std::vector<Key> keys(kBatch);
+    std::vector<Value> values(size_t(kBatch) * cpus);
+    std::vector<Key> all_keys;  // visited only once the whole map is read, so a
+    std::vector<Value> all_values;  // failure midway can fall back without duplicates
+    uint32_t token = 0;
+    bool first = true, batch_ok = true;
+    for (;;) {
+        uint32_t count = kBatch;
+        LIBBPF_OPTS(bpf_map_batch_opts, opts);
+        const int err = bpf_map_lookup_batch(bpf_map__fd(map), first ? nullptr : &token, &token, keys.data(),
+                                             values.data(), &count, &opts);
+        const int e = err ? errno : 0;
+        if (err && e != ENOENT) {
+            batch_ok = false;  // EINVAL/EOPNOTSUPP: no batch support; ENOSPC: a bucket outgrew the batch
+            break;
+        }
+        first = false;
+        all_keys.insert(all_keys.end(), keys.begin(), keys.begin() + count);
+        all_values.insert(all_values.end(), values.begin(), values.begin() + ptrdiff_t(size_t(count) * cpus));
+        if (e == ENOENT)
+            break;
+    }
+    if (batch_ok) {
+        for (size_t i = 0; i < all_keys.size(); i++)
+            visit(all_keys[i], &all_values[i * cpus]);
+        return;
+    }
+    std::vector<Value> per_cpu(cpus);
+    Key key{}, next{};
+    const Key* prev = nullptr;
     while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
         key = next;
         prev = &key;
-        if (bpf_map__lookup_elem(map, &key, sizeof key, values.data(), values.size() * sizeof(ls_lock_stats),
-                                 0) != 0)
-            continue;
-        RawLock lock;
-        lock.address = key.lock;
-        lock.flags = key.flags;
-        for (const ls_lock_stats& v : values) {
-            lock.counters.add(to_counters(v));
-            lock.lock_class = std::max(lock.lock_class, v.lock_class);
-        }
-        out.locks.push_back(lock);
+        if (bpf_map__lookup_elem(map, &key, sizeof key, per_cpu.data(), per_cpu.size() * sizeof(Value), 0) == 0)
+            visit(key, per_cpu.data());
     }
+}
+
+}  // namespace
+
+void Probe::read_locks(RawSnapshot& out)
+{
+    for_each_percpu<ls_lock_key, ls_lock_stats>(
+        skel_->maps.lock_stats, possible_cpus_, [&](const ls_lock_key& key, const ls_lock_stats* per_cpu) {
+            RawLock lock;
+            lock.address = key.lock;
+            lock.flags = key.flags;
+            for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
+                lock.counters.add(to_counters(per_cpu[cpu]));
+                lock.lock_class = std::max(lock.lock_class, per_cpu[cpu].lock_class);
+            }
+            out.locks.push_back(lock);
+        });
 }
 
 void Probe::read_stacks(RawSnapshot& out)
 {
-    bpf_map* map = skel_->maps.stack_samples;
-    std::vector<ls_stack_stats> values(possible_cpus_);
-    ls_stack_key key{}, next{};
-    const ls_stack_key* prev = nullptr;
-    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
-        key = next;
-        prev = &key;
-        if (bpf_map__lookup_elem(map, &key, sizeof key, values.data(),
-                                 values.size() * sizeof(ls_stack_stats), 0) != 0)
-            continue;
-        RawStack s{key.lock, key.flags, key.stack_id, key.role, 0, 0};
-        for (const ls_stack_stats& v : values) {
-            s.samples += v.samples;
-            s.wait_ns += v.wait_ns;
-        }
-        out.stacks.push_back(s);
+    std::vector<ls_stack_key> fresh;  // stacks not yet delivered, fetched after the walk
+    for_each_percpu<ls_stack_key, ls_stack_stats>(
+        skel_->maps.stack_samples, possible_cpus_, [&](const ls_stack_key& key, const ls_stack_stats* per_cpu) {
+            RawStack s{key.lock, key.flags, key.stack_id, key.role, 0, 0};
+            for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
+                s.samples += per_cpu[cpu].samples;
+                s.wait_ns += per_cpu[cpu].wait_ns;
+            }
+            out.stacks.push_back(s);
+            if (!delivered_stacks_.count(key.stack_id))
+                fresh.push_back(key);
+        });
+    for (const ls_stack_key& key : fresh) {
         if (delivered_stacks_.count(key.stack_id))
             continue;
         uint64_t ips[LS_MAX_STACK_DEPTH] = {};
