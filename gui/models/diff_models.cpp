@@ -140,7 +140,8 @@ QVariant DiffLocksModel::matched(const LockDiff& lock, int column, int role) con
 {
     if (column == Lock || column == Kind) {
         if (role == Qt::DisplayRole || role == SortRole)
-            return column == Lock ? QString::fromStdString(lock.name)
+            return column == Lock ? QString::fromStdString(lock.name_b.empty() ? lock.name
+                                                                               : lock.name + " → " + lock.name_b)
                                   : display::kind(lock.kind, lock.mode);
         if (role == Qt::TextAlignmentRole)
             return alignment(true);
