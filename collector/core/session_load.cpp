@@ -447,6 +447,116 @@ Session load_session(const std::string& path, const LoadOptions& options)
     return s;
 }
 
+struct EpisodeReader::Impl {
+    std::string path;
+    Db h;
+    bool has_table = false;
+};
+
+EpisodeReader::EpisodeReader(const std::string& path) : impl_(std::make_unique<Impl>())
+{
+    impl_->path = path;
+    int version = 0;
+    open_readonly(path, impl_->h, &version);
+    int tables = 0;
+    if (query_int(impl_->h.db,
+                  "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'episodes'",
+                  &tables) != SQLITE_OK)
+        throw Error("cannot read session file", path, 0, sqlite3_errmsg(impl_->h.db));
+    impl_->has_table = tables == 1;
+}
+
+EpisodeReader::EpisodeReader(EpisodeReader&&) noexcept = default;
+EpisodeReader& EpisodeReader::operator=(EpisodeReader&&) noexcept = default;
+EpisodeReader::~EpisodeReader() = default;
+
+size_t EpisodeReader::count()
+{
+    return impl_->has_table ? row_count(impl_->h.db, "episodes") : 0;
+}
+
+uint64_t EpisodeReader::first_begin_ns()
+{
+    if (!impl_->has_table)
+        return 0;
+    Stmt q = select(impl_->h.db, impl_->path,
+                    "SELECT min(begin_ns) FROM episodes WHERE typeof(begin_ns) = 'integer' "
+                    "AND begin_ns >= 0");
+    uint64_t out = 0;
+    each_row(impl_->h.db, q.get(), impl_->path, [&] {
+        if (sqlite3_column_type(q.get(), 0) == SQLITE_INTEGER)
+            out = uint64_t(sqlite3_column_int64(q.get(), 0));
+    });
+    return out;
+}
+
+size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
+{
+    if (!impl_->has_table)
+        return 0;
+    sqlite3* db = impl_->h.db;
+    const std::string& path = impl_->path;
+    // Episodes name their lock by key, as the kernel saw it; the session's
+    // lock rows carry the same key.
+    std::map<std::pair<uint64_t, uint32_t>, int64_t> lock_ids;
+    Stmt q = select(db, path, "SELECT id, address, flags FROM locks");
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        const int64_t id = r.i64(0, "id");
+        const uint64_t address = uint64_t(r.i64(1, "address"));
+        const uint64_t flags = r.u64(2, "flags");
+        if (r.ok() && flags <= UINT32_MAX)
+            lock_ids.emplace(std::pair(address, uint32_t(flags)), id);
+    });
+
+    size_t skipped = 0;
+    q = select(db, path,
+               "SELECT run, tid, tgid, lock_address, lock_flags, begin_ns, end_ns, spin_ns, "
+               "sleep_ns, preempt_ns, sleeps, preemptions, ret, waker, truncated, phases "
+               "FROM episodes ORDER BY rowid");
+    Episode e;
+    each_row(db, q.get(), path, [&] {
+        RowReader r(q.get());
+        e.run = r.i64(0, "run");
+        const uint64_t tid = r.u64(1, "tid"), tgid = r.u64(2, "tgid");
+        e.lock_address = uint64_t(r.i64(3, "lock_address"));
+        const uint64_t flags = r.u64(4, "lock_flags");
+        e.begin_ns = r.u64(5, "begin_ns");
+        e.end_ns = r.u64(6, "end_ns");
+        e.spin_ns = r.u64(7, "spin_ns");
+        e.sleep_ns = r.u64(8, "sleep_ns");
+        e.preempt_ns = r.u64(9, "preempt_ns");
+        const uint64_t sleeps = r.u64(10, "sleeps"), preemptions = r.u64(11, "preemptions");
+        const int64_t ret = r.i64(12, "ret");
+        const uint64_t waker = r.u64(13, "waker");
+        e.truncated = r.u64(14, "truncated") != 0;
+        const std::string phases = r.text(15, "phases");
+        if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX || waker > UINT32_MAX ||
+                       flags > UINT32_MAX || sleeps > UINT32_MAX || preemptions > UINT32_MAX ||
+                       ret < INT32_MIN || ret > INT32_MAX))
+            r.fail("value out of range");
+        if (r.ok() && e.end_ns < e.begin_ns)
+            r.fail("episode ends before it begins");
+        if (r.ok() && !decode_phases(phases, e))
+            r.fail("malformed phases");
+        if (!r.ok()) {
+            skipped++;
+            return;
+        }
+        e.tid = uint32_t(tid);
+        e.tgid = uint32_t(tgid);
+        e.lock_flags = uint32_t(flags);
+        e.sleeps = uint32_t(sleeps);
+        e.preemptions = uint32_t(preemptions);
+        e.ret = int32_t(ret);
+        e.waker_tid = uint32_t(waker);
+        auto id = lock_ids.find({e.lock_address, e.lock_flags});
+        e.lock_id = id == lock_ids.end() ? 0 : id->second;
+        fn(e);
+    });
+    return skipped;
+}
+
 SessionSummary peek_session(const std::string& path)
 {
     Db h;

@@ -38,6 +38,18 @@ inline constexpr const char* kLostColumns =
     "lost_task_storage, lost_ring_buffer";
 inline constexpr int kLostColumnCount = 7;
 
+// Episodes of `record --trace`, one row each (see Episode). No index: rows
+// are only ever streamed in insertion order, and inserts must stay cheap.
+// Added after version 1 without a bump: older readers ignore the table, and
+// this reader treats a session without it as one recorded without --trace.
+#define LOCKSCOPE_EPISODES_DDL                                                                     \
+    "CREATE TABLE episodes(run INTEGER NOT NULL, tid INTEGER NOT NULL, tgid INTEGER NOT NULL, "    \
+    " lock_address INTEGER NOT NULL, lock_flags INTEGER NOT NULL, begin_ns INTEGER NOT NULL, "     \
+    " end_ns INTEGER NOT NULL, spin_ns INTEGER NOT NULL, sleep_ns INTEGER NOT NULL, "              \
+    " preempt_ns INTEGER NOT NULL, sleeps INTEGER NOT NULL, preemptions INTEGER NOT NULL, "        \
+    " ret INTEGER NOT NULL, waker INTEGER NOT NULL, truncated INTEGER NOT NULL, "                  \
+    " phases TEXT NOT NULL);"
+
 inline constexpr const char* kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
@@ -61,9 +73,11 @@ inline constexpr const char* kSchemaSql =
     "CREATE INDEX stacks_by_run ON stacks(run);"
     "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
     " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ");"
-    "CREATE INDEX tasks_by_run ON tasks(run);";
+    "CREATE INDEX tasks_by_run ON tasks(run);"
+    LOCKSCOPE_EPISODES_DDL;
 
 #undef LOCKSCOPE_COUNTER_DDL
+#undef LOCKSCOPE_EPISODES_DDL
 
 // SQLite integers are signed; no real counter reaches 2^63, so saturate
 // instead of letting a bit pattern turn negative (which the loader rejects).

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,6 +77,16 @@ int open_output(const std::string& path, bool overwrite)
         ::close(fd);
         throw Error(op, path, 0, "it exists and is not a regular file");
     }
+    // One recorder per file, held until the writer closes: a second one
+    // (--force included) must not truncate a session being written or
+    // unlink its WAL. flock() is independent of SQLite's fcntl() locks.
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        ::close(fd);
+        if (e == EWOULDBLOCK)
+            throw Error(op, path, 0, "another lockscope is recording into it");
+        throw Error(op, path, e);
+    }
     if (overwrite && ::ftruncate(fd, 0) != 0) {
         int e = errno;
         ::close(fd);
@@ -92,13 +103,14 @@ int open_output(const std::string& path, bool overwrite)
 
 struct SessionWriter::Statements {
     Stmt upsert_meta, insert_run, update_run, insert_lock, insert_interval, insert_lock_interval,
-        delete_stacks, insert_stack, delete_tasks, insert_task;
+        delete_stacks, insert_stack, delete_tasks, insert_task, insert_episode;
 };
 
 SessionWriter::SessionWriter(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
 
 SessionWriter::SessionWriter(SessionWriter&& o) noexcept
-    : path_(std::move(o.path_)), db_(std::exchange(o.db_, nullptr)), stmts_(std::move(o.stmts_))
+    : path_(std::move(o.path_)), db_(std::exchange(o.db_, nullptr)), stmts_(std::move(o.stmts_)),
+      lock_fd_(std::exchange(o.lock_fd_, -1))
 {
 }
 
@@ -112,6 +124,7 @@ SessionWriter& SessionWriter::operator=(SessionWriter&& o) noexcept
         path_ = std::move(o.path_);
         db_ = std::exchange(o.db_, nullptr);
         stmts_ = std::move(o.stmts_);
+        lock_fd_ = std::exchange(o.lock_fd_, -1);
     }
     return *this;
 }
@@ -131,10 +144,10 @@ SessionWriter SessionWriter::create(const std::string& path, bool overwrite)
     int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
                              nullptr);
     SessionWriter w(path, db);  // owns db from here, even on failure
+    w.lock_fd_ = fd;            // and the recorder's lock on the file
     struct stat ours {}, theirs {};
     bool same = ::fstat(fd, &ours) == 0 && ::lstat(path.c_str(), &theirs) == 0 &&
                 ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
-    ::close(fd);
     if (!same)
         throw Error("cannot create session file", path, 0, "it was replaced while being opened");
     try {
@@ -201,6 +214,12 @@ void SessionWriter::prepare()
             Stmt(db_, ("INSERT INTO tasks(run, pid, tgid, comm, " + counters + ") VALUES(" +
                        placeholders(4 + detail::kCounterColumnCount) + ")")
                           .c_str());
+        s->insert_episode =
+            Stmt(db_, (string("INSERT INTO episodes(run, tid, tgid, lock_address, lock_flags, "
+                             "begin_ns, end_ns, spin_ns, sleep_ns, preempt_ns, sleeps, "
+                             "preemptions, ret, waker, truncated, phases) VALUES(") +
+                      placeholders(16) + ")")
+                         .c_str());
     } catch (const std::runtime_error& e) {
         throw Error("cannot prepare session file", path_, 0, e.what());
     }
@@ -307,6 +326,28 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
 
 }  // namespace
 
+namespace {
+
+void bind_episode(sqlite3_stmt* st, int64_t run, const Episode& e)
+{
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int64(st, 2, e.tid);
+    sqlite3_bind_int64(st, 3, e.tgid);
+    sqlite3_bind_int64(st, 4, int64_t(e.lock_address));  // bit pattern, as in locks.address
+    sqlite3_bind_int64(st, 5, e.lock_flags);
+    int col = 6;
+    for (uint64_t v : {e.begin_ns, e.end_ns, e.spin_ns, e.sleep_ns, e.preempt_ns})
+        sqlite3_bind_int64(st, col++, to_db(v));
+    sqlite3_bind_int64(st, col++, e.sleeps);
+    sqlite3_bind_int64(st, col++, e.preemptions);
+    sqlite3_bind_int64(st, col++, e.ret);
+    sqlite3_bind_int64(st, col++, e.waker_tid);
+    sqlite3_bind_int64(st, col++, e.truncated ? 1 : 0);
+    bind_text(st, col, encode_phases(e));
+}
+
+}  // namespace
+
 void SessionWriter::write_interval(const IntervalBatch& b)
 {
     require_open();
@@ -375,6 +416,12 @@ void SessionWriter::write_interval(const IntervalBatch& b)
             LOCKSCOPE_STEP(st);
         }
 
+        st = stmts_->insert_episode.get();
+        for (const Episode& e : b.episodes) {
+            bind_episode(st, t.run, e);
+            LOCKSCOPE_STEP(st);
+        }
+
         // Progress, so that a killed recording still reports its drops.
         RunInfo progress = b.run;
         progress.end_ns = t.end_ns;
@@ -402,8 +449,10 @@ void SessionWriter::end_run(const RunInfo& r)
 
 void SessionWriter::close()
 {
-    if (!db_)
+    if (!db_) {
+        release_lock();
         return;
+    }
     stmts_.reset();
     // Fold the WAL back and leave a single self-contained file. Either step
     // may be refused while a reader is attached; the file is valid anyway.
@@ -411,6 +460,16 @@ void SessionWriter::close()
     sqlite3_exec(db_, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
     sqlite3_close_v2(db_);
     db_ = nullptr;
+    // Only now: closing any descriptor of the file drops this process's
+    // fcntl() locks on it, SQLite's included.
+    release_lock();
+}
+
+void SessionWriter::release_lock()
+{
+    if (lock_fd_ >= 0)
+        ::close(lock_fd_);
+    lock_fd_ = -1;
 }
 
 }  // namespace lockscope

@@ -14,6 +14,8 @@
 //   interval_ms, stack_period
 //   start_time                        ISO 8601 with offset
 //   scope                             "system", "pid N" or "command …"
+//   trace, trace_buffer_mib           "on" and the ring buffer's size when
+//                                     recorded with --trace (table `episodes`)
 //
 // Format history: bump kSchemaVersion on any change a version-1 reader
 // would misread; readers refuse files newer than they understand.
@@ -35,6 +37,44 @@ namespace lockscope {
 
 inline constexpr int kSchemaVersion = 1;
 
+// One phase of a traced episode; it lasts until the next phase starts, the
+// last one until the episode ends.
+struct EpisodePhase {
+    bool spin = false;      // an optimistic spin (or a spinlock's whole wait); else queued
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    int owner = -1;         // OwnerState seen when it queued; -1 for a spin phase or unknown
+    bool operator==(const EpisodePhase&) const = default;
+};
+
+// One finished episode of a `record --trace` session (table `episodes`).
+struct Episode {
+    int64_t run = 0;
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    uint64_t lock_address = 0;  // with lock_flags, the key of the session's lock rows
+    uint32_t lock_flags = 0;
+    int64_t lock_id = 0;        // filled by the reader; 0 when no lock row matches
+    uint64_t begin_ns = 0;      // first begin, CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    uint64_t spin_ns = 0;
+    uint64_t sleep_ns = 0;
+    uint64_t preempt_ns = 0;
+    uint32_t sleeps = 0;
+    uint32_t preemptions = 0;
+    int32_t ret = 0;            // contention_end's return value (non-zero: error)
+    uint32_t waker_tid = 0;     // the last task that woke it while queued, 0: none
+    bool truncated = false;     // phases past the kernel's per-episode cap were dropped
+    std::vector<EpisodePhase> phases;  // in time order
+
+    uint64_t wait_ns() const { return end_ns - begin_ns; }
+    // End of phase i: the next phase's start, or the episode's end.
+    uint64_t phase_end(size_t i) const
+    {
+        return i + 1 < phases.size() ? phases[i + 1].start_ns : end_ns;
+    }
+    bool operator==(const Episode&) const = default;
+};
+
 // What the recorder hands over once per interval; stored in one transaction.
 struct IntervalBatch {
     IntervalTotals totals;             // totals.run is the run every row below is stored under
@@ -43,12 +83,14 @@ struct IntervalBatch {
     std::vector<StackSample> stacks;   // the run's cumulative samples: replace that run's rows
     std::vector<TaskStats> tasks;      // cumulative per task: replace that run's rows
     RunInfo run;                       // progress so far: lost, unmatched_ends, stack_samples, ops
+    std::vector<Episode> episodes;     // --trace: episodes finished in the interval (stored under totals.run)
 };
 
 class SessionWriter {
 public:
-    // Creates the file (0644). Refuses a symlink at `path`, and an existing
-    // file unless `overwrite`. Throws lockscope::Error.
+    // Creates the file (0644). Refuses a symlink at `path`, an existing
+    // file unless `overwrite`, and a file another SessionWriter has open
+    // (held with flock() until close()). Throws lockscope::Error.
     static SessionWriter create(const std::string& path, bool overwrite);
 
     SessionWriter(SessionWriter&& other) noexcept;
@@ -76,9 +118,12 @@ private:
     void transaction(const std::function<void()>& body);  // one COMMIT, or ROLLBACK on throw
     [[noreturn]] void fail(const char* what) const;
 
+    void release_lock();
+
     std::string path_;
     sqlite3* db_ = nullptr;
     std::unique_ptr<Statements> stmts_;
+    int lock_fd_ = -1;  // the output file, flock()ed while this writer has it open
 };
 
 // Loads a whole session read-only (works on a file being recorded and on
@@ -114,5 +159,33 @@ struct SessionSummary {
     bool recording = false;  // a run is still marked "running"
 };
 SessionSummary peek_session(const std::string& path);
+
+// Streams the episodes of a `record --trace` session row by row: traces are
+// far larger than everything else in a session, so load_session never
+// reads them. Opens like load_session (same errors).
+class EpisodeReader {
+public:
+    explicit EpisodeReader(const std::string& path);
+    EpisodeReader(EpisodeReader&&) noexcept;
+    EpisodeReader& operator=(EpisodeReader&&) noexcept;
+    ~EpisodeReader();
+
+    size_t count();              // rows in the table (0 for sessions made before it existed)
+    uint64_t first_begin_ns();   // earliest episode begin, 0 when there are none
+    // Calls `fn` for each valid episode in the order they were stored;
+    // returns how many invalid rows were skipped.
+    size_t for_each(const std::function<void(const Episode&)>& fn);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The `episodes` column encoding of phases: "s0 q1520:0 s80211", each a kind
+// (s spin, q queued), the start as ns after the episode's begin, and for a
+// queueing the owner state seen. Exposed for tests.
+std::string encode_phases(const Episode& e);
+// Strict inverse; false on anything malformed or out of order.
+bool decode_phases(const std::string& text, Episode& e);
 
 }  // namespace lockscope
