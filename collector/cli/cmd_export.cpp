@@ -1,0 +1,124 @@
+// lockscope export: a session as a Chrome/Perfetto trace, folded stacks or CSV.
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/options.h"
+#include "core/error.h"
+#include "core/export.h"
+#include "core/session_store.h"
+
+namespace lockscope::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: lockscope export FILE --format chrome-trace|folded|csv [-o OUT]\n"
+    "\n"
+    "Writes a session in a format other tools read (to stdout without -o):\n"
+    "  chrome-trace  Trace Event JSON for Perfetto UI and chrome://tracing:\n"
+    "                one track per thread with each episode's spin and queued phases as\n"
+    "                slices named by the lock (args: kind, caller, owner state at queueing,\n"
+    "                waker, off-CPU time), and CPU idle and contentions/s as counter tracks.\n"
+    "                Slices need a session recorded with 'record --trace'; without one the\n"
+    "                trace holds the counter tracks only, and a note on stderr says so.\n"
+    "  folded        folded stacks 'frame;frame;... weight' for flamegraph.pl and speedscope,\n"
+    "                rooted at the lock. Stacks are sampled (--stack-period); each lock's\n"
+    "                exact total is spread over its sampled stacks in proportion to their\n"
+    "                sampled wait, so the weights add up to the report's totals.\n"
+    "                --weight wait (ns, the default) or contentions.\n"
+    "  csv           --table locks (the report's per-lock table, every lock) or intervals\n"
+    "                (one row per interval, times in seconds since the recording started).\n"
+    "\n"
+    "examples:\n"
+    "  lockscope export pipe.lockscope --format chrome-trace -o pipe.json\n"
+    "  lockscope export pipe.lockscope --format folded | flamegraph.pl --countname ns > pipe.svg\n"
+    "  lockscope export pipe.lockscope --format csv --table intervals -o intervals.csv";
+
+// The output stream: a file when -o is given, else stdout.
+class Output {
+public:
+    explicit Output(const std::string& path) : path_(path)
+    {
+        if (path_.empty())
+            return;
+        file_.open(path_, std::ios::binary | std::ios::trunc);
+        if (!file_)
+            throw Error("cannot create output file", path_, errno);
+    }
+    std::ostream& stream() { return path_.empty() ? std::cout : file_; }
+    void finish()
+    {
+        stream().flush();
+        if (!stream())
+            throw Error("cannot write output", path_.empty() ? "stdout" : path_, errno);
+    }
+
+private:
+    std::string path_;
+    std::ofstream file_;
+};
+
+}  // namespace
+
+int cmd_export(const Args& args)
+{
+    std::string file, format, output, weight = "wait", table = "locks";
+    po::options_description visible("options");
+    visible.add_options()
+        ("help,h", "show this help")
+        ("format,F", po::value(&format)->required(), "chrome-trace, folded or csv")
+        ("output,o", po::value(&output), "write here instead of stdout")
+        ("weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")
+        ("table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
+    po::options_description all;
+    all.add(visible).add_options()("file", po::value(&file)->required(), "session file");
+    po::positional_options_description positional;
+    positional.add("file", 1);
+    po::variables_map vm;
+    if (!parse(args, visible, all, positional, vm, kUsage))
+        return kExitOk;
+    const ExportFormat fmt = parse_export_format(format);
+    const FoldedWeight w = parse_folded_weight(weight);
+    const CsvTable t = parse_csv_table(table);
+    if (!vm["weight"].defaulted() && fmt != ExportFormat::Folded)
+        throw UsageError("--weight goes with --format folded");
+    if (!vm["table"].defaulted() && fmt != ExportFormat::Csv)
+        throw UsageError("--table goes with --format csv");
+
+    // Per-run lock totals are all any format needs; episodes are streamed.
+    LoadOptions load;
+    load.lock_intervals = false;
+    const Session session = load_session(file, load);
+    for (const std::string& warning : session.warnings)
+        std::fprintf(stderr, "lockscope export: warning: %s\n", warning.c_str());
+
+    Output out(output);
+    switch (fmt) {
+    case ExportFormat::ChromeTrace: {
+        const ChromeTraceSummary sum = export_chrome_trace(file, session, out.stream());
+        out.finish();
+        if (!sum.traced)
+            std::fprintf(stderr,
+                         "lockscope export: %s was recorded without --trace: the trace has the CPU "
+                         "idle and contention counters only (record with --trace for per-episode "
+                         "slices)\n",
+                         file.c_str());
+        else
+            std::fprintf(stderr,
+                         "lockscope export: %llu episodes, %llu lost while recording, %llu with "
+                         "phases cut short%s\n",
+                         (unsigned long long)sum.episodes, (unsigned long long)sum.lost,
+                         (unsigned long long)sum.truncated,
+                         sum.skipped ? (", " + std::to_string(sum.skipped) + " invalid rows skipped").c_str()
+                                     : "");
+        return kExitOk;
+    }
+    case ExportFormat::Folded: export_folded(session, w, out.stream()); break;
+    case ExportFormat::Csv: export_csv(session, t, out.stream()); break;
+    }
+    out.finish();
+    return kExitOk;
+}
+
+}  // namespace lockscope::cli

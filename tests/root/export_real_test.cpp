@@ -1,0 +1,249 @@
+// `lockscope record --trace` of a real workload, exported: the trace, the
+// folded stacks and the CSV tables must agree with `lockscope report`,
+// which reads the kernel's aggregated counters, a path the trace does not
+// share (ring buffer and episodes table against per-lock BPF maps).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "root_helpers.h"
+#include "subprocess.h"
+
+namespace lockscope {
+namespace {
+
+test::Finished lockscope(std::vector<std::string> args)
+{
+    args.insert(args.begin(), test::lockscope_bin());
+    return test::run(args, 120);
+}
+
+uint64_t ns_of(const nlohmann::json& us)
+{
+    return uint64_t(std::llround(us.get<double>() * 1000.0));
+}
+
+// RFC 4180 lines as written by lockscope (quoted fields may hold commas).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += c;
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            row.push_back(std::move(field));
+            field.clear();
+        } else if (c == '\n') {
+            row.push_back(std::move(field));
+            field.clear();
+            rows.push_back(std::move(row));
+            row.clear();
+        } else {
+            field += c;
+        }
+    }
+    return rows;
+}
+
+struct Slice {
+    uint64_t start = 0, end = 0;
+    bool spin = false;
+};
+
+class ExportReal : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        if (geteuid() != 0)
+            return;
+        session_ = new std::string(test::temp_path("trace.lockscope"));
+        recorded_ = new test::Finished(lockscope(
+            {"record", "--trace", "--workload", "pipe", "-t", "4", "-d", "2", "-o", *session_}));
+        test::Finished report = lockscope({"report", *session_, "--format", "json", "--top", "0"});
+        report_ = new nlohmann::json(report.exit_code == 0 ? nlohmann::json::parse(report.out)
+                                                            : nlohmann::json());
+    }
+    static void TearDownTestSuite()
+    {
+        delete session_;
+        delete recorded_;
+        delete report_;
+    }
+    void SetUp() override
+    {
+        LOCKSCOPE_REQUIRE_BPF();
+        ASSERT_EQ(recorded_->exit_code, 0) << recorded_->err;
+        ASSERT_TRUE(report_->contains("totals"));
+        ASSERT_GT(totals()["contentions"].get<uint64_t>(), 1000u) << "the pipe workload did not contend";
+    }
+    static const nlohmann::json& totals() { return (*report_)["totals"]; }
+    static uint64_t lost_episodes() { return totals()["lost_by_cause"]["ring_buffer"].get<uint64_t>(); }
+
+    static std::string* session_;
+    static test::Finished* recorded_;
+    static nlohmann::json* report_;
+};
+
+std::string* ExportReal::session_ = nullptr;
+test::Finished* ExportReal::recorded_ = nullptr;
+nlohmann::json* ExportReal::report_ = nullptr;
+
+TEST_F(ExportReal, ChromeTraceSlicesAddUpToTheReportsTotals)
+{
+    const std::string out = test::temp_path("trace.json");
+    test::Finished f = lockscope({"export", *session_, "--format", "chrome-trace", "-o", out});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    std::ifstream in(out);
+    const nlohmann::json j = nlohmann::json::parse(in);  // throws (fails) on invalid JSON
+    ASSERT_TRUE(j["traceEvents"].is_array());
+    EXPECT_TRUE(j["otherData"]["traced"].get<bool>());
+
+    std::map<std::pair<int, int>, std::vector<Slice>> by_thread;
+    std::map<std::string, size_t> counters;
+    size_t thread_names = 0;
+    uint64_t all_ns = 0, spin_ns = 0;
+    for (const auto& e : j["traceEvents"]) {
+        const std::string ph = e.at("ph");
+        if (ph == "M") {
+            thread_names += e["name"] == "thread_name";
+        } else if (ph == "C") {
+            counters[e.at("name")]++;
+            EXPECT_TRUE(e.at("args").is_object());
+        } else {
+            ASSERT_EQ(ph, "X") << e.dump();
+            const std::string cat = e.at("cat");
+            ASSERT_TRUE(cat == "spin" || cat == "queued") << e.dump();
+            ASSERT_FALSE(e.at("name").get<std::string>().empty());
+            ASSERT_TRUE(e.at("args").contains("lock"));
+            const Slice s{ns_of(e.at("ts")), ns_of(e.at("ts")) + ns_of(e.at("dur")), cat == "spin"};
+            by_thread[{e.at("pid").get<int>(), e.at("tid").get<int>()}].push_back(s);
+            all_ns += s.end - s.start;
+            spin_ns += s.spin ? s.end - s.start : 0;
+        }
+    }
+    EXPECT_GE(by_thread.size(), 4u) << "the workload's threads each have a track";
+    EXPECT_GE(thread_names, by_thread.size());
+    const size_t intervals = totals()["intervals"];
+    EXPECT_EQ(counters["CPU idle"], intervals + 1);
+    EXPECT_EQ(counters["contentions/s"], intervals + 1);
+
+    // On one thread, slices never partly overlap: phases of one episode follow
+    // each other, and an episode nested in another (a mutex's wait_lock) lies
+    // inside one phase of the outer one.
+    for (auto& [thread, slices] : by_thread) {
+        std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+            return a.start != b.start ? a.start < b.start : a.end > b.end;
+        });
+        std::vector<uint64_t> open_ends;
+        for (const Slice& s : slices) {
+            while (!open_ends.empty() && open_ends.back() <= s.start)
+                open_ends.pop_back();
+            ASSERT_TRUE(open_ends.empty() || s.end <= open_ends.back())
+                << "thread " << thread.second << ": slice [" << s.start << ", " << s.end
+                << ") overlaps one ending at " << open_ends.back();
+            open_ends.push_back(s.end);
+        }
+    }
+
+    const uint64_t episodes = j["otherData"]["episodes"];
+    const uint64_t truncated = j["otherData"]["episodes_truncated"];
+    EXPECT_EQ(j["otherData"]["episodes_lost"].get<uint64_t>(), lost_episodes());
+    // Every episode the counters hold is in the trace, or counted as lost.
+    EXPECT_EQ(episodes + lost_episodes(), totals()["contentions"].get<uint64_t>());
+    if (lost_episodes() == 0) {
+        EXPECT_EQ(all_ns, totals()["wait_ns"].get<uint64_t>());
+        if (truncated == 0) {
+            EXPECT_EQ(spin_ns, totals()["spin_ns"].get<uint64_t>());
+        }
+    } else {
+        // Dropped episodes are missing from the slices, never invented.
+        EXPECT_LT(all_ns, totals()["wait_ns"].get<uint64_t>());
+        EXPECT_LE(spin_ns, totals()["spin_ns"].get<uint64_t>());
+    }
+    EXPECT_EQ(truncated, 0u) << "the pipe workload needs no more than a few phases per episode";
+}
+
+TEST_F(ExportReal, FoldedStacksAddUpToTheReportsTotals)
+{
+    for (const char* weight : {"wait", "contentions"}) {
+        test::Finished f = lockscope({"export", *session_, "--format", "folded", "--weight", weight});
+        ASSERT_EQ(f.exit_code, 0) << f.err;
+        std::map<std::string, uint64_t> by_root;  // "name [kind/mode]"
+        uint64_t sum = 0;
+        std::istringstream lines(f.out);
+        std::string line;
+        while (std::getline(lines, line)) {
+            const size_t space = line.rfind(' ');
+            ASSERT_NE(space, std::string::npos) << line;
+            const uint64_t w = std::stoull(line.substr(space + 1));
+            sum += w;
+            by_root[line.substr(0, line.find(';'))] += w;
+        }
+        const char* field = std::string(weight) == "wait" ? "wait_ns" : "contentions";
+        EXPECT_EQ(sum, totals()[field].get<uint64_t>()) << weight;
+        for (const auto& lock : (*report_)["locks"]) {
+            const std::string mode = lock["mode"];
+            const std::string root = lock["name"].get<std::string>() + " [" +
+                                     lock["kind"].get<std::string>() + (mode.empty() ? "" : "/" + mode) + "]";
+            EXPECT_EQ(by_root[root], lock[field].get<uint64_t>()) << weight << " of " << root;
+        }
+    }
+}
+
+TEST_F(ExportReal, CsvTablesMatchTheJsonReport)
+{
+    test::Finished f = lockscope({"export", *session_, "--format", "csv", "--table", "locks"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const auto rows = parse_csv(f.out);
+    ASSERT_GE(rows.size(), 2u);
+    const auto& header = rows[0];
+    auto column = [&](const std::string& name) {
+        return size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    const auto& locks = (*report_)["locks"];
+    ASSERT_EQ(rows.size() - 1, locks.size());
+    for (size_t i = 0; i < locks.size(); ++i) {
+        const auto& row = rows[i + 1];
+        SCOPED_TRACE(locks[i]["name"].get<std::string>());
+        EXPECT_EQ(row[column("name")], locks[i]["name"]);
+        EXPECT_EQ(row[column("kind")], locks[i]["kind"]);
+        for (const char* counter : {"contentions", "spin_attempts", "spin_failures", "wait_ns", "spin_ns",
+                                    "offcpu_ns", "sleeps", "max_wait_ns"})
+            EXPECT_EQ(std::stoull(row.at(column(counter))), locks[i][counter].get<uint64_t>()) << counter;
+    }
+
+    f = lockscope({"export", *session_, "--format", "csv", "--table", "intervals"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const auto intervals = parse_csv(f.out);
+    ASSERT_EQ(intervals.size() - 1, totals()["intervals"].get<size_t>());
+    uint64_t contentions = 0, wait = 0;
+    const size_t c = size_t(std::find(intervals[0].begin(), intervals[0].end(), "contentions") - intervals[0].begin());
+    const size_t w = size_t(std::find(intervals[0].begin(), intervals[0].end(), "wait_ns") - intervals[0].begin());
+    for (size_t i = 1; i < intervals.size(); ++i) {
+        contentions += std::stoull(intervals[i].at(c));
+        wait += std::stoull(intervals[i].at(w));
+    }
+    EXPECT_EQ(contentions, totals()["contentions"].get<uint64_t>());
+    EXPECT_EQ(wait, totals()["wait_ns"].get<uint64_t>());
+}
+
+}  // namespace
+}  // namespace lockscope
