@@ -20,6 +20,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
+const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -96,6 +97,27 @@ struct {
 	__type(value, struct ls_lock_stats);
 } zero_stats SEC(".maps");
 
+/*
+ * Trace mode only. A task's episodes being traced, slot for slot with its
+ * ls_task_state.ep[]: kept apart so the state machine's hot state (copied
+ * at every context switch) does not grow, and untouched when tracing is off.
+ */
+struct ls_trace_task {
+	struct ls_trace_episode ep[LS_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ls_trace_task);
+} trace_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* sized by user space before load */
+} trace_events SEC(".maps");
+
 /* One in stack_period calls says yes, per CPU; a countdown, not a division. */
 static __always_inline bool sample_due(struct ls_counters *cnt)
 {
@@ -116,12 +138,110 @@ static __always_inline struct ls_counters *cpu_counters(void)
 	return bpf_map_lookup_elem(&counters, &zero);
 }
 
+/*
+ * Creating trace state and writing to the ring buffer take kernel locks; when
+ * one is contended, lock:contention_begin/end fire inside our own program.
+ * The kernel skips a program nested in itself but not begin nested in end,
+ * so such an episode would open and never close. trace_busy makes every
+ * event on this CPU while we hold those locks ours, and ignored.
+ */
+static __always_inline bool trace_nested(struct ls_counters *cnt)
+{
+	return trace_episodes && cnt->trace_busy;
+}
+
+/* Trace mode: notes a phase boundary of the top episode (a new episode, a
+ * spin phase, a queueing with the owner state seen). */
+static __always_inline void trace_phase(struct ls_task_state *ts, int action, u64 now, u32 owner,
+					struct ls_counters *cnt)
+{
+	struct ls_episode *ep = ls_top(ts);
+	struct ls_trace_episode *te;
+	struct ls_trace_task *tt;
+	u32 n;
+
+	if (!ep)
+		return;
+	/* a repeated begin that starts no new spin phase is no boundary */
+	if (action == LS_BEGIN_PHASE && !(ep->in_spin && ep->phase_ns == now))
+		return;
+	cnt->trace_busy = 1;
+	tt = bpf_task_storage_get(&trace_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	cnt->trace_busy = 0;
+	if (!tt)
+		return; /* the end finds no record and counts the episode as not traced */
+	te = &tt->ep[(ts->depth - 1) & (LS_MAX_DEPTH - 1)];
+	if (action == LS_BEGIN_NEW || (action == LS_BEGIN_QUEUED && ep->begin_ns == now &&
+					!ep->spin_failures)) {
+		te->lock = ep->lock;
+		te->begin_ns = now;
+		te->nphases = 0;
+		te->truncated = 0;
+		te->waker = 0;
+	}
+	n = te->nphases;
+	if (n >= LS_TRACE_MAX_PHASES) {
+		te->truncated = 1;
+		return;
+	}
+	n &= LS_TRACE_MAX_PHASES - 1;
+	te->phases[n].start_ns = now;
+	te->phases[n].kind = (ep->in_spin || ls_is_spinlock(ep->flags)) ? LS_PHASE_SPIN : LS_PHASE_QUEUED;
+	te->phases[n].owner = action == LS_BEGIN_QUEUED ? owner : LS_OWNER_UNKNOWN;
+	te->nphases = n + 1;
+}
+
+/* Trace mode: sends the finished episode @ep (slot @slot of the current
+ * task) to user space, or counts it as lost. */
+static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot, u64 now, s32 ret,
+					  u64 pid_tgid, struct ls_counters *cnt)
+{
+	struct ls_trace_episode *te;
+	struct ls_trace_task *tt;
+	u32 n;
+
+	tt = bpf_task_storage_get(&trace_state, bpf_get_current_task_btf(), 0, 0);
+	if (!tt) {
+		cnt->trace_lost++;
+		return;
+	}
+	te = &tt->ep[slot & (LS_MAX_DEPTH - 1)];
+	if (te->lock != ep->lock || te->begin_ns != ep->begin_ns) {
+		cnt->trace_lost++;
+		return;
+	}
+	te->end_ns = now;
+	te->spin_ns = ep->spin_ns;
+	te->sleep_ns = ep->sleep_ns;
+	te->preempt_ns = ep->preempt_ns;
+	te->flags = ep->flags;
+	te->tid = (u32)pid_tgid;
+	te->tgid = pid_tgid >> 32;
+	te->ret = ret;
+	te->sleeps = ep->sleeps;
+	te->preemptions = ep->preemptions;
+	n = te->nphases;
+	if (n > LS_TRACE_MAX_PHASES)
+		n = LS_TRACE_MAX_PHASES;
+	cnt->trace_busy = 1;
+	if (bpf_ringbuf_output(&trace_events, te,
+			       offsetof(struct ls_trace_episode, phases) + n * sizeof(struct ls_trace_phase), 0))
+		cnt->trace_lost++;
+	cnt->trace_busy = 0;
+	te->lock = 0;
+}
+
 /* Owner state of a mutex or rwsem at the moment a waiter queues. */
 static __always_inline u32 owner_state(u64 lock, u32 flags)
 {
 	struct task_struct *owner;
 	long word;
 
+	/* PREEMPT_RT's mutex and rwsem are rtmutex-based: no owner word here. */
+	if (!bpf_core_field_exists(((struct mutex *)0)->owner) ||
+	    !bpf_core_field_exists(((struct rw_semaphore *)0)->owner))
+		return LS_OWNER_UNKNOWN;
 	if (flags & LCB_F_MUTEX) {
 		word = BPF_CORE_READ((struct mutex *)lock, owner.counter);
 		owner = (struct task_struct *)(word & ~MUTEX_FLAGS_MASK);
@@ -184,12 +304,13 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 	struct ls_counters *cnt;
 	struct ls_episode *ep;
 	u64 now;
+	u32 owner = LS_OWNER_UNKNOWN;
 	int action;
 
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	cnt = traced_counters(pid_tgid);
-	if (!cnt)
+	if (!cnt || trace_nested(cnt))
 		return 0;
 	cnt->begins++;
 	ts = current_state(pid_tgid, true);
@@ -203,15 +324,22 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 		cnt->lost_depth++;
 		return 0;
 	}
-	if (action == LS_BEGIN_PHASE || (flags & LS_F_USER))
+	if (action == LS_BEGIN_PHASE || (flags & LS_F_USER)) {
+		if (trace_episodes)
+			trace_phase(ts, action, now, owner, cnt);
 		return 0;
+	}
 	ep = ls_top(ts);
 	if (!ep)
 		return 0;
 	if (action == LS_BEGIN_NEW || ep->begin_ns == now)
 		ep->lock_class = lock_class(lock, flags);
-	if (action == LS_BEGIN_QUEUED)
-		ls_note_owner(ts, owner_state(lock, ep->flags));
+	if (action == LS_BEGIN_QUEUED) {
+		owner = owner_state(lock, ep->flags);
+		ls_note_owner(ts, owner);
+	}
+	if (trace_episodes)
+		trace_phase(ts, action, now, owner, cnt);
 	return 0;
 }
 
@@ -303,7 +431,7 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	cnt = traced_counters(pid_tgid);
-	if (!cnt)
+	if (!cnt || trace_nested(cnt))
 		return 0;
 	cnt->ends++;
 	ts = current_state(pid_tgid, false);
@@ -338,6 +466,8 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 	ls_account_task(ts, &ep, now);
 	if (sample)
 		sample_stack(ctx, cnt, key.lock, key.flags, LS_ROLE_WAITER, now - ep.begin_ns);
+	if (trace_episodes)
+		trace_episode(&ep, ts->depth, now, ret, pid_tgid, cnt);
 	return 0;
 }
 
@@ -443,6 +573,16 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	if (!ep || ep->in_spin)
 		return 0;
 	ep->wakeups++;
+	if (trace_episodes) {
+		struct ls_trace_task *tt = bpf_task_storage_get(&trace_state, p, 0, 0);
+
+		if (tt) {
+			struct ls_trace_episode *te = &tt->ep[(ts->depth - 1) & (LS_MAX_DEPTH - 1)];
+
+			if (te->lock == ep->lock)
+				te->waker = (u32)bpf_get_current_pid_tgid();
+		}
+	}
 	cnt = cpu_counters();
 	if (cnt && sample_due(cnt))
 		sample_stack(ctx, cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);

@@ -120,8 +120,52 @@ struct ls_counters {
 	__u64 abandoned;          /* inner episodes popped by an outer end */
 	__u64 stack_samples;      /* stacks captured */
 	__u64 sample_tick;        /* countdown to the next stack sample */
+	__u64 trace_lost;         /* finished episodes not streamed (ring buffer full, no trace state) */
+	__u64 trace_busy;         /* 1 while this CPU writes trace state: see lockscope.bpf.c */
+};
+
+/*
+ * Trace mode (record --trace): each finished episode is streamed through a
+ * ring buffer with its phases. A record is sent only up to its last used
+ * phase, so a spin win costs the header and one phase.
+ */
+#define LS_TRACE_MAX_PHASES 16  /* phase records kept per episode; more are truncated */
+#define LS_PHASE_SPIN   0       /* optimistic spin, or a spinlock's whole wait */
+#define LS_PHASE_QUEUED 1
+
+struct ls_trace_phase {
+	__u64 start_ns;
+	__u32 kind;  /* LS_PHASE_* */
+	__u32 owner; /* LS_OWNER_* when this phase is a queueing, else LS_OWNER_UNKNOWN */
+};
+
+struct ls_trace_episode {
+	__u64 lock;
+	__u64 begin_ns;    /* first begin */
+	__u64 end_ns;
+	__u64 spin_ns;
+	__u64 sleep_ns;
+	__u64 preempt_ns;
+	__u32 flags;       /* the episode's kind bits, as in ls_lock_key */
+	__u32 tid;
+	__u32 tgid;
+	__u32 waker;       /* tid of the last task that woke it while queued, 0: none */
+	__s32 ret;
+	__u16 sleeps;
+	__u16 preemptions;
+	__u16 nphases;
+	__u16 truncated;   /* 1: phases beyond LS_TRACE_MAX_PHASES were dropped */
+	__u32 pad;
+	struct ls_trace_phase phases[LS_TRACE_MAX_PHASES];
 };
 
 /* Sampling: a stack is captured for the first episode of each lock key and
  * then for one episode in stack_period per CPU. */
+/* rwsem_spin.bpf.c (fentry, where the kernel allows it): the rwsem writer's
+ * optimistic spin per lock, merged into that lock's WRITE row. */
+struct ls_rwsem_spin {
+	__u64 spin_attempts;
+	__u64 spin_failures; /* the writer queued after spinning */
+};
+
 #endif /* LOCKSCOPE_ABI_H */

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/metadata.h"
 #include "probe/features.h"
+#include "probe/rwsem_spin.h"
 
 namespace lockscope::cli {
 
@@ -33,6 +34,8 @@ int cmd_info(const Args& args)
         if (f.required && !f.available)
             can_record = false;
     }
+    // Optional: fentry on the rwsem writer's spin (probe/rwsem_spin.h).
+    std::printf("\nrwsem spin observation: %s\n", probe::rwsem_spin_probe_status().c_str());
     std::printf("\nkernel config:\n");
     for (const auto& [key, value] : meta)
         if (key.rfind("config.", 0) == 0)

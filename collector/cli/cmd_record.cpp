@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <memory>
 
 #include "cli/options.h"
 #include "core/error.h"
+#include "metrics/exporter.h"
 #include "probe/recorder.h"
 
 namespace lockscope::cli {
@@ -28,6 +30,7 @@ constexpr const char* kUsage =
     "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
     "  lockscope record -d 30 -o system.lockscope\n"
     "  lockscope record -o build.lockscope -- make -j8\n"
+    "  lockscope record --prometheus 127.0.0.1:9464      (always-on, no session file)\n"
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON. Ctrl-C stops cleanly; every completed\n"
     "interval is kept.";
@@ -48,6 +51,8 @@ int cmd_record(const Args& args)
 {
     probe::RecordOptions o;
     std::string workload_name;
+    std::string prometheus_address;
+    size_t prometheus_top = 50;
     po::options_description visible("options");
     visible.add_options()
         ("help,h", "show this help")
@@ -67,7 +72,19 @@ int cmd_record(const Args& args)
          "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
          "counts stay exact, callers are attributed from the samples")
         ("max-locks", po::value(&o.probe.max_locks)->default_value(16384),
-         "distinct (lock, kind) keys kept in the kernel; more are counted as lost");
+         "distinct (lock, kind) keys kept in the kernel; more are counted as lost")
+        ("trace", po::bool_switch(&o.probe.trace),
+         "also store every finished episode with its spin and queued phases (for "
+         "'lockscope export --format chrome-trace'); episodes the ring buffer cannot hold are "
+         "counted as lost")
+        ("trace-buffer", po::value(&o.probe.trace_buffer_mib)->default_value(16),
+         "--trace ring buffer in MiB (rounded up to a power of two)")
+        ("prometheus", po::value(&prometheus_address),
+         "serve Prometheus metrics at http://ADDR:PORT/metrics while recording; "
+         "without -o, no session file is written")
+        ("prometheus-top", po::value(&prometheus_top)->default_value(50),
+         "(lock, kind) pairs with series of their own: the hottest newcomers while slots are free, kept "
+         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
@@ -80,11 +97,39 @@ int cmd_record(const Args& args)
     } else if (vm.count("threads") && !vm["threads"].defaulted()) {
         throw UsageError("-t/--threads goes with --workload");
     }
-    if (o.output.empty())
+    if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && prometheus_address.empty())
+        throw UsageError("--prometheus-top goes with --prometheus");
+    if (o.output.empty() && prometheus_address.empty())
         o.output = default_output();
     o.status_line = isatty(STDERR_FILENO);
+    if (!vm["trace-buffer"].defaulted() && !o.probe.trace)
+        throw UsageError("--trace-buffer goes with --trace");
+    if (o.probe.trace && (o.probe.trace_buffer_mib < 1 || o.probe.trace_buffer_mib > 1024))
+        throw UsageError("--trace-buffer must be between 1 and 1024 MiB");
+    if (o.probe.trace && o.output.empty())
+        throw UsageError("--trace stores episodes in a session file: add -o FILE");
+
+    std::unique_ptr<metrics::PrometheusExporter> exporter;
+    if (!prometheus_address.empty()) {
+        metrics::parse_listen_address(prometheus_address);
+        if (prometheus_top == 0)
+            throw UsageError("--prometheus-top must be at least 1");
+        o.on_interval = [&](const probe::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
+        probe::validate(o);  // not root, bad target: say so before opening a port
+        // The server's threads must not take the signals the recorder waits for.
+        probe::block_stop_signals();
+        exporter = std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top);
+        std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
+    }
 
     probe::RecordResult r = probe::record(o);
+    if (r.output.empty()) {
+        std::fprintf(stderr, "lockscope: %s: %zu interval%s, %llu contentions, %llu events, lost %llu\n",
+                     r.interrupted ? "stopped" : "done", r.intervals, r.intervals == 1 ? "" : "s",
+                     (unsigned long long)r.contentions,
+                     (unsigned long long)r.events, (unsigned long long)r.lost);
+        return kExitOk;
+    }
     std::fprintf(stderr, "lockscope: %s %s: %zu run%s, %zu intervals, %llu contentions, %llu events, lost %llu\n",
                  r.interrupted ? "stopped; kept" : "wrote", r.output.c_str(), r.runs, r.runs == 1 ? "" : "s",
                  r.intervals, (unsigned long long)r.contentions, (unsigned long long)r.events,

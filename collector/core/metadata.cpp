@@ -1,5 +1,6 @@
 #include "core/metadata.h"
 
+#include <sqlite3.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/error.h"
 #include "lockscope_version.h"
 
 namespace lockscope {
@@ -105,6 +107,41 @@ std::string iso8601_now()
     char buf[64];
     strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &local);
     return buf;
+}
+
+std::string read_loadavg()
+{
+    std::ifstream in("/proc/loadavg");
+    std::string one, five, fifteen;
+    if (!(in >> one >> five >> fifteen))
+        return {};
+    return one + " " + five + " " + fifteen;
+}
+
+void annotate_session(const std::string& path, const std::map<std::string, std::string>& meta)
+{
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+        const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+        sqlite3_close(db);
+        throw Error("cannot open session to annotate", path, 0, why);
+    }
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db,
+                                "INSERT INTO meta(key, value) VALUES(?, ?) "
+                                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                -1, &stmt, nullptr);
+    for (auto it = meta.begin(); rc == SQLITE_OK && it != meta.end(); ++it) {
+        sqlite3_bind_text(stmt, 1, it->first.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(stmt, 2, it->second.c_str(), -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(stmt) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        sqlite3_reset(stmt);
+    }
+    const std::string why = rc == SQLITE_OK ? "" : sqlite3_errmsg(db);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    if (rc != SQLITE_OK)
+        throw Error("cannot annotate session", path, 0, why);
 }
 
 std::map<std::string, std::string> collect_host_metadata()

@@ -20,4 +20,12 @@ std::string read_kernel_config();
 
 std::string iso8601_now();
 
+// The host's /proc/loadavg load figures ("0.52 0.40 0.31"); empty if unreadable.
+std::string read_loadavg();
+
+// Adds or replaces metadata keys in a finished session file, for facts only
+// known after it was recorded (the kernel lab notes the host's load and the
+// virtualisation around a guest's recording). Throws lockscope::Error.
+void annotate_session(const std::string& path, const std::map<std::string, std::string>& meta);
+
 }  // namespace lockscope

@@ -6,8 +6,11 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdarg>
+#include <cstddef>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -19,6 +22,7 @@
 #include "lockscope_abi.h"
 #include "lockscope_bpf.skel.h"
 #include "probe/features.h"
+#include "probe/rwsem_spin.h"
 
 namespace lockscope::probe {
 namespace {
@@ -29,7 +33,10 @@ static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 88);
 static_assert(sizeof(ls_cpu_idle) == 16);
-static_assert(sizeof(ls_counters) == 12 * 8);
+static_assert(sizeof(ls_counters) == 14 * 8);
+static_assert(sizeof(ls_trace_phase) == 16);
+static_assert(offsetof(ls_trace_episode, phases) == 80);
+static_assert(sizeof(ls_trace_episode) == 80 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
 static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
 
 // libbpf's warnings, kept so a load failure can say what the verifier said.
@@ -110,7 +117,126 @@ void touch_every_cpu()
         t.join();
 }
 
+// The ring buffer's size in bytes: a power of two (the kernel's rule), at
+// least one page.
+uint32_t ring_bytes(uint32_t mib)
+{
+    uint64_t want = std::max<uint64_t>(uint64_t(mib) << 20, uint64_t(sysconf(_SC_PAGESIZE)));
+    uint64_t bytes = 1;
+    while (bytes < want)
+        bytes <<= 1;
+    return uint32_t(std::min<uint64_t>(bytes, uint64_t(1) << 31));
+}
+
+// A ring-buffer record as a session episode; false if it is malformed.
+bool to_episode(const void* data, size_t size, Episode& e)
+{
+    constexpr size_t header = offsetof(ls_trace_episode, phases);
+    if (size < header)
+        return false;
+    ls_trace_episode rec{};
+    std::memcpy(&rec, data, std::min(size, sizeof rec));
+    if (rec.nphases > LS_TRACE_MAX_PHASES || size < header + rec.nphases * sizeof(ls_trace_phase))
+        return false;
+    e.tid = rec.tid;
+    e.tgid = rec.tgid;
+    e.lock_address = rec.lock;
+    e.lock_flags = rec.flags;
+    e.begin_ns = rec.begin_ns;
+    e.end_ns = rec.end_ns;
+    e.spin_ns = rec.spin_ns;
+    e.sleep_ns = rec.sleep_ns;
+    e.preempt_ns = rec.preempt_ns;
+    e.sleeps = rec.sleeps;
+    e.preemptions = rec.preemptions;
+    e.ret = rec.ret;
+    e.waker_tid = rec.waker;
+    e.truncated = rec.truncated != 0;
+    e.phases.resize(rec.nphases);
+    for (size_t i = 0; i < rec.nphases; i++) {
+        const ls_trace_phase& p = rec.phases[i];
+        e.phases[i].spin = p.kind == LS_PHASE_SPIN;
+        e.phases[i].start_ns = p.start_ns;
+        e.phases[i].owner = p.owner < LS_OWNER_STATES ? int(p.owner) : -1;
+    }
+    return true;
+}
+
 }  // namespace
+
+// Reads the trace ring buffer on a thread of its own, so that a slow
+// session write never stalls it: the kernel drops what does not fit.
+class TraceStream {
+public:
+    explicit TraceStream(int map_fd)
+    {
+        ring_ = ring_buffer__new(map_fd, on_record, this, nullptr);
+        if (!ring_)
+            throw Error("cannot open the trace ring buffer", "lockscope BPF programs", errno);
+        thread_ = std::thread([this] {
+            while (!stop_.load(std::memory_order_relaxed)) {
+                // When the session cannot keep up, let the ring buffer fill:
+                // the kernel then counts the drops (trace_lost) and memory
+                // stays bounded.
+                if (backlog() >= kMaxBacklog)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                else
+                    ring_buffer__poll(ring_, 50);
+            }
+        });
+    }
+    TraceStream(const TraceStream&) = delete;
+    TraceStream& operator=(const TraceStream&) = delete;
+    ~TraceStream()
+    {
+        stop();
+        ring_buffer__free(ring_);
+    }
+
+    // Stops the reader thread and reads whatever is left.
+    void finish()
+    {
+        stop();
+        ring_buffer__consume(ring_);
+    }
+
+    std::vector<Episode> take()
+    {
+        std::lock_guard lock(mutex_);
+        return std::exchange(pending_, {});
+    }
+
+private:
+    static constexpr size_t kMaxBacklog = size_t(1) << 19;  // episodes, about 100 MiB
+
+    size_t backlog()
+    {
+        std::lock_guard lock(mutex_);
+        return pending_.size();
+    }
+    static int on_record(void* ctx, void* data, size_t size)
+    {
+        auto* self = static_cast<TraceStream*>(ctx);
+        Episode e;
+        if (!to_episode(data, size, e))
+            return 0;  // cannot happen with our own programs; not worth stopping for
+        std::lock_guard lock(self->mutex_);
+        self->pending_.push_back(std::move(e));
+        return 0;
+    }
+    void stop()
+    {
+        stop_.store(true);
+        if (thread_.joinable())
+            thread_.join();
+    }
+
+    ring_buffer* ring_ = nullptr;
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    std::mutex mutex_;
+    std::vector<Episode> pending_;
+};
 
 Probe Probe::attach(const ProbeOptions& options)
 {
@@ -124,6 +250,10 @@ Probe Probe::attach(const ProbeOptions& options)
 
     skel->rodata->targ_tgid = options.tgid;
     skel->rodata->stack_period = options.stack_period;
+    skel->rodata->trace_episodes = options.trace ? 1 : 0;
+    // Off, the ring buffer stays at its one-page minimum.
+    if (options.trace)
+        bpf_map__set_max_entries(skel->maps.trace_events, ring_bytes(options.trace_buffer_mib));
     bpf_map__set_max_entries(skel->maps.lock_stats, options.max_locks);
     bpf_map__set_max_entries(skel->maps.stack_samples, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.stacks, options.max_stacks);
@@ -133,8 +263,11 @@ Probe Probe::attach(const ProbeOptions& options)
         throw load_error("cannot load", -err);
     if (int err = lockscope_bpf__attach(skel))
         throw load_error("cannot attach", -err);
+    if (options.trace)
+        probe.trace_ = std::make_unique<TraceStream>(bpf_map__fd(skel->maps.trace_events));
     if (options.tgid)
         probe.attach_user_probes(options.tgid);
+    probe.rwsem_spin_ = RwsemSpin::attach();
     touch_every_cpu();
     return probe;
 }
@@ -167,7 +300,9 @@ Probe::Probe(Probe&& other) noexcept
       possible_cpus_(other.possible_cpus_),
       delivered_stacks_(std::move(other.delivered_stacks_)),
       user_links_(std::move(other.user_links_)),
-      user_probes_(other.user_probes_)
+      user_probes_(other.user_probes_),
+      trace_(std::move(other.trace_)),
+      rwsem_spin_(std::move(other.rwsem_spin_))
 {
     other.user_links_.clear();
 }
@@ -182,16 +317,44 @@ Probe& Probe::operator=(Probe&& other) noexcept
         user_links_ = std::move(other.user_links_);
         other.user_links_.clear();
         user_probes_ = other.user_probes_;
+        trace_ = std::move(other.trace_);
+        rwsem_spin_ = std::move(other.rwsem_spin_);
     }
     return *this;
 }
 
 Probe::~Probe()
 {
+    trace_.reset();  // its thread polls a map of the skeleton
+    rwsem_spin_.reset();
     for (bpf_link* link : user_links_)
         bpf_link__destroy(link);
     if (skel_)
         lockscope_bpf__destroy(skel_);
+}
+
+std::string Probe::rwsem_spin_status() const
+{
+    return rwsem_spin_ ? rwsem_spin_->status() : "not probed";
+}
+
+std::vector<Episode> Probe::take_episodes()
+{
+    return trace_ ? trace_->take() : std::vector<Episode>{};
+}
+
+void Probe::detach()
+{
+    for (bpf_link* link : user_links_)
+        bpf_link__destroy(link);
+    user_links_.clear();
+    lockscope_bpf__detach(skel_);
+    if (rwsem_spin_)
+        rwsem_spin_->detach();
+    // A program already running on another CPU finishes within microseconds.
+    usleep(10 * 1000);
+    if (trace_)
+        trace_->finish();
 }
 
 std::vector<uint32_t> Probe::program_ids() const
@@ -214,6 +377,8 @@ RawSnapshot Probe::snapshot()
     out.cpus = uint32_t(sysconf(_SC_NPROCESSORS_ONLN));
     read_cpu_state(out);
     read_locks(out);
+    if (rwsem_spin_)
+        rwsem_spin_->merge_into(out);
     read_stacks(out);
     read_tasks(out);
     return out;
@@ -248,6 +413,7 @@ void Probe::read_cpu_state(RawSnapshot& out)
             r.lost.stack_map_full += c.lost_stack_full;
             r.lost.task_map_full += c.lost_task_full;
             r.lost.task_storage += c.lost_task_storage;
+            r.lost.ring_buffer += c.trace_lost;
         }
     }
 }

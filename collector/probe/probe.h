@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/raw.h"
+#include "core/session_store.h"
 
 struct lockscope_bpf;
 struct bpf_link;
@@ -21,7 +23,12 @@ struct ProbeOptions {
     uint32_t max_locks = 16384;   // distinct (lock, kind) keys
     uint32_t max_stacks = 16384;
     uint32_t max_tasks = 8192;
+    bool trace = false;            // stream every finished episode (record --trace)
+    uint32_t trace_buffer_mib = 16;  // ring buffer, rounded up to a power of two
 };
+
+class TraceStream;
+class RwsemSpin;
 
 class Probe {
 public:
@@ -38,11 +45,24 @@ public:
     // Cumulative counters now. Stack frames are delivered once per stack id.
     RawSnapshot snapshot();
 
+    // With ProbeOptions::trace: the episodes read from the ring buffer since
+    // the last call (their run is not set). Empty otherwise.
+    std::vector<Episode> take_episodes();
+
+    // Stops every program; what they counted stays readable. Afterwards
+    // snapshot() and take_episodes() see the final state: nothing can end
+    // between them, so the trace and the counters cover the same episodes.
+    void detach();
+
     // Program ids, for kernel BPF run-time statistics.
     std::vector<uint32_t> program_ids() const;
 
     // True when the target process fires lockscope's USDT probes (reflock).
     bool user_probes() const { return user_probes_; }
+
+    // The optional fentry view of the rwsem writer's spin: "on (...)" or
+    // "unavailable (why)" (probe/rwsem_spin.h).
+    std::string rwsem_spin_status() const;
 
 private:
     explicit Probe(lockscope_bpf* skel, uint32_t cpus);
@@ -57,6 +77,8 @@ private:
     std::set<int32_t> delivered_stacks_;
     std::vector<::bpf_link*> user_links_;
     bool user_probes_ = false;
+    std::unique_ptr<TraceStream> trace_;
+    std::unique_ptr<RwsemSpin> rwsem_spin_;
 };
 
 }  // namespace lockscope::probe

@@ -183,6 +183,9 @@ Child spawn_command(const std::vector<std::string>& command)
             for (const std::string& a : command)
                 argv.push_back(const_cast<char*>(a.c_str()));
             argv.push_back(nullptr);
+            // An ignored SIGPIPE survives exec; the HTTP server of
+            // --prometheus ignores it, the command must not.
+            signal(SIGPIPE, SIG_DFL);
             execvp(argv[0], argv.data());
         },
         true);
@@ -222,6 +225,10 @@ std::map<std::string, std::string> session_meta(const RecordOptions& o)
     meta["recorder"] = "kernel";
     meta["interval_ms"] = std::to_string(std::lround(o.interval_s * 1000));
     meta["stack_period"] = std::to_string(o.probe.stack_period);
+    if (o.probe.trace) {
+        meta["trace"] = "on";
+        meta["trace_buffer_mib"] = std::to_string(o.probe.trace_buffer_mib);
+    }
     meta["repeat"] = std::to_string(o.repeat);
     if (o.with_workload) {
         meta["scope"] = "system";
@@ -255,8 +262,24 @@ void give_to_invoking_user(const std::string& path)
     const char* gid = getenv("SUDO_GID");
     if (geteuid() != 0 || !uid || !gid)
         return;
-    if (chown(path.c_str(), uid_t(std::strtoul(uid, nullptr, 10)), gid_t(std::strtoul(gid, nullptr, 10))) != 0)
+    // lchown: a symlink swapped in after the file was created is not followed.
+    if (lchown(path.c_str(), uid_t(std::strtoul(uid, nullptr, 10)), gid_t(std::strtoul(gid, nullptr, 10))) != 0)
         std::fprintf(stderr, "lockscope: cannot give %s to the sudo user: %s\n", path.c_str(), std::strerror(errno));
+}
+
+// A failed write (a full disk) ends the recording; what the file already
+// holds stays readable, and the user learns how much that is.
+void write_interval(SessionWriter& writer, const IntervalBatch& batch, size_t written)
+{
+    try {
+        writer.write_interval(batch);
+    } catch (const Error& e) {
+        if (!e.remedy().empty())
+            throw;
+        throw Error(e.operation(), e.object(), e.err(),
+                    "it keeps the " + std::to_string(written) + " interval" + (written == 1 ? "" : "s") +
+                        " written before");
+    }
 }
 
 }  // namespace
@@ -286,7 +309,7 @@ void validate(const RecordOptions& o)
         throw Error("command not found", o.command[0], 0, "check the name and PATH");
     if (o.pid && !process_alive(pid_t(o.pid)))
         throw Error("no process with PID " + std::to_string(o.pid), "");
-    if (o.output.empty())
+    if (o.output.empty() && !o.on_interval)
         throw UsageError("an output file is needed (-o FILE)");
     require_recording_features();
 }
@@ -295,9 +318,14 @@ RecordResult record(const RecordOptions& o)
 {
     validate(o);
     block_stop_signals();
-    SessionWriter writer = SessionWriter::create(o.output, o.overwrite);
-    give_to_invoking_user(o.output);
-    writer.set_meta(session_meta(o));
+    // Without a file (live consumers only) the data path is the same.
+    std::optional<SessionWriter> writer;
+    if (!o.output.empty()) {
+        writer.emplace(SessionWriter::create(o.output, o.overwrite));
+        give_to_invoking_user(o.output);
+        writer->set_meta(session_meta(o));
+    }
+    std::vector<LockInfo> lock_catalog;
     Rollup rollup(KernelSymbols::load());
     const sigset_t signals = stop_signals();
     RecordResult result;
@@ -329,11 +357,17 @@ RecordResult record(const RecordOptions& o)
         RawSnapshot base = probe->snapshot();
         rollup.baseline(base);
         const std::string label = o.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
-        const int64_t run_id = writer.begin_run(label, base.taken_ns);
+        const int64_t run_id = writer ? writer->begin_run(label, base.taken_ns) : int64_t(r + 1);
         if (r == 0)
-            std::fprintf(stderr, "lockscope: recording %s into %s (Ctrl-C to stop)\n",
+            std::fprintf(stderr, "lockscope: recording %s %s%s (Ctrl-C to stop)\n",
                          po.tgid ? ("process " + std::to_string(po.tgid)).c_str() : "system-wide",
-                         o.output.c_str());
+                         writer ? "into " : "without a session file", o.output.c_str());
+        if (r == 0) {
+            // Said once: whether rwsem rows include the writers' optimistic spin.
+            std::fprintf(stderr, "lockscope: rwsem spin observation: %s\n", probe->rwsem_spin_status().c_str());
+            if (writer)
+                writer->set_meta({{"rwsem_spin_observation", probe->rwsem_spin_status()}});
+        }
         child.release();
         if (int err = child.exec_error()) {
             child.reap(true);
@@ -372,15 +406,26 @@ RecordResult record(const RecordOptions& o)
                 continue;
             if (final)
                 child.stop();  // before the last snapshot: its exit is part of the run
+            if (final && o.probe.trace)
+                probe->detach();  // the last counters and the last traced episodes agree
+            // Taken before the snapshot, so every episode's lock has a row by then.
+            std::vector<Episode> episodes = probe->take_episodes();
             RawSnapshot snap = probe->snapshot();
             IntervalBatch batch = rollup.next(snap, run_id, index++);
+            // Episodes that ended before the baseline are not in the run's counters.
+            std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < base.taken_ns; });
+            batch.episodes = std::move(episodes);
             if (ops) {
                 const uint64_t total = ops->total();
                 batch.totals.ops = double(total - last_ops);
                 batch.run.ops = double(total);
                 last_ops = total;
             }
-            writer.write_interval(batch);
+            if (writer)
+                write_interval(*writer, batch, result.intervals);
+            lock_catalog.insert(lock_catalog.end(), batch.new_locks.begin(), batch.new_locks.end());
+            if (o.on_interval)
+                o.on_interval(IntervalView{batch, lock_catalog, label});
             result.intervals++;
             result.contentions += batch.totals.counters.contentions;
             result.events += batch.totals.events;
@@ -411,14 +456,16 @@ RecordResult record(const RecordOptions& o)
                 !result.interrupted)
                 run.status = "failed";
         }
-        writer.end_run(run);
+        if (writer)
+            writer->end_run(run);
         result.runs++;
         if (o.status_line)
             std::fputc('\n', stderr);
         if (run.status == "failed")
             break;
     }
-    writer.close();
+    if (writer)
+        writer->close();
     return result;
 }
 

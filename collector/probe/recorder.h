@@ -8,13 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "core/session_store.h"
 #include "probe/probe.h"
 #include "workload/workload.h"
 
 namespace lockscope::probe {
 
+// One interval as the recorder stored it, for live consumers (`top`, the
+// Prometheus exporter): they see exactly what a session file gets.
+struct IntervalView {
+    const IntervalBatch& batch;         // batch.tasks are cumulative over the run
+    const std::vector<LockInfo>& locks; // every lock seen so far; locks[id - 1] has that id
+    const std::string& run_label;
+};
+
 struct RecordOptions {
-    std::string output;             // session file
+    std::string output;             // session file; may be empty when on_interval is set
     bool overwrite = false;
     double duration_s = 0;          // 0: until the target ends or a signal
     double interval_s = 1.0;
@@ -25,6 +34,9 @@ struct RecordOptions {
     std::vector<std::string> command;  // after --
     ProbeOptions probe;
     bool status_line = false;       // live status on stderr
+    // Called on the recording thread after each interval is drained (and
+    // stored, when there is a session file).
+    std::function<void(const IntervalView&)> on_interval;
 };
 
 struct RecordResult {

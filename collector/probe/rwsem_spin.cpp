@@ -1,0 +1,148 @@
+#include "probe/rwsem_spin.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "lockscope_abi.h"
+#include "rwsem_spin_bpf.skel.h"
+
+namespace lockscope::probe {
+namespace {
+
+static_assert(sizeof(ls_rwsem_spin) == 16);
+
+constexpr int kENOTSUPP = 524;  // the kernel-internal errno BPF attach paths return
+
+enum class Mode { None, SpinFunction, InlinedSpin };
+
+struct Choice {
+    Mode mode = Mode::None;
+    std::string reason;  // when None
+};
+
+// Which hooks this kernel offers, from its BTF (static functions appear
+// there only when they were not inlined away).
+Choice choose_mode()
+{
+    btf* vmlinux = btf__load_vmlinux_btf();
+    if (!vmlinux)
+        return {Mode::None, "no kernel BTF"};
+    auto has_func = [&](const char* name) { return btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0; };
+    Choice c;
+    if (has_func("rwsem_optimistic_spin"))
+        c.mode = Mode::SpinFunction;
+    else if (has_func("rwsem_down_write_slowpath") && has_func("rwsem_spin_on_owner") &&
+             btf__find_by_name_kind(vmlinux, "btf_trace_contention_begin", BTF_KIND_TYPEDEF) >= 0)
+        c.mode = Mode::InlinedSpin;
+    else
+        c.reason = "this kernel has no traceable rwsem spin function (PREEMPT_RT rwsems do not spin)";
+    btf__free(vmlinux);
+    return c;
+}
+
+std::string refusal(int err)
+{
+    if (err == EPERM || err == EACCES || err == kENOTSUPP || err == EOPNOTSUPP || err == ENOTSUP)
+        return "fentry refused by this kernel";
+    return std::string("cannot load: ") + std::strerror(err);
+}
+
+int quiet_print(enum libbpf_print_level, const char*, va_list) { return 0; }
+
+}  // namespace
+
+std::unique_ptr<RwsemSpin> RwsemSpin::attach()
+{
+    std::unique_ptr<RwsemSpin> out(new RwsemSpin());
+    const Choice choice = choose_mode();
+    if (choice.mode == Mode::None) {
+        out->status_ = "unavailable (" + choice.reason + ")";
+        return out;
+    }
+    // A refusal is an expected outcome here; keep libbpf's load log off the terminal.
+    const libbpf_print_fn_t previous = libbpf_set_print(quiet_print);
+    rwsem_spin_bpf* skel = rwsem_spin_bpf__open();
+    int err = skel ? 0 : errno;
+    if (skel) {
+        const bool function = choice.mode == Mode::SpinFunction;
+        bpf_program__set_autoload(skel->progs.spin_enter, function);
+        bpf_program__set_autoload(skel->progs.spin_exit, function);
+        bpf_program__set_autoload(skel->progs.slowpath_enter, !function);
+        bpf_program__set_autoload(skel->progs.spin_on_owner, !function);
+        bpf_program__set_autoload(skel->progs.writer_queued, !function);
+        err = -rwsem_spin_bpf__load(skel);
+        if (!err)
+            err = -rwsem_spin_bpf__attach(skel);
+    }
+    libbpf_set_print(previous);
+    if (err) {
+        if (skel)
+            rwsem_spin_bpf__destroy(skel);
+        out->status_ = "unavailable (" + refusal(err) + ")";
+        return out;
+    }
+    out->skel_ = skel;
+    out->status_ = choice.mode == Mode::SpinFunction
+                       ? "on (fentry/fexit rwsem_optimistic_spin)"
+                       : "on (fentry rwsem_down_write_slowpath + rwsem_spin_on_owner: the spin is inlined)";
+    return out;
+}
+
+RwsemSpin::~RwsemSpin()
+{
+    if (skel_)
+        rwsem_spin_bpf__destroy(skel_);
+}
+
+void RwsemSpin::detach()
+{
+    if (skel_)
+        rwsem_spin_bpf__detach(skel_);
+}
+
+void RwsemSpin::merge_into(RawSnapshot& snapshot) const
+{
+    if (!skel_)
+        return;
+    bpf_map* map = skel_->maps.rwsem_spin;
+    __u64 key = 0, next = 0;
+    const __u64* prev = nullptr;
+    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
+        key = next;
+        prev = &key;
+        ls_rwsem_spin v{};
+        if (bpf_map__lookup_elem(map, &key, sizeof key, &v, sizeof v, 0) != 0)
+            continue;
+        RawLock* row = nullptr;
+        for (RawLock& lock : snapshot.locks)
+            if (lock.address == key && (lock.flags & LS_F_KIND_MASK) == LCB_F_WRITE)
+                row = &lock;
+        if (!row) {
+            RawLock fresh;
+            fresh.address = key;
+            fresh.flags = LCB_F_WRITE;
+            snapshot.locks.push_back(fresh);
+            row = &snapshot.locks.back();
+        }
+        const uint64_t failures = std::min(v.spin_failures, v.spin_attempts);
+        row->counters.spin_attempts += v.spin_attempts;
+        row->counters.spin_failures += failures;
+        row->counters.spin_successes += v.spin_attempts - failures;
+    }
+    snapshot.counters.lost.lock_map_full += skel_->bss->lost_locks;
+}
+
+std::string rwsem_spin_probe_status()
+{
+    if (geteuid() != 0)
+        return "unknown (needs root to probe fentry)";
+    return RwsemSpin::attach()->status();
+}
+
+}  // namespace lockscope::probe
