@@ -1,0 +1,218 @@
+#include "cli/top_view.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/error.h"
+#include "core/format.h"
+#include "core/rollup.h"
+
+namespace lockscope::cli {
+namespace {
+
+double ratio(uint64_t part, uint64_t whole)
+{
+    return whole ? double(part) / double(whole) : 0.0;
+}
+
+std::string pad(const std::string& s, size_t width, bool right)
+{
+    const std::string cut = truncate_display(s, width);
+    const size_t w = display_width(cut);
+    const std::string fill(w < width ? width - w : 0, ' ');
+    return right ? fill + cut : cut + fill;
+}
+
+std::string kind_cell(const ReportRow& r)
+{
+    if (r.kind.empty())
+        return "-";
+    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);
+}
+
+// Per second of the interval, so rows read the same at any -i.
+std::string per_second(double count, double seconds)
+{
+    return format_count_short(seconds > 0 ? count / seconds : 0.0);
+}
+
+std::string wait_per_second(uint64_t wait_ns, double seconds)
+{
+    return format_duration(seconds > 0 ? double(wait_ns) / seconds : 0.0, true) + "/s";
+}
+
+struct Column {
+    const char* title;
+    size_t width;
+};
+constexpr Column kColumns[] = {{"KIND", 8},  {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
+                               {"MEAN", 8},  {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
+
+std::vector<std::string> cells(const ReportRow& r, double seconds)
+{
+    const LockCounters& c = r.counters;
+    return {kind_cell(r),
+            per_second(double(c.contentions), seconds),
+            c.spin_attempts ? format_percent(c.spin_failure_rate(), 1) : "-",
+            wait_per_second(c.wait_ns, seconds),
+            format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0, true),
+            format_percent(ratio(c.spin_ns, c.wait_ns), 0),
+            format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0),
+            format_percent(r.share_of_wait, 0)};
+}
+
+std::string table_line(const std::string& name, const std::vector<std::string>& values, size_t name_width)
+{
+    std::string line = pad(name, name_width, false);
+    for (size_t i = 0; i < values.size(); i++)
+        line += " " + pad(values[i], kColumns[i].width, true);
+    return line;
+}
+
+}  // namespace
+
+TopSort parse_top_sort(const std::string& text)
+{
+    for (TopSort s : {TopSort::Wait, TopSort::Contentions, TopSort::SpinFailures})
+        if (text == top_sort_name(s))
+            return s;
+    throw UsageError("invalid sort '" + text + "': use one of wait, contentions, spinfail");
+}
+
+const char* top_sort_name(TopSort sort)
+{
+    switch (sort) {
+    case TopSort::Wait: return "wait";
+    case TopSort::Contentions: return "contentions";
+    case TopSort::SpinFailures: return "spinfail";
+    }
+    return "wait";
+}
+
+TopSort next_sort(TopSort sort)
+{
+    switch (sort) {
+    case TopSort::Wait: return TopSort::Contentions;
+    case TopSort::Contentions: return TopSort::SpinFailures;
+    case TopSort::SpinFailures: return TopSort::Wait;
+    }
+    return TopSort::Wait;
+}
+
+GroupBy next_group(GroupBy by)
+{
+    switch (by) {
+    case GroupBy::Lock: return GroupBy::Caller;
+    case GroupBy::Caller: return GroupBy::Task;
+    case GroupBy::Task: return GroupBy::Kind;
+    case GroupBy::Kind: return GroupBy::Lock;
+    }
+    return GroupBy::Lock;
+}
+
+void TopModel::update(const IntervalBatch& batch, const std::vector<LockInfo>& locks, const std::string& run_label)
+{
+    if (batch.totals.run != run_) {
+        run_ = batch.totals.run;
+        run_start_ns_ = batch.totals.start_ns;
+        task_before_.clear();
+    }
+    run_label_ = run_label;
+    for (size_t i = latest_.locks.size(); i < locks.size(); i++)
+        latest_.locks.push_back(locks[i]);
+    latest_.intervals.assign(1, batch.totals);
+    latest_.lock_intervals = batch.locks;
+    latest_.tasks.clear();
+    for (const TaskStats& t : batch.tasks) {
+        auto before = task_before_.find(t.pid);
+        TaskStats delta = t;
+        if (before != task_before_.end())
+            delta.counters = counter_delta(t.counters, before->second);
+        task_before_[t.pid] = t.counters;
+        if (!delta.counters.empty())
+            latest_.tasks.push_back(std::move(delta));
+    }
+}
+
+TopFrame TopModel::frame(const TopSettings& settings) const
+{
+    TopFrame f;
+    if (!has_interval())
+        return f;
+    ReportOptions options;
+    options.by = settings.by;
+    options.top = 0;
+    Report rep = build_report(latest_, options);
+    f.totals = latest_.intervals.front();
+    f.run_label = run_label_;
+    f.run_seconds = double(f.totals.end_ns - run_start_ns_) / 1e9;
+    f.rows = std::move(rep.rows);
+    auto key = [&](const ReportRow& r) -> uint64_t {
+        switch (settings.sort) {
+        case TopSort::Wait: return r.counters.wait_ns;
+        case TopSort::Contentions: return r.counters.contentions;
+        case TopSort::SpinFailures: return r.counters.spin_failures;
+        }
+        return 0;
+    };
+    // Rows arrive by wait; ties in the chosen key keep that order.
+    std::stable_sort(f.rows.begin(), f.rows.end(),
+                     [&](const ReportRow& a, const ReportRow& b) { return key(a) > key(b); });
+    f.rows_total = f.rows.size();
+    if (f.rows.size() > settings.lines)
+        f.rows.resize(settings.lines);
+    return f;
+}
+
+std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settings, const std::string& scope,
+                                    size_t width, bool keys)
+{
+    std::vector<std::string> out;
+    const IntervalTotals& t = f.totals;
+    const LockCounters& c = t.counters;
+    const double secs = t.seconds();
+    char line[512];
+    std::snprintf(line, sizeof line, "lockscope top: %s, %s %.1f s, every %s, by %s, sorted by %s", scope.c_str(),
+                  f.run_label.c_str(), f.run_seconds, format_duration(secs * 1e9).c_str(),
+                  group_by_name(settings.by), top_sort_name(settings.sort));
+    out.push_back(line);
+    std::snprintf(line, sizeof line, "contentions %s/s  spin-failure rate %s (%s of %s)  CPU idle %s",
+                  per_second(double(c.contentions), secs).c_str(),
+                  c.spin_attempts ? format_percent(c.spin_failure_rate(), 1).c_str() : "-",
+                  format_count_short(double(c.spin_failures)).c_str(),
+                  format_count_short(double(c.spin_attempts)).c_str(),
+                  format_percent(t.idle_fraction(), 1).c_str());
+    out.push_back(line);
+    std::snprintf(line, sizeof line, "wait %s: spin %s, off CPU %s  events %s/s  lost %llu",
+                  wait_per_second(c.wait_ns, secs).c_str(), format_percent(ratio(c.spin_ns, c.wait_ns), 0).c_str(),
+                  format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0).c_str(),
+                  per_second(double(t.events), secs).c_str(), (unsigned long long)t.lost);
+    out.push_back(line);
+    if (keys)
+        out.push_back("keys: s sort (w wait, c contentions, f spin failures)  g group  q quit");
+    out.emplace_back();
+
+    size_t numbers = 0;
+    std::vector<std::string> titles;
+    for (const Column& col : kColumns) {
+        numbers += col.width + 1;
+        titles.push_back(col.title);
+    }
+    const size_t name_width = width >= numbers + 16 ? width - numbers : 16;
+    const char* name_title = settings.by == GroupBy::Lock     ? "LOCK"
+                             : settings.by == GroupBy::Caller ? "CALLER"
+                             : settings.by == GroupBy::Task   ? "TASK"
+                                                              : "KIND";
+    out.push_back(table_line(name_title, titles, name_width));
+    for (const ReportRow& r : f.rows)
+        out.push_back(table_line(r.name, cells(r, secs), name_width));
+    if (f.rows.empty())
+        out.push_back("(no contention in this interval)");
+    else if (f.rows_total > f.rows.size())
+        out.push_back("(" + std::to_string(f.rows_total - f.rows.size()) + " more)");
+    for (std::string& l : out)
+        l = truncate_display(l, width);
+    return out;
+}
+
+}  // namespace lockscope::cli

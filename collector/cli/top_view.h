@@ -1,0 +1,62 @@
+// `lockscope top`: the latest interval rolled up like a report (the same
+// build_report), sorted and rendered as lines. No terminal handling here
+// (top_terminal.h), so the view is tested without root or a terminal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/report.h"
+#include "core/session_store.h"
+
+namespace lockscope::cli {
+
+enum class TopSort { Wait, Contentions, SpinFailures };
+
+// "wait", "contentions", "spinfail"; anything else is a UsageError.
+TopSort parse_top_sort(const std::string& text);
+const char* top_sort_name(TopSort sort);
+TopSort next_sort(TopSort sort);
+GroupBy next_group(GroupBy by);
+
+struct TopSettings {
+    GroupBy by = GroupBy::Lock;
+    TopSort sort = TopSort::Wait;
+    size_t lines = 20;  // rows shown at most
+};
+
+struct TopFrame {
+    IntervalTotals totals;         // the interval the rows cover
+    double run_seconds = 0;        // since the run started
+    std::string run_label;
+    std::vector<ReportRow> rows;   // sorted, at most TopSettings::lines
+    size_t rows_total = 0;         // before the cut
+};
+
+class TopModel {
+public:
+    // Takes the interval the recorder just drained. `locks` is every lock
+    // seen so far (locks[id - 1] has that id).
+    void update(const IntervalBatch& batch, const std::vector<LockInfo>& locks, const std::string& run_label);
+    bool has_interval() const { return !latest_.intervals.empty(); }
+    TopFrame frame(const TopSettings& settings) const;
+
+private:
+    Session latest_;  // the latest interval as a one-interval session
+    std::string run_label_;
+    uint64_t run_start_ns_ = 0;
+    int64_t run_ = -1;
+    // Tasks come cumulative over the run; the view shows the interval's share.
+    std::map<uint32_t, LockCounters> task_before_;
+};
+
+// Header, column titles and rows, each at most `width` columns. `keys`
+// adds the key help line of the interactive view.
+std::vector<std::string> render_top(const TopFrame& frame, const TopSettings& settings, const std::string& scope,
+                                    size_t width, bool keys);
+
+}  // namespace lockscope::cli

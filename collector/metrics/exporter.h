@@ -1,0 +1,48 @@
+// `record --prometheus ADDR:PORT`: serves MetricsState over HTTP with
+// prometheus-cpp (text exposition format at /metrics).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/model.h"
+#include "core/session_store.h"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace lockscope::metrics {
+
+class StateCollectable;
+
+struct ListenAddress {
+    std::string host;  // "" for every interface
+    unsigned port = 0; // 0: any free port
+};
+
+// "127.0.0.1:9464", "[::1]:9464", ":9464". Throws UsageError otherwise.
+ListenAddress parse_listen_address(const std::string& text);
+
+class PrometheusExporter {
+public:
+    // Starts listening; throws Error when the address cannot be bound.
+    PrometheusExporter(const std::string& address, size_t top_n);
+    ~PrometheusExporter();
+    PrometheusExporter(const PrometheusExporter&) = delete;
+    PrometheusExporter& operator=(const PrometheusExporter&) = delete;
+
+    // From the recording thread; scrapes read concurrently.
+    void add_interval(const IntervalBatch& batch, const std::vector<LockInfo>& locks);
+
+    // "http://127.0.0.1:9464/metrics", with the port actually bound.
+    const std::string& url() const { return url_; }
+
+private:
+    std::shared_ptr<StateCollectable> state_;
+    std::unique_ptr<prometheus::Exposer> exposer_;
+    std::string url_;
+};
+
+}  // namespace lockscope::metrics

@@ -1,0 +1,94 @@
+// What lockscope exposes to Prometheus, as plain values: cumulative series
+// per (lock, kind) built from the recorder's intervals, with bounded label
+// cardinality, and their rendering into prometheus-cpp metric families.
+// No sockets here (exporter.h serves them), so it is tested without root.
+//
+// Cardinality and monotonicity: at most `top_n` (lock, kind) pairs get a
+// series of their own. Slots are handed out while free, hottest first
+// within an interval (by wait time), and a pair keeps its series for the
+// life of the process; every other pair's counts go to lock="other" with
+// its kind. Each series only ever adds non-negative interval deltas, so all
+// counters are monotonic. Re-ranking (dropping a pair that cooled down)
+// would move its past counts between series and make counters go
+// backwards, which Prometheus reads as a reset; restart the recorder to
+// re-rank instead.
+#pragma once
+
+#include <prometheus/metric_family.h>
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/session_store.h"
+
+namespace lockscope::metrics {
+
+inline constexpr const char* kOtherLock = "other";
+
+// A label pair: lock name and kind ("rwsem/write" when there is a mode).
+struct SeriesKey {
+    std::string lock;
+    std::string kind;
+    auto operator<=>(const SeriesKey&) const = default;
+};
+
+// A cumulative Prometheus bucket: waits of at most `upper_bound_s`.
+struct Bucket {
+    double upper_bound_s = 0;  // +infinity for the last bucket
+    uint64_t cumulative = 0;
+};
+
+// The kernel's log2 bucket i holds waits of 2^i .. 2^(i+1) - 1 ns, so a
+// cumulative count is exact at le = 2^k - 1 ns. We export k = 10, 12, … 32
+// (about 1 µs, 4 µs … 4.3 s) and +Inf: sensible for lock waits, 13
+// series per lock instead of 37.
+std::vector<Bucket> cumulative_buckets(const std::array<uint64_t, kHistBuckets>& hist);
+
+// Per-(lock, kind) cumulative counters with the folding described above.
+class LockSeries {
+public:
+    explicit LockSeries(size_t top_n);
+
+    // One interval's sparse per-lock deltas; `locks[id - 1]` names lock id.
+    void add(const std::vector<LockInterval>& deltas, const std::vector<LockInfo>& locks);
+
+    const std::map<SeriesKey, LockCounters>& series() const { return series_; }
+    size_t own_series() const { return exported_.size(); }
+
+private:
+    size_t top_n_;
+    std::map<SeriesKey, bool> exported_;  // pairs with a series of their own
+    std::map<SeriesKey, LockCounters> series_;
+};
+
+// Everything the exporter serves, accumulated over the process's intervals.
+class MetricsState {
+public:
+    MetricsState(size_t top_n, std::map<std::string, std::string> build_labels);
+
+    void add_interval(const IntervalBatch& batch, const std::vector<LockInfo>& locks);
+    std::vector<prometheus::MetricFamily> families() const;
+
+    const LockSeries& locks() const { return locks_; }
+
+private:
+    LockSeries locks_;
+    std::map<std::string, std::string> build_labels_;
+    uint64_t idle_ns_ = 0;
+    uint64_t cpu_ns_ = 0;
+    uint64_t events_ = 0;
+    uint64_t lost_ = 0;
+    uint64_t intervals_ = 0;
+    double last_idle_fraction_ = 0;
+};
+
+// "mutex", or "rwsem/write" when the lock has a mode.
+std::string kind_label(const LockInfo& lock);
+
+}  // namespace lockscope::metrics

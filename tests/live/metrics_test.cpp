@@ -1,0 +1,185 @@
+// The Prometheus exposition: histogram buckets exact against the kernel's
+// own log2 bucketing, bounded series with monotonic counters, and the text
+// a scrape returns.
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/error.h"
+#include "metrics/exporter.h"
+#include "metrics/exposition.h"
+
+extern "C" {
+#include "episode.h"
+}
+
+namespace lockscope::metrics {
+namespace {
+
+LockInfo lock(int64_t id, const std::string& name, const std::string& kind = "mutex", const std::string& mode = "")
+{
+    LockInfo l;
+    l.id = id;
+    l.name = name;
+    l.kind = kind;
+    l.mode = mode;
+    return l;
+}
+
+LockInterval delta(int64_t id, uint64_t contentions, uint64_t wait_ns)
+{
+    LockInterval d;
+    d.lock_id = id;
+    d.counters.contentions = contentions;
+    d.counters.spin_attempts = contentions * 2;
+    d.counters.spin_failures = contentions / 2;
+    d.counters.wait_ns = wait_ns;
+    d.counters.hist[10] = contentions;
+    return d;
+}
+
+TEST(MetricsBuckets, CumulativeCountsMatchTheWaitsThemselves)
+{
+    // Waits at and around every power of two, bucketed by the kernel's code.
+    std::vector<uint64_t> waits{0, 1, 2, 3};
+    for (int p = 2; p < 40; p++)
+        for (int64_t off : {-1, 0, 1})
+            waits.push_back(uint64_t((int64_t(1) << p) + off));
+    std::array<uint64_t, kHistBuckets> hist{};
+    for (uint64_t w : waits)
+        hist[std::min<size_t>(ls_log2_bucket(w), kHistBuckets - 1)]++;
+
+    const std::vector<Bucket> buckets = cumulative_buckets(hist);
+    ASSERT_GE(buckets.size(), 3u);
+    double previous = -1;
+    for (const Bucket& b : buckets) {
+        EXPECT_GT(b.upper_bound_s, previous);
+        previous = b.upper_bound_s;
+        size_t expected = 0;
+        for (uint64_t w : waits)
+            expected += double(w) / 1e9 <= b.upper_bound_s * (1 + 1e-12) ? 1 : 0;
+        EXPECT_EQ(b.cumulative, expected) << "le=" << b.upper_bound_s;
+    }
+    EXPECT_TRUE(std::isinf(buckets.back().upper_bound_s));
+    EXPECT_EQ(buckets.back().cumulative, waits.size());
+    // About 1 µs … 4 s: the range lock waits live in.
+    EXPECT_NEAR(buckets.front().upper_bound_s, 1.023e-6, 1e-15);
+    EXPECT_NEAR(buckets[buckets.size() - 2].upper_bound_s, 4.294967295, 1e-9);
+}
+
+TEST(MetricsSeries, TopNKeepsItsSeriesAndFoldsTheRestByKind)
+{
+    std::vector<LockInfo> locks{lock(1, "a"), lock(2, "b"), lock(3, "c"), lock(4, "mmap_lock", "rwsem", "write")};
+    LockSeries series(2);
+    series.add({delta(1, 1, 10), delta(2, 3, 30), delta(3, 2, 20)}, locks);
+    ASSERT_EQ(series.own_series(), 2u);
+    const auto& s = series.series();
+    EXPECT_EQ(s.at({"b", "mutex"}).contentions, 3u);
+    EXPECT_EQ(s.at({"c", "mutex"}).contentions, 2u);
+    EXPECT_EQ(s.at({"other", "mutex"}).contentions, 1u);
+    EXPECT_FALSE(s.count({"a", "mutex"}));
+
+    // "a" gets hot later: it stays folded; the rwsem goes to its own kind's "other".
+    series.add({delta(1, 100, 1000), delta(4, 5, 50)}, locks);
+    EXPECT_EQ(series.own_series(), 2u);
+    EXPECT_EQ(s.at({"other", "mutex"}).contentions, 101u);
+    EXPECT_EQ(s.at({"other", "rwsem/write"}).contentions, 5u);
+    EXPECT_EQ(s.at({"b", "mutex"}).contentions, 3u);
+}
+
+TEST(MetricsSeries, CountersNeverDecreaseAndNothingIsLost)
+{
+    std::vector<LockInfo> locks;
+    for (int i = 1; i <= 40; i++)
+        locks.push_back(lock(i, "lock" + std::to_string(i), i % 3 ? "mutex" : "rwsem"));
+    LockSeries series(5);
+    std::mt19937_64 rng(7);
+    std::map<SeriesKey, LockCounters> before;
+    uint64_t contentions = 0, wait = 0;
+    for (int interval = 0; interval < 200; interval++) {
+        std::vector<LockInterval> deltas;
+        for (int id = 1; id <= 40; id++) {
+            if (rng() % 4)
+                continue;
+            const uint64_t c = rng() % 1000, w = rng() % 1000000;
+            deltas.push_back(delta(id, c, w));
+            contentions += c;
+            wait += w;
+        }
+        series.add(deltas, locks);
+        uint64_t sum_contentions = 0, sum_wait = 0;
+        for (const auto& [key, c] : series.series()) {
+            const LockCounters& b = before[key];
+            EXPECT_GE(c.contentions, b.contentions);
+            EXPECT_GE(c.wait_ns, b.wait_ns);
+            EXPECT_GE(c.spin_failures, b.spin_failures);
+            sum_contentions += c.contentions;
+            sum_wait += c.wait_ns;
+        }
+        // No series vanishes: a scrape never loses a counter it showed.
+        for (const auto& [key, c] : before)
+            EXPECT_TRUE(series.series().count(key)) << key.lock;
+        before = series.series();
+        EXPECT_EQ(sum_contentions, contentions);
+        EXPECT_EQ(sum_wait, wait);
+    }
+    EXPECT_EQ(series.own_series(), 5u);
+    EXPECT_LE(series.series().size(), 5u + 2u);  // plus one "other" per kind
+}
+
+TEST(MetricsText, ScrapeShowsCountersHistogramsAndBuildInfo)
+{
+    MetricsState state(50, {{"version", "9.9.9"}});
+    IntervalBatch batch;
+    batch.totals.start_ns = 0;
+    batch.totals.end_ns = 1000000000;
+    batch.totals.cpu_ns = 2000000000;
+    batch.totals.idle_ns = 500000000;
+    batch.totals.events = 42;
+    batch.totals.lost = 3;
+    batch.locks = {delta(1, 4, 2500000000ull)};
+    state.add_interval(batch, {lock(1, "pipe->mutex")});
+    const std::string text = prometheus::TextSerializer().Serialize(state.families());
+
+    EXPECT_NE(text.find("lockscope_build_info{version=\"9.9.9\"} 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("# TYPE lockscope_contentions_total counter"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_contentions_total{kind=\"mutex\",lock=\"pipe->mutex\"} 4"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_wait_seconds_total{kind=\"mutex\",lock=\"pipe->mutex\"} 2.5"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("# TYPE lockscope_wait_duration_seconds histogram"), std::string::npos) << text;
+    // All four waits are in the log2 bucket of 1024..2047 ns.
+    EXPECT_NE(text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"1.023e-06\"} 0"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"4.095e-06\"} 4"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"+Inf\"} 4"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_wait_duration_seconds_count{kind=\"mutex\",lock=\"pipe->mutex\"} 4"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_cpu_idle_seconds_total 0.5"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_cpu_seconds_total 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_cpu_idle_ratio 0.25"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_lost_total 3"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_events_total 42"), std::string::npos) << text;
+}
+
+TEST(MetricsAddress, ParsesHostAndPortAndRejectsTheRest)
+{
+    EXPECT_EQ(parse_listen_address("127.0.0.1:9464").host, "127.0.0.1");
+    EXPECT_EQ(parse_listen_address("127.0.0.1:9464").port, 9464u);
+    EXPECT_EQ(parse_listen_address("[::1]:80").host, "[::1]");
+    EXPECT_EQ(parse_listen_address(":9464").host, "");
+    for (const char* bad : {"", "9464", "host:", "host:http", "host:70000", "a b:1", "h:-1"})
+        EXPECT_THROW(parse_listen_address(bad), UsageError) << bad;
+}
+
+}  // namespace
+}  // namespace lockscope::metrics
