@@ -117,9 +117,12 @@ std::string workload_identity(const Session& s)
 // in the order they matter: kernel, its config, machine, what ran, tooling.
 int meta_rank(const std::string& key)
 {
-    static const char* const order[] = {"kernel_release", "kernel_version", "config.", "cpu_model",
-                                        "online_cpus", "recorder", "workload", "command", "scope",
-                                        "interval_ms", "repeat", "stack_period", "tool_version"};
+    // PREEMPT_RT first: it swaps mutexes and rwsems for rtmutex-based locks,
+    // which changes what every lock row means.
+    static const char* const order[] = {"config.CONFIG_PREEMPT_RT", "kernel_release", "kernel_version",
+                                        "config.", "cpu_model", "online_cpus", "recorder", "workload",
+                                        "command", "scope", "interval_ms", "repeat", "stack_period",
+                                        "tool_version"};
     for (size_t i = 0; i < std::size(order); ++i) {
         const std::string prefix = order[i];
         if (key == prefix || (prefix.back() == '.' && key.starts_with(prefix)) ||
@@ -384,8 +387,9 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     }
     const std::map<LockKey, std::string> renamed = apply_pairs(pairs, sa, sb);
     for (const auto& [name_a, name_b] : options.pairs) {
-        const bool used = std::any_of(renamed.begin(), renamed.end(), [&](const auto& r) {
-            return std::get<0>(r.first) == name_a && r.second == name_b;
+        // Init-captures: clang before 16 cannot capture structured bindings.
+        const bool used = std::any_of(renamed.begin(), renamed.end(), [&want_a = name_a, &want_b = name_b](const auto& r) {
+            return std::get<0>(r.first) == want_a && r.second == want_b;
         });
         if (!used && name_a != name_b)
             d.warnings.push_back("--pair " + name_a + "=" + name_b + " matched no lock (is '" + name_a + "' in " +

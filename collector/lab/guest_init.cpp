@@ -1,0 +1,64 @@
+#include "lab/guest_init.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace lockscope::lab {
+namespace {
+
+// Single-quoted for sh: workload names and paths come from the command line.
+std::string quoted(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+}  // namespace
+
+std::string guest_init_script(const GuestRun& run)
+{
+    std::ostringstream s;
+    char duration[32];
+    std::snprintf(duration, sizeof duration, "%g", run.duration_s);
+    std::string library_path;
+    for (const std::string& dir : run.library_dirs)
+        library_path += (library_path.empty() ? "" : ":") + dir;
+
+    s << "#!/bin/busybox sh\n"
+         "/bin/busybox --install -s\n"
+         "export PATH=/bin:/sbin:/usr/bin:/usr/sbin\n"
+      << "export LD_LIBRARY_PATH=" << quoted(library_path) << "\n"
+      << "say() { echo \"" << kConsolePrefix << "$*\"; }\n"
+      << "fail() { say \"error $*\"; poweroff -f; sleep 60; }\n"
+         "mount -t proc proc /proc\n"
+         "mount -t sysfs sysfs /sys\n"
+         "mount -t devtmpfs devtmpfs /dev\n"
+         "mount -t tmpfs tmpfs /tmp\n"
+         "mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null\n"
+         "hostname lockscope-lab\n"
+         "say \"booted $(uname -r)\"\n";
+    for (const std::string& m : run.modules)
+        s << "insmod /lib/modules/lab/" << m << ".ko || fail \"cannot load module " << m << "\"\n";
+    s << "mount -t 9p -o trans=virtio,version=9p2000.L " << kShareTag << " /lab || "
+         "fail \"cannot mount the results share: the kernel needs 9p over virtio (CONFIG_NET_9P_VIRTIO, "
+         "CONFIG_9P_FS) built in, or its modules directory\"\n"
+         // The session's config lines come from /boot/config-<release>, as on a host.
+         "[ -f /boot/lab-config ] && cp /boot/lab-config /boot/config-$(uname -r)\n"
+         "uname -r > /lab/release\n"
+         "say recording\n"
+         "cd /tmp\n"
+      << "/bin/lockscope record --workload " << quoted(run.workload) << " -t " << run.threads << " -d " << duration
+      << " --repeat " << run.repeat << " -o /tmp/session.lockscope\n"
+      << "echo $? > /lab/status\n"
+         "[ -f /tmp/session.lockscope ] && cp /tmp/session.lockscope /lab/session.lockscope\n"
+         "sync\n"
+         "umount /lab\n"
+         "say \"powering off\"\n"
+         "poweroff -f\n"
+         "sleep 60\n";
+    return s.str();
+}
+
+}  // namespace lockscope::lab

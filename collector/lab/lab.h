@@ -1,0 +1,44 @@
+// The kernel lab: records a workload under other kernels, each booted in
+// qemu with a generated initramfs, and brings back one ordinary session
+// file per kernel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lockscope::lab {
+
+struct KernelSource {
+    std::string image;        // --kernel PATH
+    std::string modules_dir;  // --modules DIR (goes with the --kernel before it)
+    std::string debian;       // --debian-kernel SPEC
+};
+
+struct LabOptions {
+    std::vector<KernelSource> kernels;
+    std::string workload = "pipe";
+    unsigned threads = 2;
+    double duration_s = 5;
+    unsigned repeat = 1;
+    std::string output_dir = ".";
+    bool overwrite = false;
+    double timeout_s = 0;  // per guest; 0: estimated from the workload
+    unsigned cpus = 2;
+    unsigned memory_mib = 1024;
+    std::string qemu = "qemu-system-x86_64";
+    std::string accel = "auto";  // kvm, tcg, or auto (KVM when usable, TCG if it fails)
+    std::string cache_dir;  // downloaded kernels; default_cache_dir() when empty
+};
+
+// Checks what can be checked before anything boots. Throws UsageError/Error.
+void validate(const LabOptions& options);
+
+// The watchdog's limit for one guest when --timeout is not given.
+double default_timeout_s(const LabOptions& options);
+
+// Boots the kernels one after another (in parallel their vCPUs would distort
+// each other's contention) and returns the session files, in order.
+// Progress goes to stderr. Throws lockscope::Error with one sentence.
+std::vector<std::string> run_lab(const LabOptions& options);
+
+}  // namespace lockscope::lab

@@ -1,0 +1,85 @@
+// The kernel lab's failure paths: each ends in one sentence, exit 1, and
+// no qemu left running.
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "lab_helpers.h"
+
+namespace lockscope::test {
+namespace {
+
+void expect_one_line_failure(const Finished& r, const std::string& text)
+{
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const std::string last = last_line(r.err);
+    EXPECT_EQ(last.rfind("lockscope lab: ", 0), 0u) << r.err;
+    EXPECT_NE(last.find(text), std::string::npos) << r.err;
+}
+
+std::string garbage_kernel()
+{
+    const std::string path = temp_path("vmlinuz-garbage");
+    std::ofstream out(path, std::ios::binary);
+    std::mt19937 rng(42);
+    for (int i = 0; i < (1 << 20); i++)
+        out.put(char(rng()));
+    return path;
+}
+
+TEST(LabFailures, MissingQemuIsNamedWithItsPackage)
+{
+    const Finished r = run({lockscope_bin(), "lab", "--kernel", garbage_kernel(), "--qemu",
+                            "/nonexistent/qemu-system-x86_64", "-o", make_temp_dir("lab-noqemu")});
+    expect_one_line_failure(r, "qemu not found");
+    EXPECT_NE(r.err.find("qemu-system-x86"), std::string::npos);
+    // The same with the default name and a PATH that has no qemu.
+    const Finished path = run({"env", "PATH=/nonexistent", lockscope_bin(), "lab", "--kernel", garbage_kernel()});
+    expect_one_line_failure(path, "qemu not found");
+}
+
+TEST(LabFailures, KernelThatDoesNotBootIsReportedAndNothingKeepsRunning)
+{
+    LOCKSCOPE_REQUIRE_LAB();
+    const std::string image = garbage_kernel();
+    const std::string dir = make_temp_dir("lab-garbage");
+    const Finished r = run({lockscope_bin(), "lab", "--kernel", image, "--accel", "tcg", "-o", dir}, 300);
+    expect_one_line_failure(r, "kernel did not boot");
+    EXPECT_EQ(processes_mentioning(image), 0);
+}
+
+TEST(LabFailures, WatchdogStopsAGuestThatOverrunsItsTime)
+{
+    LOCKSCOPE_REQUIRE_LAB();
+    const std::string dir = make_temp_dir("lab-watchdog");
+    const Finished r = run({lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel", "tcg", "--timeout", "2",
+                            "-o", dir},
+                           600);
+    expect_one_line_failure(r, "the watchdog stopped the guest");
+    // The guest's console is kept for the post-mortem.
+    const size_t log = r.err.find("console log: " + dir);
+    ASSERT_NE(log, std::string::npos) << r.err;
+    const std::string log_path = r.err.substr(log + 13, r.err.find(".console.log", log) + 12 - (log + 13));
+    EXPECT_TRUE(std::filesystem::exists(log_path)) << log_path;
+    EXPECT_EQ(processes_mentioning("lockscope-lab."), 0);
+}
+
+TEST(LabFailures, NoSpaceForTheInitramfsIsOneSentence)
+{
+    LOCKSCOPE_REQUIRE_LAB();
+    const std::string small = make_temp_dir("lab-full-tmp");
+    ASSERT_EQ(mount("tmpfs", small.c_str(), "tmpfs", 0, "size=4m"), 0) << std::strerror(errno);
+    const Finished r = run({"env", "TMPDIR=" + small, lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel",
+                            "tcg", "-o", make_temp_dir("lab-full-out")},
+                           600);
+    umount2(small.c_str(), MNT_DETACH);
+    expect_one_line_failure(r, "cannot write initramfs");
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+    EXPECT_EQ(processes_mentioning(small), 0);
+}
+
+}  // namespace
+}  // namespace lockscope::test
