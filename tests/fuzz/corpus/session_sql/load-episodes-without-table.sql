@@ -1,0 +1,2 @@
+INSERT OR REPLACE INTO meta VALUES ('trace', 'on');
+DROP TABLE episodes;

@@ -1,0 +1,14 @@
+CREATE TABLE li AS SELECT * FROM lock_intervals; DROP TABLE lock_intervals;
+ALTER TABLE li RENAME TO lock_intervals;
+UPDATE lock_intervals SET hist = NULL WHERE idx = 0;
+UPDATE lock_intervals SET contentions = NULL, owner = NULL WHERE idx = 1;
+CREATE TABLE iv AS SELECT * FROM intervals; DROP TABLE intervals;
+ALTER TABLE iv RENAME TO intervals;
+UPDATE intervals SET start_ns = NULL WHERE idx = 0 AND run = 1;
+UPDATE intervals SET ops = NULL;
+CREATE TABLE r AS SELECT * FROM runs; DROP TABLE runs; ALTER TABLE r RENAME TO runs;
+UPDATE runs SET label = NULL WHERE id = 2;
+CREATE TABLE l AS SELECT * FROM locks; DROP TABLE locks; ALTER TABLE l RENAME TO locks;
+UPDATE locks SET name = NULL WHERE id = 3;
+CREATE TABLE m AS SELECT * FROM meta; DROP TABLE meta; ALTER TABLE m RENAME TO meta;
+INSERT INTO meta VALUES (NULL, NULL), ('online_cpus', NULL);

@@ -1,0 +1,2 @@
+PRAGMA journal_mode = WAL;
+UPDATE intervals SET events = events + 1;

@@ -1,0 +1,1 @@
+ALTER TABLE intervals RENAME COLUMN idle_ns TO idle;

@@ -1,0 +1,2 @@
+DROP TABLE locks;
+CREATE VIEW locks AS SELECT 1 AS id;
