@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages lockscope builds and tests with.
-# Usage: scripts/install-deps.sh [--no-gui]
+# Usage: scripts/install-deps.sh [--no-gui] [--bench]
+#   --bench: also bpftrace and perf, which bench/overhead.py compares with
 # Runs as root (a minimal Debian has no sudo); idempotent.
 set -euo pipefail
 
 with_gui=1
+with_bench=0
 for arg in "$@"; do
   case "$arg" in
     --no-gui) with_gui=0 ;;
-    -h|--help) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bench) with_bench=1 ;;
+    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -21,15 +24,23 @@ fi
 packages=(
   build-essential cmake pkg-config git
   clang llvm                       # BPF target compiler and llvm-strip
+  libclang-rt-14-dev               # libFuzzer and sanitizer runtimes for clang (tests/fuzz)
   libbpf-dev bpftool libelf-dev zlib1g-dev
   systemtap-sdt-dev                # <sys/sdt.h> for the USDT probes in reflock
   libboost-program-options-dev libboost-math-dev
   libsqlite3-dev sqlite3 nlohmann-json3-dev
+  prometheus-cpp-dev               # record --prometheus (prometheus-cpp core + pull)
+  prometheus                       # the server the Prometheus integration test scrapes with
   libgtest-dev libgmock-dev libbenchmark-dev
   procps util-linux python3
+  qemu-system-x86 busybox-static   # the kernel lab: guests and their initramfs
+  xz-utils zstd                    # compressed kernel modules for the lab
 )
 if [ "$with_gui" -eq 1 ]; then
   packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev)
+fi
+if [ "$with_bench" -eq 1 ]; then
+  packages+=(bpftrace linux-perf)
 fi
 
 missing=()
@@ -46,4 +57,9 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's prometheus package enables and starts a server on :9090; lockscope's
+# test starts its own on a free loopback port, so do not leave one running.
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+  systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+fi
 echo "install-deps: done"

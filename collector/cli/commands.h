@@ -13,10 +13,13 @@ namespace lockscope::cli {
 using Args = std::vector<std::string>;
 
 int cmd_record(const Args& args);
+int cmd_top(const Args& args);
 int cmd_report(const Args& args);
 int cmd_diff(const Args& args);
+int cmd_export(const Args& args);
 int cmd_workload(const Args& args);
 int cmd_info(const Args& args);
 int cmd_bench(const Args& args);
+int cmd_lab(const Args& args);
 
 }  // namespace lockscope::cli

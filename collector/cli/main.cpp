@@ -19,11 +19,14 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"record", lockscope::cli::cmd_record, "record kernel lock contention into a session file"},
+    {"top", lockscope::cli::cmd_top, "live view of lock contention, refreshed every interval"},
     {"report", lockscope::cli::cmd_report, "print a session as text, JSON or CSV"},
     {"diff", lockscope::cli::cmd_diff, "compare two sessions: changes, confidence intervals, verdicts"},
+    {"export", lockscope::cli::cmd_export, "write a session as a Perfetto trace, folded stacks or CSV"},
     {"workload", lockscope::cli::cmd_workload, "run a kernel lock workload (pipe, unlink1, ...)"},
     {"info", lockscope::cli::cmd_info, "what this machine supports and what will work"},
     {"bench", lockscope::cli::cmd_bench, "replay kernel lock algorithms in user space (reference locks)"},
+    {"lab", lockscope::cli::cmd_lab, "record other kernels under qemu and diff them (the kernel lab)"},
 };
 
 void print_usage(FILE* out)
