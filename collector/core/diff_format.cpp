@@ -313,7 +313,9 @@ std::string format_diff_json(const DiffResult& d)
     j["only_b"] = one_sided_json(d.only_b);
     j["any_worse"] = d.any_worse();
     j["any_change"] = d.any_change();
-    return j.dump(2) + '\n';
+    // Metadata and lock names come from the files: invalid UTF-8 is shown
+    // as U+FFFD, as in report's JSON, instead of failing the whole diff.
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
 }
 
 }  // namespace lockscope
