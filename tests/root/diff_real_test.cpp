@@ -93,7 +93,14 @@ TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
 // machine), each side's runs selected by label. The parameters are
 // bench/seed_replay.sh's: on 2 CPUs the effect needs a release window and the
 // exact on-CPU oracle (see README).
-TEST(DiffReal, Rwsem47AgainstHackedIsWorseInThroughputAndSpinFailures)
+//
+// DISABLED: not yet reliable. On a quiet machine the seed replay showed 4.7 at
+// 0.77x the hacked policy's throughput (README), but in a CI-like run with
+// other work on the machine the two came out within noise (433k vs 444k ops/s,
+// spin-failure rate 1.0% vs 0.4%), so the effect at these parameters depends
+// on the machine's state. Enable once parameters are found at which it holds
+// under load (a wider release window is the first thing to try).
+TEST(DiffReal, DISABLED_Rwsem47AgainstHackedIsWorseInThroughputAndSpinFailures)
 {
     LOCKSCOPE_REQUIRE_BPF();
     const std::string out = test::temp_path("seed.lockscope");
