@@ -31,6 +31,7 @@ usage: bench/overhead.py [--lockscope build/lockscope] [--workloads pipe,unlink1
                          [--profilers lockscope,bpftrace,bpftrace-kstack,perf-lock] [--out DIR]
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -67,6 +68,21 @@ PROFILERS = ("lockscope", "bpftrace", "bpftrace-kstack", "perf-lock")
 
 def die(msg):
     sys.exit(f"overhead: {msg}")
+
+
+@contextlib.contextmanager
+def bpf_stats_enabled():
+    """kernel.bpf_stats_enabled=1 for the block, then as it was."""
+    path = "/proc/sys/kernel/bpf_stats_enabled"
+    with open(path) as f:
+        before = f.read().strip()
+    with open(path, "w") as f:
+        f.write("1")
+    try:
+        yield
+    finally:
+        with open(path, "w") as f:
+            f.write(before)
 
 
 def prog_ids_of(pid):
@@ -289,42 +305,33 @@ def main():
         die("--pairs, --duration and --threads must be positive")
     os.makedirs(args.out, exist_ok=True)
 
-    stats_path = "/proc/sys/kernel/bpf_stats_enabled"
-    with open(stats_path) as f:
-        stats_before = f.read().strip()
-    with open(stats_path, "w") as f:
-        f.write("1")
     results = {"threads": args.threads, "duration_s": args.duration, "pairs": args.pairs,
                "kernel": os.uname().release, "cpus": os.cpu_count(), "workloads": {}}
     total = len(args.workloads.split(",")) * args.pairs * len(profilers) * 2
     done = 0
-    try:
-        with tempfile.TemporaryDirectory(prefix="lockscope-overhead-") as workdir:
-            args.scratch = workdir
-            for workload in args.workloads.split(","):
-                runs = {k: [] for k in profilers}
-                for r in range(args.pairs):
-                    order = profilers[r % len(profilers):] + profilers[:r % len(profilers)]
-                    for kind in order:
-                        bare = run_workload(args, workload)
-                        done += 1
-                        m = measured_run(args, workload, kind, workdir, f"{workload}-{kind}-{r}")
-                        done += 1
-                        m["bare_ops"] = bare
-                        m["ratio"] = m["ops"] / bare
-                        runs[kind].append(m)
-                        print(f"[{done}/{total}] {workload} round {r + 1}: {kind} {m['ops']:.0f} ops/s, "
-                              f"bare {bare:.0f}, ratio {m['ratio']:.3f}", file=sys.stderr, flush=True)
-                summary = {}
-                for kind, ms in runs.items():
-                    summary[kind] = {key: summarize([m[key] for m in ms])
-                                     for key in ("ratio", "bpf_ns_per_event", "events_per_s", "cpu_pct", "rss_mib",
-                                                 "mib_per_min", "lost")}
-                agree = agreement_pass(args, workload, workdir) if "lockscope" in profilers else None
-                results["workloads"][workload] = {"runs": runs, "summary": summary, "agreement": agree}
-    finally:
-        with open(stats_path, "w") as f:
-            f.write(stats_before)
+    with bpf_stats_enabled(), tempfile.TemporaryDirectory(prefix="lockscope-overhead-") as workdir:
+        args.scratch = workdir
+        for workload in args.workloads.split(","):
+            runs = {k: [] for k in profilers}
+            for r in range(args.pairs):
+                order = profilers[r % len(profilers):] + profilers[:r % len(profilers)]
+                for kind in order:
+                    bare = run_workload(args, workload)
+                    done += 1
+                    m = measured_run(args, workload, kind, workdir, f"{workload}-{kind}-{r}")
+                    done += 1
+                    m["bare_ops"] = bare
+                    m["ratio"] = m["ops"] / bare
+                    runs[kind].append(m)
+                    print(f"[{done}/{total}] {workload} round {r + 1}: {kind} {m['ops']:.0f} ops/s, "
+                          f"bare {bare:.0f}, ratio {m['ratio']:.3f}", file=sys.stderr, flush=True)
+            summary = {}
+            for kind, ms in runs.items():
+                summary[kind] = {key: summarize([m[key] for m in ms])
+                                 for key in ("ratio", "bpf_ns_per_event", "events_per_s", "cpu_pct", "rss_mib",
+                                             "mib_per_min", "lost")}
+            agree = agreement_pass(args, workload, workdir) if "lockscope" in profilers else None
+            results["workloads"][workload] = {"runs": runs, "summary": summary, "agreement": agree}
 
     with open(os.path.join(args.out, "overhead.json"), "w") as f:
         json.dump(results, f, indent=1)

@@ -24,7 +24,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from overhead import bpf_progs_of, bpf_delta, cpu_seconds, die, lockscope_lost, peak_rss_mib  # noqa: E402
+from overhead import (bpf_delta, bpf_progs_of, bpf_stats_enabled, cpu_seconds, die,  # noqa: E402
+                      lockscope_lost, peak_rss_mib)
 
 
 def point(args, workdir, workload, threads, locks):
@@ -71,23 +72,14 @@ def main():
     if os.geteuid() != 0:
         die("needs root")
     os.makedirs(args.out, exist_ok=True)
-    stats_path = "/proc/sys/kernel/bpf_stats_enabled"
-    with open(stats_path) as f:
-        before = f.read().strip()
-    with open(stats_path, "w") as f:
-        f.write("1")
     rows = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="lockscope-scale-") as workdir:
-            for t in [int(x) for x in args.threads.split(",")]:
-                rows.append(point(args, workdir, "pipe", t, 1))
-                print(f"pipe -t {t}: {rows[-1]['events_per_s']:.3g} events/s", file=sys.stderr, flush=True)
-            for n in [int(x) for x in args.locks.split(",")]:
-                rows.append(point(args, workdir, "pipes", 4, n))
-                print(f"pipes --locks {n}: {rows[-1]['pipe_mutexes_kept']} kept", file=sys.stderr, flush=True)
-    finally:
-        with open(stats_path, "w") as f:
-            f.write(before)
+    with bpf_stats_enabled(), tempfile.TemporaryDirectory(prefix="lockscope-scale-") as workdir:
+        for t in [int(x) for x in args.threads.split(",")]:
+            rows.append(point(args, workdir, "pipe", t, 1))
+            print(f"pipe -t {t}: {rows[-1]['events_per_s']:.3g} events/s", file=sys.stderr, flush=True)
+        for n in [int(x) for x in args.locks.split(",")]:
+            rows.append(point(args, workdir, "pipes", 4, n))
+            print(f"pipes --locks {n}: {rows[-1]['pipe_mutexes_kept']} kept", file=sys.stderr, flush=True)
     with open(os.path.join(args.out, "scale.json"), "w") as f:
         json.dump(rows, f, indent=1)
     lines = [f"`lockscope record`, {args.duration:g} s per point, kernel {os.uname().release}, "
