@@ -265,8 +265,6 @@ Probe Probe::attach(const ProbeOptions& options)
         throw load_error("cannot attach", -err);
     if (options.trace)
         probe.trace_ = std::make_unique<TraceStream>(bpf_map__fd(skel->maps.trace_events));
-    if (options.tgid)
-        probe.attach_user_probes(options.tgid);
     probe.rwsem_spin_ = RwsemSpin::attach();
     touch_every_cpu();
     return probe;

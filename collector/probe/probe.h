@@ -44,6 +44,10 @@ public:
 
     // Cumulative counters now. Stack frames are delivered once per stack id.
     RawSnapshot snapshot();
+    // The USDT probes (reflock's) of process tgid; a process without them is
+    // not an error. The recorder attaches them after its baseline snapshot: a
+    // program waiting on the probes' semaphores starts the moment they are set.
+    void attach_user_probes(uint32_t tgid);
 
     // With ProbeOptions::trace: the episodes read from the ring buffer since
     // the last call (their run is not set). Empty otherwise.
@@ -70,7 +74,6 @@ private:
     void read_stacks(RawSnapshot& out);
     void read_tasks(RawSnapshot& out);
     void read_cpu_state(RawSnapshot& out);
-    void attach_user_probes(uint32_t tgid);
 
     lockscope_bpf* skel_ = nullptr;
     uint32_t possible_cpus_ = 0;

@@ -356,6 +356,8 @@ RecordResult record(const RecordOptions& o)
         rollup.reset_stacks();
         RawSnapshot base = probe->snapshot();
         rollup.baseline(base);
+        if (po.tgid)
+            probe->attach_user_probes(po.tgid);
         const std::string label = o.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
         const int64_t run_id = writer ? writer->begin_run(label, base.taken_ns) : int64_t(r + 1);
         if (r == 0)

@@ -64,7 +64,13 @@ TEST(OnCpuOracle, RunningThreadSeesItselfOnCpu)
     // thread runs (seen about once in three 1.5 s runs on a 2-CPU VM; not
     // explained yet). A false "off" only ends a spin early.
     EXPECT_GE(double(on), 0.99 * double(total)) << on << " of " << total << " self-checks said on CPU";
-    EXPECT_FALSE(oracle.on_cpu(tid)) << "an exited thread is still reported on CPU";
+    // join() returns when the thread's exit clears its tid, a few
+    // microseconds (more under sanitizers) before its last switch-out: wait
+    // for that switch, boundedly.
+    const auto deadline = std::chrono::steady_clock::now() + 1s;
+    while (oracle.on_cpu(tid) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    EXPECT_FALSE(oracle.on_cpu(tid)) << "an exited thread is still reported on CPU a second later";
 }
 
 TEST(OnCpuOracle, BlockedAndSleepingThreadsAreOffCpu)
