@@ -292,6 +292,19 @@ bool is_bench(const Session& s)
     return s.meta_value("scope").rfind("bench ", 0) == 0;
 }
 
+// False for a session that counted contentions but never timed a wait:
+// `lockscope bench` sessions count spin outcomes and sleeps from the
+// reference locks' own counters, which do not time waits.
+bool times_waits(const Session& s)
+{
+    uint64_t contentions = 0, wait_ns = 0;
+    for (const IntervalTotals& in : s.intervals) {
+        contentions += in.counters.contentions;
+        wait_ns += in.counters.wait_ns;
+    }
+    return contentions == 0 || wait_ns > 0;
+}
+
 // Renames B's side of each pair to A's key so the comparison loop matches
 // them; returns A's key → B's name for the report. A pair matches keys of the
 // same kind and mode, or the single key of each name when kinds differ
@@ -452,12 +465,23 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     else if (!sa.all_ops || !sb.all_ops)
         d.notes.push_back("throughput omitted: " + (sa.all_ops ? d.label_b : d.label_a) +
                           " has no workload operation counts");
+    // A wait that was never timed is not a wait of 0 ns: leave it out.
+    const bool timed = times_waits(a) && times_waits(b);
+    if (!timed)
+        d.notes.push_back("wait per op, spin share and off-CPU share omitted: " +
+                          (times_waits(a) ? d.label_b : d.label_a) +
+                          " counts contentions but does not time waits (bench sessions count spin outcomes "
+                          "and sleeps only)");
     std::vector<Metric> total_metrics;
     if (!unrelated && per_op)
         total_metrics.push_back(throughput);
-    for (const Metric& m : {contentions, spin_failures, wait})
-        total_metrics.push_back(m);
-    total_metrics.insert(total_metrics.end(), shares.begin(), shares.end());
+    total_metrics.push_back(contentions);
+    total_metrics.push_back(spin_failures);
+    if (timed) {
+        total_metrics.push_back(wait);
+        total_metrics.insert(total_metrics.end(), shares.begin(), shares.end() - 1);
+    }
+    total_metrics.push_back(shares.back());  // CPU idle
     std::vector<MetricDiff*> family;
     for (const Metric& m : total_metrics)
         d.totals.push_back(compare(m, sa, sb, nullptr, nullptr, d.by_runs, d.alpha));
@@ -476,12 +500,16 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
         LockDiff l{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
         if (auto r = renamed.find(key); r != renamed.end())
             l.name_b = r->second;
-        for (const Metric& m : {wait, contentions, spin_failures}) {
+        std::vector<const Metric*> lock_metrics{&wait, &contentions, &spin_failures};
+        if (!timed)
+            lock_metrics.erase(lock_metrics.begin());
+        for (const Metric* mp : lock_metrics) {
+            const Metric& m = *mp;
             MetricDiff md = compare(m, sa, sb, &series_a, &other->second, d.by_runs, d.alpha);
             if (md.test.n_a + md.test.n_b > 0)  // no spin attempts anywhere: nothing to say
                 l.metrics.push_back(std::move(md));
         }
-        const double effect = std::fabs(l.metrics.front().test.difference);
+        const double effect = l.metrics.empty() ? 0.0 : std::fabs(l.metrics.front().test.difference);
         l.effect = std::isfinite(effect) ? effect : 0.0;
         d.locks.push_back(std::move(l));
     }

@@ -246,7 +246,11 @@ std::string format_diff_text(const DiffResult& d)
     for (const MetricDiff& m : d.totals)
         out << metric_row(m, "");
 
-    out << "\nlocks in both sessions, largest change in wait first\n";
+    // Locks are ordered by their first metric's change: wait, or contentions
+    // when waits were not timed.
+    const bool by_wait = d.locks.empty() || d.locks.front().metrics.empty() ||
+                         d.locks.front().metrics.front().metric.rfind("wait_", 0) == 0;
+    out << "\nlocks in both sessions, largest change in " << (by_wait ? "wait" : "contentions") << " first\n";
     if (d.locks.empty())
         out << "  none\n";
     else

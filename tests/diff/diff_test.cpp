@@ -7,6 +7,8 @@
 #include "core/session_store.h"
 #include "diff_fixture.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -317,6 +319,32 @@ TEST(DiffTest, TwoBenchSessionsOfOneLockEachComparePolicies)
     const DiffResult k = diff_specs(other, a, b);
     EXPECT_TRUE(k.locks.empty());
     EXPECT_EQ(k.only_a.size(), 1u);
+}
+
+TEST(DiffTest, WaitsThatWereNeverTimedAreLeftOutNotShownAsZero)
+{
+    // A real bench session counts contentions and spin outcomes but times no
+    // wait: "wait per op 0ns, no significant difference" would be a claim.
+    TempDir dir;
+    SessionSpec a = baseline(20), b = baseline(21);
+    a.meta = {{"scope", "bench rwsem@4.7-hacked"}};
+    b.meta = {{"scope", "bench rwsem@4.7"}};
+    a.locks = {{"rwsem@4.7-hacked", "user-rwsem", "write", 1000, 0, 0.1}};
+    b.locks = {{"rwsem@4.7", "user-rwsem", "write", 1000, 0, 0.4}};
+    const DiffResult d = diff_specs(dir, a, b);
+    for (const MetricDiff& m : d.totals) {
+        EXPECT_NE(m.metric, "wait_per_op");
+        EXPECT_NE(m.metric, "spin_share");
+        EXPECT_NE(m.metric, "offcpu_share");
+    }
+    EXPECT_EQ(total(d, "spin_failure_rate").verdict, Verdict::Worse) << format_diff_text(d);
+    ASSERT_EQ(d.locks.size(), 1u);
+    for (const MetricDiff& m : d.locks[0].metrics)
+        EXPECT_NE(m.metric, "wait_per_op");
+    EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
+                            [](const std::string& n) { return n.find("does not time waits") != std::string::npos; }))
+        << format_diff_text(d);
+    EXPECT_NE(format_diff_text(d).find("largest change in contentions first"), std::string::npos);
 }
 
 TEST(DiffTest, SelectRunsKeepsTheMatchingRunsAndTheirLocks)
