@@ -21,15 +21,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-lockscope=${LOCKSCOPE:-}
-if [[ -z $lockscope ]]; then
-    if [[ -x $here/build/lockscope ]]; then lockscope=$here/build/lockscope
-    else lockscope=$(command -v lockscope || true); fi
-fi
-if [[ -z $lockscope || ! -x $lockscope ]]; then
-    echo "lab_diff.sh: lockscope not found; build it or set LOCKSCOPE=path/to/lockscope" >&2
-    exit 2
-fi
+source "$here/bench/find_lockscope.sh"
 
 out=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/lockscope-lab-diff.XXXXXX")}
 mkdir -p "$out"

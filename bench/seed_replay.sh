@@ -29,15 +29,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-lockscope=${LOCKSCOPE:-}
-if [[ -z $lockscope ]]; then
-    if [[ -x $here/build/lockscope ]]; then lockscope=$here/build/lockscope
-    else lockscope=$(command -v lockscope || true); fi
-fi
-if [[ -z $lockscope || ! -x $lockscope ]]; then
-    echo "seed_replay.sh: lockscope not found; build it or set LOCKSCOPE=path/to/lockscope" >&2
-    exit 2
-fi
+source "$here/bench/find_lockscope.sh"
 
 cpus=$(nproc)
 threads=${THREADS:-$((2 * cpus))}

@@ -23,15 +23,7 @@ sample=${SAMPLE:-5}
 growth_max=${RSS_GROWTH_MAX:-1024}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-lockscope=${LOCKSCOPE:-}
-if [[ -z $lockscope ]]; then
-    if [[ -x $here/build/lockscope ]]; then lockscope=$here/build/lockscope
-    else lockscope=$(command -v lockscope || true); fi
-fi
-if [[ -z $lockscope || ! -x $lockscope ]]; then
-    echo "soak.sh: lockscope not found; build it or set LOCKSCOPE=path/to/lockscope" >&2
-    exit 2
-fi
+source "$here/bench/find_lockscope.sh"
 if ! [[ $duration =~ ^[0-9]+$ ]] || (( duration < 30 )); then
     echo "soak.sh: DURATION_S must be a whole number of seconds, at least 30" >&2
     exit 2

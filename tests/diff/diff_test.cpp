@@ -68,6 +68,16 @@ std::string error_of(const std::function<void()>& f)
     return "(no error)";
 }
 
+// A `lockscope bench` session of one lock; wait_ns_per_op 0 as a real bench
+// session, which times no waits.
+SessionSpec bench_spec(uint64_t seed, const std::string& lock, double wait_ns_per_op, double spin_failure)
+{
+    SessionSpec s = baseline(seed);
+    s.meta = {{"scope", "bench " + lock}};
+    s.locks = {{lock, "user-rwsem", "write", 1000, wait_ns_per_op, spin_failure}};
+    return s;
+}
+
 }  // namespace
 
 TEST(DiffTest, SameSystemTwiceIsNoSignificantDifference)
@@ -301,11 +311,7 @@ TEST(DiffTest, PairedLocksAreComparedAlthoughTheirNamesDiffer)
 TEST(DiffTest, TwoBenchSessionsOfOneLockEachComparePolicies)
 {
     TempDir dir;
-    SessionSpec a = baseline(17), b = baseline(18);
-    a.meta = {{"scope", "bench rwsem@4.7-hacked"}};
-    b.meta = {{"scope", "bench rwsem@4.7"}};
-    a.locks = {{"rwsem@4.7-hacked", "user-rwsem", "write", 1000, 20000, 0.1}};
-    b.locks = {{"rwsem@4.7", "user-rwsem", "write", 1000, 20000, 0.4}};
+    SessionSpec a = bench_spec(17, "rwsem@4.7-hacked", 20000, 0.1), b = bench_spec(18, "rwsem@4.7", 20000, 0.4);
     const DiffResult d = diff_specs(dir, a, b);
     ASSERT_EQ(d.locks.size(), 1u) << format_diff_text(d);
     EXPECT_EQ(d.locks[0].name, "rwsem@4.7-hacked");
@@ -326,12 +332,7 @@ TEST(DiffTest, WaitsThatWereNeverTimedAreLeftOutNotShownAsZero)
     // A real bench session counts contentions and spin outcomes but times no
     // wait: "wait per op 0ns, no significant difference" would be a claim.
     TempDir dir;
-    SessionSpec a = baseline(20), b = baseline(21);
-    a.meta = {{"scope", "bench rwsem@4.7-hacked"}};
-    b.meta = {{"scope", "bench rwsem@4.7"}};
-    a.locks = {{"rwsem@4.7-hacked", "user-rwsem", "write", 1000, 0, 0.1}};
-    b.locks = {{"rwsem@4.7", "user-rwsem", "write", 1000, 0, 0.4}};
-    const DiffResult d = diff_specs(dir, a, b);
+    const DiffResult d = diff_specs(dir, bench_spec(20, "rwsem@4.7-hacked", 0, 0.1), bench_spec(21, "rwsem@4.7", 0, 0.4));
     for (const MetricDiff& m : d.totals) {
         EXPECT_NE(m.metric, "wait_per_op");
         EXPECT_NE(m.metric, "spin_share");
