@@ -224,24 +224,88 @@ TestResult mann_whitney(std::span<const double> a, std::span<const double> b, do
     }
 
     // Hodges–Lehmann shift and its CI by inverting the test: order
-    // statistics of the m·n pairwise differences.
-    std::vector<double> diffs;
-    diffs.reserve(a.size() * b.size());
-    for (double y : b)
-        for (double x : a)
-            diffs.push_back(y - x);
-    std::sort(diffs.begin(), diffs.end());
-    r.difference = median(diffs);
+    // statistics of the m·n pairwise differences, selected without listing them.
+    std::vector<double> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+    const uint64_t pairs = uint64_t(a.size()) * uint64_t(b.size());
+    r.difference = pairs % 2 ? kth_pairwise_difference(sa, sb, pairs / 2)
+                             : (kth_pairwise_difference(sa, sb, pairs / 2 - 1) +
+                                kth_pairwise_difference(sa, sb, pairs / 2)) / 2.0;
     const double half = normal_upper_quantile(alpha / 2.0) * std::sqrt(var);
-    const auto k = size_t(std::clamp(std::floor(mu - half), 0.0, double(diffs.size() - 1)));
-    r.diff_low = diffs[k];
-    r.diff_high = diffs[diffs.size() - 1 - k];
+    const auto k = uint64_t(std::clamp(std::floor(mu - half), 0.0, double(pairs - 1)));
+    r.diff_low = kth_pairwise_difference(sa, sb, k);
+    r.diff_high = kth_pairwise_difference(sa, sb, pairs - 1 - k);
     // Relative to A's median, whose own uncertainty is not propagated.
     if (r.center_a != 0)
         fill_relative(r, r.diff_low / r.center_a, r.diff_high / r.center_a);
     if (r.center_a < 0)
         std::swap(r.rel_low, r.rel_high);
     return r;
+}
+
+namespace {
+
+// Pairs with b[j] − a[i] <= d (a, b ascending). For a fixed i the j that
+// qualify are a prefix of b, and the prefix only grows as a[i] does.
+uint64_t pairs_at_most(std::span<const double> a, std::span<const double> b, double d)
+{
+    uint64_t count = 0;
+    size_t j = 0;
+    for (const double x : a) {
+        while (j < b.size() && b[j] - x <= d)
+            ++j;
+        count += j;
+    }
+    return count;
+}
+
+}  // namespace
+
+double kth_pairwise_difference(std::span<const double> a, std::span<const double> b, uint64_t k)
+{
+    const uint64_t total = uint64_t(a.size()) * uint64_t(b.size());
+    if (k >= total)
+        return kNaN;
+    double lo = b.front() - a.back();  // the smallest difference
+    double hi = b.back() - a.front();  // the largest
+    uint64_t below = pairs_at_most(a, b, lo);
+    if (below > k)
+        return lo;
+    // Bisect on the value, keeping pairs_at_most(lo) <= k < pairs_at_most(hi),
+    // until few differences lie in (lo, hi].
+    uint64_t upto = total;
+    const uint64_t few = std::max<uint64_t>(a.size() + b.size(), 64);
+    for (int step = 0; step < 4096 && upto - below > few; ++step) {
+        const double mid = std::midpoint(lo, hi);
+        if (!(mid > lo && mid < hi))
+            return hi;  // adjacent doubles: every difference in (lo, hi] is hi
+        const uint64_t n = pairs_at_most(a, b, mid);
+        if (n > k) {
+            hi = mid;
+            upto = n;
+        } else {
+            lo = mid;
+            below = n;
+        }
+    }
+    // List the differences in (lo, hi] (per i a run of b, both ends moving
+    // forward) and select among them.
+    std::vector<double> between;
+    between.reserve(size_t(upto - below));
+    size_t first = 0, last = 0;
+    for (const double x : a) {
+        while (first < b.size() && b[first] - x <= lo)
+            ++first;
+        last = std::max(last, first);
+        while (last < b.size() && b[last] - x <= hi)
+            ++last;
+        for (size_t j = first; j < last; ++j)
+            between.push_back(b[j] - x);
+    }
+    const auto pick = between.begin() + long(k - below);
+    std::nth_element(between.begin(), pick, between.end());
+    return *pick;
 }
 
 double lag1_autocorrelation(const std::vector<std::vector<double>>& series)

@@ -60,6 +60,12 @@ inline constexpr size_t kExactMaxN = 25;
 TestResult mann_whitney(std::span<const double> a, std::span<const double> b, double alpha,
                         double variance_inflation = 1.0);
 
+// The k-th smallest (0-based) of the m·n differences b[j] − a[i], for a and
+// b sorted ascending; NaN when k ≥ m·n. O((m + n)·log) time, O(m + n) memory:
+// listing the differences of a long session's interval samples (thousands a
+// side) would take gigabytes.
+double kth_pairwise_difference(std::span<const double> a, std::span<const double> b, uint64_t k);
+
 // Lag-1 autocorrelation pooled over several series (each centred on its own
 // mean), e.g. the intervals of each run. 0 when it cannot be estimated.
 double lag1_autocorrelation(const std::vector<std::vector<double>>& series);

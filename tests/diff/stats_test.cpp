@@ -5,6 +5,7 @@
 #include "core/stats.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -59,6 +60,13 @@ double brute_force_p(const std::vector<double>& a, const std::vector<double>& b)
         high += u >= observed;
     } while (std::next_permutation(mask.begin(), mask.end()));
     return std::min(1.0, 2 * std::min(low, high) / total);
+}
+
+long peak_rss_kib()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
 }
 
 }  // namespace
@@ -216,6 +224,53 @@ TEST(MannWhitneyTest, ShiftIntervalCoversAKnownShift)
         covered += r.diff_low <= 3 && 3 <= r.diff_high;
     }
     EXPECT_NEAR(double(covered) / kTrials, 1 - kAlpha, three_se(kAlpha));
+}
+
+TEST(MannWhitneyTest, PairwiseDifferenceSelectionMatchesTheSortedList)
+{
+    // Every order statistic, against the explicit sorted list, on data with
+    // many ties (small integers), with none (normal), and of unequal sizes.
+    std::mt19937_64 rng(41);
+    std::uniform_int_distribution<int> small(0, 6);
+    for (int trial = 0; trial < 40; ++trial) {
+        const size_t m = 1 + size_t(trial % 7) * 9, n = 1 + size_t(trial % 5) * 13;
+        std::vector<double> a(m), b(n);
+        if (trial % 2) {
+            a = draw_normal(rng, m, 0, 1e6);
+            b = draw_normal(rng, n, 3e5, 1e6);
+        } else {
+            for (double& x : a)
+                x = small(rng);
+            for (double& x : b)
+                x = small(rng) + 1;
+        }
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        std::vector<double> all;
+        for (double y : b)
+            for (double x : a)
+                all.push_back(y - x);
+        std::sort(all.begin(), all.end());
+        for (uint64_t k = 0; k < all.size(); ++k)
+            ASSERT_EQ(kth_pairwise_difference(a, b, k), all[k]) << "trial " << trial << " k " << k;
+        EXPECT_TRUE(std::isnan(kth_pairwise_difference(a, b, all.size())));
+    }
+}
+
+TEST(MannWhitneyTest, LongSessionsNeedNoQuadraticMemory)
+{
+    // Three hours of 1 s intervals a side: 1.2e8 pairwise differences, which
+    // as a list took a gigabyte. The shift of 2 must still come out.
+    std::mt19937_64 rng(43);
+    const std::vector<double> a = draw_normal(rng, 10800, 100, 5), b = draw_normal(rng, 10800, 102, 5);
+    const long peak_before_kib = peak_rss_kib();
+    const TestResult r = mann_whitney(a, b, kAlpha);
+    EXPECT_LT(peak_rss_kib() - peak_before_kib, 100 * 1024) << "the test's peak memory grew by over 100 MiB";
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_NEAR(r.difference, 2.0, 0.3);
+    EXPECT_LT(r.diff_low, r.difference);
+    EXPECT_GT(r.diff_high, r.difference);
+    EXPECT_LT(r.p_value, 1e-6);
 }
 
 TEST(MannWhitneyTest, AutocorrelationInflationKeepsFalsePositivesNearAlpha)
