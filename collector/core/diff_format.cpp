@@ -188,29 +188,9 @@ nlohmann::json one_sided_json(const std::vector<OneSidedLock>& locks)
     return arr;
 }
 
-// Wraps prose at word boundaries; continuation lines get `indent` spaces.
 std::string wrap(const std::string& text, const std::string& first, size_t indent)
 {
-    std::string out = first, word;
-    size_t column = display_width(first);
-    std::istringstream words(text);
-    bool line_start = true;
-    while (words >> word) {
-        const size_t w = display_width(word);
-        if (!line_start && column + 1 + w > kTextWidth) {
-            out += '\n' + std::string(indent, ' ');
-            column = indent;
-            line_start = true;
-        }
-        if (!line_start) {
-            out += ' ';
-            ++column;
-        }
-        out += word;
-        column += w;
-        line_start = false;
-    }
-    return out + '\n';
+    return wrap_text(text, first, indent, kTextWidth);
 }
 
 std::string lock_title(const std::string& name, const std::string& kind, const std::string& mode)

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace lockscope {
 namespace {
@@ -112,6 +113,30 @@ std::string truncate_display(const std::string& s, size_t width)
         out += s[i];
     }
     return out + "…";
+}
+
+std::string wrap_text(const std::string& text, const std::string& first, size_t indent, size_t width)
+{
+    std::string out = first, word;
+    size_t column = display_width(first);
+    std::istringstream words(text);
+    bool line_start = true;
+    while (words >> word) {
+        const size_t w = display_width(word);
+        if (!line_start && column + 1 + w > width) {
+            out += '\n' + std::string(indent, ' ');
+            column = indent;
+            line_start = true;
+        }
+        if (!line_start) {
+            out += ' ';
+            ++column;
+        }
+        out += word;
+        column += w;
+        line_start = false;
+    }
+    return out + '\n';
 }
 
 }  // namespace lockscope

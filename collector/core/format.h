@@ -30,4 +30,8 @@ size_t display_width(const std::string& s);
 // Truncates to `width` columns with a trailing "…" when it does not fit.
 std::string truncate_display(const std::string& s, size_t width);
 
+// Wraps prose at word boundaries to `width` columns, `first` before the first
+// line, `indent` spaces before the others; ends with a newline.
+std::string wrap_text(const std::string& text, const std::string& first, size_t indent, size_t width);
+
 }  // namespace lockscope

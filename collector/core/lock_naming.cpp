@@ -1,5 +1,6 @@
 #include "core/lock_naming.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -84,6 +85,24 @@ std::string caller_function(const KernelSymbols& syms, const std::vector<uint64_
         if (fn.empty() || is_plumbing(fn))
             continue;
         return fn;
+    }
+    return {};
+}
+
+std::string caller_function(const std::vector<std::string>& frames)
+{
+    // .spinlock.text and .sched.text functions that the plumbing prefixes miss.
+    static constexpr std::array kLockText = {"schedule", "__schedule", "preempt_schedule", "io_schedule",
+                                             "__cond_resched", "_cond_resched"};
+    for (const std::string& frame : frames) {
+        const std::string_view fn = std::string_view(frame).substr(0, frame.find('+'));
+        if (fn.empty() || is_plumbing(fn))
+            continue;
+        const std::string_view base = fn.substr(0, fn.find('.'));  // "f.constprop.0" is f
+        if (std::find(kLockText.begin(), kLockText.end(), base) != kLockText.end() ||
+            starts_with(base, "schedule_"))
+            continue;
+        return std::string(fn);
     }
     return {};
 }

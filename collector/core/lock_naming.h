@@ -30,4 +30,8 @@ Naming name_lock(const KernelSymbols& syms, uint64_t address, uint32_t flags, ui
 // The first frame that is not lock, scheduler, wake-up or tracing plumbing.
 std::string caller_function(const KernelSymbols& syms, const std::vector<uint64_t>& frames);
 
+// The same for a stored stack ("function+0xoff", innermost first), whose
+// addresses are gone: lock and scheduler code is recognised by name.
+std::string caller_function(const std::vector<std::string>& frames);
+
 }  // namespace lockscope

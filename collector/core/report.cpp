@@ -2,6 +2,7 @@
 #include "core/report.h"
 
 #include "core/error.h"
+#include "core/lock_naming.h"
 
 #include <algorithm>
 #include <tuple>
@@ -38,6 +39,80 @@ const Key& dominant(const std::map<Key, uint64_t>& wait)
 std::string kind_label(const std::string& kind, const std::string& mode)
 {
     return mode.empty() ? kind : kind + "/" + mode;
+}
+
+// Splits c into parts in proportion to `shares` (which sum to 1), each count
+// apportioned exactly: the parts add up to c again (largest remainder). A
+// part's max wait is c's, an upper bound; nothing finer is known.
+std::vector<LockCounters> split_counters(const LockCounters& c, const std::vector<double>& shares)
+{
+    std::vector<LockCounters> parts(shares.size());
+    std::vector<std::pair<double, size_t>> rest(shares.size());
+    auto split = [&](uint64_t total, auto field) {
+        uint64_t given = 0;
+        for (size_t i = 0; i < shares.size(); ++i) {
+            const double exact = double(total) * shares[i];
+            // Near 2^64 a double is coarser than 1: clamp before converting.
+            const uint64_t whole = exact >= double(total - given) ? total - given : uint64_t(exact);
+            field(parts[i]) = whole;
+            given += whole;
+            rest[i] = {exact - double(whole), i};
+        }
+        std::stable_sort(rest.begin(), rest.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+        for (size_t r = 0; r < rest.size() && given < total; ++r, ++given)
+            ++field(parts[rest[r].second]);
+        if (given < total)  // rounding of huge counts: the largest remainder takes the rest
+            field(parts[rest[0].second]) += total - given;
+    };
+#define LOCKSCOPE_SPLIT(member) split(c.member, [](LockCounters& p) -> uint64_t& { return p.member; })
+    LOCKSCOPE_SPLIT(contentions);
+    LOCKSCOPE_SPLIT(spin_attempts);
+    LOCKSCOPE_SPLIT(spin_failures);
+    LOCKSCOPE_SPLIT(spin_successes);
+    LOCKSCOPE_SPLIT(wait_ns);
+    LOCKSCOPE_SPLIT(spin_ns);
+    LOCKSCOPE_SPLIT(sleep_ns);
+    LOCKSCOPE_SPLIT(preempt_ns);
+    LOCKSCOPE_SPLIT(sleeps);
+    LOCKSCOPE_SPLIT(preemptions);
+    LOCKSCOPE_SPLIT(errors);
+    LOCKSCOPE_SPLIT(wakeups);
+#undef LOCKSCOPE_SPLIT
+    for (size_t k = 0; k < c.owner.size(); ++k)
+        split(c.owner[k], [k](LockCounters& p) -> uint64_t& { return p.owner[k]; });
+    for (size_t k = 0; k < c.hist.size(); ++k)
+        split(c.hist[k], [k](LockCounters& p) -> uint64_t& { return p.hist[k]; });
+    for (LockCounters& p : parts)
+        p.max_wait_ns = c.max_wait_ns;
+    return parts;
+}
+
+// --by caller: each lock's callers and their shares, from the sampled waiter
+// stacks of the wanted runs (by sampled wait; by samples where no wait was
+// sampled). Locks without a sampled waiter stack are absent.
+template <typename Wanted>
+std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(const Session& s, Wanted wanted)
+{
+    std::map<int64_t, std::map<std::string, std::pair<uint64_t, uint64_t>>> seen;  // (wait, samples)
+    for (const StackSample& st : s.stacks) {
+        if (st.role != "waiter" || !wanted(st.run) || st.samples == 0)
+            continue;
+        auto& [wait, samples] = seen[st.lock_id][caller_function(st.frames)];
+        wait = sat_add(wait, st.wait_ns);
+        samples = sat_add(samples, st.samples);
+    }
+    std::map<int64_t, std::vector<std::pair<std::string, double>>> out;
+    for (const auto& [lock, callers] : seen) {
+        uint64_t wait = 0, samples = 0;
+        for (const auto& [caller, ws] : callers) {
+            wait = sat_add(wait, ws.first);
+            samples = sat_add(samples, ws.second);
+        }
+        auto& list = out[lock];
+        for (const auto& [caller, ws] : callers)
+            list.emplace_back(caller, wait ? double(ws.first) / double(wait) : double(ws.second) / double(samples));
+    }
+    return out;
 }
 
 }  // namespace
@@ -147,6 +222,17 @@ Report build_report(const Session& session, const ReportOptions& options)
         std::unordered_map<int64_t, const LockInfo*> locks;
         for (const LockInfo& l : session.locks)
             locks.emplace(l.id, &l);
+        std::map<int64_t, std::vector<std::pair<std::string, double>>> callers;
+        if (options.by == GroupBy::Caller) {
+            callers = callers_of_locks(session, wanted);
+            bool split = false;
+            for (const auto& [lock, list] : callers)
+                split |= list.size() > 1 || (locks.count(lock) && list[0].first != locks.at(lock)->caller);
+            if (split)
+                rep.notes.push_back("a lock taken from several callers is split among them in proportion to its "
+                                    "sampled waiter stacks' wait; those rows are estimates and their max is the "
+                                    "lock's");
+        }
         for (const LockInterval& li : session.lock_intervals) {
             auto it = locks.find(li.lock_id);
             if (!wanted(li.run) || it == locks.end())
@@ -154,7 +240,20 @@ Report build_report(const Session& session, const ReportOptions& options)
             const LockInfo& l = *it->second;
             switch (options.by) {
             case GroupBy::Lock: add({l.name, l.kind, l.mode}, &l, li.counters); break;
-            case GroupBy::Caller: add({l.caller, {}, {}}, &l, li.counters); break;
+            case GroupBy::Caller: {
+                auto c = callers.find(l.id);
+                if (c == callers.end()) {
+                    add({l.caller, {}, {}}, &l, li.counters);
+                    break;
+                }
+                std::vector<double> shares;
+                for (const auto& entry : c->second)
+                    shares.push_back(entry.second);
+                const std::vector<LockCounters> parts = split_counters(li.counters, shares);
+                for (size_t i = 0; i < parts.size(); ++i)
+                    add({c->second[i].first, {}, {}}, &l, parts[i]);
+                break;
+            }
             case GroupBy::Kind: add({l.kind, l.mode, {}}, &l, li.counters); break;
             case GroupBy::Task: break;
             }
@@ -172,6 +271,7 @@ Report build_report(const Session& session, const ReportOptions& options)
         switch (options.by) {
         case GroupBy::Lock: row.name = std::get<0>(key); break;
         case GroupBy::Caller:
+            row.caller = std::get<0>(key);
             row.name = row.caller.empty() ? "(unknown caller)" : row.caller;
             break;
         case GroupBy::Kind: row.name = kind_label(row.kind, row.mode); break;

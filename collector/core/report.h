@@ -54,6 +54,7 @@ struct Report {
     std::vector<ReportRow> rows;  // by wait_ns, descending; at most `top`
     size_t rows_total = 0;        // before the `top` cut
     GroupBy by = GroupBy::Lock;
+    std::vector<std::string> notes;  // how the rows were estimated, when they were
 };
 
 // Throws UsageError when options.run names a run the session lacks.

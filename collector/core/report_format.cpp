@@ -215,6 +215,8 @@ void table_block(std::ostringstream& out, const Report& rep)
         out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by wait)\n";
     out << "fail% = spin failures / spin attempts; spin%, off% = share of the wait spent\n"
            "spinning and off CPU; mean and max are per contention.\n";
+    for (const std::string& note : rep.notes)
+        out << wrap_text(note, "note: ", 6, 100);
 }
 
 nlohmann::ordered_json counters_json(const LockCounters& c)
@@ -281,6 +283,7 @@ std::string format_json(const Report& rep)
     nlohmann::ordered_json j;
     j["session"] = rep.session;
     j["group_by"] = group_by_name(rep.by);
+    j["notes"] = rep.notes;
     const ReportTotals& t = rep.totals;
     nlohmann::ordered_json totals = counters_json(t.counters);
     totals["idle_fraction"] = t.idle_fraction;

@@ -103,9 +103,14 @@ TEST(ReportTest, GroupsByKindCallerAndTask)
     EXPECT_EQ(kinds.rows[1].name, "rwsem/write");
     EXPECT_EQ(kinds.rows[1].mode, "write");
 
+    // Locks 1 and 2 were named after caller_1 and caller_2, but every waiter
+    // stack sampled on them is in pipe_write: they are pipe_write's, next to
+    // caller_0 .. caller_4 of the other locks.
     Report callers = build_report(sample(), {.by = GroupBy::Caller, .top = 0});
-    EXPECT_EQ(callers.rows.size(), 5u);
+    EXPECT_EQ(callers.rows.size(), 6u);
     EXPECT_EQ(callers.rows[0].name, callers.rows[0].caller);
+    EXPECT_TRUE(std::any_of(callers.rows.begin(), callers.rows.end(),
+                            [](const ReportRow& r) { return r.name == "pipe_write"; }));
 
     Report tasks = build_report(sample(), {.by = GroupBy::Task, .top = 0});
     ASSERT_EQ(tasks.rows.size(), 2u);
@@ -337,3 +342,51 @@ TEST(ReportTest, SummaryLoadOfAnOverflowingSumMatchesTheFullLoad)
     expect_same_reports(full, summary);
 }
 
+TEST(ReportTest, ByCallerSplitsALockAmongItsSampledCallers)
+{
+    // One lock, waited on from pipe_write (3/4 of the sampled wait) and
+    // pipe_read (1/4); another with no stack stays with the caller it was
+    // named after.
+    Session s;
+    s.runs.push_back({});
+    s.runs[0].id = 1;
+    s.locks.push_back({1, "pipe->mutex", "mutex", "", "pipe_write", 0x1000, 33});
+    s.locks.push_back({2, "spinlock@foo", "spinlock", "", "foo", 0x2000, 1});
+    LockInterval pipe{1, 0, 1, {}};
+    pipe.counters.contentions = 1001;
+    pipe.counters.wait_ns = 4'000'000;
+    pipe.counters.max_wait_ns = 9'000;
+    pipe.counters.hist[12] = 1001;
+    LockInterval foo{1, 0, 2, {}};
+    foo.counters.contentions = 10;
+    foo.counters.wait_ns = 1'000;
+    s.lock_intervals = {pipe, foo};
+    IntervalTotals t;
+    t.run = 1;
+    t.counters = pipe.counters;
+    t.counters.add(foo.counters);
+    s.intervals.push_back(t);
+    s.stacks.push_back({1, 1, "waiter", {"__mutex_lock.constprop.0+0x1b", "pipe_write+0x54", "vfs_write+0x2a1"}, 30, 3000});
+    s.stacks.push_back({1, 1, "waiter", {"mutex_lock+0x12", "pipe_read+0x40", "vfs_read+0x99"}, 10, 1000});
+    s.stacks.push_back({1, 1, "waker", {"mutex_unlock+0x12", "pipe_read+0x80"}, 99, 0});
+
+    const Report rep = build_report(s, {.by = GroupBy::Caller, .top = 0});
+    ASSERT_EQ(rep.rows.size(), 3u) << format_text(rep);
+    EXPECT_EQ(rep.rows[0].name, "pipe_write");
+    EXPECT_EQ(rep.rows[0].counters.wait_ns, 3'000'000u);
+    EXPECT_EQ(rep.rows[1].name, "pipe_read");
+    EXPECT_EQ(rep.rows[1].counters.wait_ns, 1'000'000u);
+    EXPECT_EQ(rep.rows[2].name, "foo");
+    // Split exactly: the parts add up to the lock's counts.
+    EXPECT_EQ(rep.rows[0].counters.contentions + rep.rows[1].counters.contentions, 1001u);
+    EXPECT_EQ(rep.rows[0].counters.hist[12] + rep.rows[1].counters.hist[12], 1001u);
+    EXPECT_EQ(sum_rows(rep), rep.totals.counters);
+    ASSERT_EQ(rep.notes.size(), 1u);
+    EXPECT_NE(format_text(rep).find("note: a lock taken from several callers is split"), std::string::npos)
+        << format_text(rep);
+
+    // By lock nothing is split or estimated.
+    const Report locks = build_report(s, {.top = 0});
+    EXPECT_EQ(locks.rows.size(), 2u);
+    EXPECT_TRUE(locks.notes.empty());
+}
