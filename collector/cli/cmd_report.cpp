@@ -17,7 +17,9 @@ int cmd_report(const Args& args)
     po::options_description visible("options");
     visible.add_options()
         ("help,h", "show this help")
-        ("by,b", po::value(&by)->default_value("lock"), "group rows by lock, caller, task or kind")
+        ("by,b", po::value(&by)->default_value("lock"),
+         "group rows by lock, caller, task or kind (by caller, a lock taken from several callers is "
+         "split among them by its sampled waiter stacks)")
         ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
         ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
         ("run", po::value(&run), "only this run (1-based) of a repeated session");
