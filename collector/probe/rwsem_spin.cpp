@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_map>
 
 #include "lockscope_abi.h"
 #include "rwsem_spin_bpf.skel.h"
@@ -110,6 +111,12 @@ void RwsemSpin::merge_into(RawSnapshot& snapshot) const
 {
     if (!skel_)
         return;
+    // The writer rows by address, so that each spinning rwsem finds its row
+    // in constant time however many locks the snapshot holds.
+    std::unordered_map<uint64_t, size_t> writers;
+    for (size_t i = 0; i < snapshot.locks.size(); ++i)
+        if ((snapshot.locks[i].flags & LS_F_KIND_MASK) == LCB_F_WRITE)
+            writers.emplace(snapshot.locks[i].address, i);
     bpf_map* map = skel_->maps.rwsem_spin;
     __u64 key = 0, next = 0;
     const __u64* prev = nullptr;
@@ -119,21 +126,18 @@ void RwsemSpin::merge_into(RawSnapshot& snapshot) const
         ls_rwsem_spin v{};
         if (bpf_map__lookup_elem(map, &key, sizeof key, &v, sizeof v, 0) != 0)
             continue;
-        RawLock* row = nullptr;
-        for (RawLock& lock : snapshot.locks)
-            if (lock.address == key && (lock.flags & LS_F_KIND_MASK) == LCB_F_WRITE)
-                row = &lock;
-        if (!row) {
-            RawLock fresh;
-            fresh.address = key;
-            fresh.flags = LCB_F_WRITE;
-            snapshot.locks.push_back(fresh);
-            row = &snapshot.locks.back();
+        const auto [at, fresh] = writers.try_emplace(key, snapshot.locks.size());
+        if (fresh) {
+            RawLock lock;
+            lock.address = key;
+            lock.flags = LCB_F_WRITE;
+            snapshot.locks.push_back(lock);
         }
+        RawLock& row = snapshot.locks[at->second];
         const uint64_t failures = std::min(v.spin_failures, v.spin_attempts);
-        row->counters.spin_attempts += v.spin_attempts;
-        row->counters.spin_failures += failures;
-        row->counters.spin_successes += v.spin_attempts - failures;
+        row.counters.spin_attempts += v.spin_attempts;
+        row.counters.spin_failures += failures;
+        row.counters.spin_successes += v.spin_attempts - failures;
     }
     snapshot.counters.lost.lock_map_full += skel_->bss->lost_locks;
 }
