@@ -49,7 +49,8 @@ struct ls_episode {
 	__u8 spin_success; /* the episode ended in a spin phase */
 	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
 	__u8 lock_class;   /* LS_CLASS_*, set by the caller at LS_BEGIN_NEW */
-	__u8 pad[2];
+	__u8 queued;       /* the task queued (or slept, was preempted, was woken): see ls_account */
+	__u8 pad;
 };
 
 /* A task's cumulative totals; copied to the task_stats map when it is
@@ -75,17 +76,33 @@ struct ls_task_state {
 	struct ls_episode ep[LS_MAX_DEPTH];
 };
 
+/*
+ * Each CPU's state (lockscope.bpf.c's hot_state map): the state of the task
+ * running there, handed over at every context switch, the CPU's counters,
+ * and a direct-mapped cache of (lock, kind) -> lock_stats row. Rows are
+ * assigned once and never move, so a stale or evicted slot costs one hash
+ * lookup and never loses or misplaces a count. User space reads cnt.
+ */
+#define LS_ROW_CACHE 16
+struct ls_row_slot {
+	__u64 lock;
+	__u32 flags;
+	__u32 row_plus1; /* 0: empty */
+};
+
+struct ls_cpu_state {
+	__u64 owner;            /* pid + 1 of the task whose state ts holds; 0: none */
+	struct ls_counters cnt;
+	struct ls_task_state ts;
+	struct ls_row_slot rows[LS_ROW_CACHE];
+};
+
 /* What the caller must do after a begin. */
 enum ls_begin_action {
 	LS_BEGIN_NEW = 0,      /* new episode pushed */
 	LS_BEGIN_PHASE = 1,    /* same episode, phase bookkeeping only */
 	LS_BEGIN_QUEUED = 2,   /* the task queues now: read the owner state */
 	LS_BEGIN_TOO_DEEP = 3, /* nesting limit: count a loss */
-};
-
-enum ls_end_action {
-	LS_END_DONE = 0,       /* *out holds the finished episode */
-	LS_END_UNMATCHED = 1,  /* no begin seen for this lock */
 };
 
 LS_INLINE int ls_is_sleeping_spinner(__u32 flags)
@@ -118,6 +135,7 @@ LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 
 				ep->spin_failures++;
 				ep->spin_ns += now - ep->phase_ns;
 				ep->in_spin = 0;
+				ep->queued = 1;
 				return LS_BEGIN_QUEUED;
 			}
 			if (!ep->in_spin && spin) {
@@ -147,8 +165,10 @@ LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 
 	ts->depth = d + 1;
 	/* A mutex or rwsem entered without a spin phase queues right away. */
 	if (!spin && (flags & (LCB_F_MUTEX | LCB_F_READ | LCB_F_WRITE)) &&
-	    !(flags & (LCB_F_RT | LCB_F_PERCPU | LS_F_USER)))
+	    !(flags & (LCB_F_RT | LCB_F_PERCPU | LS_F_USER))) {
+		ep->queued = 1;
 		return LS_BEGIN_QUEUED;
+	}
 	return LS_BEGIN_NEW;
 }
 
@@ -164,8 +184,14 @@ LS_INLINE struct ls_episode *ls_top(struct ls_task_state *ts)
 }
 
 /*
- * Ends the innermost episode on @lock. Inner episodes above it (their end
- * was missed) are dropped and counted in *abandoned.
+ * Ends the innermost episode on @lock into *out. Inner episodes above it
+ * (their end was missed) are dropped and counted in *abandoned. Returns 0
+ * when no begin was seen for this lock.
+ *
+ * The episode is copied out, not finished in place: once it is popped, its
+ * slot belongs to whatever comes next on this CPU, and something can come
+ * before the caller is done with it: an interrupt contending on a spinlock,
+ * or (a USDT program runs preemptible) another task's state handed over.
  */
 LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
 		     struct ls_episode *out, __u32 *abandoned)
@@ -190,11 +216,13 @@ LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
 		}
 		if (ls_is_spinlock(out->flags))
 			out->spin_ns = now - out->begin_ns;
+		if (ret != 0)
+			out->queued = 1;
 		*abandoned = d - 1 - (__u32)i;
 		ts->depth = (__u32)i;
-		return LS_END_DONE;
+		return 1;
 	}
-	return LS_END_UNMATCHED;
+	return 0;
 }
 
 LS_INLINE void ls_switch_out(struct ls_task_state *ts, __u64 now, int blocked)
@@ -230,6 +258,7 @@ LS_INLINE void ls_switch_in(struct ls_task_state *ts, __u64 now)
 			ep->preempt_ns += off;
 			ep->preemptions++;
 		}
+		ep->queued = 1;
 	}
 }
 
@@ -238,7 +267,10 @@ LS_INLINE void ls_note_owner(struct ls_task_state *ts, __u32 state)
 {
 	struct ls_episode *ep = ls_top(ts);
 
-	if (ep && state < LS_OWNER_STATES && ep->owner_seen[state] < 255)
+	if (!ep)
+		return;
+	ep->queued = 1;
+	if (state < LS_OWNER_STATES && ep->owner_seen[state] < 255)
 		ep->owner_seen[state]++;
 }
 
@@ -247,8 +279,10 @@ LS_INLINE void ls_woken(struct ls_task_state *ts)
 {
 	struct ls_episode *ep = ls_top(ts);
 
-	if (ep)
+	if (ep) {
 		ep->wakeups++;
+		ep->queued = 1;
+	}
 }
 
 LS_INLINE __u32 ls_log2_bucket(__u64 v)
@@ -271,12 +305,14 @@ LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode
 
 	t->contentions++;
 	t->spin_attempts += ep->spin_attempts;
-	t->spin_failures += ep->spin_failures;
 	t->wait_ns += now - ep->begin_ns;
 	t->spin_ns += ep->spin_ns;
-	t->sleep_ns += ep->sleep_ns;
-	t->preempt_ns += ep->preempt_ns;
-	t->sleeps += ep->sleeps;
+	if (ep->queued) {
+		t->spin_failures += ep->spin_failures;
+		t->sleep_ns += ep->sleep_ns;
+		t->preempt_ns += ep->preempt_ns;
+		t->sleeps += ep->sleeps;
+	}
 	ts->dirty = 1;
 }
 
@@ -312,7 +348,13 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
 	delta->dirty = 0;
 }
 
-/* Adds a finished episode to a lock's per-CPU counters. */
+/*
+ * Adds a finished episode to a lock's per-CPU counters. Most episodes are a
+ * spin that won or a spinlock's wait: every counter that only a queueing,
+ * sleep, preemption, wakeup or error moves is left alone for them (ep->queued
+ * is 0 exactly when all of those are zero), which keeps the end of an
+ * episode, run with the lock held, short.
+ */
 LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret)
 {
 	__u64 wait = now - ep->begin_ns;
@@ -321,25 +363,27 @@ LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, 
 
 	s->contentions++;
 	s->spin_attempts += ep->spin_attempts;
-	s->spin_failures += ep->spin_failures;
 	s->spin_successes += ep->spin_success;
 	s->wait_ns += wait;
 	s->spin_ns += ep->spin_ns;
+	if (wait > s->max_wait_ns)
+		s->max_wait_ns = wait;
+	b = ls_log2_bucket(wait);
+	if (b >= LS_HIST_BUCKETS)
+		b = LS_HIST_BUCKETS - 1;
+	s->hist[b]++;
+	if (!ep->queued)
+		return;
+	s->spin_failures += ep->spin_failures;
 	s->sleep_ns += ep->sleep_ns;
 	s->preempt_ns += ep->preempt_ns;
 	s->sleeps += ep->sleeps;
 	s->preemptions += ep->preemptions;
 	s->wakeups += ep->wakeups;
-	if (wait > s->max_wait_ns)
-		s->max_wait_ns = wait;
 	if (ret != 0)
 		s->errors++;
 	for (i = 0; i < LS_OWNER_STATES; i++)
 		s->owner[i] += ep->owner_seen[i];
-	b = ls_log2_bucket(wait);
-	if (b >= LS_HIST_BUCKETS)
-		b = LS_HIST_BUCKETS - 1;
-	s->hist[b]++;
 }
 
 #endif /* LOCKSCOPE_EPISODE_H */

@@ -21,6 +21,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
+const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
+
+/* Next free row of lock_stats; user space reads rows [0, next_lock_row). */
+__u32 next_lock_row = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -30,27 +34,35 @@ struct {
 } task_state SEC(".maps");
 
 /*
- * The running task's state, per CPU: contention events touch only this (an
- * inlined array lookup) instead of task storage. sched_switch hands it over:
- * the outgoing task's open episodes and totals go to its task storage, the
- * incoming task's open episodes come out of it. owner is pid + 1 (0: none).
+ * Each CPU's state (episode.h): contention events touch only this (an
+ * inlined array lookup) instead of task storage. sched_switch hands its task
+ * state over: the outgoing task's open episodes and totals go to its task
+ * storage, the incoming task's open episodes come out of it.
  */
-struct ls_hot {
-	__u64 owner;
-	struct ls_task_state ts;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
-	__type(value, struct ls_hot);
+	__type(value, struct ls_cpu_state);
 } hot_state SEC(".maps");
 
+/*
+ * Aggregation by (lock address, kind) in two parts: lock_index gives each key
+ * a row once, and the row of lock_stats (a per-CPU array: an inlined lookup)
+ * holds its counters. The end of an episode, which runs with the lock held,
+ * finds the row in the per-CPU row cache and pays no hash lookup.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 16384); /* resized by user space before load */
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* max_locks: resized by user space before load */
 	__type(key, struct ls_lock_key);
+	__type(value, u32);
+} lock_index SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 16384); /* max_locks */
+	__type(key, u32);
 	__type(value, struct ls_lock_stats);
 } lock_stats SEC(".maps");
 
@@ -81,21 +93,6 @@ struct {
 	__type(key, u32);
 	__type(value, struct ls_cpu_idle);
 } cpu_idle SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct ls_counters);
-} counters SEC(".maps");
-
-/* Never written: the initial value for a new lock_stats entry (too big for the BPF stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct ls_lock_stats);
-} zero_stats SEC(".maps");
 
 /*
  * Trace mode only. A task's episodes being traced, slot for slot with its
@@ -131,11 +128,11 @@ static __always_inline bool sample_due(struct ls_counters *cnt)
 	return true;
 }
 
-static __always_inline struct ls_counters *cpu_counters(void)
+static __always_inline struct ls_cpu_state *cpu_hot(void)
 {
 	u32 zero = 0;
 
-	return bpf_map_lookup_elem(&counters, &zero);
+	return bpf_map_lookup_elem(&hot_state, &zero);
 }
 
 /*
@@ -275,32 +272,34 @@ static __always_inline u8 lock_class(u64 lock, u32 flags)
 	return LS_CLASS_NONE;
 }
 
-/* The current task's state: the CPU's hot state when the task owns it, else
- * (before its first switch-in since attach, or in the instants of a context
- * switch after the tracepoint) its task storage. */
-static __always_inline struct ls_task_state *current_state(u64 pid_tgid, bool create)
+/* The CPU's state when the running task is traced (the -p/command filter), else NULL. */
+static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 {
-	struct ls_hot *hot;
-	u32 zero = 0;
+	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
+		return 0;
+	return cpu_hot();
+}
 
-	hot = bpf_map_lookup_elem(&hot_state, &zero);
-	if (hot && hot->owner == (u64)(u32)pid_tgid + 1)
+/*
+ * The running task's state: the CPU's when the task owns it, else its task
+ * storage. The check is not redundant: a sched_switch program does not see
+ * every switch (on the development VM, bpftrace on sched_switch misses the
+ * switches out of some of the guest agent's threads too), and a task switched
+ * in unseen must not write into the state of the task seen last.
+ */
+static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *hot, u64 pid_tgid,
+							    bool create)
+{
+	if (hot->owner == (u64)(u32)pid_tgid + 1)
 		return &hot->ts;
 	return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* The CPU's counters when this task is traced (the -p/command filter), else NULL. */
-static __always_inline struct ls_counters *traced_counters(u64 pid_tgid)
-{
-	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
-		return 0;
-	return cpu_counters();
-}
-
 static __always_inline int handle_begin(u64 lock, u32 flags)
 {
 	struct ls_task_state *ts;
+	struct ls_cpu_state *hot;
 	struct ls_counters *cnt;
 	struct ls_episode *ep;
 	u64 now;
@@ -309,11 +308,14 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	cnt = traced_counters(pid_tgid);
-	if (!cnt || trace_nested(cnt))
+	hot = traced_cpu(pid_tgid);
+	if (!hot)
+		return 0;
+	cnt = &hot->cnt;
+	if (trace_nested(cnt))
 		return 0;
 	cnt->begins++;
-	ts = current_state(pid_tgid, true);
+	ts = current_state(hot, pid_tgid, true);
 	if (!ts) {
 		cnt->lost_task_storage++;
 		return 0;
@@ -386,7 +388,8 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 }
 
 /* Publishes a task's totals; called when it is switched out (and so at exit). */
-static __always_inline void flush_task(struct task_struct *task, struct ls_task_state *ts)
+static __always_inline void flush_task(struct task_struct *task, struct ls_task_state *ts,
+				       struct ls_counters *cnt)
 {
 	u32 pid = task->pid;
 	struct ls_task_stats *t;
@@ -399,10 +402,7 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 		bpf_map_update_elem(&task_stats, &pid, &init, BPF_NOEXIST);
 		t = bpf_map_lookup_elem(&task_stats, &pid);
 		if (!t) {
-			struct ls_counters *cnt = cpu_counters();
-
-			if (cnt)
-				cnt->lost_task_full++;
+			cnt->lost_task_full++;
 			return;
 		}
 	}
@@ -417,55 +417,94 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	ts->dirty = 0;
 }
 
+/*
+ * The lock_stats row of (lock, flags): from the CPU's row cache, else from
+ * lock_index, else a new row (*created). NULL when max_locks rows are taken.
+ */
+static __always_inline struct ls_lock_stats *lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags,
+							struct ls_counters *cnt, bool *created)
+{
+	struct ls_row_slot *slot = &hot->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
+	struct ls_lock_key key = {};
+	u32 row, *found;
+
+	if (slot->row_plus1 && slot->lock == lock && slot->flags == flags) {
+		row = slot->row_plus1 - 1;
+		return bpf_map_lookup_elem(&lock_stats, &row);
+	}
+	key.lock = lock;
+	key.flags = flags;
+	found = bpf_map_lookup_elem(&lock_index, &key);
+	if (found) {
+		row = *found;
+	} else {
+		/* The plain read keeps the counter from running on (and wrapping)
+		 * once every row is taken; the fetch-add hands out each row once. */
+		if (next_lock_row >= max_locks)
+			goto full;
+		row = __sync_fetch_and_add(&next_lock_row, 1);
+		if (row >= max_locks)
+			goto full;
+		if (bpf_map_update_elem(&lock_index, &key, &row, BPF_NOEXIST)) {
+			/* another CPU added this key first (its row wins; ours stays
+			 * unused and unread), or the index is full */
+			found = bpf_map_lookup_elem(&lock_index, &key);
+			if (!found)
+				goto full;
+			row = *found;
+		} else {
+			*created = true;
+		}
+	}
+	slot->lock = lock;
+	slot->flags = flags;
+	slot->row_plus1 = row + 1;
+	return bpf_map_lookup_elem(&lock_stats, &row);
+full:
+	cnt->lost_lock_full++;
+	return 0;
+}
+
 static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 {
-	struct ls_lock_key key = {};
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
 	struct ls_counters *cnt;
 	struct ls_episode ep;
-	u32 abandoned = 0, zero = 0;
-	bool sample;
+	struct ls_cpu_state *hot;
+	u32 abandoned = 0;
+	bool sample, created = false;
 	u64 now;
 
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	cnt = traced_counters(pid_tgid);
-	if (!cnt || trace_nested(cnt))
+	hot = traced_cpu(pid_tgid);
+	if (!hot)
+		return 0;
+	cnt = &hot->cnt;
+	if (trace_nested(cnt))
 		return 0;
 	cnt->ends++;
-	ts = current_state(pid_tgid, false);
+	ts = current_state(hot, pid_tgid, false);
 	now = bpf_ktime_get_ns();
-	if (!ts || ls_end(ts, lock, ret, now, &ep, &abandoned) != LS_END_DONE) {
+	if (!ts || !ls_end(ts, lock, ret, now, &ep, &abandoned)) {
 		cnt->unmatched_ends++;
 		return 0;
 	}
 	cnt->abandoned += abandoned;
 
-	key.lock = lock;
-	key.flags = ep.flags;
-	/* A kernel stack says nothing about a user-space lock. */
-	sample = !user && sample_due(cnt);
-	s = bpf_map_lookup_elem(&lock_stats, &key);
-	if (!s) {
-		struct ls_lock_stats *init = bpf_map_lookup_elem(&zero_stats, &zero);
-
-		if (!init)
-			return 0;
-		bpf_map_update_elem(&lock_stats, &key, init, BPF_NOEXIST);
-		s = bpf_map_lookup_elem(&lock_stats, &key);
-		if (!s) {
-			cnt->lost_lock_full++;
-			return 0;
-		}
-		sample = !user && stack_period != 0; /* every lock gets at least one stack */
-	}
+	s = lock_row(hot, lock, ep.flags, cnt, &created);
+	if (!s)
+		return 0;
+	/* A kernel stack says nothing about a user-space lock; every lock
+	 * gets at least one stack. */
+	sample = !user && (created ? stack_period != 0 : sample_due(cnt));
 	ls_account(s, &ep, now, ret);
 	if (ep.lock_class)
 		s->lock_class = ep.lock_class;
 	ls_account_task(ts, &ep, now);
 	if (sample)
-		sample_stack(ctx, cnt, key.lock, key.flags, LS_ROLE_WAITER, now - ep.begin_ns);
+		sample_stack(ctx, cnt, lock, ep.flags, LS_ROLE_WAITER, now - ep.begin_ns);
 	if (trace_episodes)
 		trace_episode(&ep, ts->depth, now, ret, pid_tgid, cnt);
 	return 0;
@@ -489,7 +528,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 {
 	struct ls_task_state *prev_ts, *next_ts;
 	struct ls_cpu_idle *idle;
-	struct ls_hot *hot;
+	struct ls_cpu_state *hot;
 	u32 zero = 0;
 	u64 now = 0;
 	int blocked;
@@ -505,7 +544,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		}
 	}
 
-	hot = bpf_map_lookup_elem(&hot_state, &zero);
+	hot = cpu_hot();
 	if (!hot)
 		return 0;
 	/* A preempted task stays runnable whatever its state says. */
@@ -520,23 +559,20 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			if (prev_ts) {
 				ls_move_episodes(prev_ts, &hot->ts);
 				ls_add_totals(prev_ts, &hot->ts);
-				flush_task(prev, prev_ts);
+				flush_task(prev, prev_ts, &hot->cnt);
 			} else {
-				struct ls_counters *cnt = cpu_counters();
-
-				if (cnt)
-					cnt->lost_task_storage++;
+				hot->cnt.lost_task_storage++;
 			}
 		}
 	} else {
-		/* prev has not run with the hot state since attach */
+		/* prev was switched in unseen, or has not run here since attach */
 		prev_ts = bpf_task_storage_get(&task_state, prev, 0, 0);
 		if (prev_ts) {
 			if (!now && prev_ts->depth)
 				now = bpf_ktime_get_ns();
 			ls_switch_out(prev_ts, now, blocked);
 			if (prev_ts->dirty)
-				flush_task(prev, prev_ts);
+				flush_task(prev, prev_ts, &hot->cnt);
 		}
 	}
 	/* whatever is left (a failed hand-over) must not follow the next task */
@@ -563,8 +599,8 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
 	struct ls_task_state *ts;
+	struct ls_cpu_state *hot;
 	struct ls_episode *ep;
-	struct ls_counters *cnt;
 
 	ts = bpf_task_storage_get(&task_state, p, 0, 0);
 	if (!ts)
@@ -572,7 +608,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	ep = ls_top(ts);
 	if (!ep || ep->in_spin)
 		return 0;
-	ep->wakeups++;
+	ls_woken(ts);
 	if (trace_episodes) {
 		struct ls_trace_task *tt = bpf_task_storage_get(&trace_state, p, 0, 0);
 
@@ -583,8 +619,8 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 				te->waker = (u32)bpf_get_current_pid_tgid();
 		}
 	}
-	cnt = cpu_counters();
-	if (cnt && sample_due(cnt))
-		sample_stack(ctx, cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
+	hot = cpu_hot();
+	if (hot && sample_due(&hot->cnt))
+		sample_stack(ctx, &hot->cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
 	return 0;
 }

@@ -106,10 +106,13 @@ struct ls_cpu_idle {
 	__u64 idle_since; /* 0 when not idle (or not yet known) */
 };
 
-/* Per-CPU event and loss counters. */
+/* Per-CPU event and loss counters (the cnt of each CPU's ls_cpu_state).
+ * The first four share a cache line with the state's owner word. */
 struct ls_counters {
 	__u64 begins;
 	__u64 ends;
+	__u64 sample_tick;        /* countdown to the next stack sample */
+	__u64 trace_busy;         /* 1 while this CPU writes trace state: see lockscope.bpf.c */
 	__u64 unmatched_ends;     /* end without a begin seen (started before recording) */
 	__u64 lost_depth;         /* nesting deeper than LS_MAX_DEPTH */
 	__u64 lost_lock_full;     /* lock map full: episode not aggregated */
@@ -119,9 +122,7 @@ struct ls_counters {
 	__u64 lost_task_storage;  /* task storage could not be created */
 	__u64 abandoned;          /* inner episodes popped by an outer end */
 	__u64 stack_samples;      /* stacks captured */
-	__u64 sample_tick;        /* countdown to the next stack sample */
 	__u64 trace_lost;         /* finished episodes not streamed (ring buffer full, no trace state) */
-	__u64 trace_busy;         /* 1 while this CPU writes trace state: see lockscope.bpf.c */
 };
 
 /*

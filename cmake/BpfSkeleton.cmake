@@ -33,7 +33,7 @@ function(lockscope_bpf_skeleton name)
   add_custom_command(
     OUTPUT "${skel}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${out_dir}"
-    COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH}
+    COMMAND ${BPF_CLANG} -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_${BPF_TARGET_ARCH}
             -Wall -Werror -Wno-unused-function
             -I "${src_dir}" -I "/usr/include/${BPF_MULTIARCH}"
             -c "${src}" -o "${obj}"

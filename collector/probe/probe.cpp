@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
@@ -19,9 +20,11 @@
 #include <utility>
 
 #include "core/error.h"
+#include "episode.h"
 #include "lockscope_abi.h"
 #include "lockscope_bpf.skel.h"
 #include "probe/features.h"
+#include "probe/map_read.h"
 #include "probe/rwsem_spin.h"
 
 namespace lockscope::probe {
@@ -34,6 +37,7 @@ static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 88);
 static_assert(sizeof(ls_cpu_idle) == 16);
 static_assert(sizeof(ls_counters) == 14 * 8);
+static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 80);
 static_assert(sizeof(ls_trace_episode) == 80 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
@@ -254,6 +258,8 @@ Probe Probe::attach(const ProbeOptions& options)
     // Off, the ring buffer stays at its one-page minimum.
     if (options.trace)
         bpf_map__set_max_entries(skel->maps.trace_events, ring_bytes(options.trace_buffer_mib));
+    skel->rodata->max_locks = options.max_locks;
+    bpf_map__set_max_entries(skel->maps.lock_index, options.max_locks);
     bpf_map__set_max_entries(skel->maps.lock_stats, options.max_locks);
     bpf_map__set_max_entries(skel->maps.stack_samples, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.stacks, options.max_stacks);
@@ -386,7 +392,7 @@ void Probe::read_cpu_state(RawSnapshot& out)
 {
     const uint32_t zero = 0;
     std::vector<ls_cpu_idle> idle(possible_cpus_);
-    std::vector<ls_counters> counters(possible_cpus_);
+    std::vector<ls_cpu_state> cpu(possible_cpus_);
     out.taken_ns = monotonic_ns();
     if (bpf_map__lookup_elem(skel_->maps.cpu_idle, &zero, sizeof zero, idle.data(),
                              idle.size() * sizeof(ls_cpu_idle), 0) == 0) {
@@ -396,10 +402,11 @@ void Probe::read_cpu_state(RawSnapshot& out)
                 out.idle_ns += out.taken_ns - c.idle_since;
         }
     }
-    if (bpf_map__lookup_elem(skel_->maps.counters, &zero, sizeof zero, counters.data(),
-                             counters.size() * sizeof(ls_counters), 0) == 0) {
+    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(),
+                             cpu.size() * sizeof(ls_cpu_state), 0) == 0) {
         RawCounters& r = out.counters;
-        for (const ls_counters& c : counters) {
+        for (const ls_cpu_state& state : cpu) {
+            const ls_counters& c = state.cnt;
             r.begins += c.begins;
             r.ends += c.ends;
             r.unmatched_ends += c.unmatched_ends;
@@ -416,75 +423,35 @@ void Probe::read_cpu_state(RawSnapshot& out)
     }
 }
 
-namespace {
-
-// Calls visit(key, values of every possible CPU) for each entry of a per-CPU
-// hash map. In batches: with thousands of locks that is one system call per
-// 256 keys instead of two per key; kernels without batch lookups (or a batch
-// that fails midway) fall back to walking the keys.
-template <typename Key, typename Value, typename Visit>
-void for_each_percpu(bpf_map* map, uint32_t cpus, Visit visit)
-{
-    constexpr uint32_t kBatch = 256;
-    std::vector<Key> keys(kBatch);
-    std::vector<Value> values(size_t(kBatch) * cpus);
-    std::vector<Key> all_keys;  // visited only once the whole map is read, so a
-    std::vector<Value> all_values;  // failure midway can fall back without duplicates
-    uint32_t token = 0;
-    bool first = true, batch_ok = true;
-    for (;;) {
-        uint32_t count = kBatch;
-        LIBBPF_OPTS(bpf_map_batch_opts, opts);
-        const int err = bpf_map_lookup_batch(bpf_map__fd(map), first ? nullptr : &token, &token, keys.data(),
-                                             values.data(), &count, &opts);
-        const int e = err ? errno : 0;
-        if (err && e != ENOENT) {
-            batch_ok = false;  // EINVAL/EOPNOTSUPP: no batch support; ENOSPC: a bucket outgrew the batch
-            break;
-        }
-        first = false;
-        all_keys.insert(all_keys.end(), keys.begin(), keys.begin() + count);
-        all_values.insert(all_values.end(), values.begin(), values.begin() + ptrdiff_t(size_t(count) * cpus));
-        if (e == ENOENT)
-            break;
-    }
-    if (batch_ok) {
-        for (size_t i = 0; i < all_keys.size(); i++)
-            visit(all_keys[i], &all_values[i * cpus]);
-        return;
-    }
-    std::vector<Value> per_cpu(cpus);
-    Key key{}, next{};
-    const Key* prev = nullptr;
-    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
-        key = next;
-        prev = &key;
-        if (bpf_map__lookup_elem(map, &key, sizeof key, per_cpu.data(), per_cpu.size() * sizeof(Value), 0) == 0)
-            visit(key, per_cpu.data());
-    }
-}
-
-}  // namespace
-
+// lock_index gives each (lock, kind) its row of lock_stats once; the index is
+// read first, so a row added meanwhile is read at the next snapshot, whole.
 void Probe::read_locks(RawSnapshot& out)
 {
-    for_each_percpu<ls_lock_key, ls_lock_stats>(
-        skel_->maps.lock_stats, possible_cpus_, [&](const ls_lock_key& key, const ls_lock_stats* per_cpu) {
-            RawLock lock;
-            lock.address = key.lock;
-            lock.flags = key.flags;
-            for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
-                lock.counters.add(to_counters(per_cpu[cpu]));
-                lock.lock_class = std::max(lock.lock_class, per_cpu[cpu].lock_class);
-            }
-            out.locks.push_back(lock);
-        });
+    std::vector<std::pair<ls_lock_key, uint32_t>> keys;
+    for_each_entry<ls_lock_key, uint32_t>(skel_->maps.lock_index, 1, [&](const ls_lock_key& key, const uint32_t* row) {
+        keys.emplace_back(key, *row);
+    });
+    uint32_t rows = 0;
+    for (const auto& [key, row] : keys)
+        rows = std::max(rows, row + 1);
+    const std::vector<ls_lock_stats> stats = read_percpu_rows<ls_lock_stats>(skel_->maps.lock_stats, rows, possible_cpus_);
+    for (const auto& [key, row] : keys) {
+        RawLock lock;
+        lock.address = key.lock;
+        lock.flags = key.flags;
+        for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
+            const ls_lock_stats& s = stats[size_t(row) * possible_cpus_ + cpu];
+            lock.counters.add(to_counters(s));
+            lock.lock_class = std::max(lock.lock_class, s.lock_class);
+        }
+        out.locks.push_back(lock);
+    }
 }
 
 void Probe::read_stacks(RawSnapshot& out)
 {
     std::vector<ls_stack_key> fresh;  // stacks not yet delivered, fetched after the walk
-    for_each_percpu<ls_stack_key, ls_stack_stats>(
+    for_each_entry<ls_stack_key, ls_stack_stats>(
         skel_->maps.stack_samples, possible_cpus_, [&](const ls_stack_key& key, const ls_stack_stats* per_cpu) {
             RawStack s{key.lock, key.flags, key.stack_id, key.role, 0, 0};
             for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
@@ -514,29 +481,21 @@ void Probe::read_stacks(RawSnapshot& out)
 
 void Probe::read_tasks(RawSnapshot& out)
 {
-    bpf_map* map = skel_->maps.task_stats;
-    uint32_t key = 0, next = 0;
-    const uint32_t* prev = nullptr;
-    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
-        key = next;
-        prev = &key;
-        ls_task_stats v{};
-        if (bpf_map__lookup_elem(map, &key, sizeof key, &v, sizeof v, 0) != 0)
-            continue;
+    for_each_entry<uint32_t, ls_task_stats>(skel_->maps.task_stats, 1, [&](uint32_t pid, const ls_task_stats* v) {
         RawTask t;
-        t.pid = key;
-        t.tgid = v.tgid;
-        t.comm.assign(v.comm, strnlen(v.comm, sizeof v.comm));
-        t.counters.contentions = v.contentions;
-        t.counters.spin_attempts = v.spin_attempts;
-        t.counters.spin_failures = v.spin_failures;
-        t.counters.wait_ns = v.wait_ns;
-        t.counters.spin_ns = v.spin_ns;
-        t.counters.sleep_ns = v.sleep_ns;
-        t.counters.preempt_ns = v.preempt_ns;
-        t.counters.sleeps = v.sleeps;
+        t.pid = pid;
+        t.tgid = v->tgid;
+        t.comm.assign(v->comm, strnlen(v->comm, sizeof v->comm));
+        t.counters.contentions = v->contentions;
+        t.counters.spin_attempts = v->spin_attempts;
+        t.counters.spin_failures = v->spin_failures;
+        t.counters.wait_ns = v->wait_ns;
+        t.counters.spin_ns = v->spin_ns;
+        t.counters.sleep_ns = v->sleep_ns;
+        t.counters.preempt_ns = v->preempt_ns;
+        t.counters.sleeps = v->sleeps;
         out.tasks.push_back(std::move(t));
-    }
+    });
 }
 
 }  // namespace lockscope::probe

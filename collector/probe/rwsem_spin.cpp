@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "lockscope_abi.h"
+#include "probe/map_read.h"
 #include "rwsem_spin_bpf.skel.h"
 
 namespace lockscope::probe {
@@ -117,15 +118,7 @@ void RwsemSpin::merge_into(RawSnapshot& snapshot) const
     for (size_t i = 0; i < snapshot.locks.size(); ++i)
         if ((snapshot.locks[i].flags & LS_F_KIND_MASK) == LCB_F_WRITE)
             writers.emplace(snapshot.locks[i].address, i);
-    bpf_map* map = skel_->maps.rwsem_spin;
-    __u64 key = 0, next = 0;
-    const __u64* prev = nullptr;
-    while (bpf_map__get_next_key(map, prev, &next, sizeof next) == 0) {
-        key = next;
-        prev = &key;
-        ls_rwsem_spin v{};
-        if (bpf_map__lookup_elem(map, &key, sizeof key, &v, sizeof v, 0) != 0)
-            continue;
+    for_each_entry<__u64, ls_rwsem_spin>(skel_->maps.rwsem_spin, 1, [&](__u64 key, const ls_rwsem_spin* v) {
         const auto [at, fresh] = writers.try_emplace(key, snapshot.locks.size());
         if (fresh) {
             RawLock lock;
@@ -134,11 +127,11 @@ void RwsemSpin::merge_into(RawSnapshot& snapshot) const
             snapshot.locks.push_back(lock);
         }
         RawLock& row = snapshot.locks[at->second];
-        const uint64_t failures = std::min(v.spin_failures, v.spin_attempts);
-        row.counters.spin_attempts += v.spin_attempts;
+        const uint64_t failures = std::min(v->spin_failures, v->spin_attempts);
+        row.counters.spin_attempts += v->spin_attempts;
         row.counters.spin_failures += failures;
-        row.counters.spin_successes += v.spin_attempts - failures;
-    }
+        row.counters.spin_successes += v->spin_attempts - failures;
+    });
     snapshot.counters.lost.lock_map_full += skel_->bss->lost_locks;
 }
 

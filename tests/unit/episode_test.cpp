@@ -36,7 +36,7 @@ struct Task {
     {
         ls_episode ep;
         __u32 ab = 0;
-        if (ls_end(&ts, lock, ret, now, &ep, &ab) != LS_END_DONE) {
+        if (!ls_end(&ts, lock, ret, now, &ep, &ab)) {
             unmatched++;
             return;
         }
