@@ -5,7 +5,12 @@ stats), events lost, the recorder's own CPU, and session size per minute.
 Runs `lockscope record --workload WORKLOAD` and samples, over the middle of
 the run, each lockscope program's run_time_ns / run_cnt from the kernel
 (kernel.bpf_stats_enabled=1, restored afterwards) and the recorder's
-utime+stime from /proc. Needs root. Prints a Markdown table, writes JSON.
+utime+stime from /proc. Reference programs (bench/floor.bpf.c, run by
+build/bpf_floor) give the yardsticks: empty programs on the same hooks
+through the same window, the floor any tp_btf program pays; and, in a run of
+the same workload right after without lockscope, programs on the contention
+hooks that only ask who runs and read the clock, the least a program timing
+waits per task pays. Needs root. Prints a Markdown table, writes JSON.
 
 usage: bench/bpf_cost.py [--lockscope build/lockscope] [--workload pipe]
                          [--threads 4] [--duration 12] [--repeat 3] [--json out.json]
@@ -21,6 +26,7 @@ import time
 
 PROGRAMS = ("on_contention_b", "on_contention_e", "on_sched_switc", "on_sched_wakin")
 FLOOR = ("floor_contentio", "floor_sched_swi", "floor_sched_wak")
+TIMED = ("timed_contentio",)
 
 
 def bpf_stats(prefixes):
@@ -58,22 +64,29 @@ def rss_kib(pid):
     return 0
 
 
+def start_floor(args, which, seconds):
+    floor = subprocess.Popen([args.floor, str(int(seconds)), which], stderr=subprocess.PIPE, text=True)
+    if "attached" not in floor.stderr.readline():
+        sys.exit("bpf_cost: bpf_floor did not attach")
+    return floor
+
+
 def one_run(args, workdir, index):
     out = os.path.join(workdir, f"cost-{index}.lockscope")
     cmd = [args.lockscope, "record", "--workload", args.workload, "-t", str(args.threads),
            "-d", str(args.duration), "-o", out, "-f"] + args.record_arg
-    # Empty programs on the same hooks, attached through the same window: the
-    # floor any tp_btf program pays here, measured on the very same events.
-    floor = subprocess.Popen([args.floor, str(int(args.duration + 5))], stderr=subprocess.PIPE, text=True)
-    if "attached" not in floor.stderr.readline():
-        sys.exit("bpf_cost: bpf_floor did not attach")
+    settle = args.duration * 0.2
+    window = args.duration * 0.6
     rec = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     line = rec.stderr.readline()
     if "recording" not in line:
         rec.wait()
         sys.exit(f"bpf_cost: lockscope did not start: {line}{rec.stderr.read()}")
-    settle = args.duration * 0.2
-    window = args.duration * 0.6
+    # Empty programs on the same hooks through the same window: the floor any
+    # tp_btf program pays here, on the very same events. Attached after
+    # lockscope's, they run after them on each event and leave lockscope's
+    # own cost as it is alone.
+    floor = start_floor(args, "empty", args.duration + 5)
     time.sleep(settle)
     s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR), cpu_seconds(rec.pid), time.monotonic()
     time.sleep(window)
@@ -84,8 +97,28 @@ def one_run(args, workdir, index):
         sys.exit("bpf_cost: lockscope record failed")
     floor.kill()
     floor.wait()
+
+    # The same workload without lockscope, under programs that only ask who
+    # runs and read the clock: the least any per-task wait timer pays. Alone
+    # on the hooks, because the first program on an event to read the clock
+    # pays for it more than a later one does.
+    timed = start_floor(args, "timed", args.duration + 5)
+    work = subprocess.Popen([args.lockscope, "workload", args.workload, "-t", str(args.threads),
+                             "-d", str(args.duration)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(settle)
+    m0 = bpf_stats(TIMED)
+    time.sleep(window)
+    m1 = bpf_stats(TIMED)
+    work.wait()
+    timed.kill()
+    timed.wait()
+
     per_prog, ns_per_event, total_cnt = per_event(s0, s1)
     floor_prog, floor_ns, _ = per_event(f0, f1)
+    timed_prog, timed_ns, _ = per_event(m0, m1)
+    lockscope_contention = [per_prog[n] for n in per_prog if n.startswith("on_contention_")]
+    contention_ns = sum(v[0] for v in lockscope_contention)
+    contention_cnt = sum(v[1] for v in lockscope_contention)
     report = json.loads(subprocess.run([args.lockscope, "report", out, "--format", "json"], check=True,
                                        capture_output=True, text=True).stdout)
     duration = report["totals"].get("duration_s") or args.duration
@@ -94,6 +127,9 @@ def one_run(args, workdir, index):
         "floor_ns_per_event": floor_ns,
         "above_floor_ns": ns_per_event - floor_ns,
         "floor_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in floor_prog.items()},
+        "contention_ns_per_event": contention_ns / contention_cnt if contention_cnt else 0.0,
+        "timed_ns_per_event": timed_ns,
+        "timed_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in timed_prog.items()},
         "per_program": {n: {"ns_per_event": (rt / cnt if cnt else 0.0), "events_per_s": cnt / (t1 - t0)}
                         for n, (rt, cnt) in per_prog.items()},
         "events_per_s": total_cnt / (t1 - t0),
@@ -139,6 +175,8 @@ def main():
     rows = [("BPF run time per handled event (ns)", "ns_per_event", "{:.0f}"),
             ("empty tp_btf program on the same hooks (ns)", "floor_ns_per_event", "{:.0f}"),
             ("lockscope's work above that floor (ns)", "above_floor_ns", "{:.0f}"),
+            ("lockscope on the contention hooks only (ns)", "contention_ns_per_event", "{:.0f}"),
+            ("who runs + clock read only, same hooks, alone (ns)", "timed_ns_per_event", "{:.0f}"),
             ("handled events per second", "events_per_s", "{:,.0f}"),
             ("contentions per second", "contentions_per_s", "{:,.0f}"),
             ("recorder CPU (% of one CPU)", "recorder_cpu_percent", "{:.2f}"),
@@ -158,6 +196,8 @@ def main():
         print(f"  {name:18s} {ns:7.0f} ns  {ev:12,.0f}/s")
     print("empty programs:", ", ".join(f"{n} {statistics.median(r['floor_per_program'].get(n, 0) for r in runs):.0f} ns"
                                       for n in sorted(runs[0]["floor_per_program"])))
+    print("who runs + clock only:", ", ".join(f"{n} {statistics.median(r['timed_per_program'].get(n, 0) for r in runs):.0f} ns"
+                                             for n in sorted(runs[0]["timed_per_program"])))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"workload": args.workload, "threads": args.threads, "runs": runs}, f, indent=2)

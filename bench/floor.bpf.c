@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Empty programs on lockscope's four hooks: the per-event floor that any
- * tp_btf program pays here (trampoline and dispatch), measured side by side. */
+/*
+ * Reference programs on lockscope's hooks, measured side by side with it
+ * (bench/bpf_cost.py):
+ *  - floor_*: empty programs, the per-event floor any tp_btf program pays
+ *    here (trampoline and dispatch);
+ *  - timed_*: on the contention hooks, the least a program that times waits
+ *    per task must do: ask who runs (bpf_get_current_pid_tgid) and read the
+ *    clock (bpf_ktime_get_ns), kept in a per-CPU slot so nothing is elided.
+ */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sink SEC(".maps");
 
 SEC("tp_btf/contention_begin")
 int floor_contention_begin(void *ctx) { return 0; }
@@ -18,3 +32,21 @@ int floor_sched_switch(void *ctx) { return 0; }
 
 SEC("tp_btf/sched_waking")
 int floor_sched_waking(void *ctx) { return 0; }
+
+static __always_inline int timed(void)
+{
+	__u64 who = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u32 zero = 0;
+	__u64 *slot = bpf_map_lookup_elem(&sink, &zero);
+
+	if (slot)
+		*slot += who ^ now;
+	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int timed_contention_begin(void *ctx) { return timed(); }
+
+SEC("tp_btf/contention_end")
+int timed_contention_end(void *ctx) { return timed(); }
