@@ -285,17 +285,34 @@ LS_INLINE void ls_woken(struct ls_task_state *ts)
 	}
 }
 
+/* 1 when x (below 2^32) is not zero, without a branch. */
+#define LS_NONZERO32(x) ((((__u64)(x)) + 0xffffffffull) >> 32)
+
+/*
+ * floor(log2(v)) (0 for 0), capped at the last bucket. Branch-free: wait
+ * times are data, and every mispredicted branch here would be paid at the
+ * end of an episode, with the lock held.
+ */
 LS_INLINE __u32 ls_log2_bucket(__u64 v)
 {
-	__u32 r = 0;
+	__u64 r, t;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8)  { v >>= 8;  r += 8; }
-	if (v >> 4)  { v >>= 4;  r += 4; }
-	if (v >> 2)  { v >>= 2;  r += 2; }
-	if (v >> 1)  { r += 1; }
-	return r < LS_HIST_BUCKETS ? r : LS_HIST_BUCKETS - 1;
+	r = LS_NONZERO32(v >> 32) << 5;
+	v >>= r;
+	t = LS_NONZERO32(v >> 16) << 4;
+	v >>= t;
+	r |= t;
+	t = LS_NONZERO32(v >> 8) << 3;
+	v >>= t;
+	r |= t;
+	t = LS_NONZERO32(v >> 4) << 2;
+	v >>= t;
+	r |= t;
+	t = LS_NONZERO32(v >> 2) << 1;
+	v >>= t;
+	r |= t;
+	r |= LS_NONZERO32(v >> 1);
+	return r < LS_HIST_BUCKETS ? (__u32)r : LS_HIST_BUCKETS - 1;
 }
 
 /* Adds a finished episode to the task's own totals. */

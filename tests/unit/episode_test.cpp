@@ -2,6 +2,7 @@
 // BPF programs run, and checks the metrics DESIGN.md defines.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 extern "C" {
@@ -193,6 +194,16 @@ TEST(Episode, HistogramBucketsAreLog2)
     EXPECT_EQ(ls_log2_bucket(1023), 9u);
     EXPECT_EQ(ls_log2_bucket(1024), 10u);
     EXPECT_EQ(ls_log2_bucket(~0ull), __u32(LS_HIST_BUCKETS - 1));
+    // every power of two and its neighbours, against a plain loop
+    for (int k = 0; k < 64; k++) {
+        for (__u64 v : {(1ull << k) - 1, 1ull << k, (1ull << k) + 1}) {
+            __u32 expect = 0;
+            for (__u64 x = v; x > 1; x >>= 1)
+                expect++;
+            expect = std::min<__u32>(expect, LS_HIST_BUCKETS - 1);
+            EXPECT_EQ(ls_log2_bucket(v), expect) << v;
+        }
+    }
     Task t;
     t.begin(kLock, MUTEX_SPIN, 0);
     t.end(kLock, 0, 3000);
