@@ -23,7 +23,7 @@ const volatile __u32 stack_period = 256; /* sample one episode stack in N per CP
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
 
-/* Next free row of lock_stats; user space reads rows [0, next_lock_row). */
+/* Next free row of lock_stats (user space reads the rows lock_index names). */
 __u32 next_lock_row = 0;
 
 struct {
@@ -283,9 +283,9 @@ static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 /*
  * The running task's state: the CPU's when the task owns it, else its task
  * storage. The check is not redundant: a sched_switch program does not see
- * every switch (on the development VM, bpftrace on sched_switch misses the
- * switches out of some of the guest agent's threads too), and a task switched
- * in unseen must not write into the state of the task seen last.
+ * every switch (bench/switch_gaps.sh shows bpftrace missing the switches out
+ * of some threads too), and a task switched in unseen must not write into the
+ * state of the task seen last.
  */
 static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *hot, u64 pid_tgid,
 							    bool create)
