@@ -136,15 +136,40 @@ static __always_inline struct ls_cpu_state *cpu_hot(void)
 }
 
 /*
- * Creating trace state and writing to the ring buffer take kernel locks; when
- * one is contended, lock:contention_begin/end fire inside our own program.
- * The kernel skips a program nested in itself but not begin nested in end,
- * so such an episode would open and never close. trace_busy makes every
- * event on this CPU while we hold those locks ours, and ignored.
+ * Events that fire inside our own begin/end programs. The kernel skips a
+ * program nested in itself, not begin nested in end: of such an episode we
+ * would see one event only. A lone begin would stay open on the interrupted
+ * task's stack and later pair with an end that is not its own; a lone end
+ * could close an episode that is not its own. So every event that arrives
+ * while this CPU runs one of those programs is left alone:
+ *  - inside a helper that takes kernel locks (creating task or trace state,
+ *    writing to the ring buffer), the contention is lockscope's own, and is
+ *    not the workload's: ignored (LS_BUSY_OWN_LOCKS);
+ *  - anywhere else in the program, it is an interrupt's, and is counted as
+ *    lost (lost_nested).
+ * The tracepoint programs run with preemption off, so what they set is seen
+ * only by an interrupt on the same CPU. The USDT programs run preemptible:
+ * they mark only their own lock-taking helpers, as before.
  */
-static __always_inline bool trace_nested(struct ls_counters *cnt)
+#define LS_BUSY_HANDLER   1
+#define LS_BUSY_OWN_LOCKS 2
+
+static __always_inline bool nested_in_own(struct ls_counters *cnt)
 {
-	return trace_episodes && cnt->trace_busy;
+	if (!cnt->busy)
+		return false;
+	if (cnt->busy == LS_BUSY_HANDLER)
+		cnt->lost_nested++;
+	return true;
+}
+
+/* Around a helper that may take a contended kernel lock; returns what to restore. */
+static __always_inline u64 own_locks_enter(struct ls_counters *cnt)
+{
+	u64 was = cnt->busy;
+
+	cnt->busy = LS_BUSY_OWN_LOCKS;
+	return was;
 }
 
 /* Trace mode: notes a phase boundary of the top episode (a new episode, a
@@ -155,6 +180,7 @@ static __always_inline void trace_phase(struct ls_task_state *ts, int action, u6
 	struct ls_episode *ep = ls_top(ts);
 	struct ls_trace_episode *te;
 	struct ls_trace_task *tt;
+	u64 busy;
 	u32 n;
 
 	if (!ep)
@@ -162,10 +188,10 @@ static __always_inline void trace_phase(struct ls_task_state *ts, int action, u6
 	/* a repeated begin that starts no new spin phase is no boundary */
 	if (action == LS_BEGIN_PHASE && !(ep->in_spin && ep->phase_ns == now))
 		return;
-	cnt->trace_busy = 1;
+	busy = own_locks_enter(cnt);
 	tt = bpf_task_storage_get(&trace_state, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	cnt->trace_busy = 0;
+	cnt->busy = busy;
 	if (!tt)
 		return; /* the end finds no record and counts the episode as not traced */
 	te = &tt->ep[(ts->depth - 1) & (LS_MAX_DEPTH - 1)];
@@ -176,6 +202,10 @@ static __always_inline void trace_phase(struct ls_task_state *ts, int action, u6
 		te->nphases = 0;
 		te->truncated = 0;
 		te->waker = 0;
+	} else if (te->lock != ep->lock || te->begin_ns != ep->begin_ns) {
+		/* the slot holds another episode's record: never mix their
+		 * phases; the end counts this episode as not traced */
+		return;
 	}
 	n = te->nphases;
 	if (n >= LS_TRACE_MAX_PHASES) {
@@ -196,6 +226,7 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 {
 	struct ls_trace_episode *te;
 	struct ls_trace_task *tt;
+	u64 busy;
 	u32 n;
 
 	tt = bpf_task_storage_get(&trace_state, bpf_get_current_task_btf(), 0, 0);
@@ -221,11 +252,11 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 	n = te->nphases;
 	if (n > LS_TRACE_MAX_PHASES)
 		n = LS_TRACE_MAX_PHASES;
-	cnt->trace_busy = 1;
+	busy = own_locks_enter(cnt);
 	if (bpf_ringbuf_output(&trace_events, te,
 			       offsetof(struct ls_trace_episode, phases) + n * sizeof(struct ls_trace_phase), 0))
 		cnt->trace_lost++;
-	cnt->trace_busy = 0;
+	cnt->busy = busy;
 	te->lock = 0;
 }
 
@@ -290,50 +321,49 @@ static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *hot, u64 pid_tgid,
 							    bool create)
 {
+	struct ls_task_state *ts;
+	u64 busy;
+
 	if (hot->owner == (u64)(u32)pid_tgid + 1)
 		return &hot->ts;
-	return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!create)
+		return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
+	busy = own_locks_enter(&hot->cnt);
+	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	hot->cnt.busy = busy;
+	return ts;
 }
 
-static __always_inline int handle_begin(u64 lock, u32 flags)
+static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_counters *cnt, u64 pid_tgid,
+					u64 lock, u32 flags)
 {
 	struct ls_task_state *ts;
-	struct ls_cpu_state *hot;
-	struct ls_counters *cnt;
 	struct ls_episode *ep;
 	u64 now;
 	u32 owner = LS_OWNER_UNKNOWN;
 	int action;
 
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-
-	hot = traced_cpu(pid_tgid);
-	if (!hot)
-		return 0;
-	cnt = &hot->cnt;
-	if (trace_nested(cnt))
-		return 0;
 	cnt->begins++;
 	ts = current_state(hot, pid_tgid, true);
 	if (!ts) {
 		cnt->lost_task_storage++;
-		return 0;
+		return;
 	}
 	now = bpf_ktime_get_ns();
 	action = ls_begin(ts, lock, flags, now);
 	if (action == LS_BEGIN_TOO_DEEP) {
 		cnt->lost_depth++;
-		return 0;
+		return;
 	}
 	if (action == LS_BEGIN_PHASE || (flags & LS_F_USER)) {
 		if (trace_episodes)
 			trace_phase(ts, action, now, owner, cnt);
-		return 0;
+		return;
 	}
 	ep = ls_top(ts);
 	if (!ep)
-		return 0;
+		return;
 	if (action == LS_BEGIN_NEW || ep->begin_ns == now)
 		ep->lock_class = lock_class(lock, flags);
 	if (action == LS_BEGIN_QUEUED) {
@@ -342,6 +372,21 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 	}
 	if (trace_episodes)
 		trace_phase(ts, action, now, owner, cnt);
+}
+
+static __always_inline int handle_begin(u64 lock, u32 flags)
+{
+	u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
+	bool kernel = !(flags & LS_F_USER);
+
+	if (!hot || nested_in_own(&hot->cnt))
+		return 0;
+	if (kernel)
+		hot->cnt.busy = LS_BUSY_HANDLER;
+	begin_event(hot, &hot->cnt, pid_tgid, lock, flags);
+	if (kernel)
+		hot->cnt.busy = 0;
 	return 0;
 }
 
@@ -465,37 +510,28 @@ full:
 	return 0;
 }
 
-static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
+static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struct ls_counters *cnt,
+				      u64 pid_tgid, u64 lock, s32 ret, bool user)
 {
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
-	struct ls_counters *cnt;
 	struct ls_episode ep;
-	struct ls_cpu_state *hot;
 	u32 abandoned = 0;
 	bool sample, created = false;
 	u64 now;
 
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-
-	hot = traced_cpu(pid_tgid);
-	if (!hot)
-		return 0;
-	cnt = &hot->cnt;
-	if (trace_nested(cnt))
-		return 0;
 	cnt->ends++;
 	ts = current_state(hot, pid_tgid, false);
 	now = bpf_ktime_get_ns();
 	if (!ts || !ls_end(ts, lock, ret, now, &ep, &abandoned)) {
 		cnt->unmatched_ends++;
-		return 0;
+		return;
 	}
 	cnt->abandoned += abandoned;
 
 	s = lock_row(hot, lock, ep.flags, cnt, &created);
 	if (!s)
-		return 0;
+		return;
 	/* A kernel stack says nothing about a user-space lock; every lock
 	 * gets at least one stack. */
 	sample = !user && (created ? stack_period != 0 : sample_due(cnt));
@@ -507,6 +543,20 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 		sample_stack(ctx, cnt, lock, ep.flags, LS_ROLE_WAITER, now - ep.begin_ns);
 	if (trace_episodes)
 		trace_episode(&ep, ts->depth, now, ret, pid_tgid, cnt);
+}
+
+static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
+{
+	u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
+
+	if (!hot || nested_in_own(&hot->cnt))
+		return 0;
+	if (!user)
+		hot->cnt.busy = LS_BUSY_HANDLER;
+	end_event(ctx, hot, &hot->cnt, pid_tgid, lock, ret, user);
+	if (!user)
+		hot->cnt.busy = 0;
 	return 0;
 }
 

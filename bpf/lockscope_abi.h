@@ -112,7 +112,7 @@ struct ls_counters {
 	__u64 begins;
 	__u64 ends;
 	__u64 sample_tick;        /* countdown to the next stack sample */
-	__u64 trace_busy;         /* 1 while this CPU writes trace state: see lockscope.bpf.c */
+	__u64 busy;               /* 1 while a begin/end tracepoint program runs here: see nested_in_own() */
 	__u64 unmatched_ends;     /* end without a begin seen (started before recording) */
 	__u64 lost_depth;         /* nesting deeper than LS_MAX_DEPTH */
 	__u64 lost_lock_full;     /* lock map full: episode not aggregated */
@@ -123,6 +123,7 @@ struct ls_counters {
 	__u64 abandoned;          /* inner episodes popped by an outer end */
 	__u64 stack_samples;      /* stacks captured */
 	__u64 trace_lost;         /* finished episodes not streamed (ring buffer full, no trace state) */
+	__u64 lost_nested;        /* events of an interrupt nested in our own begin/end program */
 };
 
 /*

@@ -63,6 +63,7 @@ void LostCounters::add(const LostCounters& o)
     task_map_full = sat_add(task_map_full, o.task_map_full);
     task_storage = sat_add(task_storage, o.task_storage);
     ring_buffer = sat_add(ring_buffer, o.ring_buffer);
+    nested = sat_add(nested, o.nested);
 }
 
 const LockInfo* Session::lock(int64_t id) const

@@ -109,10 +109,13 @@ struct LostCounters {
     uint64_t task_map_full = 0;
     uint64_t task_storage = 0;
     uint64_t ring_buffer = 0;
+    // Events of an interrupt that contended while lockscope's own begin or
+    // end program ran on its CPU: the kernel runs only one of the pair.
+    uint64_t nested = 0;
     uint64_t total() const
     {
         return depth + lock_map_full + stack + stack_map_full + task_map_full + task_storage +
-               ring_buffer;
+               ring_buffer + nested;
     }
     void add(const LostCounters& o);
     bool operator==(const LostCounters&) const = default;

@@ -5,11 +5,31 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <sstream>
 
 namespace lockscope {
 namespace {
+
+// Each cause of loss: its JSON key, its label in the text report, its count.
+struct LostCause {
+    const char* key;
+    const char* label;
+    uint64_t count;
+};
+
+std::array<LostCause, 8> lost_causes(const LostCounters& l)
+{
+    return {{{"depth", "depth", l.depth},
+             {"lock_map_full", "lock-map", l.lock_map_full},
+             {"stack", "stack", l.stack},
+             {"stack_map_full", "stack-map", l.stack_map_full},
+             {"task_map_full", "task-map", l.task_map_full},
+             {"task_storage", "task-storage", l.task_storage},
+             {"ring_buffer", "ringbuf", l.ring_buffer},
+             {"nested", "nested in lockscope", l.nested}}};
+}
 
 constexpr size_t kTextWidth = 100;
 
@@ -118,13 +138,15 @@ void totals_block(std::ostringstream& out, const Report& rep)
         line("wakeups, errors", format_count(c.wakeups) + ", " + format_count(c.errors));
     line("CPU idle", format_percent(t.idle_fraction));
     line("events", format_count(t.events));
-    const LostCounters& l = t.lost_by_cause;
     line("lost", format_count(t.lost) + (t.lost ? "  (results undercount)" : ""));
-    line("", "depth " + format_count(l.depth) + ", lock-map " + format_count(l.lock_map_full) +
-                 ", stack " + format_count(l.stack) + ", stack-map " +
-                 format_count(l.stack_map_full) + ", task-map " + format_count(l.task_map_full) +
-                 ", task-storage " + format_count(l.task_storage) + ", ringbuf " +
-                 format_count(l.ring_buffer));
+    // Only the causes that lost something.
+    std::string causes;
+    for (const LostCause& cause : lost_causes(t.lost_by_cause))
+        if (cause.count)
+            causes += (causes.empty() ? "" : ", ") + std::string(cause.label) + " " +
+                      format_count(cause.count);
+    if (!causes.empty())
+        line("", causes);
 }
 
 struct Column {
@@ -288,14 +310,10 @@ std::string format_json(const Report& rep)
     nlohmann::ordered_json totals = counters_json(t.counters);
     totals["idle_fraction"] = t.idle_fraction;
     totals["lost"] = t.lost;
-    const LostCounters& l = t.lost_by_cause;
-    totals["lost_by_cause"] = {{"depth", l.depth},
-                               {"lock_map_full", l.lock_map_full},
-                               {"stack", l.stack},
-                               {"stack_map_full", l.stack_map_full},
-                               {"task_map_full", l.task_map_full},
-                               {"task_storage", l.task_storage},
-                               {"ring_buffer", l.ring_buffer}};
+    nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
+    for (const LostCause& cause : lost_causes(t.lost_by_cause))
+        by_cause[cause.key] = cause.count;
+    totals["lost_by_cause"] = by_cause;
     totals["events"] = t.events;
     totals["duration_s"] = t.duration_s;
     totals["contentions_per_s"] =

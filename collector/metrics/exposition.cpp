@@ -192,7 +192,9 @@ std::vector<MetricFamily> MetricsState::families() const
     single("lockscope_cpu_idle_ratio", "Idle fraction of the CPUs over the last interval", MetricType::Gauge,
            last_idle_fraction_);
     single("lockscope_events_total", "Tracepoint events handled", MetricType::Counter, double(events_));
-    single("lockscope_lost_total", "Events or keys dropped because a map or buffer was full",
+    single("lockscope_lost_total",
+           "Events or keys dropped: a map or buffer was full, nesting too deep, or an interrupt "
+           "contended inside lockscope's own program",
            MetricType::Counter, double(lost_));
     single("lockscope_intervals_total", "Intervals drained from the kernel", MetricType::Counter,
            double(intervals_));

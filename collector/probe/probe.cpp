@@ -36,7 +36,7 @@ static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 88);
 static_assert(sizeof(ls_cpu_idle) == 16);
-static_assert(sizeof(ls_counters) == 14 * 8);
+static_assert(sizeof(ls_counters) == 15 * 8);
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 80);
@@ -419,6 +419,7 @@ void Probe::read_cpu_state(RawSnapshot& out)
             r.lost.task_map_full += c.lost_task_full;
             r.lost.task_storage += c.lost_task_storage;
             r.lost.ring_buffer += c.trace_lost;
+            r.lost.nested += c.lost_nested;
         }
     }
 }

@@ -69,6 +69,7 @@ TEST(SessionStoreTest, RoundTripReadsBackWhatWasWritten)
         done = batches.back().run;
         done.end_ns = 9'000'000'000ull;
         done.status = "complete";
+        done.lost.nested = 4;
         w.end_run(done);
     }  // destructor closes
 
@@ -137,6 +138,41 @@ TEST(SessionStoreTest, RoundTripReadsBackWhatWasWritten)
     EXPECT_EQ(s.tasks[1].comm, "worker, \"2\"");
     EXPECT_EQ(s.tasks[0].counters, last.tasks[0].counters);
     EXPECT_EQ(s.tasks[0].tgid, 100u);
+}
+
+// Files written before the interrupt-nested loss was counted have no
+// lost_nested column: they load, with that cause 0 and the others intact.
+TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedLossesWereCounted)
+{
+    TempDir dir;
+    const std::string path = dir.file("old.lockscope");
+    RunInfo done;
+    {
+        auto w = SessionWriter::create(path, false);
+        w.set_meta(sample_meta());
+        const int64_t run = w.begin_run("old", 1'000'000'000ull);
+        IntervalBatch b = sample_batch(run, 0, 2);
+        w.write_interval(b);
+        done = b.run;
+        done.end_ns = 2'000'000'000ull;
+        done.status = "complete";
+        done.lost.task_storage = 7;
+        w.end_run(done);
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN lost_nested", nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+
+    Session s = load_session(path);
+    EXPECT_TRUE(s.warnings.empty());
+    ASSERT_EQ(s.runs.size(), 1u);
+    EXPECT_EQ(s.runs[0].lost.nested, 0u);
+    EXPECT_EQ(s.runs[0].lost.task_storage, 7u);
+    EXPECT_EQ(s.runs[0].lost.depth, done.lost.depth);
+    EXPECT_EQ(s.runs[0].lost.ring_buffer, done.lost.ring_buffer);
 }
 
 TEST(SessionStoreTest, StoresHistogramsSparselyAndEndsAsOneFile)

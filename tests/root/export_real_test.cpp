@@ -184,6 +184,11 @@ TEST_F(ExportReal, ChromeTraceSlicesAddUpToTheReportsTotals)
         EXPECT_LE(spin_ns, totals()["spin_ns"].get<uint64_t>());
     }
     EXPECT_EQ(truncated, 0u) << "the pipe workload needs no more than a few phases per episode";
+    // Streaming the trace contends on the ring buffer's own lock, inside
+    // lockscope's program: that contention is lockscope's, ignored, never
+    // counted as the workload's lost events. Only an interrupt nested in the
+    // program is, and those are rare.
+    EXPECT_LE(totals()["lost_by_cause"]["nested"].get<uint64_t>(), 10u);
 }
 
 TEST_F(ExportReal, FoldedStacksAddUpToTheReportsTotals)

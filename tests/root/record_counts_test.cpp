@@ -93,6 +93,17 @@ void expect_within_1_percent(uint64_t lockscope_value, uint64_t observed, const 
         << what << ": lockscope " << lockscope_value << " vs observer " << observed;
 }
 
+// Nothing is lost to a map, a buffer or the nesting limit. An interrupt that
+// contends while lockscope's own program runs on its CPU is lost (the kernel
+// runs the program for only one of its two events): counted, and rare.
+void expect_nothing_lost_but_rare_nested(const Report& rep)
+{
+    const LostCounters& l = rep.totals.lost_by_cause;
+    EXPECT_EQ(l.total() - l.nested, 0u) << "lost to a map, a buffer or the nesting limit";
+    EXPECT_LE(l.nested, std::max<uint64_t>(10, rep.totals.counters.contentions / 10'000))
+        << "interrupts nested in lockscope's own program";
+}
+
 TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
 {
     LOCKSCOPE_REQUIRE_BPF();
@@ -115,8 +126,10 @@ TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
     uint64_t unmatched = 0;
     for (const RunInfo& run : r.session.runs)
         unmatched += run.unmatched_ends;
-    expect_within_1_percent(c.contentions + unmatched, r.observed.ends, "contention ends");
-    EXPECT_EQ(r.report.totals.lost, 0u);
+    // The observer counts the ends of episodes lost to nesting too.
+    expect_within_1_percent(c.contentions + unmatched + r.report.totals.lost_by_cause.nested,
+                            r.observed.ends, "contention ends");
+    expect_nothing_lost_but_rare_nested(r.report);
     // A spin phase ends in success or failure; none is left open at exit.
     EXPECT_EQ(c.spin_successes + c.spin_failures, c.spin_attempts);
 
@@ -207,8 +220,9 @@ TEST(RecordCounts, ManyDistinctLocksAreAllKept)
     Recorded r = record_workload({"pipes", "--locks", "8000", "-t", "4", "-d", "3"});
     const LockCounters& c = r.report.totals.counters;
     EXPECT_GT(distinct_locks(r.session, "pipe->mutex"), 600u) << "too few distinct pipes contended";
-    EXPECT_EQ(r.report.totals.lost, 0u);
-    expect_within_1_percent(c.contentions + unmatched_ends(r.session), r.observed.ends, "contention ends");
+    expect_nothing_lost_but_rare_nested(r.report);
+    expect_within_1_percent(c.contentions + unmatched_ends(r.session) + r.report.totals.lost_by_cause.nested,
+                            r.observed.ends, "contention ends");
 }
 
 // More distinct locks than --max-locks: the map fills, and what does not fit
@@ -227,7 +241,9 @@ TEST(RecordCounts, AFullLockMapIsCountedAndSaidNotSilent)
     EXPECT_GE(r.report.totals.lost, map_full);
     EXPECT_NE(err.find("lost"), std::string::npos) << err;
     // Kept episodes plus those lost to the full map are every episode.
-    expect_within_1_percent(c.contentions + map_full + unmatched_ends(r.session), r.observed.ends,
+    expect_within_1_percent(c.contentions + map_full + unmatched_ends(r.session) +
+                                r.report.totals.lost_by_cause.nested,
+                            r.observed.ends,
                             "kept + lost contention ends");
     // The kept locks' own counts are whole (the report's rows are consistent).
     EXPECT_EQ(c.spin_successes + c.spin_failures, c.spin_attempts);
