@@ -24,9 +24,11 @@ TEST(MutexHandoff, WokenWaiterThatLostTheRaceGetsTheLockNext) {
   set_test_hook([&](HookPoint point, const void* lock) {
     if (lock != &mutex || gettid_now() != waiter_tid.load()) return;
     if (point == HookPoint::BeforeSleep) sleeping = true;
-    if (point == HookPoint::MutexHandoffSet) handoff_requested = true;
-    // Then hold it before it can pick the lock up, until main has looked.
-    if (point == HookPoint::SpinOnOwner && handoff_requested && !held_twice.exchange(true)) {
+    // Hold the waiter right where it asked for the handoff, until main has
+    // looked: let go, it could pick the handed-off lock up (and release it)
+    // before main looks, however briefly it runs.
+    if (point == HookPoint::MutexHandoffSet && !held_twice.exchange(true)) {
+      handoff_requested = true;
       EXPECT_TRUE(eventually([&] { return checked.load(); }));
     }
     // Hold the woken waiter until the thief (main) has re-taken the lock.
