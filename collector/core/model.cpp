@@ -64,6 +64,7 @@ void LostCounters::add(const LostCounters& o)
     task_storage = sat_add(task_storage, o.task_storage);
     ring_buffer = sat_add(ring_buffer, o.ring_buffer);
     nested = sat_add(nested, o.nested);
+    abandoned = sat_add(abandoned, o.abandoned);
 }
 
 const LockInfo* Session::lock(int64_t id) const

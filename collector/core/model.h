@@ -112,10 +112,12 @@ struct LostCounters {
     // Events of an interrupt that contended while lockscope's own begin or
     // end program ran on its CPU: the kernel runs only one of the pair.
     uint64_t nested = 0;
+    // Inner episodes whose end never came, closed by the end of an outer one.
+    uint64_t abandoned = 0;
     uint64_t total() const
     {
         return depth + lock_map_full + stack + stack_map_full + task_map_full + task_storage +
-               ring_buffer + nested;
+               ring_buffer + nested + abandoned;
     }
     void add(const LostCounters& o);
     bool operator==(const LostCounters&) const = default;

@@ -39,7 +39,6 @@ struct RawCounters {
     uint64_t begins = 0;
     uint64_t ends = 0;
     uint64_t unmatched_ends = 0;
-    uint64_t abandoned = 0;
     uint64_t stack_samples = 0;
     LostCounters lost;
 };

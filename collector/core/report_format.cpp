@@ -19,7 +19,7 @@ struct LostCause {
     uint64_t count;
 };
 
-std::array<LostCause, 8> lost_causes(const LostCounters& l)
+std::array<LostCause, 9> lost_causes(const LostCounters& l)
 {
     return {{{"depth", "depth", l.depth},
              {"lock_map_full", "lock-map", l.lock_map_full},
@@ -28,7 +28,8 @@ std::array<LostCause, 8> lost_causes(const LostCounters& l)
              {"task_map_full", "task-map", l.task_map_full},
              {"task_storage", "task-storage", l.task_storage},
              {"ring_buffer", "ringbuf", l.ring_buffer},
-             {"nested", "nested in lockscope", l.nested}}};
+             {"nested", "nested in lockscope", l.nested},
+             {"abandoned", "end never seen", l.abandoned}}};
 }
 
 constexpr size_t kTextWidth = 100;

@@ -186,6 +186,7 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
     run_.lost.task_map_full -= run_start_counters_.lost.task_map_full;
     run_.lost.task_storage -= run_start_counters_.lost.task_storage;
     run_.lost.nested -= run_start_counters_.lost.nested;
+    run_.lost.abandoned -= run_start_counters_.lost.abandoned;
     run_.unmatched_ends = snap.counters.unmatched_ends - run_start_counters_.unmatched_ends;
     run_.stack_samples = snap.counters.stack_samples - run_start_counters_.stack_samples;
     b.run = run_;

@@ -293,16 +293,16 @@ Session load_session(const std::string& path, const LoadOptions& options)
     });
 
     std::set<int64_t> run_ids;
-    // lost_nested was added after version 1 without a bump: a file without
-    // it was written before that loss was counted, and reads as 0.
-    int has_nested = 0;
-    if (query_int(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'lost_nested'",
-                  &has_nested) != SQLITE_OK)
-        throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
     std::string lost_columns = detail::kLostColumns;
-    if (!has_nested)
-        lost_columns.replace(lost_columns.find("lost_nested"), std::string("lost_nested").size(),
-                             "0");
+    for (const std::string column : detail::kLostColumnsAddedLater) {
+        int present = 0;
+        const std::string sql =
+            "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '" + column + "'";
+        if (query_int(db, sql.c_str(), &present) != SQLITE_OK)
+            throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
+        if (!present)
+            lost_columns.replace(lost_columns.find(column), column.size(), "0");
+    }
     q = select(db, path,
                std::string("SELECT id, label, start_ns, end_ns, status, unmatched_ends, "
                            "stack_samples, ops, ") +
@@ -321,7 +321,8 @@ Session load_session(const std::string& path, const LoadOptions& options)
         LostCounters& l = run.lost;
         int col = 8;
         for (uint64_t* f : {&l.depth, &l.lock_map_full, &l.stack, &l.stack_map_full,
-                            &l.task_map_full, &l.task_storage, &l.ring_buffer, &l.nested})
+                            &l.task_map_full, &l.task_storage, &l.ring_buffer, &l.nested,
+                            &l.abandoned})
             *f = r.u64(col++, "lost");
         if (!r.ok())
             return skips.add("runs", r.why());

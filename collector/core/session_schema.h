@@ -35,8 +35,11 @@ inline constexpr int kCounterColumnCount = 15;
 // Run-level lost counters, in LostCounters order.
 inline constexpr const char* kLostColumns =
     "lost_depth, lost_lock_map_full, lost_stack, lost_stack_map_full, lost_task_map_full, "
-    "lost_task_storage, lost_ring_buffer, lost_nested";
-inline constexpr int kLostColumnCount = 8;
+    "lost_task_storage, lost_ring_buffer, lost_nested, lost_abandoned";
+inline constexpr int kLostColumnCount = 9;
+// Of those, the ones added after version 1 without a bump: a file without
+// them was written before that loss was counted, and reads them as 0.
+inline constexpr const char* kLostColumnsAddedLater[] = {"lost_nested", "lost_abandoned"};
 
 // Episodes of `record --trace`, one row each (see Episode). No index: rows
 // are only ever streamed in insertion order, and inserts must stay cheap.
@@ -58,6 +61,7 @@ inline constexpr const char* kSchemaSql =
     " lost_stack INTEGER NOT NULL DEFAULT 0, lost_stack_map_full INTEGER NOT NULL DEFAULT 0, "
     " lost_task_map_full INTEGER NOT NULL DEFAULT 0, lost_task_storage INTEGER NOT NULL DEFAULT 0, "
     " lost_ring_buffer INTEGER NOT NULL DEFAULT 0, lost_nested INTEGER NOT NULL DEFAULT 0, "
+    " lost_abandoned INTEGER NOT NULL DEFAULT 0, "
     " unmatched_ends INTEGER NOT NULL DEFAULT 0, "
     " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL);"
     "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "

@@ -192,7 +192,7 @@ void SessionWriter::prepare()
                         "stack_samples = ?, ops = ?";
         for (const char* c : {"lost_depth", "lost_lock_map_full", "lost_stack",
                               "lost_stack_map_full", "lost_task_map_full", "lost_task_storage",
-                              "lost_ring_buffer", "lost_nested"})
+                              "lost_ring_buffer", "lost_nested", "lost_abandoned"})
             update += string(", ") + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
         s->insert_lock = Stmt(db_, "INSERT INTO locks(id, name, kind, mode, caller, address, "
@@ -319,7 +319,7 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
     const LostCounters& l = r.lost;
     int col = 6;
     for (uint64_t v : {l.depth, l.lock_map_full, l.stack, l.stack_map_full, l.task_map_full,
-                       l.task_storage, l.ring_buffer, l.nested})
+                       l.task_storage, l.ring_buffer, l.nested, l.abandoned})
         sqlite3_bind_int64(st, col++, to_db(v));
     sqlite3_bind_int64(st, col, id);
 }

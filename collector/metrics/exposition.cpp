@@ -193,8 +193,8 @@ std::vector<MetricFamily> MetricsState::families() const
            last_idle_fraction_);
     single("lockscope_events_total", "Tracepoint events handled", MetricType::Counter, double(events_));
     single("lockscope_lost_total",
-           "Events or keys dropped: a map or buffer was full, nesting too deep, or an interrupt "
-           "contended inside lockscope's own program",
+           "Events or keys dropped: a map or buffer was full, nesting too deep, an interrupt "
+           "contended inside lockscope's own program, or an inner episode's end never came",
            MetricType::Counter, double(lost_));
     single("lockscope_intervals_total", "Intervals drained from the kernel", MetricType::Counter,
            double(intervals_));

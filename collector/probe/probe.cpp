@@ -410,7 +410,7 @@ void Probe::read_cpu_state(RawSnapshot& out)
             r.begins += c.begins;
             r.ends += c.ends;
             r.unmatched_ends += c.unmatched_ends;
-            r.abandoned += c.abandoned;
+            r.lost.abandoned += c.abandoned;
             r.stack_samples += c.stack_samples;
             r.lost.depth += c.lost_depth;
             r.lost.lock_map_full += c.lost_lock_full;

@@ -70,6 +70,7 @@ TEST(SessionStoreTest, RoundTripReadsBackWhatWasWritten)
         done.end_ns = 9'000'000'000ull;
         done.status = "complete";
         done.lost.nested = 4;
+        done.lost.abandoned = 5;
         w.end_run(done);
     }  // destructor closes
 
@@ -140,9 +141,9 @@ TEST(SessionStoreTest, RoundTripReadsBackWhatWasWritten)
     EXPECT_EQ(s.tasks[0].tgid, 100u);
 }
 
-// Files written before the interrupt-nested loss was counted have no
-// lost_nested column: they load, with that cause 0 and the others intact.
-TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedLossesWereCounted)
+// Files written before nested and abandoned episodes were counted as lost
+// have no such columns: they load, with those causes 0 and the others intact.
+TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounted)
 {
     TempDir dir;
     const std::string path = dir.file("old.lockscope");
@@ -161,15 +162,16 @@ TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedLossesWereCounted)
     }
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN lost_nested", nullptr, nullptr, nullptr),
-              SQLITE_OK)
-        << sqlite3_errmsg(db);
+    for (const char* sql : {"ALTER TABLE runs DROP COLUMN lost_nested",
+                            "ALTER TABLE runs DROP COLUMN lost_abandoned"})
+        EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
 
     Session s = load_session(path);
     EXPECT_TRUE(s.warnings.empty());
     ASSERT_EQ(s.runs.size(), 1u);
     EXPECT_EQ(s.runs[0].lost.nested, 0u);
+    EXPECT_EQ(s.runs[0].lost.abandoned, 0u);
     EXPECT_EQ(s.runs[0].lost.task_storage, 7u);
     EXPECT_EQ(s.runs[0].lost.depth, done.lost.depth);
     EXPECT_EQ(s.runs[0].lost.ring_buffer, done.lost.ring_buffer);
