@@ -9,6 +9,16 @@
  * sched_switch fires on the switching CPU before the previous task's
  * on_cpu is cleared, and another CPU cannot run that task until it is, so a
  * thread's switch-out here always precedes its next switch-in elsewhere.
+ *
+ * Switches can go unseen: some virtual machines never show the switches out
+ * of certain host-agent threads to any tracer (bench/switch_gaps.sh finds
+ * them). The thread switched in by such a switch would then read "off CPU"
+ * until its next switch, which for a spinning thread on a quiet machine is
+ * hundreds of milliseconds. So each CPU also keeps the tid it believes is
+ * running there (0: none of ours), and every timer interrupt, which runs in
+ * the context of the interrupted task, checks the belief against the task
+ * actually running: a missed switch-in is repaired within one tick, and a
+ * missed switch-out at the CPU's next tick or seen switch.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -16,47 +26,133 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* The most CPUs the belief slots cover; CPUs beyond it are never repaired. */
+#define ONCPU_MAX_CPUS 1024
+
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;
 const volatile __u32 slot_mask = 4095; /* entries - 1; entries a power of two */
+const volatile __u32 nr_cpus = 1;      /* belief slots after the table, <= ONCPU_MAX_CPUS */
 
 /*
  * One element holding the whole table, not one element per slot: an array
  * map stores each element in 8 bytes, and reflock's OnCpuTableOracle reads
- * packed u32s. No BTF value type, so user space can size it before load.
+ * packed u32s. Layout: entries tid slots, then nr_cpus belief slots. No BTF
+ * value type, so user space can size it before load.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__uint(key_size, sizeof(u32));
-	__uint(value_size, 4096 * sizeof(u32)); /* (slot_mask + 1) * 4, set before load */
+	__uint(value_size, (4096 + 1) * sizeof(u32)); /* set before load */
 } oncpu SEC(".maps");
+
+static __always_inline u32 *table_get(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&oncpu, &zero);
+}
+
+static __always_inline u32 ours(struct task_struct *t)
+{
+	return t->tgid == targ_tgid ? (u32)t->pid : 0;
+}
+
+/*
+ * Only our own mark: a colliding tid may own the slot now. Check and store
+ * are not atomic (no cmpxchg before -mcpu=v3); losing that race makes a
+ * colliding thread look off CPU until its next switch or tick, which only
+ * shortens a spin.
+ */
+static __always_inline void unmark(u32 *table, u32 tid)
+{
+	u32 slot = tid & slot_mask;
+
+	if (table[slot] == tid)
+		table[slot] = 0;
+}
+
+static __always_inline void mark(u32 *table, u32 tid)
+{
+	u32 slot = tid & slot_mask;
+
+	if (table[slot] != tid)
+		table[slot] = tid;
+}
+
+/*
+ * `stale` was believed running on `cpu` but is not: unmark it unless
+ * another CPU believes it runs there (it may have been switched in there,
+ * seen). Racing that switch-in can unmark a running thread; the next tick
+ * on its CPU marks it again.
+ */
+static __always_inline void forget(u32 *table, u32 cpu, u32 stale)
+{
+	u32 base = slot_mask + 1;
+
+	for (u32 i = 0; i < ONCPU_MAX_CPUS && i < nr_cpus; i++)
+		if (i != cpu && table[base + i] == stale)
+			return;
+	unmark(table, stale);
+}
+
+/* The belief slot of this CPU, or NULL past ONCPU_MAX_CPUS. */
+static __always_inline u32 *belief(u32 *table, u32 cpu)
+{
+	if (cpu >= nr_cpus || cpu >= ONCPU_MAX_CPUS)
+		return NULL;
+	return &table[slot_mask + 1 + cpu];
+}
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	u32 tgid = targ_tgid, zero = 0, slot;
-	u32 *table;
+	u32 prev_tid = ours(prev), next_tid = ours(next), cpu, *table, *cur;
 
-	/* Runs on every switch in the system: leave others' switches at once. */
-	if (prev->tgid != tgid && next->tgid != tgid)
-		return 0;
-	table = bpf_map_lookup_elem(&oncpu, &zero);
+	cpu = bpf_get_smp_processor_id();
+	table = table_get();
 	if (!table)
 		return 0;
-	if (prev->tgid == tgid) {
-		/*
-		 * Only our own mark: a colliding tid may own the slot now. Check
-		 * and store are not atomic (no cmpxchg before -mcpu=v3); losing
-		 * that race makes a colliding thread look off CPU until its next
-		 * switch, which only shortens a spin.
-		 */
-		slot = (u32)prev->pid & slot_mask;
-		if (table[slot] == (u32)prev->pid)
-			table[slot] = 0;
+	cur = belief(table, cpu);
+	/* Runs on every switch in the system: leave others' switches at once. */
+	if (!prev_tid && !next_tid && (!cur || !*cur))
+		return 0;
+	if (cur && *cur && *cur != prev_tid)
+		forget(table, cpu, *cur); /* its switch-out went unseen */
+	if (prev_tid)
+		unmark(table, prev_tid);
+	if (next_tid)
+		mark(table, next_tid);
+	if (cur)
+		*cur = next_tid;
+	return 0;
+}
+
+/*
+ * Every hrtimer expiry (the scheduler tick among them, HZ times a second
+ * on a busy CPU) runs in the context of the task it interrupted, which is
+ * the task running on this CPU.
+ */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(on_tick)
+{
+	u32 now_tid = ours(bpf_get_current_task_btf()), cpu, *table, *cur;
+
+	cpu = bpf_get_smp_processor_id();
+	table = table_get();
+	if (!table)
+		return 0;
+	cur = belief(table, cpu);
+	if (!cur)
+		return 0;
+	if (*cur != now_tid) {
+		if (*cur)
+			forget(table, cpu, *cur);
+		*cur = now_tid;
 	}
-	if (next->tgid == tgid)
-		table[(u32)next->pid & slot_mask] = (u32)next->pid;
+	if (now_tid)
+		mark(table, now_tid);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
@@ -102,7 +103,8 @@ OnCpuOracle OnCpuOracle::load(pid_t tgid, std::uint32_t entries)
     OnCpuOracle oracle(skel, entries);  // owns skel from here on
     skel->rodata->targ_tgid = std::uint32_t(tgid);
     skel->rodata->slot_mask = entries - 1;
-    bpf_map__set_value_size(skel->maps.oncpu, entries * std::uint32_t(sizeof(std::uint32_t)));
+    skel->rodata->nr_cpus = oracle.cpus_;
+    bpf_map__set_value_size(skel->maps.oncpu, (entries + oracle.cpus_) * std::uint32_t(sizeof(std::uint32_t)));
     if (int err = oncpu_bpf__load(skel))
         throw load_error("cannot load", -err);
     if (int err = oncpu_bpf__attach(skel))
@@ -112,12 +114,17 @@ OnCpuOracle OnCpuOracle::load(pid_t tgid, std::uint32_t entries)
     return oracle;
 }
 
-OnCpuOracle::OnCpuOracle(oncpu_bpf* skel, std::uint32_t entries) noexcept : skel_(skel), entries_(entries) {}
+OnCpuOracle::OnCpuOracle(oncpu_bpf* skel, std::uint32_t entries) noexcept
+    : skel_(skel), entries_(entries), cpus_(std::uint32_t(std::clamp(libbpf_num_possible_cpus(), 1, kMaxCpus)))
+{
+}
+
+int OnCpuOracle::table_fd() const noexcept { return skel_ ? bpf_map__fd(skel_->maps.oncpu) : -1; }
 
 void OnCpuOracle::map_table()
 {
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
-    table_bytes_ = (entries_ * sizeof(std::uint32_t) + page - 1) / page * page;
+    table_bytes_ = ((entries_ + cpus_) * sizeof(std::uint32_t) + page - 1) / page * page;
     // Read-only: only the BPF program (and seed(), through its own mapping) writes.
     void* p = mmap(nullptr, table_bytes_, PROT_READ, MAP_SHARED, bpf_map__fd(skel_->maps.oncpu), 0);
     if (p == MAP_FAILED)
@@ -159,6 +166,7 @@ OnCpuOracle::OnCpuOracle(OnCpuOracle&& other) noexcept
       table_(std::exchange(other.table_, nullptr)),
       table_bytes_(std::exchange(other.table_bytes_, 0)),
       entries_(other.entries_),
+      cpus_(other.cpus_),
       table_oracle_(std::move(other.table_oracle_))
 {
 }
@@ -171,6 +179,7 @@ OnCpuOracle& OnCpuOracle::operator=(OnCpuOracle&& other) noexcept
         table_ = std::exchange(other.table_, nullptr);
         table_bytes_ = std::exchange(other.table_bytes_, 0);
         entries_ = other.entries_;
+        cpus_ = other.cpus_;
         table_oracle_ = std::move(other.table_oracle_);
     }
     return *this;

@@ -1,6 +1,7 @@
 // The exact "is the owner running?" oracle for reflock: loads bpf/oncpu.bpf.c
 // (sched_switch keeps slot tid % N = tid while a thread of one process is on
-// a CPU), maps its array read-only and serves reflock::OnCpuTableOracle over
+// a CPU, and each timer tick repairs what an unseen switch left wrong on its
+// CPU), maps its array read-only and serves reflock::OnCpuTableOracle over
 // the mapping. Root (or CAP_BPF + CAP_PERFMON) only; without it callers keep
 // reflock's default (AssumeOnCpu plus the spin budget).
 #pragma once
@@ -22,6 +23,8 @@ public:
     // Slots in the table: a power of two. tids of one process that collide
     // modulo this only make the oracle answer "not running" (a shorter spin).
     static constexpr std::uint32_t kDefaultEntries = 4096;
+    // CPUs whose unseen switches are repaired (ONCPU_MAX_CPUS in the program).
+    static constexpr int kMaxCpus = 1024;
 
     // Loads and attaches for `tgid`, maps the table and seeds the threads of
     // `tgid` running now (afterwards every switch keeps it exact). Throws
@@ -39,6 +42,14 @@ public:
     const reflock::OwnerOracle& oracle() const { return *table_oracle_; }
     bool on_cpu(std::uint32_t tid) const noexcept { return table_oracle_->on_cpu(tid); }
 
+    // The map behind the table, for tests and diagnostics that map it
+    // writable. Its one value is entries() tid slots (slot tid % entries()
+    // holds tid while it runs) followed by cpus() slots, one per CPU, with
+    // the tid the program believes is running there (0: none of ours).
+    int table_fd() const noexcept;
+    std::uint32_t entries() const noexcept { return entries_; }
+    std::uint32_t cpus() const noexcept { return cpus_; }
+
 private:
     OnCpuOracle(oncpu_bpf* skel, std::uint32_t entries) noexcept;
     void map_table();
@@ -49,6 +60,7 @@ private:
     void* table_ = nullptr;
     std::size_t table_bytes_ = 0;
     std::uint32_t entries_ = 0;
+    std::uint32_t cpus_ = 0;
     // On the heap: reflock holds its address, which must survive moves.
     std::unique_ptr<reflock::OnCpuTableOracle> table_oracle_;
 };
