@@ -137,6 +137,7 @@ def one_run(args, workdir, index):
         "recorder_peak_rss_mib": hwm / 1024.0,
         "session_mib_per_minute": os.path.getsize(out) / (1 << 20) / duration * 60.0,
         "lost": report["totals"]["lost"],
+        "lost_by_cause": report["totals"].get("lost_by_cause", {}),
         "contentions_per_s": report["totals"]["contentions"] / duration,
     }
 
@@ -198,6 +199,13 @@ def main():
                                       for n in sorted(runs[0]["floor_per_program"])))
     print("who runs + clock only:", ", ".join(f"{n} {statistics.median(r['timed_per_program'].get(n, 0) for r in runs):.0f} ns"
                                              for n in sorted(runs[0]["timed_per_program"])))
+    causes = {}
+    for r in runs:
+        for cause, n in r["lost_by_cause"].items():
+            causes[cause] = causes.get(cause, 0) + n
+    if any(causes.values()):
+        print("events lost, all runs, by cause:",
+              ", ".join(f"{c} {n}" for c, n in sorted(causes.items()) if n))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"workload": args.workload, "threads": args.threads, "runs": runs}, f, indent=2)
