@@ -138,7 +138,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(on_tick)
 {
-	u32 now_tid = ours(bpf_get_current_task_btf()), cpu, *table, *cur;
+	u64 id = bpf_get_current_pid_tgid(); /* not the task pointer: that helper is 5.11+ */
+	u32 now_tid = (u32)(id >> 32) == targ_tgid ? (u32)id : 0, cpu, *table, *cur;
 
 	cpu = bpf_get_smp_processor_id();
 	table = table_get();
