@@ -48,10 +48,35 @@ std::string guest_init_script(const GuestRun& run)
          "[ -f /boot/lab-config ] && cp /boot/lab-config /boot/config-$(uname -r)\n"
          "uname -r > /lab/release\n"
          "say recording\n"
-         "cd /tmp\n"
-      << "/bin/lockscope record --workload " << quoted(run.workload) << " -t " << run.threads << " -d " << duration
+         "cd /tmp\n";
+    if (run.stuck_after_s > 0) {
+        // Before the host's watchdog kills qemu: what each of lockscope's
+        // tasks (recorder and workload) is waiting in, so that a hang says
+        // where it is.
+        char after[32];
+        std::snprintf(after, sizeof after, "%.0f", run.stuck_after_s);
+        s << "( sleep " << after << "\n"
+          << "  echo\n"  // ends the recorder's status line
+          << "  say \"" << kStuckWord << "after " << after << " s:\"\n"
+          << "  for t in /proc/[0-9]*/task/[0-9]*; do\n"
+             "    case $(cat $t/comm 2>/dev/null) in lockscope*) ;; *) continue ;; esac\n"
+             "    st=$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1)\n"
+             "    stack=$(sed -n '1,3s/^\\[<[0-9a-f]*>\\] \\([^+]*\\).*/\\1/p' $t/stack 2>/dev/null | tr '\\n' ' ')\n"
+             "    w=$(cat $t/wchan 2>/dev/null); [ \"$w\" = 0 ] && w=\n"
+          << "    say \"" << kStuckWord << "$(cat $t/comm) ${t##*/} $st${w:+ in $w} [ $stack]\"\n"
+             "  done\n"
+             "  echo 7 > /proc/sys/kernel/printk\n"
+             "  echo w > /proc/sysrq-trigger\n"
+             "  echo l > /proc/sysrq-trigger\n"
+             ") &\n"
+             "guard=$!\n";
+    }
+    s << "/bin/lockscope record --workload " << quoted(run.workload) << " -t " << run.threads << " -d " << duration
       << " --repeat " << run.repeat << " -o /tmp/session.lockscope\n"
-      << "echo $? > /lab/status\n"
+      << "echo $? > /lab/status\n";
+    if (run.stuck_after_s > 0)
+        s << "kill $guard 2>/dev/null\n";
+    s << ""
          "[ -f /tmp/session.lockscope ] && cp /tmp/session.lockscope /lab/session.lockscope\n"
          "sync\n"
          "umount /lab\n"

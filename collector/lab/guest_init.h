@@ -19,7 +19,15 @@ struct GuestRun {
     unsigned repeat = 1;
     std::vector<std::string> modules;       // load order
     std::vector<std::string> library_dirs;  // LD_LIBRARY_PATH in the guest
+    // Seconds after init starts at which a recording still running is
+    // reported as stuck: one kStuckPrefix console line per user-space task
+    // (state, wait channel, top of its kernel stack), then the kernel's
+    // blocked-task and per-CPU backtraces in the console log. 0: never.
+    double stuck_after_s = 0;
 };
+
+// After kConsolePrefix: "stuck " then one task, or "stuck after N s".
+inline constexpr const char* kStuckWord = "stuck ";
 
 std::string guest_init_script(const GuestRun& run);
 

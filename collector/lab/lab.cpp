@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 #include "core/metadata.h"
@@ -98,8 +100,11 @@ public:
     void operator()(const std::string& line)
     {
         const std::string prefix = kConsolePrefix;
-        if (line.rfind(prefix, 0) == 0) {
-            const std::string what = line.substr(prefix.size());
+        // Not only at the start: a line the init script writes while the
+        // recorder's status line (no newline until its run ends) is on the
+        // console is appended to it.
+        if (const size_t at = line.find(prefix); at != std::string::npos) {
+            const std::string what = line.substr(at + prefix.size());
             if (what.rfind("booted", 0) == 0) {
                 booted_ = true;
                 progress("booted " + what.substr(std::min(what.size(), size_t(7))) + " in " + since_start());
@@ -110,6 +115,8 @@ public:
                 guest_error_ = what.substr(6);
             } else if (what == "powering off") {
                 progress("powering off");
+            } else if (what.rfind(kStuckWord, 0) == 0) {
+                stuck_.push_back(what.substr(std::strlen(kStuckWord)));
             }
             return;
         }
@@ -134,6 +141,9 @@ public:
     const std::string& guest_error() const { return guest_error_; }
     const std::string& record_error() const { return record_error_; }
     const std::string& panic() const { return panic_; }
+    // The guest's own report of a recording that ran too long: "after N s",
+    // then one "comm tid state in wchan [ stack ]" per user-space task.
+    const std::vector<std::string>& stuck() const { return stuck_; }
 
 private:
     std::string since_start() const
@@ -148,6 +158,7 @@ private:
     unsigned run_ = 0;
     bool booted_ = false;
     std::string guest_error_, record_error_, panic_;
+    std::vector<std::string> stuck_;
 };
 
 double monotonic_s()
@@ -205,6 +216,7 @@ void build_guest_initramfs(const GuestKernel& kernel, const LabOptions& o, const
     run.duration_s = o.duration_s;
     run.repeat = o.repeat;
     run.library_dirs = library_dirs(self);
+    run.stuck_after_s = stuck_after_s(o.timeout_s > 0 ? o.timeout_s : default_timeout_s(o));
     InitramfsSpec spec;
     spec.lockscope_binary = self;
     spec.busybox = find_busybox();
@@ -247,10 +259,14 @@ void check_guest_outcome(const BootResult& boot, const ConsoleWatcher& watcher, 
                          const std::string& share,
                          const std::function<Error(const std::string&, const std::string&)>& fail)
 {
-    if (boot.timed_out)
+    if (boot.timed_out) {
+        std::string where;
+        for (const std::string& line : watcher.stuck())
+            where += (where.empty() ? "; the guest's lockscope tasks " : where.back() == ':' ? " " : ", ") + line;
         throw fail("the watchdog stopped the guest", "it did not finish within " +
                                                          format_seconds(boot_options.timeout_s) +
-                                                         "; raise --timeout on a slow host");
+                                                         "; raise --timeout on a slow host" + where);
+    }
     if (!watcher.booted()) {
         if (boot.qemu_status != 0)
             throw fail("kernel did not boot", "qemu exited with status " + std::to_string(boot.qemu_status) +
@@ -323,6 +339,15 @@ std::string record_in_guest(const GuestKernel& kernel, const LabOptions& o, cons
 }
 
 }  // namespace
+
+double stuck_after_s(double timeout_s)
+{
+    // Counted from the guest's init, which starts 10-25 s after qemu under
+    // TCG: leave the report time to reach the console before the kill.
+    if (timeout_s >= 120)
+        return timeout_s - 60;
+    return timeout_s >= 40 ? std::floor(timeout_s / 3) : 0;
+}
 
 double default_timeout_s(const LabOptions& o)
 {

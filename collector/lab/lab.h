@@ -35,6 +35,10 @@ void validate(const LabOptions& options);
 
 // The watchdog's limit for one guest when --timeout is not given.
 double default_timeout_s(const LabOptions& options);
+// When the guest reports a recording still running as stuck, in seconds
+// after its init starts, for a watchdog of timeout_s; 0 (never) when the
+// watchdog leaves no time for it.
+double stuck_after_s(double timeout_s);
 
 // Boots the kernels one after another (in parallel their vCPUs would distort
 // each other's contention) and returns the session files, in order.

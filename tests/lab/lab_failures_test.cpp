@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include "lab_helpers.h"
@@ -51,6 +52,16 @@ TEST(LabFailures, KernelThatDoesNotBootIsReportedAndNothingKeepsRunning)
     EXPECT_EQ(processes_mentioning(image), 0);
 }
 
+// The "console log: DIR/....console.log" a failure names, or "".
+std::string console_log_named(const std::string& err, const std::string& dir)
+{
+    const size_t at = err.find("console log: " + dir);
+    const size_t end = err.find(".console.log", at);
+    if (at == std::string::npos || end == std::string::npos)
+        return "";
+    return err.substr(at + 13, end + 12 - (at + 13));
+}
+
 TEST(LabFailures, WatchdogStopsAGuestThatOverrunsItsTime)
 {
     LOCKSCOPE_REQUIRE_LAB();
@@ -60,10 +71,32 @@ TEST(LabFailures, WatchdogStopsAGuestThatOverrunsItsTime)
                            600);
     expect_one_line_failure(r, "the watchdog stopped the guest");
     // The guest's console is kept for the post-mortem.
-    const size_t log = r.err.find("console log: " + dir);
-    ASSERT_NE(log, std::string::npos) << r.err;
-    const std::string log_path = r.err.substr(log + 13, r.err.find(".console.log", log) + 12 - (log + 13));
+    const std::string log_path = console_log_named(r.err, dir);
+    ASSERT_FALSE(log_path.empty()) << r.err;
     EXPECT_TRUE(std::filesystem::exists(log_path)) << log_path;
+    EXPECT_EQ(processes_mentioning("lockscope-lab."), 0);
+}
+
+// A recording that outlives the watchdog: before qemu is killed the guest
+// says what each of lockscope's tasks waits in, and the kernel's
+// blocked-task and per-CPU backtraces land in the console log.
+TEST(LabFailures, AGuestStuckPastItsWatchdogSaysWhereLockscopeWaits)
+{
+    LOCKSCOPE_REQUIRE_LAB();
+    const std::string dir = make_temp_dir("lab-stuck");
+    const Finished r = run({lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel", "tcg", "--timeout", "90",
+                            "-d", "600", "-o", dir},
+                           600);
+    expect_one_line_failure(r, "the watchdog stopped the guest");
+    EXPECT_NE(r.err.find("the guest's lockscope tasks after 30 s: lockscope "), std::string::npos) << r.err;
+    // The recorder waits for its next interval in sigtimedwait.
+    EXPECT_NE(r.err.find(" S in do_sigtimedwait [ do_sigtimedwait "), std::string::npos) << r.err;
+    const std::string log_path = console_log_named(r.err, dir);
+    ASSERT_FALSE(log_path.empty()) << r.err;
+    std::ifstream console(log_path);
+    const std::string text((std::istreambuf_iterator<char>(console)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("sysrq: Show Blocked State"), std::string::npos);
+    EXPECT_NE(text.find("NMI backtrace for cpu"), std::string::npos);
     EXPECT_EQ(processes_mentioning("lockscope-lab."), 0);
 }
 

@@ -7,6 +7,7 @@
 #include "lab/guest_init.h"
 #include "lab/guest_modules.h"
 #include "lab/kernel.h"
+#include "lab/lab.h"
 
 namespace lockscope::lab {
 namespace {
@@ -65,6 +66,26 @@ TEST(LabInit, RecordsTheWorkloadAndReportsOverTheConsole)
     EXPECT_LT(init.find("insmod /lib/modules/lab/virtio.ko"), init.find("insmod /lib/modules/lab/9p.ko"));
     EXPECT_NE(init.find(std::string(kConsolePrefix)), std::string::npos);
     EXPECT_NE(init.find("poweroff -f"), std::string::npos);
+}
+
+TEST(LabInit, ReportsAStuckRecordingOnlyWhenAsked)
+{
+    GuestRun run;
+    EXPECT_EQ(guest_init_script(run).find("sysrq-trigger"), std::string::npos);
+    run.stuck_after_s = 268;
+    const std::string init = guest_init_script(run);
+    EXPECT_NE(init.find("( sleep 268\n"), std::string::npos) << init;
+    EXPECT_NE(init.find("say \"" + std::string(kStuckWord) + "after 268 s:\""), std::string::npos) << init;
+    EXPECT_LT(init.find("sysrq-trigger"), init.find("/bin/lockscope record"));
+    EXPECT_LT(init.find("/bin/lockscope record"), init.find("kill $guard"));
+    EXPECT_LT(init.find("kill $guard"), init.rfind("poweroff -f"));
+}
+
+TEST(LabInit, StuckReportComesBeforeTheWatchdogOrNotAtAll)
+{
+    EXPECT_EQ(stuck_after_s(328), 268);
+    EXPECT_EQ(stuck_after_s(90), 30);
+    EXPECT_EQ(stuck_after_s(2), 0);
 }
 
 TEST(LabInit, QuotesWhatComesFromTheCommandLine)
