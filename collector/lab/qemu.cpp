@@ -33,7 +33,14 @@ std::vector<std::string> qemu_argv(const std::string& qemu, const BootOptions& o
     if (kvm) {
         argv.insert(argv.end(), {"-accel", "kvm", "-cpu", "host"});
     } else {
-        argv.insert(argv.end(), {"-accel", "tcg,thread=multi"});
+        // One host thread for all vCPUs. With multi-threaded TCG a vCPU can
+        // keep running code it translated before another vCPU patched the
+        // kernel text: attaching a tracepoint program rewrites a jump
+        // label to int3 and back, and both vCPUs of a PREEMPT_RT guest were
+        // seen looping forever on an int3 no longer in memory (the kernel
+        // backs up over a vanished int3 and retries). About one run in 30
+        // hung that way; single-threaded TCG keeps translation coherent.
+        argv.insert(argv.end(), {"-accel", "tcg,thread=single"});
     }
     argv.insert(argv.end(), {"-kernel", o.kernel, "-initrd", o.initramfs,
                              // panic=-1 with -no-reboot: a guest panic ends qemu at once.
