@@ -13,9 +13,9 @@
 # environment: LOCKSCOPE (binary; default: build/lockscope, else PATH),
 #   KERNEL_A (6.1), KERNEL_B (6.1-rt), WORKLOAD (pipe), THREADS (2),
 #   DURATION (3 s), REPEAT (5), OUT (a new directory under $TMPDIR).
-# Five runs of 3 s: under TCG on a busy host the standard kernel's throughput
-# varies a lot between runs (the mutex owner's vCPU thread gets preempted by
-# the host while others spin on it); three runs of 2 s can miss significance.
+# Five runs of 3 s: under TCG, which runs both vCPUs on one host thread, a
+# vCPU often waits on an owner whose vCPU is not running, and throughput
+# varies a lot between runs; three runs of 2 s can miss significance.
 # Needs root (apt-get download into the lab cache) and qemu-system-x86 +
 # busybox-static (scripts/install-deps.sh installs them).
 set -euo pipefail
