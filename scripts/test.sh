@@ -21,8 +21,4 @@ done
 
 scripts/build.sh --build-dir "$build_dir" "${build_args[@]}"
 export QT_QPA_PLATFORM=offscreen
-if [ "$(id -u)" -ne 0 ]; then
-  echo "test.sh: not root: the BPF tests (label 'root') will skip" >&2
-fi
-# Timing-sensitive BPF tests run alone (-j1): they measure a 2-CPU machine.
-ctest --test-dir "$build_dir" --output-on-failure --timeout 600 "${ctest_args[@]}"
+scripts/run_ctest.sh "$build_dir" "${ctest_args[@]}"

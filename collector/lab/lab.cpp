@@ -232,9 +232,13 @@ void build_guest_initramfs(const GuestKernel& kernel, const LabOptions& o, const
     build_initramfs(path, spec);
 }
 
+// Under KVM a guest runs its init within seconds; TCG needs about ten.
+constexpr double kKvmBootDeadlineS = 60;
+
 // Boots once; under `accel auto`, a qemu that aborts under KVM before the
-// guest ran a line (nested KVM hiding MSRs does that) is retried with TCG,
-// and later kernels go straight to TCG.
+// guest ran a line (nested KVM hiding MSRs does that), or a guest that has
+// not booted under KVM by kKvmBootDeadlineS (nested KVM hanging it in early
+// boot does that), is retried with TCG, and later kernels go straight to TCG.
 BootResult boot_guest(const GuestKernel& kernel, const LabOptions& o, BootOptions& boot_options, bool& use_kvm,
                       std::optional<ConsoleWatcher>& watcher)
 {
@@ -243,8 +247,18 @@ BootResult boot_guest(const GuestKernel& kernel, const LabOptions& o, BootOption
         progress("booting " + kernel.label + (use_kvm ? " (qemu, KVM)" : " (qemu, TCG)") + ", " +
                  std::to_string(o.cpus) + " CPUs, " + std::to_string(o.memory_mib) + " MiB");
         ConsoleWatcher attempt(o.repeat, monotonic_s());
+        const bool may_fall_back = use_kvm && o.accel == "auto";
+        boot_options.boot_deadline_s = may_fall_back ? kKvmBootDeadlineS : 0;
+        boot_options.booted = [&attempt] { return attempt.booted(); };
         const BootResult boot = lab::boot(boot_options, std::ref(attempt));
-        if (use_kvm && o.accel == "auto" && !attempt.booted() && !boot.timed_out && boot.qemu_status != 0) {
+        boot_options.booted = nullptr;
+        if (may_fall_back && boot.no_boot) {
+            progress("the guest did not boot under KVM within " + format_seconds(kKvmBootDeadlineS) +
+                     " (nested KVM can hang a guest silently); using TCG from now on");
+            use_kvm = false;
+            continue;
+        }
+        if (may_fall_back && !attempt.booted() && !boot.timed_out && boot.qemu_status != 0) {
             progress("qemu failed under KVM (" + boot.last_console_line + "); using TCG from now on");
             use_kvm = false;
             continue;

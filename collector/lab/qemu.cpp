@@ -172,9 +172,14 @@ BootResult boot(const BootOptions& o, const std::function<void(const std::string
     char buf[4096];
     bool timed_out = false;
     for (;;) {
-        const double left = o.timeout_s - (now_s() - start);
+        const double elapsed = now_s() - start;
+        const double left = o.timeout_s - elapsed;
         if (left <= 0) {
             timed_out = true;
+            break;
+        }
+        if (o.boot_deadline_s > 0 && o.booted && elapsed > o.boot_deadline_s && !o.booted()) {
+            result.no_boot = true;
             break;
         }
         pollfd p{fd, POLLIN, 0};
@@ -194,9 +199,9 @@ BootResult boot(const BootOptions& o, const std::function<void(const std::string
     close(fd);
     std::fclose(log);
     result.last_console_line = console.last();
-    if (timed_out) {
+    if (timed_out || result.no_boot) {
         qemu.kill_and_reap();
-        result.timed_out = true;
+        result.timed_out = timed_out;
         result.elapsed_s = now_s() - start;
         return result;
     }

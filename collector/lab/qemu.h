@@ -17,11 +17,17 @@ struct BootOptions {
     unsigned memory_mib = 1024;
     double timeout_s = 300;
     std::string console_log;  // every byte the guest printed
+    // When set: qemu is stopped (BootResult::no_boot) if booted() is still
+    // false this many seconds after the start. Nested KVM can hang a guest in
+    // its early boot without a word, where TCG boots it.
+    double boot_deadline_s = 0;
+    std::function<bool()> booted;
 };
 
 struct BootResult {
     bool kvm = false;
     bool timed_out = false;  // the watchdog killed qemu
+    bool no_boot = false;    // stopped at boot_deadline_s: the guest never booted
     double elapsed_s = 0;
     int qemu_status = 0;  // exit status of qemu
     std::string last_console_line;

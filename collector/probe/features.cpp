@@ -73,6 +73,41 @@ std::string read_first_line(const char* path)
 
 }  // namespace
 
+std::string tracefs_mount_point()
+{
+    // mountinfo: "id parent major:minor root mount-point options... - fstype source ..."
+    std::ifstream in("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t dash = line.find(" - ");
+        if (dash == std::string::npos || line.compare(dash + 3, 8, "tracefs ") != 0)
+            continue;
+        size_t field = 0, pos = 0;
+        while (field < 4 && pos != std::string::npos) {
+            pos = line.find(' ', pos);
+            if (pos != std::string::npos)
+                pos++;
+            field++;
+        }
+        if (pos == std::string::npos)
+            continue;
+        return line.substr(pos, line.find(' ', pos) - pos);
+    }
+    return {};
+}
+
+bool recording_supported(std::string* why)
+{
+    for (const Feature& f : detect_features()) {
+        if (f.required && !f.available) {
+            if (why)
+                *why = f.name + ": " + f.detail;
+            return false;
+        }
+    }
+    return true;
+}
+
 std::vector<Feature> detect_features()
 {
     std::vector<Feature> out;
@@ -103,9 +138,16 @@ std::vector<Feature> detect_features()
     out.push_back({"BPF run-time stats", !stats.empty(), false,
                    stats.empty() ? "kernel.bpf_stats_enabled unavailable"
                                  : "kernel.bpf_stats_enabled=" + stats + " (overhead measurement)"});
-    out.push_back({"kprobes", file_exists("/sys/kernel/tracing/kprobe_events") ||
-                                  file_exists("/sys/kernel/debug/tracing/kprobe_events"),
-                   false, "optional extras only"});
+    // libbpf attaches kprobes through the kprobe PMU, which needs no tracefs.
+    out.push_back({"kprobes", file_exists("/sys/bus/event_source/devices/kprobe/type"), false,
+                   "optional extras only"});
+    const std::string tracefs = tracefs_mount_point();
+    out.push_back({"tracefs", !tracefs.empty(), false,
+                   tracefs.empty()
+                       ? "not mounted: lockscope does not need it (it attaches through BTF); perf, bpftrace's "
+                         "tracepoint: probes and the test suite's observer do (mount -t tracefs nodev "
+                         "/sys/kernel/tracing)"
+                       : "mounted at " + tracefs + " (lockscope does not need it; perf and bpftrace do)"});
     out.push_back({"kernel config", file_exists("/proc/config.gz") || file_exists(("/boot/config-" + rel).c_str()),
                    false, "lock-relevant config lines in session metadata"});
     return out;

@@ -17,6 +17,15 @@ struct Feature {
 
 std::vector<Feature> detect_features();
 
+// Where tracefs is mounted ("/sys/kernel/tracing"), "" when it is not.
+// lockscope attaches through BTF and never needs it; classic-tracepoint
+// tools (perf, bpftrace, the tests' observer) do.
+std::string tracefs_mount_point();
+
+// True when every required feature is present; otherwise `why` says which
+// one is missing and what it needs.
+bool recording_supported(std::string* why = nullptr);
+
 // Throws lockscope::Error for the first missing required feature.
 void require_recording_features();
 

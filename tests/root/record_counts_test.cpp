@@ -27,6 +27,9 @@ class Observer {
 public:
     explicit Observer(pid_t tgid)
     {
+        // Classic tracepoints are attached by their tracefs ids.
+        if (const std::string why = test::ensure_tracefs(); !why.empty())
+            throw std::runtime_error("observer: " + why);
         skel_ = observer_bpf__open();
         if (!skel_)
             throw std::runtime_error("observer open");
