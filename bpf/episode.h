@@ -48,9 +48,8 @@ struct ls_episode {
 	__u8 in_spin;      /* current phase is an optimistic spin */
 	__u8 spin_success; /* the episode ended in a spin phase */
 	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
-	__u8 lock_class;   /* LS_CLASS_*, set by the caller at LS_BEGIN_NEW */
 	__u8 queued;       /* the task queued (or slept, was preempted, was woken): see ls_account */
-	__u8 pad;
+	__u8 pad[2];
 };
 
 /* A task's cumulative totals; copied to the task_stats map when it is

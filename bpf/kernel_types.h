@@ -31,11 +31,113 @@ struct mm_struct {
 	} mmap_lock;
 } __attribute__((preserve_access_index));
 
+struct mutex;
+struct rw_semaphore;
+
+/* Lock identity (ls_lock_ident): only offsets and a few names are read. */
+struct kmem_cache_order_objects {
+	unsigned int x; /* order << 16 | objects */
+} __attribute__((preserve_access_index));
+
+struct kmem_cache {
+	unsigned int size;
+	unsigned int object_size;
+	struct kmem_cache_order_objects oo;
+	struct kmem_cache_order_objects min;
+	unsigned int red_left_pad; /* CONFIG_SLUB_DEBUG */
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct sighand_struct {
+	struct {
+		int x;
+	} siglock;
+} __attribute__((preserve_access_index));
+
+struct signal_struct {
+	struct {
+		long x;
+	} cred_guard_mutex;
+	struct {
+		long x;
+	} exec_update_lock; /* 5.11+ */
+} __attribute__((preserve_access_index));
+
+struct files_struct {
+	struct {
+		int x;
+	} file_lock;
+} __attribute__((preserve_access_index));
+
+struct file_system_type {
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct super_block {
+	__u32 s_dev;
+	struct file_system_type *s_type;
+	struct {
+		long x;
+	} s_vfs_rename_mutex;
+} __attribute__((preserve_access_index));
+
+struct vfsmount {
+	struct super_block *mnt_sb;
+} __attribute__((preserve_access_index));
+
+struct path {
+	struct vfsmount *mnt;
+} __attribute__((preserve_access_index));
+
+struct fs_struct {
+	struct {
+		struct {
+			int x;
+		} lock;
+	} seq;          /* seqlock_t since 6.x: its spinlock */
+	struct {
+		int x;
+	} lock;         /* before */
+	struct path pwd;
+} __attribute__((preserve_access_index));
+
+struct hlist_node {
+	struct hlist_node *next;
+} __attribute__((preserve_access_index));
+
+struct hlist_head {
+	struct hlist_node *first;
+} __attribute__((preserve_access_index));
+
+struct qstr {
+	const unsigned char *name;
+} __attribute__((preserve_access_index));
+
+struct dentry {
+	struct qstr d_name;
+	union {
+		struct hlist_node d_alias;
+	} d_u;
+} __attribute__((preserve_access_index));
+
+struct inode {
+	struct super_block *i_sb;
+	unsigned long i_ino;
+	struct {
+		long x;
+	} i_rwsem;
+	struct hlist_head i_dentry;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
 	int on_cpu;
 	struct mm_struct *mm;
+	struct fs_struct *fs;
+	struct files_struct *files;
+	struct signal_struct *signal;
+	struct sighand_struct *sighand;
 	char comm[16];
 } __attribute__((preserve_access_index));
 

@@ -17,6 +17,10 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* 6.13+: the slab cache of an address. Called only from the program that
+ * user space loads when the kernel's BTF has it (on_contention_end_kmem). */
+extern struct kmem_cache *bpf_get_kmem_cache(u64 addr) __ksym __weak;
+
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
@@ -65,6 +69,16 @@ struct {
 	__type(key, u32);
 	__type(value, struct ls_lock_stats);
 } lock_stats SEC(".maps");
+
+/* Row by row with lock_stats: what the kernel says about each lock, written
+ * once by the CPU that creates the row, before the row is published in
+ * lock_index, so user space never reads a half-written identity. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 16384); /* max_locks */
+	__type(key, u32);
+	__type(value, struct ls_lock_ident);
+} lock_ident SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -286,23 +300,6 @@ static __always_inline u32 owner_state(u64 lock, u32 flags)
 	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
 }
 
-/* Cheap class identification: is this rwsem the current task's mmap_lock? */
-static __always_inline u8 lock_class(u64 lock, u32 flags)
-{
-	struct task_struct *task;
-	u64 mm;
-
-	if (flags & (LCB_F_MUTEX | LCB_F_SPIN | LCB_F_RT | LCB_F_PERCPU))
-		return LS_CLASS_NONE;
-	if (!(flags & (LCB_F_READ | LCB_F_WRITE)))
-		return LS_CLASS_NONE;
-	task = bpf_get_current_task_btf();
-	mm = (u64)BPF_CORE_READ(task, mm);
-	if (mm && lock == mm + bpf_core_field_offset(struct mm_struct, mmap_lock))
-		return LS_CLASS_MMAP_LOCK;
-	return LS_CLASS_NONE;
-}
-
 /* The CPU's state when the running task is traced (the -p/command filter), else NULL. */
 static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 {
@@ -364,8 +361,6 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 	ep = ls_top(ts);
 	if (!ep)
 		return;
-	if (action == LS_BEGIN_NEW || ep->begin_ns == now)
-		ep->lock_class = lock_class(lock, flags);
 	if (action == LS_BEGIN_QUEUED) {
 		owner = owner_state(lock, ep->flags);
 		ls_note_owner(ts, owner);
@@ -462,12 +457,115 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	ts->dirty = 0;
 }
 
+/* The creating task's well-known member @lock is, LS_TASK_* (0: none). */
+static __always_inline u32 task_member(u64 lock, u32 flags)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	u64 base;
+
+	if (flags & (LCB_F_READ | LCB_F_WRITE)) {
+		base = (u64)BPF_CORE_READ(task, mm);
+		if (base && lock == base + bpf_core_field_offset(struct mm_struct, mmap_lock))
+			return LS_TASK_MMAP_LOCK;
+		if (bpf_core_field_exists(((struct signal_struct *)0)->exec_update_lock)) {
+			base = (u64)BPF_CORE_READ(task, signal);
+			if (base && lock == base + bpf_core_field_offset(struct signal_struct, exec_update_lock))
+				return LS_TASK_EXEC_UPDATE;
+		}
+		return LS_TASK_NONE;
+	}
+	if (flags & (LCB_F_MUTEX | LCB_F_RT)) {
+		base = (u64)BPF_CORE_READ(task, signal);
+		if (base && lock == base + bpf_core_field_offset(struct signal_struct, cred_guard_mutex))
+			return LS_TASK_CRED_GUARD;
+		base = (u64)BPF_CORE_READ(task, fs, pwd.mnt, mnt_sb);
+		if (base && lock == base + bpf_core_field_offset(struct super_block, s_vfs_rename_mutex))
+			return LS_TASK_RENAME;
+	}
+	/* spinlocks (and PREEMPT_RT's rtmutex-based ones) */
+	base = (u64)BPF_CORE_READ(task, sighand);
+	if (base && lock == base + bpf_core_field_offset(struct sighand_struct, siglock))
+		return LS_TASK_SIGLOCK;
+	base = (u64)BPF_CORE_READ(task, files);
+	if (base && lock == base + bpf_core_field_offset(struct files_struct, file_lock))
+		return LS_TASK_FILE_LOCK;
+	base = (u64)BPF_CORE_READ(task, fs);
+	if (base && bpf_core_field_exists(((struct fs_struct *)0)->seq.lock) &&
+	    lock == base + bpf_core_field_offset(struct fs_struct, seq.lock))
+		return LS_TASK_FS_LOCK;
+	if (base && bpf_core_field_exists(((struct fs_struct *)0)->lock) &&
+	    lock == base + bpf_core_field_offset(struct fs_struct, lock))
+		return LS_TASK_FS_LOCK;
+	return LS_TASK_NONE;
+}
+
+/*
+ * An rwsem may be an inode's i_rwsem: read the inode it would belong to, so
+ * that user space can say which file it was when the slab and BTF confirm
+ * the class. Reads of what turns out not to be an inode fail or are ignored.
+ */
+static __always_inline void read_inode(struct ls_lock_ident *id, u64 lock)
+{
+	struct inode *inode = (void *)(lock - bpf_core_field_offset(struct inode, i_rwsem));
+	struct hlist_node *alias;
+	struct super_block *sb;
+	struct dentry *dentry;
+
+	id->sources |= LS_IDENT_INODE_READ;
+	id->inode_ino = BPF_CORE_READ(inode, i_ino);
+	sb = BPF_CORE_READ(inode, i_sb);
+	if (!sb)
+		return;
+	id->inode_dev = BPF_CORE_READ(sb, s_dev);
+	bpf_probe_read_kernel_str(id->fs_type, sizeof(id->fs_type), BPF_CORE_READ(sb, s_type, name));
+	alias = BPF_CORE_READ(inode, i_dentry.first);
+	if (!alias)
+		return;
+	dentry = (void *)((u64)alias - bpf_core_field_offset(struct dentry, d_u.d_alias));
+	bpf_probe_read_kernel_str(id->dentry_name, sizeof(id->dentry_name), BPF_CORE_READ(dentry, d_name.name));
+}
+
+/* Fills row @row's identity; the caller publishes the row afterwards. */
+static __always_inline void identify(u32 row, u64 lock, u32 flags, bool kmem)
+{
+	struct ls_lock_ident *id = bpf_map_lookup_elem(&lock_ident, &row);
+	struct kmem_cache *cache;
+	u32 oo, min;
+
+	if (!id)
+		return;
+	__builtin_memset(id, 0, sizeof(*id));
+	id->tgid = bpf_get_current_pid_tgid() >> 32;
+	id->sources = LS_IDENT_TASK_LOOKUP;
+	id->task_member = task_member(lock, flags);
+	if ((flags & (LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_SPIN | LCB_F_PERCPU)))
+		read_inode(id, lock);
+	if (!kmem)
+		return;
+	id->sources |= LS_IDENT_SLAB_LOOKUP;
+	cache = bpf_get_kmem_cache(lock);
+	if (!cache)
+		return;
+	id->cache = (u64)cache;
+	id->object_size = BPF_CORE_READ(cache, object_size);
+	id->slab_size = BPF_CORE_READ(cache, size);
+	if (bpf_core_field_exists(cache->red_left_pad))
+		id->red_left_pad = BPF_CORE_READ(cache, red_left_pad);
+	oo = BPF_CORE_READ(cache, oo.x);
+	min = BPF_CORE_READ(cache, min.x);
+	id->order = oo >> 16;
+	id->min_order = min >> 16;
+	bpf_probe_read_kernel_str(id->cache_name, sizeof(id->cache_name), BPF_CORE_READ(cache, name));
+}
+
 /*
  * The lock_stats row of (lock, flags): from the CPU's row cache, else from
- * lock_index, else a new row (*created). NULL when max_locks rows are taken.
+ * lock_index, else a new row (*created), identified first (never per
+ * event). NULL when max_locks rows are taken.
  */
 static __always_inline struct ls_lock_stats *lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags,
-							struct ls_counters *cnt, bool *created)
+							struct ls_counters *cnt, bool *created, bool ident,
+							bool kmem)
 {
 	struct ls_row_slot *slot = &hot->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
 	struct ls_lock_key key = {};
@@ -490,6 +588,8 @@ static __always_inline struct ls_lock_stats *lock_row(struct ls_cpu_state *hot, 
 		row = __sync_fetch_and_add(&next_lock_row, 1);
 		if (row >= max_locks)
 			goto full;
+		if (ident)
+			identify(row, lock, flags, kmem);
 		if (bpf_map_update_elem(&lock_index, &key, &row, BPF_NOEXIST)) {
 			/* another CPU added this key first (its row wins; ours stays
 			 * unused and unread), or the index is full */
@@ -511,7 +611,7 @@ full:
 }
 
 static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struct ls_counters *cnt,
-				      u64 pid_tgid, u64 lock, s32 ret, bool user)
+				      u64 pid_tgid, u64 lock, s32 ret, bool user, bool kmem)
 {
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
@@ -529,15 +629,13 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	}
 	cnt->abandoned += abandoned;
 
-	s = lock_row(hot, lock, ep.flags, cnt, &created);
+	s = lock_row(hot, lock, ep.flags, cnt, &created, !user, kmem);
 	if (!s)
 		return;
 	/* A kernel stack says nothing about a user-space lock; every lock
 	 * gets at least one stack. */
 	sample = !user && (created ? stack_period != 0 : sample_due(cnt));
 	ls_account(s, &ep, now, ret);
-	if (ep.lock_class)
-		s->lock_class = ep.lock_class;
 	ls_account_task(ts, &ep, now);
 	if (sample)
 		sample_stack(ctx, cnt, lock, ep.flags, LS_ROLE_WAITER, now - ep.begin_ns);
@@ -545,7 +643,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 		trace_episode(&ep, ts->depth, now, ret, pid_tgid, cnt);
 }
 
-static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
+static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user, bool kmem)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
@@ -554,22 +652,31 @@ static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user)
 		return 0;
 	if (!user)
 		hot->cnt.busy = LS_BUSY_HANDLER;
-	end_event(ctx, hot, &hot->cnt, pid_tgid, lock, ret, user);
+	end_event(ctx, hot, &hot->cnt, pid_tgid, lock, ret, user, kmem);
 	if (!user)
 		hot->cnt.busy = 0;
 	return 0;
 }
 
+/* One body, two entries: user space loads the second where the kernel has
+ * bpf_get_kmem_cache (6.13+), the first elsewhere; they differ only in the
+ * slab lookup when a lock's row is created. */
 SEC("tp_btf/contention_end")
 int BPF_PROG(on_contention_end, void *lock, int ret)
 {
-	return handle_end(ctx, (u64)lock, ret, false);
+	return handle_end(ctx, (u64)lock, ret, false, false);
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(on_contention_end_kmem, void *lock, int ret)
+{
+	return handle_end(ctx, (u64)lock, ret, false, true);
 }
 
 SEC("usdt")
 int BPF_USDT(on_user_end, void *lock, int ret)
 {
-	return handle_end(ctx, (u64)lock, ret, true);
+	return handle_end(ctx, (u64)lock, ret, true, false);
 }
 
 SEC("tp_btf/sched_switch")

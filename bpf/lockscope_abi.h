@@ -27,6 +27,7 @@
 #define LS_MAX_DEPTH 4          /* nested episodes per task */
 #define LS_HIST_BUCKETS 36      /* log2(ns) buckets; the last holds >= 2^35 ns */
 #define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
+#define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
 
 /* Owner state read from the lock word when a waiter queues. */
 #define LS_OWNER_ON_CPU       0 /* owned by a task that is running */
@@ -37,9 +38,43 @@
 #define LS_OWNER_STATES       5
 #define LS_OWNER_UNKNOWN      0xff
 
-/* Lock classes identified in the kernel, where that is cheap. */
-#define LS_CLASS_NONE      0
-#define LS_CLASS_MMAP_LOCK 1 /* current->mm->mmap_lock */
+/*
+ * What the kernel says about a lock, read once when its row is created (the
+ * first finished episode on it), never per event: the slab cache that holds
+ * it, the creating task's well-known member it is, and for a lock that may be
+ * an inode's i_rwsem, that inode. User space turns it into a class name with
+ * the kernel's BTF (collector/identity).
+ */
+#define LS_IDENT_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
+#define LS_IDENT_TASK_LOOKUP (1U << 1) /* the task's members were compared */
+#define LS_IDENT_INODE_READ  (1U << 2) /* the inode fields below were read */
+
+/* The creating task's members (task_member). */
+#define LS_TASK_NONE        0
+#define LS_TASK_MMAP_LOCK   1 /* mm->mmap_lock */
+#define LS_TASK_SIGLOCK     2 /* sighand->siglock */
+#define LS_TASK_CRED_GUARD  3 /* signal->cred_guard_mutex */
+#define LS_TASK_EXEC_UPDATE 4 /* signal->exec_update_lock */
+#define LS_TASK_FILE_LOCK   5 /* files->file_lock */
+#define LS_TASK_FS_LOCK     6 /* fs->seq.lock (fs->lock before 6.x) */
+#define LS_TASK_RENAME      7 /* the cwd's super_block s_vfs_rename_mutex */
+
+struct ls_lock_ident {
+	__u64 cache;          /* struct kmem_cache * holding the lock; 0: none found */
+	__u32 object_size;    /* the cache's object_size */
+	__u32 slab_size;      /* its size: object plus metadata, the stride within a slab */
+	__u32 red_left_pad;   /* 0 without SLUB red zones */
+	__u16 order;          /* the cache's slab order (oo), and its fallback (min) */
+	__u16 min_order;
+	__u32 task_member;    /* LS_TASK_* */
+	__u32 tgid;           /* the creating task's process */
+	__u32 sources;        /* LS_IDENT_* */
+	__u32 inode_dev;      /* if the lock is an inode's i_rwsem: the super_block's s_dev, */
+	__u64 inode_ino;      /* the inode number, */
+	char cache_name[32];
+	char fs_type[16];     /* the file system's name, */
+	char dentry_name[32]; /* and the name of the inode's first dentry */
+};
 
 /* Key of the per-lock aggregation map. */
 struct ls_lock_key {
@@ -65,8 +100,6 @@ struct ls_lock_stats {
 	__u64 wakeups;        /* sched_waking of a queued waiter */
 	__u64 owner[LS_OWNER_STATES];
 	__u64 hist[LS_HIST_BUCKETS];
-	__u32 lock_class;     /* LS_CLASS_* */
-	__u32 pad;
 };
 
 /* Key of the sampled-stack map: which stacks contended (or woke) a lock. */

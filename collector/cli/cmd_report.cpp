@@ -18,8 +18,10 @@ int cmd_report(const Args& args)
     visible.add_options()
         ("help,h", "show this help")
         ("by,b", po::value(&by)->default_value("lock"),
-         "group rows by lock, caller, task or kind (by caller, a lock taken from several callers is "
-         "split among them by its sampled waiter stacks)")
+         "group rows by lock (its class: every inode's i_rwsem is one row), instance (each lock object "
+         "apart, with the object where known: which inode, which process's mm, which CPU), caller, task "
+         "or kind (by caller, a lock taken from several callers is split among them by its sampled "
+         "waiter stacks)")
         ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
         ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
         ("run", po::value(&run), "only this run (1-based) of a repeated session");
@@ -29,10 +31,14 @@ int cmd_report(const Args& args)
     positional.add("file", 1);
     po::variables_map vm;
     if (!parse(args, visible, all, positional, vm,
-               "usage: lockscope report FILE [--by lock|caller|task|kind] [--top N] [--format text|json|csv]\n\n"
+               "usage: lockscope report FILE [--by lock|instance|caller|task|kind] [--top N] [--format text|json|csv]\n\n"
                "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
                "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
-               "time, CPU idle, lost events) and the locks that paid most."))
+               "time, CPU idle, lost events) and the locks that paid most.\n\n"
+               "Locks are named by class from kernel data where the kernel allows (the slab object\n"
+               "and member, a global symbol, a per-CPU structure, the current task's members), else\n"
+               "by caller; the 'names' line says how much of the wait was named from data, and\n"
+               "--format json gives each lock's name_source."))
         return kExitOk;
     if (format != "text" && format != "json" && format != "csv")
         throw UsageError("--format must be text, json or csv, not '" + format + "'");

@@ -241,7 +241,7 @@ int cmd_top(const Args& args)
         ("pid,p", po::value(&o.pid), "only this process")
         ("workload,w", po::value(&workload_name), "run this built-in workload meanwhile")
         ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
-        ("by", po::value(&by), "group rows by lock, caller, task or kind (key g)")
+        ("by", po::value(&by), "group rows by lock (class), caller, task, kind or instance (key g)")
         ("sort", po::value(&sort), "sort rows by wait, contentions or spinfail (keys s, w, c, f)")
         ("lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
     po::positional_options_description none;

@@ -105,7 +105,8 @@ GroupBy next_group(GroupBy by)
     case GroupBy::Lock: return GroupBy::Caller;
     case GroupBy::Caller: return GroupBy::Task;
     case GroupBy::Task: return GroupBy::Kind;
-    case GroupBy::Kind: return GroupBy::Lock;
+    case GroupBy::Kind: return GroupBy::Lock;  // instances only on request (--by instance)
+    case GroupBy::Instance: return GroupBy::Lock;
     }
     return GroupBy::Lock;
 }
@@ -199,7 +200,7 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
         titles.push_back(col.title);
     }
     const size_t name_width = width >= numbers + 16 ? width - numbers : 16;
-    const char* name_title = settings.by == GroupBy::Lock     ? "LOCK"
+    const char* name_title = settings.by == GroupBy::Lock || settings.by == GroupBy::Instance ? "LOCK"
                              : settings.by == GroupBy::Caller ? "CALLER"
                              : settings.by == GroupBy::Task   ? "TASK"
                                                               : "KIND";

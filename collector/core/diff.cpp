@@ -1,5 +1,6 @@
 // Comparing two sessions. Rendering is in diff_format.cpp.
 #include "core/diff.h"
+#include "core/lock_naming.h"
 
 #include "core/error.h"
 #include "core/format.h"
@@ -97,13 +98,13 @@ Side collect(const Session& s, bool by_runs)
         if (lock == info.end() || unit == where.end())
             continue;
         const LockInfo& l = *lock->second;
-        auto& series = side.locks[{l.name, l.kind, l.mode}];
+        auto& series = side.locks[{current_class_name(l.name), l.kind, l.mode}];
         series.resize(side.units.size());
         series[unit->second].add(li.counters);
     }
     // Locks known to the session but never contended still count as present.
     for (const LockInfo& l : s.locks)
-        side.locks[{l.name, l.kind, l.mode}].resize(side.units.size());
+        side.locks[{current_class_name(l.name), l.kind, l.mode}].resize(side.units.size());
     return side;
 }
 
@@ -248,6 +249,35 @@ OneSidedLock one_sided(const LockKey& key, const std::vector<LockCounters>& seri
     }
     o.wait_per_s = seconds > 0 ? double(o.wait_ns) / seconds : 0.0;
     return o;
+}
+
+// A lock keeps its class when its implementation changes (PREEMPT_RT makes a
+// mutex an rtmutex, an rwsem an rt-rwlock): keys of the same name and mode
+// found on one side each, under different kinds, are paired. Returns A's key
+// → B's kind for the report.
+std::map<LockKey, std::string> pair_kind_changes(const Side& sa, Side& sb)
+{
+    std::map<LockKey, std::string> changed;
+    auto unmatched = [](const Side& side, const Side& other) {
+        std::map<std::pair<std::string, std::string>, std::vector<LockKey>> out;  // (name, mode)
+        for (const auto& [key, series] : side.locks)
+            if (!other.locks.count(key))
+                out[{std::get<0>(key), std::get<2>(key)}].push_back(key);
+        return out;
+    };
+    const auto only_a = unmatched(sa, sb);
+    const auto only_b = unmatched(sb, sa);
+    for (const auto& [name_mode, keys_a] : only_a) {
+        auto it = only_b.find(name_mode);
+        if (it == only_b.end() || keys_a.size() != 1 || it->second.size() != 1)
+            continue;
+        const LockKey& key_b = it->second.front();
+        auto node = sb.locks.extract(key_b);
+        node.key() = keys_a.front();
+        sb.locks.insert(std::move(node));
+        changed[keys_a.front()] = std::get<1>(key_b);
+    }
+    return changed;
 }
 
 }  // namespace
@@ -399,6 +429,10 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
         }
     }
     const std::map<LockKey, std::string> renamed = apply_pairs(pairs, sa, sb);
+    const std::map<LockKey, std::string> kind_changed = pair_kind_changes(sa, sb);
+    if (!kind_changed.empty())
+        d.notes.push_back("a lock whose kind differs between the sessions (mutex → rtmutex under PREEMPT_RT) is "
+                          "compared under its class name; the kind change is shown with it");
     for (const auto& [name_a, name_b] : options.pairs) {
         // Init-captures: clang before 16 cannot capture structured bindings.
         const bool used = std::any_of(renamed.begin(), renamed.end(), [&want_a = name_a, &want_b = name_b](const auto& r) {
@@ -500,6 +534,8 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
         LockDiff l{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
         if (auto r = renamed.find(key); r != renamed.end())
             l.name_b = r->second;
+        if (auto k = kind_changed.find(key); k != kind_changed.end())
+            l.kind_b = k->second;
         std::vector<const Metric*> lock_metrics{&wait, &contentions, &spin_failures};
         if (!timed)
             lock_metrics.erase(lock_metrics.begin());

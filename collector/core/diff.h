@@ -53,6 +53,7 @@ struct MetaDifference {
 struct LockDiff {
     std::string name, kind, mode;
     std::string name_b;  // B's name when paired with a differently named lock, else empty
+    std::string kind_b;  // B's kind when it differs (mutex → rtmutex under PREEMPT_RT), else empty
     std::vector<MetricDiff> metrics;  // the first is the headline: wait per op or per second
     double effect = 0;  // |B − A| of the headline metric: how much wait moved
 };

@@ -236,7 +236,8 @@ std::string format_diff_text(const DiffResult& d)
     else
         out << table_header(d, "");
     for (const LockDiff& l : d.locks) {
-        std::string title = lock_title(l.name, l.kind, l.mode);
+        // A kind that changed is a difference worth reading: "mutex → rtmutex".
+        std::string title = lock_title(l.name, l.kind_b.empty() ? l.kind : l.kind + " → " + l.kind_b, l.mode);
         if (!l.name_b.empty())
             title += " (A) vs " + l.name_b + " (B)";
         if (!l.metrics.empty())
@@ -291,6 +292,8 @@ std::string format_diff_json(const DiffResult& d)
                                {"effect", number(l.effect)}, {"metrics", metrics}};
         if (!l.name_b.empty())
             lock["name_b"] = l.name_b;
+        if (!l.kind_b.empty())
+            lock["kind_b"] = l.kind_b;
         j["locks"].push_back(std::move(lock));
     }
     j["only_a"] = one_sided_json(d.only_a);

@@ -27,6 +27,11 @@ std::string format_duration(double ns, bool compact)
     if (!std::isfinite(ns) || ns < 0)
         return "-";
     const char* sep = compact ? "" : " ";
+    if (ns > 0 && ns < 9.995) {  // sub-10 ns values (a wait per op) keep 3 digits, never "0ns"
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g%sns", ns, sep);
+        return buf;
+    }
     if (ns < 999.5)
         return std::to_string(int64_t(std::llround(ns))) + sep + "ns";
     if (ns < 999.5e3)
@@ -85,7 +90,17 @@ std::string format_percent(double fraction, int decimals)
     if (!std::isfinite(fraction))
         return "-";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f%%", decimals, fraction * 100.0);
+    const double percent = fraction * 100.0;
+    // A value that is not zero never prints as zero: below what `decimals`
+    // can show, two significant digits ("0.47%" where "0%" would hide 69
+    // failures in 14,694 attempts).
+    if (percent != 0 && std::fabs(percent) < 0.5 * std::pow(10.0, -decimals)) {
+        if (std::fabs(percent) < 1e-4)
+            return percent < 0 ? "-0.0001%" : "<0.0001%";
+        std::snprintf(buf, sizeof buf, "%.2g%%", percent);
+        return buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.*f%%", decimals, percent);
     return buf;
 }
 

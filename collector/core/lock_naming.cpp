@@ -27,13 +27,16 @@ bool is_plumbing(std::string_view fn)
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// Classes recognisable from the caller (a few common, well-known ones).
+// Classes recognisable from the caller (a few common, well-known ones),
+// named as kernel data names them. PREEMPT_RT's mutex is an rtmutex and its
+// rwsem an rt-rwlock: the class stays the same.
 std::string class_from_caller(const std::string& kind, std::string_view caller)
 {
-    if (kind == "mutex" && (starts_with(caller, "pipe_") || starts_with(caller, "anon_pipe_") ||
-                            caller == "__pipe_lock"))
-        return "pipe->mutex";
-    if (kind == "rwsem") {
+    const bool mutex = kind == "mutex" || kind == "rtmutex";
+    const bool rwsem = kind == "rwsem" || kind == "rt-rwlock";
+    if (mutex && (starts_with(caller, "pipe_") || starts_with(caller, "anon_pipe_") || caller == "__pipe_lock"))
+        return "pipe_inode_info.mutex";
+    if (rwsem) {
         static constexpr std::array kInodeLockers = {
             "do_unlinkat", "filename_create", "do_rmdir",       "open_last_lookups", "lookup_slow",
             "__lookup_slow", "do_renameat2", "lock_rename",   "chmod_common",      "chown_common",
@@ -44,7 +47,28 @@ std::string class_from_caller(const std::string& kind, std::string_view caller)
         };
         for (std::string_view fn : kInodeLockers)
             if (caller == fn)
-                return "i_rwsem";
+                return "inode.i_rwsem";
+    }
+    return {};
+}
+
+// A sleeping lock's wait_lock: the function that took the spinlock (the
+// first frame past tracing and spinlock code) is mutex or rwsem code.
+std::string wait_lock_class(const KernelSymbols& syms, const std::vector<uint64_t>& frames, const std::string& caller)
+{
+    for (uint64_t ip : frames) {
+        const std::string fn = syms.function_name(ip);
+        if (fn.empty() || starts_with(fn, "bpf_") || starts_with(fn, "__bpf_") || starts_with(fn, "_raw_spin") ||
+            starts_with(fn, "queued_spin") || starts_with(fn, "__pv_queued") || starts_with(fn, "native_queued") ||
+            starts_with(fn, "do_raw_spin"))
+            continue;
+        const char* outer = starts_with(fn, "__mutex_") || starts_with(fn, "mutex_") ? "mutex"
+                            : starts_with(fn, "rwsem_") || starts_with(fn, "__rwsem") ? "rwsem"
+                                                                                       : nullptr;
+        if (!outer)
+            return {};
+        const std::string cls = class_from_caller(outer, caller);
+        return (cls.empty() ? std::string(outer) + "@" + (caller.empty() ? "unknown" : caller) : cls) + ".wait_lock";
     }
     return {};
 }
@@ -107,50 +131,113 @@ std::string caller_function(const std::vector<std::string>& frames)
     return {};
 }
 
-Naming name_lock(const KernelSymbols& syms, uint64_t address, uint32_t flags, uint32_t lock_class,
-                 const std::vector<uint64_t>& frames)
+const char* name_source_name(NameSource source)
+{
+    switch (source) {
+    case NameSource::Slab: return "slab";
+    case NameSource::Global: return "global";
+    case NameSource::Percpu: return "percpu";
+    case NameSource::Task: return "task";
+    case NameSource::KernelData: return "kernel-data";
+    case NameSource::Caller: return "caller";
+    case NameSource::Unknown: break;
+    }
+    return "unknown";
+}
+
+bool named_from_data(std::string_view source)
+{
+    return source == "slab" || source == "global" || source == "percpu" || source == "task";
+}
+
+std::string task_member_class(uint32_t task_member)
+{
+    switch (task_member) {
+    case LS_TASK_MMAP_LOCK: return "mm_struct.mmap_lock";
+    case LS_TASK_SIGLOCK: return "sighand_struct.siglock";
+    case LS_TASK_CRED_GUARD: return "signal_struct.cred_guard_mutex";
+    case LS_TASK_EXEC_UPDATE: return "signal_struct.exec_update_lock";
+    case LS_TASK_FILE_LOCK: return "files_struct.file_lock";
+    case LS_TASK_FS_LOCK: return "fs_struct.seq.lock";
+    case LS_TASK_RENAME: return "super_block.s_vfs_rename_mutex";
+    default: return {};
+    }
+}
+
+std::string current_class_name(const std::string& name)
+{
+    if (name == "pipe->mutex")
+        return "pipe_inode_info.mutex";
+    if (name == "pipe->mutex.wait_lock")
+        return "pipe_inode_info.mutex.wait_lock";
+    if (name == "i_rwsem")
+        return "inode.i_rwsem";
+    if (name == "i_rwsem.wait_lock")
+        return "inode.i_rwsem.wait_lock";
+    if (name == "mmap_lock")
+        return "mm_struct.mmap_lock";
+    return name;
+}
+
+Naming name_lock(const KernelSymbols& syms, uint64_t address, uint32_t flags, const RawIdentity& identity,
+                 const std::vector<uint64_t>& frames, const DataNamer* data)
 {
     const LockKindInfo k = lock_kind(flags);
     Naming n;
     n.caller = caller_function(syms, frames);
+    const std::string by_caller = k.kind + "@" + (n.caller.empty() ? std::string("unknown") : n.caller);
     if (k.kind.rfind("user-", 0) == 0) {
-        n.name = k.kind + "@" + (n.caller.empty() ? std::string("unknown") : n.caller);
+        n.name = by_caller;
+        n.source = NameSource::Caller;
         return n;
     }
-    if (lock_class == LS_CLASS_MMAP_LOCK) {
-        n.name = "mmap_lock";
+    // PREEMPT_RT's spinlock_t is rtmutex-based too: its waits pass through
+    // rtlock_slowlock, and are no mutex of the caller's class.
+    std::string class_kind = k.kind;
+    if (class_kind == "rtmutex")
+        for (uint64_t ip : frames) {
+            const std::string fn = syms.function_name(ip);
+            if (starts_with(fn, "rtlock_") || starts_with(fn, "rt_spin_lock"))
+                class_kind = "spinlock";
+        }
+    std::string caller_class = class_from_caller(class_kind, n.caller);
+    if (caller_class.empty() && k.kind == "spinlock")
+        caller_class = wait_lock_class(syms, frames, n.caller);
+
+    DataNamer::Result from_data;
+    if (data)
+        from_data = data->name(address, flags, identity, caller_class);
+    n.detail = from_data.detail;
+    n.instance = from_data.instance;
+    if (!from_data.name.empty()) {
+        n.name = from_data.name;
+        n.source = from_data.source;
         return n;
     }
     if (auto global = syms.global_object(address)) {
         n.name = *global;
+        n.source = NameSource::Global;
         return n;
     }
-    if (std::string cls = class_from_caller(k.kind, n.caller); !cls.empty()) {
+    if (std::string cls = task_member_class(identity.task_member); !cls.empty()) {
         n.name = cls;
+        n.source = NameSource::Task;
+        if (identity.task_member == LS_TASK_MMAP_LOCK && identity.tgid)
+            n.instance = "mm of process " + std::to_string(identity.tgid);
         return n;
     }
-    if (k.kind == "spinlock") {
-        // A sleeping lock's wait_lock: the function that took the spinlock
-        // (the first frame past tracing and spinlock code) is mutex or rwsem code.
-        for (uint64_t ip : frames) {
-            const std::string fn = syms.function_name(ip);
-            if (fn.empty() || starts_with(fn, "bpf_") || starts_with(fn, "__bpf_") || starts_with(fn, "_raw_spin") ||
-                starts_with(fn, "queued_spin") || starts_with(fn, "__pv_queued") || starts_with(fn, "native_queued") ||
-                starts_with(fn, "do_raw_spin"))
-                continue;
-            const char* outer = starts_with(fn, "__mutex_") || starts_with(fn, "mutex_") ? "mutex"
-                                : starts_with(fn, "rwsem_") || starts_with(fn, "__rwsem") ? "rwsem"
-                                                                                           : nullptr;
-            if (outer) {
-                const std::string cls = class_from_caller(outer, n.caller);
-                n.name = (cls.empty() ? std::string(outer) + "@" + (n.caller.empty() ? "unknown" : n.caller) : cls) +
-                         ".wait_lock";
-                return n;
-            }
-            break;
-        }
+    if (from_data.kernel_image) {
+        n.name = caller_class.empty() ? by_caller : caller_class;
+        n.source = NameSource::KernelData;
+        return n;
     }
-    n.name = k.kind + "@" + (n.caller.empty() ? std::string("unknown") : n.caller);
+    if (!caller_class.empty()) {
+        n.name = caller_class;
+        n.source = NameSource::Caller;
+        return n;
+    }
+    n.name = by_caller;
+    n.source = NameSource::Unknown;
     return n;
 }
 

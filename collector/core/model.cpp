@@ -54,17 +54,29 @@ void LockCounters::add(const LockCounters& o)
         hist[i] = sat_add(hist[i], o.hist[i]);
 }
 
+uint64_t LostCounters::total() const
+{
+    uint64_t t = 0;
+#define LOCKSCOPE_X(f) t = sat_add(t, f);
+    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+    return t;
+}
+
 void LostCounters::add(const LostCounters& o)
 {
-    depth = sat_add(depth, o.depth);
-    lock_map_full = sat_add(lock_map_full, o.lock_map_full);
-    stack = sat_add(stack, o.stack);
-    stack_map_full = sat_add(stack_map_full, o.stack_map_full);
-    task_map_full = sat_add(task_map_full, o.task_map_full);
-    task_storage = sat_add(task_storage, o.task_storage);
-    ring_buffer = sat_add(ring_buffer, o.ring_buffer);
-    nested = sat_add(nested, o.nested);
-    abandoned = sat_add(abandoned, o.abandoned);
+#define LOCKSCOPE_X(f) f = sat_add(f, o.f);
+    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+}
+
+LostCounters LostCounters::since(const LostCounters& base) const
+{
+    LostCounters d;
+#define LOCKSCOPE_X(f) d.f = f >= base.f ? f - base.f : 0;
+    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+    return d;
 }
 
 const LockInfo* Session::lock(int64_t id) const

@@ -45,8 +45,11 @@ struct LockCounters {
 };
 
 // A lock as the user knows it. `name` is the identity across sessions and
-// kernels: a global symbol ("rtnl_mutex"), a class ("mmap_lock",
-// "pipe->mutex", "i_rwsem") or "<kind>@<caller function>"; never an address.
+// kernels: a class from kernel data ("inode.i_rwsem", "mm_struct.mmap_lock",
+// "rq.__lock"), a global symbol ("rtnl_mutex"), a class recognised from the
+// caller ("pipe_inode_info.mutex") or "<kind>@<caller function>"; never an
+// address. Sessions recorded before lock identity carry the names of their
+// time ("pipe->mutex", "i_rwsem", "mmap_lock") and no name_source.
 struct LockInfo {
     int64_t id = 0;          // row id within the session
     std::string name;
@@ -55,6 +58,9 @@ struct LockInfo {
     std::string caller;      // first function outside the locking code, "" if unknown
     uint64_t address = 0;    // informational only
     uint32_t flags = 0;      // contention_begin kind bits
+    std::string name_source; // slab, global, percpu, task, kernel-data, caller, unknown; "" in old sessions
+    std::string detail;      // the evidence: "ext4_inode_cache: struct ext4_inode_info +0x1a8 (vfs_inode.i_rwsem)"
+    std::string instance;    // which object, where known: "inode 1234 on ext4 (8:1) 'work'"
 };
 
 // Per-run totals over one interval.
@@ -100,6 +106,12 @@ struct TaskStats {
     LockCounters counters;  // contentions, spin_*, wait/spin/sleep/preempt ns, sleeps
 };
 
+// Every lost counter, once: X(member). Sums, differences, the session's
+// lost_<member> columns and the report's causes all walk this list.
+#define LOCKSCOPE_LOST_FIELDS(X) \
+    X(depth) X(lock_map_full) X(stack) X(stack_map_full) X(task_map_full) X(task_storage) X(ring_buffer) \
+    X(nested) X(abandoned)
+
 // Drops, by cause. Always stored, always reported.
 struct LostCounters {
     uint64_t depth = 0;          // nesting deeper than the per-task stack
@@ -114,12 +126,10 @@ struct LostCounters {
     uint64_t nested = 0;
     // Inner episodes whose end never came, closed by the end of an outer one.
     uint64_t abandoned = 0;
-    uint64_t total() const
-    {
-        return depth + lock_map_full + stack + stack_map_full + task_map_full + task_storage +
-               ring_buffer + nested + abandoned;
-    }
+    uint64_t total() const;
     void add(const LostCounters& o);
+    // What was counted after `base` (cumulative counters; never below 0).
+    LostCounters since(const LostCounters& base) const;
     bool operator==(const LostCounters&) const = default;
 };
 

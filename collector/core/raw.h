@@ -6,16 +6,35 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "core/model.h"
 
 namespace lockscope {
 
+// What the kernel said about a lock when its row was created (the BPF
+// ls_lock_ident, in plain types): the evidence lock identity is built from.
+struct RawIdentity {
+    uint32_t sources = 0;      // LS_IDENT_*: which lookups ran
+    uint64_t cache = 0;        // struct kmem_cache *, 0: not in a slab (or not looked up)
+    std::string cache_name;
+    uint32_t object_size = 0;
+    uint32_t slab_size = 0;    // object plus metadata: the stride within a slab
+    uint32_t red_left_pad = 0;
+    uint16_t order = 0, min_order = 0;
+    uint32_t task_member = 0;  // LS_TASK_*
+    uint32_t tgid = 0;         // the task that created the row
+    uint64_t inode_ino = 0;    // if the lock is an inode's i_rwsem (LS_IDENT_INODE_READ)
+    uint32_t inode_dev = 0;
+    std::string fs_type;
+    std::string dentry_name;
+};
+
 struct RawLock {
     uint64_t address = 0;
     uint32_t flags = 0;       // contention_begin kind bits (LS_F_KIND_MASK)
-    uint32_t lock_class = 0;  // LS_CLASS_*
+    RawIdentity identity;
     LockCounters counters;    // summed over CPUs, max over CPUs for max_wait_ns
 };
 

@@ -5,6 +5,7 @@
 #include "core/lock_naming.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -17,6 +18,8 @@ struct Group {
     ReportRow row;
     std::map<std::string, uint64_t> wait_by_caller;
     std::map<std::pair<std::string, std::string>, uint64_t> wait_by_kind;  // (kind, mode)
+    std::map<std::string, uint64_t> wait_by_source;
+    std::set<uint64_t> objects;  // lock addresses rolled in
 };
 
 uint64_t sat_add(uint64_t a, uint64_t b)
@@ -119,10 +122,10 @@ std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(
 
 GroupBy parse_group_by(const std::string& text)
 {
-    for (GroupBy by : {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind})
+    for (GroupBy by : {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind, GroupBy::Instance})
         if (text == group_by_name(by))
             return by;
-    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind");
+    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind, instance");
 }
 
 const char* group_by_name(GroupBy by)
@@ -132,6 +135,7 @@ const char* group_by_name(GroupBy by)
     case GroupBy::Caller: return "caller";
     case GroupBy::Task: return "task";
     case GroupBy::Kind: return "kind";
+    case GroupBy::Instance: return "instance";
     }
     return "lock";
 }
@@ -207,6 +211,13 @@ Report build_report(const Session& session, const ReportOptions& options)
             by_caller = sat_add(by_caller, c.wait_ns);
             uint64_t& by_kind = g.wait_by_kind[{lock->kind, lock->mode}];
             by_kind = sat_add(by_kind, c.wait_ns);
+            uint64_t& by_source = g.wait_by_source[lock->name_source];
+            by_source = sat_add(by_source, c.wait_ns);
+            g.objects.insert(lock->address);
+            if (g.row.detail.empty())
+                g.row.detail = lock->detail;
+            if (g.row.instance.empty())
+                g.row.instance = lock->instance;
         }
         return g;
     };
@@ -222,6 +233,17 @@ Report build_report(const Session& session, const ReportOptions& options)
         std::unordered_map<int64_t, const LockInfo*> locks;
         for (const LockInfo& l : session.locks)
             locks.emplace(l.id, &l);
+        // Instances: a lock object (its read and write rows are one) numbered
+        // in order of first sight within its class; addresses never shown.
+        std::map<std::pair<std::string, uint64_t>, size_t> instance_number;
+        std::map<std::string, size_t> instances_of_class;
+        for (const LockInfo& l : session.locks)
+            if (!instance_number.count({l.name, l.address}))
+                instance_number[{l.name, l.address}] = ++instances_of_class[l.name];
+        auto instance_label = [&](const LockInfo& l) {
+            return "#" + std::to_string(instance_number[{l.name, l.address}]);
+        };
+        std::set<uint64_t> sources_seen;
         std::map<int64_t, std::vector<std::pair<std::string, double>>> callers;
         if (options.by == GroupBy::Caller) {
             callers = callers_of_locks(session, wanted);
@@ -255,7 +277,15 @@ Report build_report(const Session& session, const ReportOptions& options)
                 break;
             }
             case GroupBy::Kind: add({l.kind, l.mode, {}}, &l, li.counters); break;
+            case GroupBy::Instance: add({l.name, instance_label(l), {}}, &l, li.counters); break;
             case GroupBy::Task: break;
+            }
+            // Shares of the wait by name source, over the wanted runs.
+            if (!l.name_source.empty()) {
+                ReportTotals::SourceShare& share = t.by_name_source[l.name_source];
+                share.wait_ns = sat_add(share.wait_ns, li.counters.wait_ns);
+                if (sources_seen.insert(l.address).second)
+                    share.locks++;
             }
         }
     }
@@ -267,6 +297,12 @@ Report build_report(const Session& session, const ReportOptions& options)
             row.kind = kind;
             row.mode = mode;
             row.caller = dominant(g.wait_by_caller);
+            row.name_source = dominant(g.wait_by_source);
+            row.instances = g.objects.size();
+        }
+        if (options.by != GroupBy::Instance) {
+            row.detail.clear();
+            row.instance.clear();
         }
         switch (options.by) {
         case GroupBy::Lock: row.name = std::get<0>(key); break;
@@ -275,6 +311,7 @@ Report build_report(const Session& session, const ReportOptions& options)
             row.name = row.caller.empty() ? "(unknown caller)" : row.caller;
             break;
         case GroupBy::Kind: row.name = kind_label(row.kind, row.mode); break;
+        case GroupBy::Instance: row.name = std::get<0>(key) + " " + std::get<1>(key); break;
         case GroupBy::Task: break;
         }
         if (t.counters.wait_ns)

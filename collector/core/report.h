@@ -14,10 +14,11 @@
 
 namespace lockscope {
 
-enum class GroupBy { Lock, Caller, Task, Kind };
+// Instance: each lock object apart (the rows Lock rolls up into its class).
+enum class GroupBy { Lock, Caller, Task, Kind, Instance };
 
-// "lock", "caller", "task", "kind"; anything else is a UsageError that
-// lists the valid values.
+// "lock", "caller", "task", "kind", "instance"; anything else is a
+// UsageError that lists the valid values.
 GroupBy parse_group_by(const std::string& text);
 const char* group_by_name(GroupBy by);
 
@@ -32,6 +33,10 @@ struct ReportRow {
     std::string kind;
     std::string mode;
     std::string caller;  // for a lock: the caller with the most wait
+    std::string name_source;  // where the name came from (the source with the most wait); "" if unknown
+    std::string detail;       // --by instance: the evidence behind the name
+    std::string instance;     // --by instance: which object, where known
+    size_t instances = 0;     // lock objects rolled into the row
     LockCounters counters;
     double share_of_wait = 0;  // of the totals' wait_ns
 };
@@ -46,6 +51,13 @@ struct ReportTotals {
     std::optional<double> ops_per_s;  // workload throughput, when a workload ran
     size_t runs = 0;
     size_t intervals = 0;
+    // Wait and distinct lock objects by name source (lock_naming.h); empty
+    // for sessions recorded before lock identity.
+    struct SourceShare {
+        uint64_t wait_ns = 0;
+        size_t locks = 0;
+    };
+    std::map<std::string, SourceShare> by_name_source;
 };
 
 struct Report {

@@ -1,11 +1,13 @@
 // Text, JSON and CSV renderings of a Report.
 #include "core/format.h"
+#include "core/lock_naming.h"
 #include "core/report.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -53,6 +55,22 @@ std::string pad(const std::string& s, size_t width, bool right)
     return right ? fill + s : s + fill;
 }
 
+// A share in a 5-column table cell: never "0%" for something that is not
+// zero ("0.47%", "<.01%").
+std::string cell_percent(double fraction)
+{
+    if (!std::isfinite(fraction))
+        return "-";
+    const double p = fraction * 100.0;
+    char buf[16];
+    if (p == 0)
+        return "0%";
+    if (p < 0.005)
+        return "<.01%";
+    std::snprintf(buf, sizeof buf, p < 0.995 ? "%.2f%%" : p < 9.95 ? "%.1f%%" : "%.0f%%", p);
+    return buf;
+}
+
 std::string part_of(uint64_t ns, uint64_t total)
 {
     return format_duration(double(ns)) + " (" + format_percent(ratio(ns, total), 0) + ")";
@@ -96,6 +114,64 @@ void header_block(std::ostringstream& out, const Report& rep)
     } else if (t.ops_per_s) {
         line("throughput", format_rate(*t.ops_per_s, "ops"));
     }
+}
+
+// How much of the wait and of the distinct locks kernel data named; locks in
+// the kernel image's own data that nothing can name are counted apart.
+struct NamingShares {
+    uint64_t data_wait = 0, other_wait = 0, image_wait = 0;
+    size_t data_locks = 0, other_locks = 0, image_locks = 0;
+    double wait_share() const { return ratio(data_wait, data_wait + other_wait); }
+    double lock_share() const
+    {
+        return data_locks + other_locks ? double(data_locks) / double(data_locks + other_locks) : 0.0;
+    }
+};
+
+NamingShares naming_shares(const ReportTotals& t)
+{
+    NamingShares n;
+    for (const auto& [source, share] : t.by_name_source) {
+        if (named_from_data(source)) {
+            n.data_wait += share.wait_ns;
+            n.data_locks += share.locks;
+        } else if (source == "kernel-data") {
+            n.image_wait += share.wait_ns;
+            n.image_locks += share.locks;
+        } else {
+            n.other_wait += share.wait_ns;
+            n.other_locks += share.locks;
+        }
+    }
+    return n;
+}
+
+void names_block(std::ostringstream& out, const ReportTotals& t)
+{
+    if (t.by_name_source.empty())
+        return;  // recorded before lock identity
+    const NamingShares n = naming_shares(t);
+    const uint64_t outside = n.data_wait + n.other_wait;
+    auto list = [&](bool data) {
+        std::vector<std::pair<uint64_t, std::string>> parts;
+        for (const auto& [source, share] : t.by_name_source)
+            if (named_from_data(source) == data && source != "kernel-data" && share.locks)
+                parts.emplace_back(share.wait_ns, source);
+        std::sort(parts.rbegin(), parts.rend());
+        std::string s;
+        for (const auto& [wait, source] : parts)
+            s += (s.empty() ? "" : ", ") + source + " " + format_percent(ratio(wait, outside));
+        return s;
+    };
+    const std::string data = list(true), other = list(false);
+    out << pad("named from data", 19, false) << format_percent(n.wait_share()) << " of the wait, "
+        << n.data_locks << " of " << (n.data_locks + n.other_locks) << " locks"
+        << (data.empty() ? "" : " (" + data + ")") << '\n';
+    if (!other.empty())
+        out << pad("", 19, false) << "by caller: " << other << '\n';
+    if (n.image_locks)
+        out << pad("", 19, false) << "not counted: " << n.image_locks << " in kernel image data, unnamed here ("
+            << format_duration(double(n.image_wait)) << " of wait)\n";
 }
 
 void totals_block(std::ostringstream& out, const Report& rep)
@@ -148,6 +224,7 @@ void totals_block(std::ostringstream& out, const Report& rep)
                       format_count(cause.count);
     if (!causes.empty())
         line("", causes);
+    names_block(out, t);
 }
 
 struct Column {
@@ -165,7 +242,7 @@ void table_block(std::ostringstream& out, const Report& rep)
     }
     // Text columns that would repeat the name, or hold nothing, are dropped.
     bool show_kind = rep.by != GroupBy::Kind && rep.by != GroupBy::Task;
-    bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind;
+    bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind || rep.by == GroupBy::Instance;
     auto kind_of = [](const ReportRow& r) {
         return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);  // rwsem/r, rwsem/w
     };
@@ -187,16 +264,17 @@ void table_block(std::ostringstream& out, const Report& rep)
     size_t separators = (show_kind ? 2 : 0) + (show_caller ? 2 : 0);
     size_t budget = kTextWidth - numeric_width - separators - kind_w;
     if (name_w + caller_w > budget) {
-        // Share the room; each gets at least half, or all it needs if less.
-        size_t half = budget / 2;
+        // Share the room; the name (a class such as "pipe_inode_info.mutex")
+        // comes first, up to two thirds of it; each gets all it needs if less.
+        const size_t name_share = budget * 2 / 3;
         if (!show_caller)
             name_w = budget;
-        else if (name_w <= half)
+        else if (name_w <= name_share)
             caller_w = budget - name_w;
-        else if (caller_w <= half)
+        else if (caller_w <= budget - name_share)
             name_w = budget - caller_w;
         else
-            name_w = half, caller_w = budget - half;
+            name_w = name_share, caller_w = budget - name_share;
     }
 
     auto row_line = [&](const std::string& name, const std::string& kind,
@@ -215,29 +293,38 @@ void table_block(std::ostringstream& out, const Report& rep)
     std::vector<std::string> headers;
     for (const auto& col : numeric)
         headers.push_back(col.header);
+    const bool instances = rep.by == GroupBy::Instance;
     row_line(rep.by == GroupBy::Task ? "task" : rep.by == GroupBy::Caller ? "caller" : "name",
-             "kind", "caller", headers);
+             "kind", instances ? "object" : "caller", headers);
     for (const auto& r : rep.rows) {
         const LockCounters& c = r.counters;
         std::string contend = c.contentions < 10'000'000
                                   ? std::to_string(c.contentions)
                                   : format_count_short(double(c.contentions));
-        row_line(r.name, kind_of(r), r.caller.empty() ? "-" : r.caller,
+        const std::string& third = instances && !r.instance.empty() ? r.instance : r.caller;
+        row_line(r.name, kind_of(r), third.empty() ? "-" : third,
                  {contend,
-                  c.spin_attempts ? format_percent(c.spin_failure_rate(), 0) : "-",
+                  c.spin_attempts ? cell_percent(c.spin_failure_rate()) : "-",
                   format_duration(double(c.wait_ns), true),
                   format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0,
                                   true),
                   // per-task totals keep no maximum
                   rep.by == GroupBy::Task ? std::string("-") : format_duration(double(c.max_wait_ns), true),
-                  format_percent(ratio(c.spin_ns, c.wait_ns), 0),
-                  format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0),
+                  // the rwsem writers' spin counted through fentry is not timed
+                  c.spin_attempts && !c.spin_ns && c.wait_ns ? std::string("n/m") : cell_percent(ratio(c.spin_ns, c.wait_ns)),
+                  cell_percent(ratio(c.offcpu_ns(), c.wait_ns)),
                   format_count_short(double(c.sleeps))});
     }
     if (rep.rows_total > rep.rows.size())
         out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by wait)\n";
     out << "fail% = spin failures / spin attempts; spin%, off% = share of the wait spent\n"
-           "spinning and off CPU; mean and max are per contention.\n";
+           "spinning and off CPU (n/m: spins counted but not timed); mean and max are per contention.\n";
+    if (instances) {
+        out << "\nwhere each name comes from:\n";
+        for (const auto& r : rep.rows)
+            if (!r.detail.empty() || !r.instance.empty())
+                out << wrap_text((r.instance.empty() ? "" : r.instance + "; ") + r.detail, "  " + r.name + ": ", 4, 100);
+    }
     for (const std::string& note : rep.notes)
         out << wrap_text(note, "note: ", 6, 100);
 }
@@ -322,6 +409,16 @@ std::string format_json(const Report& rep)
     totals["ops_per_s"] = t.ops_per_s ? nlohmann::ordered_json(*t.ops_per_s) : nullptr;
     totals["runs"] = t.runs;
     totals["intervals"] = t.intervals;
+    if (!t.by_name_source.empty()) {
+        nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+        for (const auto& [source, share] : t.by_name_source)
+            sources[source] = {{"wait_ns", share.wait_ns}, {"locks", share.locks}};
+        totals["name_sources"] = sources;
+        const NamingShares n = naming_shares(t);
+        // Shares of the wait and of the locks named from kernel data, not
+        // counting unnamed locks in the kernel image's data (kernel-data).
+        totals["named_from_data"] = {{"wait_share", n.wait_share()}, {"lock_share", n.lock_share()}};
+    }
     j["totals"] = totals;
     auto locks = nlohmann::ordered_json::array();
     for (const ReportRow& r : rep.rows) {
@@ -330,6 +427,12 @@ std::string format_json(const Report& rep)
         row["kind"] = r.kind;
         row["mode"] = r.mode;
         row["caller"] = r.caller;
+        row["name_source"] = r.name_source;
+        row["instances"] = r.instances;
+        if (rep.by == GroupBy::Instance) {
+            row["instance"] = r.instance;
+            row["detail"] = r.detail;
+        }
         row.update(counters_json(r.counters));
         row["share_of_wait"] = r.share_of_wait;
         locks.push_back(std::move(row));
@@ -345,7 +448,7 @@ std::string format_csv(const Report& rep)
     std::string out =
         "name,kind,mode,caller,contentions,spin_attempts,spin_failures,spin_successes,"
         "spin_failure_rate,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
-        "max_wait_ns,mean_wait_ns,errors,wakeups,share_of_wait\n";
+        "max_wait_ns,mean_wait_ns,errors,wakeups,share_of_wait,name_source,instance\n";
     for (const ReportRow& r : rep.rows) {
         const LockCounters& c = r.counters;
         out += csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.mode) + ',' +
@@ -358,7 +461,7 @@ std::string format_csv(const Report& rep)
             out += ',' + std::to_string(v);
         out += ',' + number(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0);
         out += ',' + std::to_string(c.errors) + ',' + std::to_string(c.wakeups);
-        out += ',' + number(r.share_of_wait) + '\n';
+        out += ',' + number(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) + '\n';
     }
     return out;
 }

@@ -43,7 +43,10 @@ LockCounters counter_delta(const LockCounters& now, const LockCounters& before)
     return c;
 }
 
-Rollup::Rollup(KernelSymbols symbols) : syms_(std::move(symbols)) {}
+Rollup::Rollup(KernelSymbols symbols, std::shared_ptr<const DataNamer> data)
+    : syms_(std::move(symbols)), data_(std::move(data))
+{
+}
 
 void Rollup::reset_stacks()
 {
@@ -130,7 +133,7 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         LockState& st = it->second;
         if (st.id == 0) {
             st.id = next_lock_id_++;
-            const Naming n = name_lock(syms_, l.address, l.flags, l.lock_class, first_stack_of(snap, key));
+            const Naming n = name_lock(syms_, l.address, l.flags, l.identity, first_stack_of(snap, key), data_.get());
             const LockKindInfo k = lock_kind(l.flags);
             LockInfo info;
             info.id = st.id;
@@ -138,6 +141,9 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
             info.kind = k.kind;
             info.mode = k.mode;
             info.caller = n.caller;
+            info.name_source = name_source_name(n.source);
+            info.detail = n.detail;
+            info.instance = n.instance;
             info.address = l.address;
             info.flags = l.flags;
             b.new_locks.push_back(std::move(info));
@@ -178,15 +184,7 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
     }
 
     run_.id = run;
-    run_.lost = snap.counters.lost;
-    run_.lost.depth -= run_start_counters_.lost.depth;
-    run_.lost.lock_map_full -= run_start_counters_.lost.lock_map_full;
-    run_.lost.stack -= run_start_counters_.lost.stack;
-    run_.lost.stack_map_full -= run_start_counters_.lost.stack_map_full;
-    run_.lost.task_map_full -= run_start_counters_.lost.task_map_full;
-    run_.lost.task_storage -= run_start_counters_.lost.task_storage;
-    run_.lost.nested -= run_start_counters_.lost.nested;
-    run_.lost.abandoned -= run_start_counters_.lost.abandoned;
+    run_.lost = snap.counters.lost.since(run_start_counters_.lost);
     run_.unmatched_ends = snap.counters.unmatched_ends - run_start_counters_.unmatched_ends;
     run_.stack_samples = snap.counters.stack_samples - run_start_counters_.stack_samples;
     b.run = run_;

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 
+#include "core/lock_naming.h"
 #include "core/raw.h"
 #include "core/session_store.h"
 #include "core/symbols.h"
@@ -15,7 +17,9 @@ namespace lockscope {
 
 class Rollup {
 public:
-    explicit Rollup(KernelSymbols symbols);
+    // `data` names locks from kernel data (collector/identity); without it
+    // only symbols, task members and callers name them.
+    explicit Rollup(KernelSymbols symbols, std::shared_ptr<const DataNamer> data = nullptr);
 
     // Forgets stack ids: a newly attached probe numbers its stacks afresh.
     void reset_stacks();
@@ -40,6 +44,7 @@ private:
     std::vector<uint64_t> first_stack_of(const RawSnapshot& snap, const Key& key) const;
 
     KernelSymbols syms_;
+    std::shared_ptr<const DataNamer> data_;
     std::map<Key, LockState> locks_;
     std::map<int32_t, std::vector<uint64_t>> stack_ips_;
     std::map<int32_t, std::vector<std::string>> stack_frames_;

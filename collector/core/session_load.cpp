@@ -295,6 +295,8 @@ Session load_session(const std::string& path, const LoadOptions& options)
     std::set<int64_t> run_ids;
     std::string lost_columns = detail::kLostColumns;
     for (const std::string column : detail::kLostColumnsAddedLater) {
+        if (s.schema_version >= 2)
+            break;
         int present = 0;
         const std::string sql =
             "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '" + column + "'";
@@ -339,7 +341,8 @@ Session load_session(const std::string& path, const LoadOptions& options)
     };
 
     q = select(db, path,
-               "SELECT id, name, kind, mode, caller, address, flags FROM locks ORDER BY id");
+               std::string("SELECT ") + (s.schema_version >= 2 ? detail::kLockColumns : detail::kLockColumnsV1) +
+                   " FROM locks ORDER BY id");
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
         LockInfo l;
@@ -353,6 +356,9 @@ Session load_session(const std::string& path, const LoadOptions& options)
         if (flags > UINT32_MAX)
             r.fail("flags out of range");
         l.flags = uint32_t(flags);
+        l.name_source = r.text(7, "name_source");
+        l.detail = r.text(8, "detail");
+        l.instance = r.text(9, "instance");
         if (r.ok() && l.name.empty())
             r.fail("empty lock name");
         if (!r.ok())

@@ -37,9 +37,16 @@ inline constexpr const char* kLostColumns =
     "lost_depth, lost_lock_map_full, lost_stack, lost_stack_map_full, lost_task_map_full, "
     "lost_task_storage, lost_ring_buffer, lost_nested, lost_abandoned";
 inline constexpr int kLostColumnCount = 9;
-// Of those, the ones added after version 1 without a bump: a file without
-// them was written before that loss was counted, and reads them as 0.
+// Of those, the ones added during version 1 without a bump: a version-1 file
+// without them was written before that loss was counted, and reads them as 0.
+// Version 2 files always have them.
 inline constexpr const char* kLostColumnsAddedLater[] = {"lost_nested", "lost_abandoned"};
+
+// The locks table's columns by version: version 2 added where each lock's
+// name came from (name_source), the evidence (detail) and its object
+// (instance). Older files read them as "".
+inline constexpr const char* kLockColumnsV1 = "id, name, kind, mode, caller, address, flags, '', '', ''";
+inline constexpr const char* kLockColumns = "id, name, kind, mode, caller, address, flags, name_source, detail, instance";
 
 // Episodes of `record --trace`, one row each (see Episode). No index: rows
 // are only ever streamed in insertion order, and inserts must stay cheap.
@@ -65,7 +72,9 @@ inline constexpr const char* kSchemaSql =
     " unmatched_ends INTEGER NOT NULL DEFAULT 0, "
     " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL);"
     "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
-    " mode TEXT NOT NULL, caller TEXT NOT NULL, address INTEGER NOT NULL, flags INTEGER NOT NULL);"
+    " mode TEXT NOT NULL, caller TEXT NOT NULL, address INTEGER NOT NULL, flags INTEGER NOT NULL, "
+    " name_source TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '', "
+    " instance TEXT NOT NULL DEFAULT '');"
     "CREATE TABLE intervals(run INTEGER NOT NULL, idx INTEGER NOT NULL, start_ns INTEGER NOT NULL, "
     " end_ns INTEGER NOT NULL, idle_ns INTEGER NOT NULL, cpu_ns INTEGER NOT NULL, "
     " events INTEGER NOT NULL, lost INTEGER NOT NULL, ops REAL, " LOCKSCOPE_COUNTER_DDL ", "

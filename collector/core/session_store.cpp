@@ -196,7 +196,7 @@ void SessionWriter::prepare()
             update += string(", ") + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
         s->insert_lock = Stmt(db_, "INSERT INTO locks(id, name, kind, mode, caller, address, "
-                                   "flags) VALUES(?, ?, ?, ?, ?, ?, ?)");
+                                   "flags, name_source, detail, instance) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         s->insert_interval =
             Stmt(db_, ("INSERT INTO intervals(run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, "
                        "lost, ops, " + counters + ") VALUES(" +
@@ -362,6 +362,9 @@ void SessionWriter::write_interval(const IntervalBatch& b)
             bind_text(st, 5, l.caller);
             sqlite3_bind_int64(st, 6, int64_t(l.address));  // bit pattern; informational only
             sqlite3_bind_int64(st, 7, l.flags);
+            bind_text(st, 8, l.name_source);
+            bind_text(st, 9, l.detail);
+            bind_text(st, 10, l.instance);
             LOCKSCOPE_STEP(st);
         }
 

@@ -17,8 +17,12 @@
 //   trace, trace_buffer_mib           "on" and the ring buffer's size when
 //                                     recorded with --trace (table `episodes`)
 //
-// Format history: bump kSchemaVersion on any change a version-1 reader
-// would misread; readers refuse files newer than they understand.
+// Format history: bump kSchemaVersion on any change an older reader would
+// misread; readers refuse files newer than they understand and read every
+// older version (session_load.cpp says what each lacks).
+//   1  the first format (lost_nested, lost_abandoned, episodes added within it)
+//   2  locks.name_source, locks.detail, locks.instance (lock identity); meta
+//      lock_identity says which kernel data sources named the locks
 #pragma once
 
 #include "core/model.h"
@@ -35,7 +39,7 @@ struct sqlite3_stmt;
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // One phase of a traced episode; it lasts until the next phase starts, the
 // last one until the episode ends.

@@ -122,6 +122,14 @@ std::string KernelSymbols::frame(uint64_t ip) const
     return buf;
 }
 
+std::optional<uint64_t> KernelSymbols::address_of(std::string_view wanted) const
+{
+    for (const Symbol& s : text_)
+        if (name(s) == wanted)
+            return s.address;
+    return std::nullopt;
+}
+
 bool KernelSymbols::in_lock_text(uint64_t ip) const
 {
     return (ip >= lock_text_start_ && ip < lock_text_end_) || (ip >= sched_text_start_ && ip < sched_text_end_);

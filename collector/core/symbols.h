@@ -39,6 +39,12 @@ public:
     // which a caller lookup skips, as perf lock contention does.
     bool in_lock_text(uint64_t ip) const;
 
+    // A text symbol's address by name (linear: for the few look-ups at start).
+    std::optional<uint64_t> address_of(std::string_view name) const;
+    const std::vector<Symbol>& text_symbols() const { return text_; }
+    // Data symbols beyond the section markers (CONFIG_KALLSYMS_ALL).
+    bool has_data_symbols() const { return data_.size() > 64; }
+
     // The kernel data symbol a lock lives at ("rtnl_mutex"), if it is a global.
     std::optional<std::string> global_object(uint64_t address) const;
 

@@ -232,8 +232,8 @@ void build_guest_initramfs(const GuestKernel& kernel, const LabOptions& o, const
     build_initramfs(path, spec);
 }
 
-// Under KVM a guest runs its init within seconds; TCG needs about ten.
-constexpr double kKvmBootDeadlineS = 60;
+// Under KVM a guest runs its init within a few seconds (TCG needs about ten).
+constexpr double kKvmBootDeadlineS = 20;
 
 // Boots once; under `accel auto`, a qemu that aborts under KVM before the
 // guest ran a line (nested KVM hiding MSRs does that), or a guest that has

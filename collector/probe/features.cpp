@@ -38,6 +38,7 @@ struct BtfCheck {
     bool loaded = false;
     bool begin = false, end = false, sched_switch = false, sched_waking = false;
     bool task_on_cpu = false;
+    bool kmem_cache_kfunc = false;
 };
 
 BtfCheck check_btf()
@@ -53,6 +54,7 @@ BtfCheck check_btf()
     c.sched_switch = has("btf_trace_sched_switch");
     c.sched_waking = has("btf_trace_sched_waking");
     c.task_on_cpu = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT) >= 0;
+    c.kmem_cache_kfunc = btf__find_by_name_kind(vmlinux, "bpf_get_kmem_cache", BTF_KIND_FUNC) >= 0;
     btf__free(vmlinux);
     return c;
 }
@@ -96,6 +98,11 @@ std::string tracefs_mount_point()
     return {};
 }
 
+bool kmem_cache_kfunc_available()
+{
+    return check_btf().kmem_cache_kfunc;
+}
+
 bool recording_supported(std::string* why)
 {
     for (const Feature& f : detect_features()) {
@@ -132,6 +139,10 @@ std::vector<Feature> detect_features()
                    btf.sched_switch ? "present (off-CPU time, wakers, CPU idle)" : "missing"});
     out.push_back({"task storage maps", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, nullptr) == 1, true,
                    "per-task episode state (needs 5.11+)"});
+    out.push_back({"slab cache lookup", btf.kmem_cache_kfunc, false,
+                   btf.kmem_cache_kfunc ? "bpf_get_kmem_cache: locks in slab objects named by type and member"
+                                        : "no bpf_get_kmem_cache (needs 6.13+): slab objects' locks are named by "
+                                          "the current task's members and callers only"});
     out.push_back({"ring buffer", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr) == 1, false,
                    "per-episode trace mode"});
     const std::string stats = read_first_line("/proc/sys/kernel/bpf_stats_enabled");

@@ -22,6 +22,10 @@ std::vector<Feature> detect_features();
 // tools (perf, bpftrace, the tests' observer) do.
 std::string tracefs_mount_point();
 
+// The kernel has the bpf_get_kmem_cache kfunc (6.13+): lock identity can
+// name slab objects.
+bool kmem_cache_kfunc_available();
+
 // True when every required feature is present; otherwise `why` says which
 // one is missing and what it needs.
 bool recording_supported(std::string* why = nullptr);

@@ -31,7 +31,8 @@ namespace lockscope::probe {
 namespace {
 
 static_assert(sizeof(ls_lock_key) == 16);
-static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKETS) + 8);
+static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKETS));
+static_assert(sizeof(ls_lock_ident) == 128);
 static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 88);
@@ -261,6 +262,11 @@ Probe Probe::attach(const ProbeOptions& options)
     skel->rodata->max_locks = options.max_locks;
     bpf_map__set_max_entries(skel->maps.lock_index, options.max_locks);
     bpf_map__set_max_entries(skel->maps.lock_stats, options.max_locks);
+    bpf_map__set_max_entries(skel->maps.lock_ident, options.max_locks);
+    // The end program that looks up slab caches needs the 6.13+ kfunc.
+    probe.slab_lookup_ = kmem_cache_kfunc_available();
+    bpf_program__set_autoload(skel->progs.on_contention_end_kmem, probe.slab_lookup_);
+    bpf_program__set_autoload(skel->progs.on_contention_end, !probe.slab_lookup_);
     bpf_map__set_max_entries(skel->maps.stack_samples, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.stacks, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.task_stats, options.max_tasks);
@@ -305,6 +311,8 @@ Probe::Probe(Probe&& other) noexcept
       delivered_stacks_(std::move(other.delivered_stacks_)),
       user_links_(std::move(other.user_links_)),
       user_probes_(other.user_probes_),
+      slab_lookup_(other.slab_lookup_),
+      identities_(std::move(other.identities_)),
       trace_(std::move(other.trace_)),
       rwsem_spin_(std::move(other.rwsem_spin_))
 {
@@ -321,6 +329,8 @@ Probe& Probe::operator=(Probe&& other) noexcept
         user_links_ = std::move(other.user_links_);
         other.user_links_.clear();
         user_probes_ = other.user_probes_;
+        slab_lookup_ = other.slab_lookup_;
+        identities_ = std::move(other.identities_);
         trace_ = std::move(other.trace_);
         rwsem_spin_ = std::move(other.rwsem_spin_);
     }
@@ -440,13 +450,42 @@ void Probe::read_locks(RawSnapshot& out)
         RawLock lock;
         lock.address = key.lock;
         lock.flags = key.flags;
-        for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
-            const ls_lock_stats& s = stats[size_t(row) * possible_cpus_ + cpu];
-            lock.counters.add(to_counters(s));
-            lock.lock_class = std::max(lock.lock_class, s.lock_class);
-        }
-        out.locks.push_back(lock);
+        for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++)
+            lock.counters.add(to_counters(stats[size_t(row) * possible_cpus_ + cpu]));
+        lock.identity = identity_of(row);
+        out.locks.push_back(std::move(lock));
     }
+}
+
+// Written once, before the row was published in lock_index: read once.
+const RawIdentity& Probe::identity_of(uint32_t row)
+{
+    if (row >= identities_.size())
+        identities_.resize(row + 1);
+    std::optional<RawIdentity>& cached = identities_[row];
+    if (cached)
+        return *cached;
+    ls_lock_ident id{};
+    cached.emplace();
+    if (bpf_map__lookup_elem(skel_->maps.lock_ident, &row, sizeof row, &id, sizeof id, 0) != 0)
+        return *cached;
+    RawIdentity& r = *cached;
+    auto text = [](const char* s, size_t n) { return std::string(s, strnlen(s, n)); };
+    r.sources = id.sources;
+    r.cache = id.cache;
+    r.cache_name = text(id.cache_name, sizeof id.cache_name);
+    r.object_size = id.object_size;
+    r.slab_size = id.slab_size;
+    r.red_left_pad = id.red_left_pad;
+    r.order = id.order;
+    r.min_order = id.min_order;
+    r.task_member = id.task_member;
+    r.tgid = id.tgid;
+    r.inode_ino = id.inode_ino;
+    r.inode_dev = id.inode_dev;
+    r.fs_type = text(id.fs_type, sizeof id.fs_type);
+    r.dentry_name = text(id.dentry_name, sizeof id.dentry_name);
+    return r;
 }
 
 void Probe::read_stacks(RawSnapshot& out)

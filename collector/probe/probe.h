@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ public:
     // between them, so the trace and the counters cover the same episodes.
     void detach();
 
+    // True when lock rows record their slab cache (bpf_get_kmem_cache).
+    bool slab_lookup() const { return slab_lookup_; }
+
     // Program ids, for kernel BPF run-time statistics.
     std::vector<uint32_t> program_ids() const;
 
@@ -74,14 +78,26 @@ private:
     void read_stacks(RawSnapshot& out);
     void read_tasks(RawSnapshot& out);
     void read_cpu_state(RawSnapshot& out);
+    const RawIdentity& identity_of(uint32_t row);
 
     lockscope_bpf* skel_ = nullptr;
     uint32_t possible_cpus_ = 0;
     std::set<int32_t> delivered_stacks_;
     std::vector<::bpf_link*> user_links_;
     bool user_probes_ = false;
+    bool slab_lookup_ = false;
+    std::vector<std::optional<RawIdentity>> identities_;  // by lock row
     std::unique_ptr<TraceStream> trace_;
     std::unique_ptr<RwsemSpin> rwsem_spin_;
 };
+
+}  // namespace lockscope::probe
+
+namespace lockscope::probe {
+
+// Per CPU, the address of its `runqueues` per-CPU variable, read once by a
+// BPF program (identity/ names per-CPU locks from it); empty when it cannot
+// be read (the reason in `why`).
+std::vector<uint64_t> percpu_runqueues(std::string* why = nullptr);
 
 }  // namespace lockscope::probe

@@ -1,5 +1,7 @@
 #include "probe/recorder.h"
 
+#include "identity/data_namer.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -282,6 +284,24 @@ void write_interval(SessionWriter& writer, const IntervalBatch& batch, size_t wr
     }
 }
 
+// Lock names come from kernel data where the kernel offers it (identity/);
+// what is unavailable here is said once and kept in the session.
+Rollup make_rollup(SessionWriter* writer)
+{
+    std::vector<std::string> warnings;
+    std::string why;
+    const std::vector<uint64_t> runqueues = percpu_runqueues(&why);
+    if (!why.empty())
+        warnings.push_back("per-CPU locks are not named: " + why);
+    KernelSymbols syms = KernelSymbols::load();
+    auto namer = identity::KernelDataNamer::for_running_kernel(syms, runqueues, kmem_cache_kfunc_available(), warnings);
+    for (const std::string& w : warnings)
+        std::fprintf(stderr, "lockscope: %s\n", w.c_str());
+    if (writer)
+        writer->set_meta({{"lock_identity", namer->summary()}});
+    return Rollup(std::move(syms), std::move(namer));
+}
+
 }  // namespace
 
 void block_stop_signals()
@@ -326,7 +346,7 @@ RecordResult record(const RecordOptions& o)
         writer->set_meta(session_meta(o));
     }
     std::vector<LockInfo> lock_catalog;
-    Rollup rollup(KernelSymbols::load());
+    Rollup rollup = make_rollup(writer ? &*writer : nullptr);
     const sigset_t signals = stop_signals();
     RecordResult result;
     result.output = o.output;

@@ -142,7 +142,8 @@ QVariant DiffLocksModel::matched(const LockDiff& lock, int column, int role) con
         if (role == Qt::DisplayRole || role == SortRole)
             return column == Lock ? QString::fromStdString(lock.name_b.empty() ? lock.name
                                                                                : lock.name + " → " + lock.name_b)
-                                  : display::kind(lock.kind, lock.mode);
+                                  : display::kind(lock.kind_b.empty() ? lock.kind : lock.kind + " → " + lock.kind_b,
+                                                  lock.mode);
         if (role == Qt::TextAlignmentRole)
             return alignment(true);
         return {};

@@ -43,6 +43,7 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
     case Name: return QString::fromStdString(r.name);
     case Kind: return display::kind(r.kind, r.mode);
     case Caller: return r.caller.empty() ? QStringLiteral("–") : QString::fromStdString(r.caller);
+    case Source: return r.name_source.empty() ? QStringLiteral("–") : QString::fromStdString(r.name_source);
     case Contentions: return display::count(c.contentions);
     case SpinAttempts: return display::count(c.spin_attempts);
     case SpinFailureRate:
@@ -50,7 +51,9 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
     case WaitTotal: return display::duration(double(c.wait_ns));
     case WaitMean: return display::duration(mean_wait(c));
     case WaitMax: return display::duration(double(c.max_wait_ns));
-    case SpinTime: return display::duration(double(c.spin_ns));
+    // The rwsem writers' spin counted through fentry is not timed: not 0 ns.
+    case SpinTime:
+        return c.spin_attempts && !c.spin_ns && c.wait_ns ? QStringLiteral("n/m") : display::duration(double(c.spin_ns));
     case OffCpuTime: return display::duration(double(c.offcpu_ns()));
     case Sleeps: return display::count(c.sleeps);
     case ShareOfWait: return display::percent(r.share_of_wait);
@@ -65,6 +68,7 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
     case Name: return QString::fromStdString(r.name);
     case Kind: return display::kind(r.kind, r.mode);
     case Caller: return QString::fromStdString(r.caller);
+    case Source: return QString::fromStdString(r.name_source);
     case Contentions: return qulonglong(c.contentions);
     case SpinAttempts: return qulonglong(c.spin_attempts);
     case SpinFailureRate: return c.spin_failure_rate();
@@ -94,10 +98,13 @@ QVariant LockTableModel::data(const QModelIndex& index, int role) const
         return index.column() >= Contentions ? int(Qt::AlignRight | Qt::AlignVCenter)
                                              : int(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        if (index.column() <= Caller)
-            return QStringLiteral("%1\n%2, caller with the most wait: %3")
+        if (index.column() <= Source)
+            return QStringLiteral("%1\n%2, caller with the most wait: %3\nname from: %4, %5 lock object(s)")
                 .arg(QString::fromStdString(r.name), display::kind(r.kind, r.mode),
-                     r.caller.empty() ? QStringLiteral("unknown") : QString::fromStdString(r.caller));
+                     r.caller.empty() ? QStringLiteral("unknown") : QString::fromStdString(r.caller),
+                     r.name_source.empty() ? QStringLiteral("not recorded (older session)")
+                                           : QString::fromStdString(r.name_source))
+                .arg(r.instances);
         return headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole);
     }
     return {};
@@ -108,12 +115,16 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     static const char* const titles[ColumnCount] = {
-        "Lock", "Kind", "Caller", "Contentions", "Spins", "Spin fail", "Wait",
+        "Lock", "Kind", "Caller", "Name from", "Contentions", "Spins", "Spin fail", "Wait",
         "Mean", "Max", "Spinning", "Off CPU", "Sleeps", "Share"};
     static const char* const tips[ColumnCount] = {
-        "Lock name: a global symbol, a known class, or kind@caller",
+        "Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
+        "the caller, or kind@caller",
         "Lock kind and, for reader-writer locks, the mode",
         "The caller that accounts for most of this lock's wait",
+        "Where the name came from: slab (the object and member, from the slab cache and BTF), global, "
+        "percpu, task (the waiter's own mm, files, signals), kernel-data (unnamed kernel image data), "
+        "caller, unknown",
         "Contention episodes: first contention_begin to contention_end",
         "Spin attempts: optimistic spin phases (mutex)",
         "Spin-failure rate = spin failures / spin attempts: spin phases that ended with the task queueing",

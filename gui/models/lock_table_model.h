@@ -15,6 +15,7 @@ public:
         Name,
         Kind,
         Caller,
+        Source,
         Contentions,
         SpinAttempts,
         SpinFailureRate,

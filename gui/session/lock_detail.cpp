@@ -65,6 +65,35 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
             ser->y[i] = secs > 0 ? ser->y[i] / secs : 0.0;
     }
 
+    // The objects: one per address, numbered as `report --by instance` does.
+    std::map<uint64_t, size_t> number;
+    for (const LockInfo& l : s.locks)
+        if (l.name == g.row.name && !number.count(l.address))
+            number.emplace(l.address, number.size() + 1);
+    std::map<uint64_t, InstanceEntry> objects;
+    for (int64_t id : g.lock_ids) {
+        const LockInfo* l = s.lock(id);
+        if (!l)
+            continue;
+        InstanceEntry& e = objects[l->address];
+        if (e.label.empty()) {
+            e.label = "#" + std::to_string(number.count(l->address) ? number[l->address] : 0) +
+                      (l->instance.empty() ? "" : " " + l->instance);
+            e.detail = l->detail;
+        }
+        auto rows = snap.lock_rows.find(id);
+        if (rows == snap.lock_rows.end())
+            continue;
+        for (size_t r : rows->second) {
+            e.contentions += s.lock_intervals[r].counters.contentions;
+            e.wait_ns += s.lock_intervals[r].counters.wait_ns;
+        }
+    }
+    for (auto& [address, e] : objects)
+        d.instances.push_back(std::move(e));
+    std::stable_sort(d.instances.begin(), d.instances.end(),
+                     [](const InstanceEntry& a, const InstanceEntry& b) { return a.wait_ns > b.wait_ns; });
+
     std::unordered_set<int64_t> ids(g.lock_ids.begin(), g.lock_ids.end());
     d.waiters = merge_stacks(s, ids, "waiter");
     d.wakers = merge_stacks(s, ids, "waker");

@@ -17,6 +17,14 @@ struct StackEntry {
     uint64_t wait_ns = 0;
 };
 
+// One lock object of the class (its read and write rows together).
+struct InstanceEntry {
+    std::string label;   // "#1 inode 12 on ext4 (8:1) 'dir'"
+    std::string detail;  // the evidence behind the name
+    uint64_t contentions = 0;
+    uint64_t wait_ns = 0;
+};
+
 struct LockDetail {
     std::string name;  // "pipe->mutex (mutex)"
     LockCounters counters;
@@ -25,6 +33,7 @@ struct LockDetail {
     Series sleeps_per_s;
     std::vector<StackEntry> waiters;  // by samples, most first
     std::vector<StackEntry> wakers;
+    std::vector<InstanceEntry> instances;  // by wait, most first
 };
 
 LockDetail build_lock_detail(const SessionSnapshot& snapshot, size_t group);

@@ -3,6 +3,7 @@
 // the GUI and the CLI must agree on every total.
 #include "models/diff_models.h"
 #include "models/histogram_model.h"
+#include "models/instance_model.h"
 #include "models/key_figures_model.h"
 #include "models/lock_filter_model.h"
 #include "models/lock_table_model.h"
@@ -169,6 +170,8 @@ void ModelTest::detailModels()
     HistogramModel histogram;
     OwnerStateModel owner;
     StackModel waiters, wakers;
+    InstanceModel objects;
+    QAbstractItemModelTester t5(&objects, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t1(&histogram, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t2(&owner, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t3(&waiters, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -193,6 +196,13 @@ void ModelTest::detailModels()
         waiters.setStacks(d.waiters);
         wakers.setStacks(d.wakers);
         QVERIFY(waiters.rowCount() > 0);
+        // The objects add up to the class row, as report --by instance's rows do.
+        objects.setInstances(d.instances);
+        QVERIFY(objects.rowCount() > 0);
+        uint64_t object_contentions = 0;
+        for (int r = 0; r < objects.rowCount(); ++r)
+            object_contentions += objects.index(r, InstanceModel::Contentions).data(InstanceModel::SortRole).toULongLong();
+        QCOMPARE(object_contentions, l["contentions"].get<uint64_t>());
         // Samples agree with the raw stack rows of the session.
         uint64_t raw = 0, shown = 0;
         for (const StackSample& s : snap_->session->stacks)

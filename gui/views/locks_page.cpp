@@ -3,6 +3,7 @@
 #include "charts/bar_chart.h"
 #include "charts/time_series_chart.h"
 #include "models/histogram_model.h"
+#include "models/instance_model.h"
 #include "models/lock_filter_model.h"
 #include "models/lock_table_model.h"
 #include "models/owner_state_model.h"
@@ -47,9 +48,10 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     owner_ = new OwnerStateModel(this);
     waiters_ = new StackModel(this);
     wakers_ = new StackModel(this);
+    instances_ = new InstanceModel(this);
 
     filter_edit_ = new QLineEdit(this);
-    filter_edit_->setPlaceholderText(tr("Filter by lock, kind or caller  (Ctrl+F)"));
+    filter_edit_->setPlaceholderText(tr("Filter by lock, kind, caller or name source  (Ctrl+F)"));
     filter_edit_->setClearButtonEnabled(true);
     count_ = new QLabel(this);
     connect(filter_edit_, &QLineEdit::textChanged, this, [this](const QString& text) {
@@ -92,6 +94,13 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     auto* stacks = new QTabWidget(this);
     stacks->addTab(waiter_view_, tr("Caller stacks"));
     stacks->addTab(waker_view_, tr("Waker stacks"));
+    auto* objects = new QTreeView(this);
+    objects->setModel(instances_);
+    objects->setRootIsDecorated(false);
+    objects->setUniformRowHeights(true);
+    objects->setAlternatingRowColors(true);
+    objects->header()->setSectionResizeMode(InstanceModel::Object, QHeaderView::ResizeToContents);
+    stacks->addTab(objects, tr("Objects"));
 
     auto* charts_left = new QSplitter(Qt::Vertical, this);
     charts_left->addWidget(histogram_chart_);
@@ -182,6 +191,7 @@ void LocksPage::showSelected()
         owner_->setCounts({});
         waiters_->setStacks({});
         wakers_->setStacks({});
+        instances_->setInstances({});
         histogram_chart_->setBars({});
         series_chart_->setLines({}, snap ? snap->timeline.end_s() : 1.0);
         owner_chart_->setBars({});
@@ -220,6 +230,7 @@ void LocksPage::showSelected()
 
     waiters_->setStacks(detail.waiters);
     wakers_->setStacks(detail.wakers);
+    instances_->setInstances(detail.instances);
     emit lockSelected(selected_key_);
 }
 

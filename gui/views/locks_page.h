@@ -18,6 +18,7 @@ class LockFilterModel;
 class LockTableModel;
 class OwnerStateModel;
 class StackModel;
+class InstanceModel;
 namespace charts {
 class BarChart;
 class TimeSeriesChart;
@@ -37,6 +38,7 @@ public:
     OwnerStateModel* ownerStates() const { return owner_; }
     StackModel* waiters() const { return waiters_; }
     StackModel* wakers() const { return wakers_; }
+    InstanceModel* instances() const { return instances_; }
 
     void selectFirstRow();
     void focusFilter();
@@ -54,6 +56,7 @@ private:
     OwnerStateModel* owner_;
     StackModel* waiters_;
     StackModel* wakers_;
+    InstanceModel* instances_;
     QLineEdit* filter_edit_;
     QLabel* count_;
     QTableView* view_;

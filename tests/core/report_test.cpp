@@ -140,7 +140,7 @@ TEST(ReportTest, ParsesGroupingOrListsTheChoices)
         parse_group_by("stack");
         FAIL();
     } catch (const UsageError& e) {
-        EXPECT_STREQ(e.what(), "invalid grouping 'stack': use one of lock, caller, task, kind");
+        EXPECT_STREQ(e.what(), "invalid grouping 'stack': use one of lock, caller, task, kind, instance");
     }
 }
 

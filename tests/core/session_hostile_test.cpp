@@ -51,10 +51,11 @@ TEST(SessionLoadTest, RefusesNewerSchemaNamingBothVersions)
     TempDir dir;
     const std::string path = dir.file("future.lockscope");
     write_sample(path, 1, 1, 1);
-    exec_sql(path, "PRAGMA user_version = 2; DROP TABLE locks;");  // and a layout we cannot read
-    EXPECT_EQ(load_error(path), "cannot read session file '" + path +
-                                    "' (it has schema version 2; this lockscope reads versions "
-                                    "up to 1, use a newer lockscope)");
+    const std::string newer = std::to_string(kSchemaVersion + 1);
+    exec_sql(path, "PRAGMA user_version = " + newer + "; DROP TABLE locks;");  // and a layout we cannot read
+    EXPECT_EQ(load_error(path), "cannot read session file '" + path + "' (it has schema version " + newer +
+                                    "; this lockscope reads versions up to " + std::to_string(kSchemaVersion) +
+                                    ", use a newer lockscope)");
     EXPECT_THROW(peek_session(path), Error);
 }
 
@@ -106,16 +107,17 @@ TEST(SessionLoadTest, HostileRowsAreSkippedAndCounted)
     std::string schema = detail::kSchemaSql;
     for (size_t at; (at = schema.find("NOT NULL")) != std::string::npos;)
         schema.erase(at, 8);
-    exec_sql(path, "PRAGMA user_version = 1;" + schema);
+    exec_sql(path, "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";" + schema);
     const std::string counters = detail::kCounterColumns;
     const std::string zeros = "0,0,0,0,0,0,0,0,0,0,0,0,0";
     exec_sql(path,
              "INSERT INTO meta VALUES('host', 'evil'), (x'00ff', 'x'), ('k', NULL);"
              "INSERT INTO runs(id, label, start_ns, end_ns, status) VALUES"
              " (1, 'r', 0, 10, 'complete'), (2, NULL, 0, 10, 'x');"
-             "INSERT INTO locks VALUES(1, 'good', 'mutex', '', 'f', -1, 33);"
-             "INSERT INTO locks VALUES(2, NULL, 'mutex', '', 'f', 0, 33);"
-             "INSERT INTO locks VALUES(3, 'bad flags', 'mutex', '', 'f', 0, 99999999999);"
+             "INSERT INTO locks VALUES(1, 'good', 'mutex', '', 'f', -1, 33, 'slab', 'x', '');"
+             "INSERT INTO locks VALUES(2, NULL, 'mutex', '', 'f', 0, 33, '', '', '');"
+             "INSERT INTO locks VALUES(3, 'bad flags', 'mutex', '', 'f', 0, 99999999999, '', '', '');"
+             "INSERT INTO locks VALUES(4, 'blob source', 'mutex', '', 'f', 0, 33, x'00ff', '', '');"
              // intervals: good, huge, ends before start, negative, unknown run, real number
              "INSERT INTO intervals(run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, lost, "
              " ops, " + counters + ") VALUES"
@@ -166,6 +168,7 @@ TEST(SessionLoadTest, HostileRowsAreSkippedAndCounted)
     for (const auto& w : s.warnings)
         all += w + "\n";
     EXPECT_NE(all.find("skipped 9 invalid rows of table lock_intervals"), std::string::npos) << all;
+    EXPECT_NE(all.find("skipped 3 invalid rows of table locks"), std::string::npos) << all;
     EXPECT_NE(all.find("skipped 4 invalid rows of table intervals"), std::string::npos) << all;
     EXPECT_NE(all.find("(first: malformed histogram 'x:y')"), std::string::npos) << all;
     EXPECT_NE(all.find("(first: pid is negative)"), std::string::npos) << all;

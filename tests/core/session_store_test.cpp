@@ -162,13 +162,21 @@ TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounte
     }
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    for (const char* sql : {"ALTER TABLE runs DROP COLUMN lost_nested",
-                            "ALTER TABLE runs DROP COLUMN lost_abandoned"})
+    // A version-1 file as the first lockscope wrote it: no lock identity
+    // columns, no nested/abandoned counters.
+    for (const char* sql : {"ALTER TABLE runs DROP COLUMN lost_nested", "ALTER TABLE runs DROP COLUMN lost_abandoned",
+                            "ALTER TABLE locks DROP COLUMN name_source", "ALTER TABLE locks DROP COLUMN detail",
+                            "ALTER TABLE locks DROP COLUMN instance", "PRAGMA user_version=1",
+                            "UPDATE meta SET value = '1' WHERE key = 'schema_version'"})
         EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
 
     Session s = load_session(path);
     EXPECT_TRUE(s.warnings.empty());
+    EXPECT_EQ(s.schema_version, 1);
+    ASSERT_FALSE(s.locks.empty());
+    for (const LockInfo& l : s.locks)
+        EXPECT_EQ(l.name_source, "") << "a version-1 file says nothing of where names came from";
     ASSERT_EQ(s.runs.size(), 1u);
     EXPECT_EQ(s.runs[0].lost.nested, 0u);
     EXPECT_EQ(s.runs[0].lost.abandoned, 0u);

@@ -43,8 +43,8 @@ std::map<std::string, std::string> kernel_a_meta()
 
 std::vector<LockSpec> default_locks()
 {
-    return {{"pipe->mutex", "mutex", "", 5000, 30000, 0.4},
-            {"i_rwsem", "rwsem", "write", 800, 50000, 0.2},
+    return {{"pipe_inode_info.mutex", "mutex", "", 5000, 30000, 0.4},
+            {"inode.i_rwsem", "rwsem", "write", 800, 50000, 0.2},
             {"rtnl_mutex", "mutex", "", 50, 8000, 0.1}};
 }
 

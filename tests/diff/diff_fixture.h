@@ -42,7 +42,7 @@ struct SessionSpec {
 };
 
 std::map<std::string, std::string> kernel_a_meta();  // Debian 6.1, PREEMPT_DYNAMIC, pipe x4
-std::vector<LockSpec> default_locks();               // pipe->mutex, i_rwsem/write, rtnl_mutex
+std::vector<LockSpec> default_locks();               // pipe_inode_info.mutex, inode.i_rwsem/write, rtnl_mutex
 
 void write_session(const std::string& path, const SessionSpec& spec);
 

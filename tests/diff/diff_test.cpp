@@ -116,8 +116,8 @@ TEST(DiffTest, StrongRegressionIsWorseAndTheReverseIsBetter)
     EXPECT_NEAR(total(d, "throughput").test.relative, -0.2, 0.02);
     EXPECT_EQ(total(d, "wait_per_op").verdict, Verdict::Worse);
     EXPECT_EQ(total(d, "spin_failure_rate").verdict, Verdict::Worse);
-    const LockDiff& pipe = lock(d, "pipe->mutex");
-    EXPECT_EQ(d.locks.front().name, "pipe->mutex");  // largest effect first
+    const LockDiff& pipe = lock(d, "pipe_inode_info.mutex");
+    EXPECT_EQ(d.locks.front().name, "pipe_inode_info.mutex");  // largest effect first
     EXPECT_EQ(pipe.metrics.front().metric, "wait_per_op");
     EXPECT_EQ(pipe.metrics.front().verdict, Verdict::Worse);
     EXPECT_TRUE(d.any_worse());
@@ -125,7 +125,7 @@ TEST(DiffTest, StrongRegressionIsWorseAndTheReverseIsBetter)
     TempDir other;
     const DiffResult back = diff_specs(other, slow, baseline(3));
     EXPECT_EQ(total(back, "throughput").verdict, Verdict::Better);
-    EXPECT_EQ(lock(back, "pipe->mutex").metrics.front().verdict, Verdict::Better);
+    EXPECT_EQ(lock(back, "pipe_inode_info.mutex").metrics.front().verdict, Verdict::Better);
     EXPECT_FALSE(back.any_worse());
     EXPECT_TRUE(back.any_change());
 }
@@ -176,8 +176,8 @@ TEST(DiffTest, AnotherKernelMatchesLocksByNameAndListsConfigFirst)
     EXPECT_TRUE(d.only_a.empty());
     EXPECT_TRUE(d.only_b.empty());
     ASSERT_EQ(d.locks.size(), 3u);
-    EXPECT_EQ(lock(d, "i_rwsem").mode, "write");
-    EXPECT_EQ(lock(d, "i_rwsem").metrics.front().verdict, Verdict::NoSignificantDifference);
+    EXPECT_EQ(lock(d, "inode.i_rwsem").mode, "write");
+    EXPECT_EQ(lock(d, "inode.i_rwsem").metrics.front().verdict, Verdict::NoSignificantDifference);
     // PREEMPT_RT changes what every mutex and rwsem row means: it comes first.
     ASSERT_EQ(d.metadata.size(), 3u);
     EXPECT_EQ(d.metadata[0].key, "config.CONFIG_PREEMPT_RT");
@@ -193,12 +193,12 @@ TEST(DiffTest, LocksOnOneSideAreListed)
 {
     TempDir dir;
     SessionSpec b = baseline(12);
-    b.locks[2] = {"mmap_lock", "rwsem", "read", 300, 9000, 0};
+    b.locks[2] = {"mm_struct.mmap_lock", "rwsem", "read", 300, 9000, 0};
     const DiffResult d = diff_specs(dir, baseline(11), b);
     ASSERT_EQ(d.only_a.size(), 1u);
     EXPECT_EQ(d.only_a[0].name, "rtnl_mutex");
     ASSERT_EQ(d.only_b.size(), 1u);
-    EXPECT_EQ(d.only_b[0].name, "mmap_lock");
+    EXPECT_EQ(d.only_b[0].name, "mm_struct.mmap_lock");
     EXPECT_GT(d.only_b[0].contentions, 0u);
     EXPECT_NE(format_diff_text(d).find("locks only in B"), std::string::npos);
 }
@@ -279,11 +279,47 @@ TEST(DiffTest, BadInputIsOneClearSentence)
     EXPECT_NE(error_of([&] { diff_sessions(good, good, o); }).find("alpha"), std::string::npos);
 }
 
+TEST(DiffTest, ALockWhoseKindChangedIsComparedUnderItsClassAndTheChangeShown)
+{
+    // PREEMPT_RT: the pipe's mutex is an rtmutex; its class stays the same.
+    TempDir dir;
+    SessionSpec b = baseline(16);
+    b.locks[0].kind = "rtmutex";
+    b.locks[0].wait_ns_per_op *= 3;
+    write_session(dir.file("a.lockscope"), baseline(15));
+    write_session(dir.file("b.lockscope"), b);
+    const DiffResult d = diff_sessions(load_session(dir.file("a.lockscope")), load_session(dir.file("b.lockscope")), {});
+    EXPECT_TRUE(d.only_a.empty());
+    EXPECT_TRUE(d.only_b.empty());
+    const LockDiff& l = lock(d, "pipe_inode_info.mutex");
+    EXPECT_EQ(l.kind, "mutex");
+    EXPECT_EQ(l.kind_b, "rtmutex");
+    EXPECT_EQ(l.metrics.front().verdict, Verdict::Worse) << format_diff_text(d);
+    EXPECT_NE(format_diff_text(d).find("pipe_inode_info.mutex (mutex → rtmutex)"), std::string::npos)
+        << format_diff_text(d);
+    EXPECT_EQ(nlohmann::json::parse(format_diff_json(d))["locks"][0]["kind_b"], "rtmutex");
+}
+
+TEST(DiffTest, SessionsFromBeforeLockIdentityPairWithTheirClasses)
+{
+    TempDir dir;
+    SessionSpec old = baseline(15);
+    old.locks[0].name = "pipe->mutex";  // as lockscope named it before kernel data did
+    old.locks[1].name = "i_rwsem";
+    write_session(dir.file("a.lockscope"), old);
+    write_session(dir.file("b.lockscope"), baseline(16));
+    const DiffResult d = diff_sessions(load_session(dir.file("a.lockscope")), load_session(dir.file("b.lockscope")), {});
+    EXPECT_TRUE(d.only_a.empty()) << format_diff_text(d);
+    EXPECT_TRUE(d.only_b.empty()) << format_diff_text(d);
+    EXPECT_NO_THROW(lock(d, "pipe_inode_info.mutex"));
+    EXPECT_NO_THROW(lock(d, "inode.i_rwsem"));
+}
+
 TEST(DiffTest, PairedLocksAreComparedAlthoughTheirNamesDiffer)
 {
     TempDir dir;
     SessionSpec b = baseline(16);
-    b.locks[0].name = "pipe->mutex2";  // renamed on B's "kernel"
+    b.locks[0].name = "pipe_inode_info.mutex2";  // renamed on B's "kernel"
     b.locks[0].wait_ns_per_op *= 3;
     write_session(dir.file("a.lockscope"), baseline(15));
     write_session(dir.file("b.lockscope"), b);
@@ -294,16 +330,16 @@ TEST(DiffTest, PairedLocksAreComparedAlthoughTheirNamesDiffer)
     EXPECT_EQ(unpaired.only_b.size(), 1u);
 
     DiffOptions o;
-    o.pairs = {{"pipe->mutex", "pipe->mutex2"}, {"no_such_lock", "other"}};
+    o.pairs = {{"pipe_inode_info.mutex", "pipe_inode_info.mutex2"}, {"no_such_lock", "other"}};
     const DiffResult d = diff_sessions(sa, sb, o);
     EXPECT_TRUE(d.only_a.empty());
     EXPECT_TRUE(d.only_b.empty());
-    const LockDiff& l = lock(d, "pipe->mutex");
-    EXPECT_EQ(l.name_b, "pipe->mutex2");
+    const LockDiff& l = lock(d, "pipe_inode_info.mutex");
+    EXPECT_EQ(l.name_b, "pipe_inode_info.mutex2");
     EXPECT_EQ(l.metrics.front().verdict, Verdict::Worse) << format_diff_text(d);
-    EXPECT_NE(format_diff_text(d).find("pipe->mutex (mutex) (A) vs pipe->mutex2 (B)"), std::string::npos)
+    EXPECT_NE(format_diff_text(d).find("pipe_inode_info.mutex (mutex) (A) vs pipe_inode_info.mutex2 (B)"), std::string::npos)
         << format_diff_text(d);
-    EXPECT_EQ(nlohmann::json::parse(format_diff_json(d))["locks"][0]["name_b"], "pipe->mutex2");
+    EXPECT_EQ(nlohmann::json::parse(format_diff_json(d))["locks"][0]["name_b"], "pipe_inode_info.mutex2");
     ASSERT_EQ(d.warnings.size(), 1u);
     EXPECT_NE(d.warnings[0].find("--pair no_such_lock=other matched no lock"), std::string::npos);
 }

@@ -113,7 +113,7 @@ TEST_F(LabTwoKernels, LockKindsDifferBetweenMutexAndRtMutex)
     };
     const auto standard = kinds(report_json(two_kernels().standard));
     const auto rt = kinds(report_json(two_kernels().rt));
-    // The standard kernel's pipe->mutex spins on its owner (B(MUTEX|SPIN)).
+    // The standard kernel's pipe mutex spins on its owner (B(MUTEX|SPIN)).
     ASSERT_TRUE(standard.count("mutex"));
     EXPECT_GT(standard.at("mutex").spin_attempts, 0u);
     EXPECT_FALSE(standard.count("rtmutex"));
@@ -148,6 +148,24 @@ TEST_F(LabTwoKernels, DiffListsPreemptRtFirstAndASignificantThroughputChange)
     ASSERT_NE(rt_line, std::string::npos) << printed;
     EXPECT_LT(rt_line, printed.find("kernel_release") == std::string::npos ? printed.size()
                                                                               : printed.find("kernel_release"));
+}
+
+TEST_F(LabTwoKernels, DiffPairsThePipeMutexAcrossMutexAndRtMutex)
+{
+    // The same lock under both kernels: one class, its kind change shown, not
+    // two one-sided rows.
+    const Finished d =
+        run({lockscope_bin(), "diff", two_kernels().standard, two_kernels().rt, "--format", "json"});
+    ASSERT_EQ(d.exit_code, 0) << d.err;
+    const json diff = json::parse(d.out);
+    bool paired = false;
+    for (const json& l : diff["locks"])
+        if (l["name"] == "pipe_inode_info.mutex" && l["kind"] == "mutex" && l.value("kind_b", "") == "rtmutex")
+            paired = true;
+    EXPECT_TRUE(paired) << d.out;
+    for (const char* side : {"only_a", "only_b"})
+        for (const json& l : diff[side])
+            EXPECT_NE(l["name"], "pipe_inode_info.mutex") << side;
 }
 
 TEST_F(LabTwoKernels, ProgressNamesEachStep)

@@ -68,9 +68,9 @@ TEST(DiffReal, PipeAtOneAgainstFourThreadsIsSignificantInTheRightDirection)
     // new in B or significantly worse there.
     bool pipe_worse = false;
     for (const OneSidedLock& l : d.only_b)
-        pipe_worse |= l.name == "pipe->mutex";
+        pipe_worse |= l.name == "pipe_inode_info.mutex";
     for (const LockDiff& l : d.locks)
-        if (l.name == "pipe->mutex")
+        if (l.name == "pipe_inode_info.mutex")
             for (const MetricDiff& m : l.metrics)
                 pipe_worse |= m.metric == "contentions_per_s" && m.verdict == Verdict::Worse;
     EXPECT_TRUE(pipe_worse) << format_diff_text(d);
@@ -86,10 +86,10 @@ TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
     EXPECT_FALSE(d.warnings.empty()) << "different workloads should be called out";
     bool i_rwsem_only_in_a = false;
     for (const OneSidedLock& l : d.only_a)
-        i_rwsem_only_in_a |= l.name == "i_rwsem";
+        i_rwsem_only_in_a |= l.name == "inode.i_rwsem";
     bool i_rwsem_better = false;
     for (const LockDiff& l : d.locks)
-        if (l.name == "i_rwsem")
+        if (l.name == "inode.i_rwsem")
             for (const MetricDiff& m : l.metrics)
                 i_rwsem_better |= m.verdict == Verdict::Better;
     EXPECT_TRUE(i_rwsem_only_in_a || i_rwsem_better) << format_diff_text(d);

@@ -190,21 +190,21 @@ TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
     const Report report = build_report(s, {});
     uint64_t pipe_total = 0;
     for (const ReportRow& r : report.rows) {
-        if (r.name == "pipe->mutex" && r.kind == "mutex")
+        if (r.name == "pipe_inode_info.mutex" && r.kind == "mutex")
             pipe_total = r.counters.contentions;
     }
     ASSERT_GT(pipe_total, 0u) << "the workload did not contend";
 
-    const std::string pipe = "{lock=\"pipe->mutex\",kind=\"mutex\",job=\"lockscope\"}";
+    const std::string pipe = "{lock=\"pipe_inode_info.mutex\",kind=\"mutex\",job=\"lockscope\"}";
     const std::vector<double> contentions = stored_samples(server_port, "lockscope_contentions_total" + pipe);
     ASSERT_FALSE(contentions.empty()) << "Prometheus stored no samples";
     const std::set<uint64_t> sums =
-        prefix_sums(s, "pipe->mutex", [](const LockCounters& c) { return c.contentions; });
+        prefix_sums(s, "pipe_inode_info.mutex", [](const LockCounters& c) { return c.contentions; });
     EXPECT_EQ(*sums.rbegin(), pipe_total);
     expect_consistent(contentions, sums, "contentions");
 
     expect_consistent(stored_samples(server_port, "lockscope_wait_duration_seconds_count" + pipe),
-                      prefix_sums(s, "pipe->mutex",
+                      prefix_sums(s, "pipe_inode_info.mutex",
                                   [](const LockCounters& c) {
                                       uint64_t n = 0;
                                       for (uint64_t b : c.hist)

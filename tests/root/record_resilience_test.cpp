@@ -346,7 +346,7 @@ TEST(LeastPrivilege, ReadOnlyCommandsWorkAsAnOrdinaryUser)
         EXPECT_FALSE(f.out.empty());
     }
     test::Finished f = lockscope({"report", a}, kNobody);
-    EXPECT_NE(f.out.find("pipe->mutex"), std::string::npos) << f.out;
+    EXPECT_NE(f.out.find("pipe_inode_info.mutex"), std::string::npos) << f.out;
 }
 
 TEST(LeastPrivilege, RecordWithOneOfTwoCapabilitiesNamesTheMissingOne)

@@ -146,7 +146,7 @@ TEST(TopTerminal, RendersSwitchesSortAndGroupingQuitsAndRestoresTheTerminal)
     const termios before = top.settings();  // openpty's defaults: canonical, echo
 
     ASSERT_TRUE(top.wait_for("sorted by wait", 90)) << top.output();
-    ASSERT_TRUE(top.wait_for("pipe->mutex", 30)) << top.output();
+    ASSERT_TRUE(top.wait_for("pipe_inode_info.mutex", 30)) << top.output();
     EXPECT_NE(top.output().find("LOCK"), std::string::npos);
     EXPECT_NE(top.output().find("CPU idle"), std::string::npos);
     const termios during = top.settings();

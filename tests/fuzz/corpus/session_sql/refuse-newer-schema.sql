@@ -1,1 +1,1 @@
-PRAGMA user_version = 2;
+PRAGMA user_version = 99;

@@ -1,0 +1,77 @@
+// The running kernel's type information (BTF), asked one question: which
+// struct member is the lock at this offset of this type? Also the layout of
+// the per-CPU area (.data..percpu), whose variables BTF lists.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct btf;
+
+namespace lockscope::identity {
+
+// The lock types a contention of one kind can be (PREEMPT_RT's mutex is an
+// rtmutex inside a struct mutex, its spinlock_t an rtmutex too).
+enum class LockFamily { Mutex, RtMutex, Rwsem, RtRwlock, PercpuRwsem, Semaphore, Spinlock, Rwlock };
+// From lock_kind()'s kind; nullopt for user-space locks.
+std::optional<LockFamily> lock_family(std::string_view kind);
+
+struct MemberPath {
+    std::string class_name;  // innermost named struct that is not a lock (or a lock's wrapper) + members: "inode.i_rwsem"
+    std::string root;        // the type searched: "ext4_inode_info"
+    std::string path;        // members from the root: "vfs_inode.i_rwsem", "locks[3]"
+};
+
+class KernelTypes {
+public:
+    // The running kernel's BTF; nullptr and `why` when there is none.
+    static std::unique_ptr<KernelTypes> load_vmlinux(std::string* why);
+    // Takes ownership of `b` (tests build small BTF blobs with libbpf).
+    explicit KernelTypes(btf* b);
+    ~KernelTypes();
+    KernelTypes(const KernelTypes&) = delete;
+    KernelTypes& operator=(const KernelTypes&) = delete;
+
+    // A struct or union by name.
+    std::optional<uint32_t> named_type(std::string_view name) const;
+    uint64_t size_of(uint32_t type_id) const;  // 0 if unknown
+    std::string name_of(uint32_t type_id) const;
+
+    // The lock of `family` that starts at `offset` inside `type_id`.
+    std::optional<MemberPath> lock_at(uint32_t type_id, uint64_t offset, LockFamily family) const;
+    // Every named struct or union of size in (min_size, max_size] with a lock
+    // of `family` at `offset` (a generic kmalloc cache's candidates).
+    std::vector<MemberPath> types_with_lock_at(uint64_t min_size, uint64_t max_size, uint64_t offset,
+                                               LockFamily family) const;
+    // Offset of a member path ("mutex", "vfs_inode.i_rwsem") in a struct.
+    std::optional<uint64_t> member_offset(uint32_t type_id, std::string_view path) const;
+
+    struct PercpuVar {
+        std::string name;
+        uint32_t type_id = 0;
+        uint64_t offset = 0;  // within .data..percpu
+        uint64_t size = 0;
+    };
+    const PercpuVar* percpu_var_at(uint64_t offset) const;
+    const PercpuVar* percpu_var(std::string_view name) const;
+    uint64_t percpu_size() const { return percpu_size_; }
+
+    bool has_function(std::string_view name) const;
+
+private:
+    bool find(uint32_t id, uint64_t offset, LockFamily family, std::vector<std::pair<uint32_t, std::string>>& steps,
+              int depth) const;
+    MemberPath describe(uint32_t root, const std::vector<std::pair<uint32_t, std::string>>& steps) const;
+
+    btf* btf_ = nullptr;
+    std::unordered_map<std::string, uint32_t> composites_;  // struct/union names
+    std::vector<PercpuVar> percpu_;                         // by offset
+    uint64_t percpu_size_ = 0;
+};
+
+}  // namespace lockscope::identity
