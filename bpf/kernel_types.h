@@ -56,6 +56,9 @@ struct sighand_struct {
 
 struct signal_struct {
 	struct {
+		int counter;
+	} live;             /* threads of the group still alive */
+	struct {
 		long x;
 	} cred_guard_mutex;
 	struct {

@@ -17,12 +17,30 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/*
+ * record -- COMMAND and -p PID follow the process tree: every process the
+ * target creates after the attach, and theirs, is traced too (key: tgid,
+ * value: the parent's tgid). A child enters the map in sched_process_fork,
+ * which the parent runs inside fork() before the child can run at all, so
+ * no fast fork escapes. When a process exits its entry is marked
+ * (LS_TREE_EXITED), so that a reused pid is not traced by mistake and user
+ * space still sees every process the tree had; user space deletes marked
+ * entries after reading them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, u32);
+} traced_tgids SEC(".maps");
+
 /* 6.13+: the slab cache of an address. Called only from the program that
  * user space loads when the kernel's BTF has it (on_contention_end_kmem). */
 extern struct kmem_cache *bpf_get_kmem_cache(u64 addr) __ksym __weak;
 
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
+const volatile __u32 targ_tree = 0;     /* 1: targ_tgid and every process created under it */
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
@@ -245,12 +263,12 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 
 	tt = bpf_task_storage_get(&trace_state, bpf_get_current_task_btf(), 0, 0);
 	if (!tt) {
-		cnt->trace_lost++;
+		cnt->lost_ring_buffer++;
 		return;
 	}
 	te = &tt->ep[slot & (LS_MAX_DEPTH - 1)];
 	if (te->lock != ep->lock || te->begin_ns != ep->begin_ns) {
-		cnt->trace_lost++;
+		cnt->lost_ring_buffer++;
 		return;
 	}
 	te->end_ns = now;
@@ -269,7 +287,7 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 	busy = own_locks_enter(cnt);
 	if (bpf_ringbuf_output(&trace_events, te,
 			       offsetof(struct ls_trace_episode, phases) + n * sizeof(struct ls_trace_phase), 0))
-		cnt->trace_lost++;
+		cnt->lost_ring_buffer++;
 	cnt->busy = busy;
 	te->lock = 0;
 }
@@ -300,10 +318,22 @@ static __always_inline u32 owner_state(u64 lock, u32 flags)
 	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
 }
 
+static __always_inline bool traced_process(u32 tgid)
+{
+	u32 *parent;
+
+	if (!targ_tgid || tgid == targ_tgid)
+		return true;
+	if (!targ_tree)
+		return false;
+	parent = bpf_map_lookup_elem(&traced_tgids, &tgid);
+	return parent && !(*parent & LS_TREE_EXITED);
+}
+
 /* The CPU's state when the running task is traced (the -p/command filter), else NULL. */
 static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 {
-	if (targ_tgid && (u32)(pid_tgid >> 32) != targ_tgid)
+	if (!traced_process(pid_tgid >> 32))
 		return 0;
 	return cpu_hot();
 }
@@ -419,7 +449,7 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 			return;
 		ss = bpf_map_lookup_elem(&stack_samples, &key);
 		if (!ss) {
-			cnt->lost_stack_full++;
+			cnt->lost_stack_map_full++;
 			return;
 		}
 	}
@@ -442,7 +472,7 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 		bpf_map_update_elem(&task_stats, &pid, &init, BPF_NOEXIST);
 		t = bpf_map_lookup_elem(&task_stats, &pid);
 		if (!t) {
-			cnt->lost_task_full++;
+			cnt->lost_task_map_full++;
 			return;
 		}
 	}
@@ -606,7 +636,7 @@ static __always_inline struct ls_lock_stats *lock_row(struct ls_cpu_state *hot, 
 	slot->row_plus1 = row + 1;
 	return bpf_map_lookup_elem(&lock_stats, &row);
 full:
-	cnt->lost_lock_full++;
+	cnt->lost_lock_map_full++;
 	return 0;
 }
 
@@ -627,7 +657,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 		cnt->unmatched_ends++;
 		return;
 	}
-	cnt->abandoned += abandoned;
+	cnt->lost_abandoned += abandoned;
 
 	s = lock_row(hot, lock, ep.flags, cnt, &created, !user, kmem);
 	if (!s)
@@ -779,5 +809,38 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	hot = cpu_hot();
 	if (hot && sample_due(&hot->cnt))
 		sample_stack(ctx, &hot->cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
+	return 0;
+}
+
+/* Loaded only when following a process tree (targ_tree). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
+	struct ls_cpu_state *hot;
+
+	if (child_tgid == parent_tgid || !traced_process(parent_tgid))
+		return 0; /* a new thread, or not ours */
+	if (bpf_map_update_elem(&traced_tgids, &child_tgid, &parent_tgid, BPF_ANY)) {
+		hot = cpu_hot();
+		if (hot)
+			hot->cnt.lost_process_map_full++;
+	}
+	return 0;
+}
+
+/* The last thread of a process marks its entry (a leader may exit before
+ * its other threads; do_exit has counted this one out of signal->live). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_process_exit, struct task_struct *task)
+{
+	u32 tgid = task->tgid;
+	u32 *parent;
+
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	parent = bpf_map_lookup_elem(&traced_tgids, &tgid);
+	if (parent)
+		__sync_fetch_and_or(parent, LS_TREE_EXITED);
 	return 0;
 }

@@ -29,6 +29,10 @@
 #define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
 #define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
 
+/* traced_tgids values: the parent's tgid, with this bit once the process
+ * exited (user space lists it in the session, then deletes the entry). */
+#define LS_TREE_EXITED (1U << 31)
+
 /* Owner state read from the lock word when a waiter queues. */
 #define LS_OWNER_ON_CPU       0 /* owned by a task that is running */
 #define LS_OWNER_OFF_CPU      1 /* owned by a task that is not running */
@@ -140,23 +144,25 @@ struct ls_cpu_idle {
 };
 
 /* Per-CPU event and loss counters (the cnt of each CPU's ls_cpu_state).
- * The first four share a cache line with the state's owner word. */
+ * The first four share a cache line with the state's owner word. Each
+ * lost_<cause> is LostCounters' <cause> in user space (core/model.h). */
 struct ls_counters {
 	__u64 begins;
 	__u64 ends;
-	__u64 sample_tick;        /* countdown to the next stack sample */
-	__u64 busy;               /* 1 while a begin/end tracepoint program runs here: see nested_in_own() */
-	__u64 unmatched_ends;     /* end without a begin seen (started before recording) */
-	__u64 lost_depth;         /* nesting deeper than LS_MAX_DEPTH */
-	__u64 lost_lock_full;     /* lock map full: episode not aggregated */
-	__u64 lost_stack;         /* bpf_get_stackid failed (map full / collision) */
-	__u64 lost_stack_full;    /* stack sample map full */
-	__u64 lost_task_full;     /* task map full */
-	__u64 lost_task_storage;  /* task storage could not be created */
-	__u64 abandoned;          /* inner episodes popped by an outer end */
-	__u64 stack_samples;      /* stacks captured */
-	__u64 trace_lost;         /* finished episodes not streamed (ring buffer full, no trace state) */
-	__u64 lost_nested;        /* events of an interrupt nested in our own begin/end program */
+	__u64 sample_tick;           /* countdown to the next stack sample */
+	__u64 busy;                  /* 1 while a begin/end tracepoint program runs here: see nested_in_own() */
+	__u64 unmatched_ends;        /* end without a begin seen (started before recording) */
+	__u64 lost_depth;            /* nesting deeper than LS_MAX_DEPTH */
+	__u64 lost_lock_map_full;    /* lock map full: episode not aggregated */
+	__u64 lost_stack;            /* bpf_get_stackid failed (map full / collision) */
+	__u64 lost_stack_map_full;   /* stack sample map full */
+	__u64 lost_task_map_full;    /* task map full */
+	__u64 lost_task_storage;     /* task storage could not be created */
+	__u64 lost_abandoned;        /* inner episodes popped by an outer end */
+	__u64 stack_samples;         /* stacks captured */
+	__u64 lost_ring_buffer;      /* finished episodes not streamed (ring buffer full, no trace state) */
+	__u64 lost_nested;           /* events of an interrupt nested in our own begin/end program */
+	__u64 lost_process_map_full; /* a process of the traced tree not followed: traced_tgids full */
 };
 
 /*

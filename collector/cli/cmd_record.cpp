@@ -23,8 +23,11 @@ constexpr const char* kUsage =
     "Targets (at most one; system-wide by default):\n"
     "  --workload NAME      run a built-in workload while recording (see 'lockscope workload --help');\n"
     "                       -t/-d set its threads and duration; recording stays system-wide\n"
-    "  -p PID               only this process; stops when it exits\n"
-    "  -- COMMAND ...       run COMMAND and record only it; stops when it exits\n"
+    "  -p PID               only this process and every process it creates from now on (a shell\n"
+    "                       script's commands, make -j's jobs, a server's workers); stops when it\n"
+    "                       exits; --no-children: that process only\n"
+    "  -- COMMAND ...       run COMMAND and record it and every process it creates; stops when\n"
+    "                       COMMAND exits\n"
     "\n"
     "examples:\n"
     "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
@@ -61,7 +64,9 @@ int cmd_record(const Args& args)
         ("duration,d", po::value(&o.duration_s), "seconds to record (with --workload: the workload's duration, default 5); "
                                                  "default: until Ctrl-C or the target exits")
         ("interval,i", po::value(&o.interval_s)->default_value(1.0), "seconds per interval in the session")
-        ("pid,p", po::value(&o.pid), "record only this process")
+        ("pid,p", po::value(&o.pid), "record only this process and the processes it creates from now on "
+                                     "(as -- COMMAND records the command's whole process tree)")
+        ("no-children", "with -p or a command: that one process only, not the processes it creates")
         ("repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics")
         ("workload,w", po::value(&workload_name), "run this built-in workload while recording")
         ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
@@ -97,6 +102,7 @@ int cmd_record(const Args& args)
     } else if (vm.count("threads") && !vm["threads"].defaulted()) {
         throw UsageError("-t/--threads goes with --workload");
     }
+    o.probe.children = !vm.count("no-children");
     if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && prometheus_address.empty())
         throw UsageError("--prometheus-top goes with --prometheus");
     if (o.output.empty() && prometheus_address.empty())

@@ -238,7 +238,8 @@ int cmd_top(const Args& args)
         ("interval,i", po::value(&o.interval_s)->default_value(1.0), "seconds per frame")
         ("duration,d", po::value(&o.duration_s), "seconds to run (with --workload: the workload's duration, "
                                                  "default 5); default: until q, Ctrl-C or the target exits")
-        ("pid,p", po::value(&o.pid), "only this process")
+        ("pid,p", po::value(&o.pid), "only this process and the processes it creates from now on")
+        ("no-children", "with -p or a command: that one process only")
         ("workload,w", po::value(&workload_name), "run this built-in workload meanwhile")
         ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
         ("by", po::value(&by), "group rows by lock (class), caller, task, kind or instance (key g)")
@@ -253,6 +254,7 @@ int cmd_top(const Args& args)
     settings.sort = parse_top_sort(sort);
     if (settings.lines == 0)
         throw UsageError("--lines must be at least 1");
+    o.probe.children = !vm.count("no-children");
     if (!workload_name.empty()) {
         o.with_workload = true;
         o.workload.name = workload_name;

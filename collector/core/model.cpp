@@ -57,7 +57,7 @@ void LockCounters::add(const LockCounters& o)
 uint64_t LostCounters::total() const
 {
     uint64_t t = 0;
-#define LOCKSCOPE_X(f) t = sat_add(t, f);
+#define LOCKSCOPE_X(f, label) t = sat_add(t, f);
     LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
     return t;
@@ -65,7 +65,7 @@ uint64_t LostCounters::total() const
 
 void LostCounters::add(const LostCounters& o)
 {
-#define LOCKSCOPE_X(f) f = sat_add(f, o.f);
+#define LOCKSCOPE_X(f, label) f = sat_add(f, o.f);
     LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
 }
@@ -73,7 +73,7 @@ void LostCounters::add(const LostCounters& o)
 LostCounters LostCounters::since(const LostCounters& base) const
 {
     LostCounters d;
-#define LOCKSCOPE_X(f) d.f = f >= base.f ? f - base.f : 0;
+#define LOCKSCOPE_X(f, label) d.f = f >= base.f ? f - base.f : 0;
     LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
     return d;

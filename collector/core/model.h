@@ -106,11 +106,14 @@ struct TaskStats {
     LockCounters counters;  // contentions, spin_*, wait/spin/sleep/preempt ns, sleeps
 };
 
-// Every lost counter, once: X(member). Sums, differences, the session's
-// lost_<member> columns and the report's causes all walk this list.
-#define LOCKSCOPE_LOST_FIELDS(X) \
-    X(depth) X(lock_map_full) X(stack) X(stack_map_full) X(task_map_full) X(task_storage) X(ring_buffer) \
-    X(nested) X(abandoned)
+// Every lost counter, once: X(member, label). Sums and differences, the
+// session's lost_<member> columns, the report's causes (label in text,
+// member in JSON) and the BPF side's ls_counters.lost_<member> all walk
+// this list.
+#define LOCKSCOPE_LOST_FIELDS(X)                                                                      \
+    X(depth, "depth") X(lock_map_full, "lock-map") X(stack, "stack") X(stack_map_full, "stack-map")   \
+    X(task_map_full, "task-map") X(task_storage, "task-storage") X(ring_buffer, "ringbuf")            \
+    X(nested, "nested in lockscope") X(abandoned, "end never seen") X(process_map_full, "process-map")
 
 // Drops, by cause. Always stored, always reported.
 struct LostCounters {
@@ -126,6 +129,9 @@ struct LostCounters {
     uint64_t nested = 0;
     // Inner episodes whose end never came, closed by the end of an outer one.
     uint64_t abandoned = 0;
+    // Processes of a traced tree (record -- COMMAND, -p) not followed: the
+    // kernel's map of them was full; their contention is missing.
+    uint64_t process_map_full = 0;
     uint64_t total() const;
     void add(const LostCounters& o);
     // What was counted after `base` (cumulative counters; never below 0).

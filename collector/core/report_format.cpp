@@ -21,17 +21,13 @@ struct LostCause {
     uint64_t count;
 };
 
-std::array<LostCause, 9> lost_causes(const LostCounters& l)
+std::vector<LostCause> lost_causes(const LostCounters& l)
 {
-    return {{{"depth", "depth", l.depth},
-             {"lock_map_full", "lock-map", l.lock_map_full},
-             {"stack", "stack", l.stack},
-             {"stack_map_full", "stack-map", l.stack_map_full},
-             {"task_map_full", "task-map", l.task_map_full},
-             {"task_storage", "task-storage", l.task_storage},
-             {"ring_buffer", "ringbuf", l.ring_buffer},
-             {"nested", "nested in lockscope", l.nested},
-             {"abandoned", "end never seen", l.abandoned}}};
+    return {
+#define LOCKSCOPE_X(f, label) {#f, label, l.f},
+        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+    };
 }
 
 constexpr size_t kTextWidth = 100;

@@ -293,18 +293,22 @@ Session load_session(const std::string& path, const LoadOptions& options)
     });
 
     std::set<int64_t> run_ids;
-    std::string lost_columns = detail::kLostColumns;
-    for (const std::string column : detail::kLostColumnsAddedLater) {
-        if (s.schema_version >= 2)
-            break;
-        int present = 0;
-        const std::string sql =
-            "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '" + column + "'";
-        if (query_int(db, sql.c_str(), &present) != SQLITE_OK)
-            throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
-        if (!present)
-            lost_columns.replace(lost_columns.find(column), column.size(), "0");
+    // Version 1 gained lost columns without a bump: read a missing one as 0.
+    std::vector<std::string> missing_lost;
+    if (s.schema_version < 2) {
+        for (const std::string& column : detail::lost_column_names()) {
+            if (std::find(std::begin(detail::kLostColumnsInEveryVersion1), std::end(detail::kLostColumnsInEveryVersion1),
+                          column) != std::end(detail::kLostColumnsInEveryVersion1))
+                continue;
+            int present = 0;
+            const std::string sql = "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '" + column + "'";
+            if (query_int(db, sql.c_str(), &present) != SQLITE_OK)
+                throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
+            if (!present)
+                missing_lost.push_back(column);
+        }
     }
+    const std::string lost_columns = detail::lost_columns(missing_lost);
     q = select(db, path,
                std::string("SELECT id, label, start_ns, end_ns, status, unmatched_ends, "
                            "stack_samples, ops, ") +
@@ -322,10 +326,9 @@ Session load_session(const std::string& path, const LoadOptions& options)
         run.ops = r.opt_real(7, "ops");
         LostCounters& l = run.lost;
         int col = 8;
-        for (uint64_t* f : {&l.depth, &l.lock_map_full, &l.stack, &l.stack_map_full,
-                            &l.task_map_full, &l.task_storage, &l.ring_buffer, &l.nested,
-                            &l.abandoned})
-            *f = r.u64(col++, "lost");
+#define LOCKSCOPE_X(member, label) l.member = r.u64(col++, "lost_" #member);
+        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
         if (!r.ok())
             return skips.add("runs", r.why());
         run_ids.insert(run.id);

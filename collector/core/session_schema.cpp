@@ -11,6 +11,26 @@
 
 namespace lockscope::detail {
 
+std::vector<std::string> lost_column_names()
+{
+    return {
+#define LOCKSCOPE_X(member, label) "lost_" #member,
+        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+    };
+}
+
+std::string lost_columns(const std::vector<std::string>& missing)
+{
+    std::string out;
+    for (const std::string& c : lost_column_names()) {
+        if (!out.empty())
+            out += ", ";
+        out += std::find(missing.begin(), missing.end(), c) == missing.end() ? c : "0";
+    }
+    return out;
+}
+
 std::string encode_sparse(const uint64_t* values, size_t n)
 {
     std::string out;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace lockscope::detail {
 
@@ -32,15 +33,20 @@ inline constexpr int kCounterColumnCount = 15;
     "wakeups INTEGER NOT NULL DEFAULT 0, owner TEXT NOT NULL DEFAULT '', "                     \
     "hist TEXT NOT NULL DEFAULT ''"
 
-// Run-level lost counters, in LostCounters order.
-inline constexpr const char* kLostColumns =
-    "lost_depth, lost_lock_map_full, lost_stack, lost_stack_map_full, lost_task_map_full, "
-    "lost_task_storage, lost_ring_buffer, lost_nested, lost_abandoned";
-inline constexpr int kLostColumnCount = 9;
-// Of those, the ones added during version 1 without a bump: a version-1 file
-// without them was written before that loss was counted, and reads them as 0.
-// Version 2 files always have them.
-inline constexpr const char* kLostColumnsAddedLater[] = {"lost_nested", "lost_abandoned"};
+// Run-level lost counters: one column lost_<member> per LOCKSCOPE_LOST_FIELDS
+// entry, in that order.
+#define LOCKSCOPE_LOST_COUNT(member, label) +1
+inline constexpr int kLostColumnCount = 0 LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_LOST_COUNT);
+#undef LOCKSCOPE_LOST_COUNT
+// "lost_depth, lost_lock_map_full, ...", or with `missing` columns (a
+// version-1 file written before they were counted) read as 0.
+std::string lost_columns(const std::vector<std::string>& missing = {});
+std::vector<std::string> lost_column_names();
+// Version-1 files got lost columns without a version bump: a file may lack
+// any added after the first release. Version 2 files have them all.
+inline constexpr const char* kLostColumnsInEveryVersion1[] = {
+    "lost_depth", "lost_lock_map_full", "lost_stack", "lost_stack_map_full", "lost_task_map_full",
+    "lost_task_storage", "lost_ring_buffer"};
 
 // The locks table's columns by version: version 2 added where each lock's
 // name came from (name_source), the evidence (detail) and its object
@@ -60,15 +66,12 @@ inline constexpr const char* kLockColumns = "id, name, kind, mode, caller, addre
     " ret INTEGER NOT NULL, waker INTEGER NOT NULL, truncated INTEGER NOT NULL, "                  \
     " phases TEXT NOT NULL);"
 
+#define LOCKSCOPE_LOST_DDL(member, label) " lost_" #member " INTEGER NOT NULL DEFAULT 0, "
 inline constexpr const char* kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
     " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
-    " lost_depth INTEGER NOT NULL DEFAULT 0, lost_lock_map_full INTEGER NOT NULL DEFAULT 0, "
-    " lost_stack INTEGER NOT NULL DEFAULT 0, lost_stack_map_full INTEGER NOT NULL DEFAULT 0, "
-    " lost_task_map_full INTEGER NOT NULL DEFAULT 0, lost_task_storage INTEGER NOT NULL DEFAULT 0, "
-    " lost_ring_buffer INTEGER NOT NULL DEFAULT 0, lost_nested INTEGER NOT NULL DEFAULT 0, "
-    " lost_abandoned INTEGER NOT NULL DEFAULT 0, "
+    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_LOST_DDL)
     " unmatched_ends INTEGER NOT NULL DEFAULT 0, "
     " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL);"
     "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
@@ -92,6 +95,7 @@ inline constexpr const char* kSchemaSql =
 
 #undef LOCKSCOPE_COUNTER_DDL
 #undef LOCKSCOPE_EPISODES_DDL
+#undef LOCKSCOPE_LOST_DDL
 
 // SQLite integers are signed; no real counter reaches 2^63, so saturate
 // instead of letting a bit pattern turn negative (which the loader rejects).

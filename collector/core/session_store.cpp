@@ -190,10 +190,8 @@ void SessionWriter::prepare()
             Stmt(db_, "INSERT INTO runs(label, start_ns, status) VALUES(?, ?, 'running')");
         string update = "UPDATE runs SET end_ns = ?, status = ?, unmatched_ends = ?, "
                         "stack_samples = ?, ops = ?";
-        for (const char* c : {"lost_depth", "lost_lock_map_full", "lost_stack",
-                              "lost_stack_map_full", "lost_task_map_full", "lost_task_storage",
-                              "lost_ring_buffer", "lost_nested", "lost_abandoned"})
-            update += string(", ") + c + " = ?";
+        for (const string& c : detail::lost_column_names())
+            update += ", " + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
         s->insert_lock = Stmt(db_, "INSERT INTO locks(id, name, kind, mode, caller, address, "
                                    "flags, name_source, detail, instance) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -318,9 +316,9 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
     bind_opt(st, 5, r.ops);
     const LostCounters& l = r.lost;
     int col = 6;
-    for (uint64_t v : {l.depth, l.lock_map_full, l.stack, l.stack_map_full, l.task_map_full,
-                       l.task_storage, l.ring_buffer, l.nested, l.abandoned})
-        sqlite3_bind_int64(st, col++, to_db(v));
+#define LOCKSCOPE_X(member, label) sqlite3_bind_int64(st, col++, to_db(l.member));
+    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     sqlite3_bind_int64(st, col, id);
 }
 

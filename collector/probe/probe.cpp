@@ -37,7 +37,7 @@ static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 88);
 static_assert(sizeof(ls_cpu_idle) == 16);
-static_assert(sizeof(ls_counters) == 15 * 8);
+static_assert(sizeof(ls_counters) == 16 * 8);
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 80);
@@ -254,6 +254,9 @@ Probe Probe::attach(const ProbeOptions& options)
     Probe probe(skel, uint32_t(libbpf_num_possible_cpus()));
 
     skel->rodata->targ_tgid = options.tgid;
+    skel->rodata->targ_tree = options.tgid && options.children ? 1 : 0;
+    bpf_program__set_autoload(skel->progs.on_process_fork, skel->rodata->targ_tree);
+    bpf_program__set_autoload(skel->progs.on_process_exit, skel->rodata->targ_tree);
     skel->rodata->stack_period = options.stack_period;
     skel->rodata->trace_episodes = options.trace ? 1 : 0;
     // Off, the ring buffer stays at its one-page minimum.
@@ -371,6 +374,26 @@ void Probe::detach()
         trace_->finish();
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> Probe::traced_processes()
+{
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    std::vector<uint32_t> exited;
+    for_each_entry<uint32_t, uint32_t>(skel_->maps.traced_tgids, 1, [&](uint32_t tgid, const uint32_t* parent) {
+        out.emplace_back(tgid, *parent & ~LS_TREE_EXITED);
+        if (*parent & LS_TREE_EXITED)
+            exited.push_back(tgid);
+    });
+    // Read, so the map only holds the processes still alive (and is never
+    // filled by the dead ones of a long recording).
+    for (uint32_t tgid : exited) {
+        uint32_t parent = 0;  // a traced child may have taken the pid again since
+        if (bpf_map__lookup_elem(skel_->maps.traced_tgids, &tgid, sizeof tgid, &parent, sizeof parent, 0) == 0 &&
+            (parent & LS_TREE_EXITED))
+            bpf_map__delete_elem(skel_->maps.traced_tgids, &tgid, sizeof tgid, 0);
+    }
+    return out;
+}
+
 std::vector<uint32_t> Probe::program_ids() const
 {
     std::vector<uint32_t> ids;
@@ -420,16 +443,10 @@ void Probe::read_cpu_state(RawSnapshot& out)
             r.begins += c.begins;
             r.ends += c.ends;
             r.unmatched_ends += c.unmatched_ends;
-            r.lost.abandoned += c.abandoned;
             r.stack_samples += c.stack_samples;
-            r.lost.depth += c.lost_depth;
-            r.lost.lock_map_full += c.lost_lock_full;
-            r.lost.stack += c.lost_stack;
-            r.lost.stack_map_full += c.lost_stack_full;
-            r.lost.task_map_full += c.lost_task_full;
-            r.lost.task_storage += c.lost_task_storage;
-            r.lost.ring_buffer += c.trace_lost;
-            r.lost.nested += c.lost_nested;
+#define LOCKSCOPE_X(f, label) r.lost.f += c.lost_##f;
+            LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
         }
     }
 }

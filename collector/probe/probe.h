@@ -20,6 +20,7 @@ namespace lockscope::probe {
 
 struct ProbeOptions {
     uint32_t tgid = 0;            // 0: every process
+    bool children = true;         // with tgid: also every process it creates after the attach, and theirs
     uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
     uint32_t max_locks = 16384;   // distinct (lock, kind) keys
     uint32_t max_stacks = 16384;
@@ -61,6 +62,11 @@ public:
 
     // True when lock rows record their slab cache (bpf_get_kmem_cache).
     bool slab_lookup() const { return slab_lookup_; }
+
+    // The processes of the traced tree (tgid, parent tgid) since the last
+    // call, the target itself excluded, exited ones included (and then
+    // forgotten by the kernel); empty when no tree is followed.
+    std::vector<std::pair<uint32_t, uint32_t>> traced_processes();
 
     // Program ids, for kernel BPF run-time statistics.
     std::vector<uint32_t> program_ids() const;

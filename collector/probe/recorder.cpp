@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <algorithm>
 #include <optional>
 
@@ -284,6 +286,29 @@ void write_interval(SessionWriter& writer, const IntervalBatch& batch, size_t wr
     }
 }
 
+std::string process_name(uint32_t tgid)
+{
+    std::ifstream in("/proc/" + std::to_string(tgid) + "/comm");
+    std::string comm;
+    std::getline(in, comm);
+    return comm;
+}
+
+// "3: 1234 sh, 1240 lockscope, 1241 lockscope"; the first 64 of them.
+std::string describe_followed(const std::map<uint32_t, std::string>& followed)
+{
+    std::string out = std::to_string(followed.size());
+    size_t n = 0;
+    for (const auto& [tgid, comm] : followed) {
+        if (n++ == 64) {
+            out += ", …";
+            break;
+        }
+        out += (n == 1 ? ": " : ", ") + std::to_string(tgid) + (comm.empty() ? "" : " " + comm);
+    }
+    return out;
+}
+
 // Lock names come from kernel data where the kernel offers it (identity/);
 // what is unavailable here is said once and kept in the session.
 Rollup make_rollup(SessionWriter* writer)
@@ -396,6 +421,7 @@ RecordResult record(const RecordOptions& o)
             throw Error("cannot run command", o.command[0], err);
         }
 
+        std::map<uint32_t, std::string> followed;  // processes of the traced tree seen
         const uint64_t start = base.taken_ns;
         const double limit_s = o.with_workload ? o.workload.duration_s + 5.0 : o.duration_s;
         const uint64_t end = limit_s > 0 ? start + uint64_t(limit_s * 1e9) : UINT64_MAX;
@@ -433,6 +459,8 @@ RecordResult record(const RecordOptions& o)
             // Taken before the snapshot, so every episode's lock has a row by then.
             std::vector<Episode> episodes = probe->take_episodes();
             RawSnapshot snap = probe->snapshot();
+            for (const auto& [tgid, parent] : probe->traced_processes())
+                followed.try_emplace(tgid, process_name(tgid));
             IntervalBatch batch = rollup.next(snap, run_id, index++);
             // Episodes that ended before the baseline are not in the run's counters.
             std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < base.taken_ns; });
@@ -465,6 +493,9 @@ RecordResult record(const RecordOptions& o)
             while (next_tick <= t)
                 next_tick += interval_ns;
         }
+        if (writer && po.tgid)
+            writer->set_meta({{"children", po.children ? "followed" : "not followed"},
+                              {"processes_followed", describe_followed(followed)}});
         RunInfo run = rollup.run_progress();
         run.label = label;
         run.start_ns = start;

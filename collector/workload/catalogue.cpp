@@ -10,18 +10,18 @@ namespace lockscope::workload {
 const std::vector<WorkloadInfo>& catalogue()
 {
     static const std::vector<WorkloadInfo> workloads = {
-        {"pipe", "pipe->mutex",
+        {"pipe", "pipe_inode_info.mutex",
          "all threads share one pipe; each op writes one byte, then reads one byte"},
-        {"pipes", "pipe->mutex of many pipes",
+        {"pipes", "pipe_inode_info.mutex of many pipes",
          "all threads use the same pipe, moving to the next of --locks pipes every 8 ops: "
          "many distinct contended locks"},
-        {"unlink1", "i_rwsem",
+        {"unlink1", "inode.i_rwsem",
          "each thread creates and unlinks its own file in one shared directory"},
-        {"unlink2", "i_rwsem (control)",
+        {"unlink2", "inode.i_rwsem (control)",
          "as unlink1, but each thread has its own directory: the control"},
-        {"mmap1", "mmap_lock (write)",
+        {"mmap1", "mm_struct.mmap_lock (write)",
          "each thread maps 128 MiB anonymous memory and unmaps it, untouched"},
-        {"pagefault", "mmap_lock (read vs write)",
+        {"pagefault", "mm_struct.mmap_lock (read vs write)",
          "even threads fault pages in (MADV_POPULATE_WRITE) and drop them; "
          "odd threads mmap and munmap"},
     };

@@ -12,7 +12,7 @@ namespace lockscope::workload {
 
 struct WorkloadInfo {
     std::string name;         // as given on the command line, e.g. "unlink1"
-    std::string lock;         // the kernel lock it exercises, e.g. "i_rwsem"
+    std::string lock;         // the kernel lock it exercises, e.g. "inode.i_rwsem"
     std::string description;  // one sentence: what each thread does
 };
 

@@ -7,10 +7,20 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 targ_tgid = 0;
+/* 1: also count the target's descendants, found by walking the current
+ * task's ancestors (not by following forks, as lockscope does); 2: its
+ * descendants only, not the target itself. */
+const volatile __u32 targ_tree = 0;
+
+struct task_struct {
+	int tgid;
+	struct task_struct *real_parent;
+} __attribute__((preserve_access_index));
 
 /* index: 0 begin with SPIN, 1 begin without SPIN, 2 begin MUTEX|SPIN, 3 begin MUTEX, 4 end */
 struct {
@@ -43,7 +53,21 @@ static void bump(__u32 idx)
 
 static int mine(void)
 {
-	return (__u32)(bpf_get_current_pid_tgid() >> 32) == targ_tgid;
+	struct task_struct *t;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == targ_tgid)
+		return targ_tree != 2;
+	if (!targ_tree)
+		return 0;
+	t = (struct task_struct *)bpf_get_current_task();
+	for (int i = 0; i < 16; i++) {
+		t = BPF_CORE_READ(t, real_parent);
+		if (!t)
+			return 0;
+		if ((__u32)BPF_CORE_READ(t, tgid) == targ_tgid)
+			return 1;
+	}
+	return 0;
 }
 
 SEC("tracepoint/lock/contention_begin")

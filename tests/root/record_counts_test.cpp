@@ -12,7 +12,7 @@
 
 #include "core/report.h"
 #include "core/session_store.h"
-#include "observer_bpf.skel.h"
+#include "observer.h"
 #include "probe/features.h"
 #include "root_helpers.h"
 #include "subprocess.h"
@@ -20,41 +20,8 @@
 namespace lockscope {
 namespace {
 
-struct Observed {
-    uint64_t begin_spin = 0, begin_nospin = 0, mutex_spin = 0, mutex_queued = 0, ends = 0;
-};
-
-class Observer {
-public:
-    explicit Observer(pid_t tgid)
-    {
-        // Classic tracepoints are attached by their tracefs ids.
-        if (const std::string why = test::ensure_tracefs(); !why.empty())
-            throw std::runtime_error("observer: " + why);
-        skel_ = observer_bpf__open();
-        if (!skel_)
-            throw std::runtime_error("observer open");
-        skel_->rodata->targ_tgid = uint32_t(tgid);
-        if (observer_bpf__load(skel_) || observer_bpf__attach(skel_))
-            throw std::runtime_error("observer load/attach");
-    }
-    ~Observer() { observer_bpf__destroy(skel_); }
-    Observed read() const
-    {
-        const int cpus = libbpf_num_possible_cpus();
-        std::array<uint64_t, 5> sum{};
-        for (uint32_t i = 0; i < 5; i++) {
-            std::vector<uint64_t> v(static_cast<size_t>(cpus));
-            bpf_map__lookup_elem(skel_->maps.events, &i, sizeof i, v.data(), v.size() * 8, 0);
-            for (uint64_t x : v)
-                sum[i] += x;
-        }
-        return {sum[0], sum[1], sum[2], sum[3], sum[4]};
-    }
-
-private:
-    observer_bpf* skel_ = nullptr;
-};
+using test::Observed;
+using test::Observer;
 
 struct Recorded {
     Observed observed;
@@ -148,8 +115,9 @@ TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
     EXPECT_TRUE(found) << "no pipe_inode_info.mutex row named by caller";
     if (probe::kmem_cache_kfunc_available()) {
         for (const LockInfo& l : r.session.locks) {
-            if (l.name == "pipe_inode_info.mutex")
+            if (l.name == "pipe_inode_info.mutex") {
                 EXPECT_NE(l.detail.find("consistent with pipe_inode_info.mutex"), std::string::npos) << l.detail;
+            }
         }
     }
 }
