@@ -84,9 +84,7 @@ KernelTypes::KernelTypes(btf* b) : btf_(b)
     const uint32_t n = btf__type_cnt(b);
     for (uint32_t id = 1; id < n; id++) {
         const btf_type* t = btf__type_by_id(b, id);
-        if (btf_is_composite(t) && t->name_off) {
-            composites_.try_emplace(btf__name_by_offset(b, t->name_off), id);
-        } else if (btf_is_datasec(t) && std::strcmp(btf__name_by_offset(b, t->name_off), ".data..percpu") == 0) {
+        if (btf_is_datasec(t) && std::strcmp(btf__name_by_offset(b, t->name_off), ".data..percpu") == 0) {
             const btf_var_secinfo* v = btf_var_secinfos(t);
             for (uint16_t i = 0; i < btf_vlen(t); i++, v++) {
                 const btf_type* var = btf__type_by_id(b, v->type);
@@ -104,10 +102,18 @@ KernelTypes::~KernelTypes() { btf__free(btf_); }
 
 std::optional<uint32_t> KernelTypes::named_type(std::string_view name) const
 {
-    auto it = composites_.find(std::string(name));
-    if (it == composites_.end())
-        return std::nullopt;
-    return it->second;
+    // Few distinct names are asked (the candidates of the slab caches seen):
+    // a linear search each, remembered, costs less memory than an index of
+    // every struct in the kernel.
+    const std::string key(name);
+    auto it = named_.find(key);
+    if (it != named_.end())
+        return it->second ? std::optional<uint32_t>(it->second) : std::nullopt;
+    int id = btf__find_by_name_kind(btf_, key.c_str(), BTF_KIND_STRUCT);
+    if (id <= 0)
+        id = btf__find_by_name_kind(btf_, key.c_str(), BTF_KIND_UNION);
+    named_[key] = id > 0 ? uint32_t(id) : 0;
+    return id > 0 ? std::optional<uint32_t>(uint32_t(id)) : std::nullopt;
 }
 
 uint64_t KernelTypes::size_of(uint32_t type_id) const
@@ -232,8 +238,13 @@ std::vector<MemberPath> KernelTypes::types_with_lock_at(uint64_t min_size, uint6
                                                         LockFamily family) const
 {
     std::vector<MemberPath> out;
-    for (const auto& [name, id] : composites_) {
-        const uint64_t size = size_of(id);
+    const uint32_t n = btf__type_cnt(btf_);
+    for (uint32_t id = 1; id < n; id++) {
+        const btf_type* t = btf__type_by_id(btf_, id);
+        if (!btf_is_composite(t) || !t->name_off)
+            continue;
+        const std::string_view name = btf__name_by_offset(btf_, t->name_off);
+        const uint64_t size = t->size;
         if (size <= min_size || size > max_size || offset >= size || is_lock_wrapper(name))
             continue;
         if (auto p = lock_at(id, offset, family))

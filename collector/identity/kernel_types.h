@@ -69,7 +69,7 @@ private:
     MemberPath describe(uint32_t root, const std::vector<std::pair<uint32_t, std::string>>& steps) const;
 
     btf* btf_ = nullptr;
-    std::unordered_map<std::string, uint32_t> composites_;  // struct/union names
+    mutable std::unordered_map<std::string, uint32_t> named_;  // named_type's answers, 0: none
     std::vector<PercpuVar> percpu_;                         // by offset
     uint64_t percpu_size_ = 0;
 };
