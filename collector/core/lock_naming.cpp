@@ -206,7 +206,7 @@ Naming name_lock(const KernelSymbols& syms, uint64_t address, uint32_t flags, co
 
     DataNamer::Result from_data;
     if (data)
-        from_data = data->name(address, flags, identity, caller_class);
+        from_data = data->name(address, flags, identity, n.caller, caller_class);
     n.detail = from_data.detail;
     n.instance = from_data.instance;
     if (!from_data.name.empty()) {

@@ -48,9 +48,10 @@ public:
         bool kernel_image = false; // the lock lies in the kernel image's data or bss
     };
     virtual ~DataNamer() = default;
-    // `caller_class` is the class the caller table suggests ("" if none), so
-    // that slab evidence can be checked against it.
-    virtual Result name(uint64_t address, uint32_t flags, const RawIdentity& identity,
+    // `caller` is the waiting function ("" if unknown) and `caller_class` the
+    // class the caller table suggests ("" if none), so that slab evidence can
+    // be checked against them.
+    virtual Result name(uint64_t address, uint32_t flags, const RawIdentity& identity, const std::string& caller,
                         const std::string& caller_class) const = 0;
 };
 

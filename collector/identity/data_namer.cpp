@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "lockscope_abi.h"
@@ -22,6 +23,18 @@ std::string hex(uint64_t v)
 std::string device(uint32_t dev)
 {
     return std::to_string(dev >> 20) + ":" + std::to_string(dev & 0xfffff);
+}
+
+// "unix_sock" -> "unix", "signal_struct" -> "signal": the part of a type's
+// name a function working on it is likely to carry.
+std::string type_stem(const std::string& type)
+{
+    for (const char* suffix : {"_sock", "_struct", "_info", "_inode", "_alloc"}) {
+        const size_t n = std::strlen(suffix);
+        if (type.size() > n + 2 && type.compare(type.size() - n, n, suffix) == 0)
+            return type.substr(0, type.size() - n);
+    }
+    return type;
 }
 
 std::string instance_of(const std::string& cls, const RawIdentity& id)
@@ -102,7 +115,7 @@ std::vector<uint64_t> KernelDataNamer::object_offsets(uint64_t address, const Ra
 }
 
 bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::string& kind, const RawIdentity& id,
-                                const std::string& caller_class, Result& r) const
+                                const std::string& caller, const std::string& caller_class, Result& r) const
 {
     const std::vector<uint64_t> offsets = object_offsets(address, id);
     if (offsets.empty())
@@ -136,14 +149,36 @@ bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::
                 smaller.emplace_back(type_name, *type);
         }
     }
-    for (const auto& [type_name, type] : exact.empty() ? smaller : exact)
-        for (uint64_t off : offsets)
+    // The usual slab order first; the fallback order only if that finds nothing.
+    for (uint64_t off : offsets) {
+        for (const auto& [type_name, type] : exact.empty() ? smaller : exact)
             if (auto p = s_.types->lock_at(type, off, family))
                 matches.push_back({p->class_name, p->root, p->path, off});
+        if (!matches.empty())
+            break;
+    }
     std::set<std::string> classes;
     for (const Match& m : matches)
         classes.insert(m.cls);
     const std::string merged = names.size() > 1 ? " (merged with " + std::to_string(names.size() - 1) + " other caches)" : "";
+    // Caches merged into one hold several types; when more than one has such
+    // a lock there, the waiting function may name one of them
+    // (unix_stream_read_generic: struct unix_sock), and only then it decides.
+    std::string picked_by;
+    if (classes.size() > 1 && !caller.empty()) {
+        std::vector<const Match*> named;
+        for (const Match& m : matches)
+            if (caller.find(type_stem(m.root)) != std::string::npos)
+                named.push_back(&m);
+        if (!named.empty() && std::all_of(named.begin(), named.end(),
+                                          [&](const Match* m) { return m->cls == named.front()->cls; })) {
+            picked_by = "; of " + std::to_string(classes.size()) + " types with such a lock there, the caller " +
+                        caller + " names this one";
+            const Match chosen = *named.front();
+            matches = {chosen};
+            classes = {chosen.cls};
+        }
+    }
     if (classes.size() != 1) {
         r.detail = where + merged +
                    (classes.empty() ? ": no " + kind + " member there in the types this cache holds"
@@ -153,7 +188,7 @@ bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::
     const Match& m = matches.front();
     r.name = m.cls;
     r.source = NameSource::Slab;
-    r.detail = id.cache_name + merged + ": struct " + m.root + " +" + hex(m.offset) + " (" + m.path + ")";
+    r.detail = id.cache_name + merged + ": struct " + m.root + " +" + hex(m.offset) + " (" + m.path + ")" + picked_by;
     r.instance = instance_of(m.cls, id);
     return true;
 }
@@ -178,7 +213,10 @@ bool KernelDataNamer::from_generic_cache(const std::vector<uint64_t>& offsets, L
     std::set<std::string> classes;
     for (const MemberPath& p : candidates)
         classes.insert(p.class_name);
-    if (classes.size() == 1 && (caller_class.empty() || *classes.begin() == caller_class)) {
+    // The caller table's class is only a check when it is a class of its own
+    // ("pipe_inode_info.mutex"), not a kind@caller stand-in.
+    const bool caller_is_class = caller_class.find('@') == std::string::npos && !caller_class.empty();
+    if (classes.size() == 1 && (!caller_is_class || *classes.begin() == caller_class)) {
         const MemberPath& p = candidates.front();
         r.name = p.class_name;
         r.source = NameSource::Slab;
@@ -190,7 +228,7 @@ bool KernelDataNamer::from_generic_cache(const std::vector<uint64_t>& offsets, L
     r.detail = where + " (a generic cache: objects of " + range + ", type unknown; " +
                std::to_string(candidates.size()) + " types of that size have a " + kind + " there)";
     const size_t dot = caller_class.find('.');
-    if (dot != std::string::npos) {
+    if (caller_is_class && dot != std::string::npos) {
         const auto type = s_.types->named_type(caller_class.substr(0, dot));
         const uint64_t tsize = type ? s_.types->size_of(*type) : 0;
         const auto member = type ? s_.types->member_offset(*type, caller_class.substr(dot + 1)) : std::nullopt;
@@ -228,14 +266,14 @@ bool KernelDataNamer::from_percpu(uint64_t address, LockFamily family, Result& r
 }
 
 DataNamer::Result KernelDataNamer::name(uint64_t address, uint32_t flags, const RawIdentity& identity,
-                                        const std::string& caller_class) const
+                                        const std::string& caller, const std::string& caller_class) const
 {
     Result r;
     const LockKindInfo kind = lock_kind(flags);
     const auto family = lock_family(kind.kind);
     if (!family)
         return r;
-    if (s_.types && identity.cache && from_slab(address, *family, kind.kind, identity, caller_class, r))
+    if (s_.types && identity.cache && from_slab(address, *family, kind.kind, identity, caller, caller_class, r))
         return r;
     if (auto sym = s_.image.symbol(address)) {
         r.name = *sym;

@@ -39,7 +39,7 @@ public:
 
     explicit KernelDataNamer(Sources sources) : s_(std::move(sources)) {}
 
-    Result name(uint64_t address, uint32_t flags, const RawIdentity& identity,
+    Result name(uint64_t address, uint32_t flags, const RawIdentity& identity, const std::string& caller,
                 const std::string& caller_class) const override;
 
     // One line per source and whether it is available here (session metadata).
@@ -47,7 +47,7 @@ public:
 
 private:
     bool from_slab(uint64_t address, LockFamily family, const std::string& kind, const RawIdentity& id,
-                   const std::string& caller_class, Result& r) const;
+                   const std::string& caller, const std::string& caller_class, Result& r) const;
     bool from_generic_cache(const std::vector<uint64_t>& offsets, LockFamily family, const std::string& kind,
                             const RawIdentity& id, const std::string& caller_class, Result& r) const;
     bool from_percpu(uint64_t address, LockFamily family, Result& r) const;

@@ -211,25 +211,25 @@ TEST(DataNamer, DedicatedCacheNamesItsTypeAndMember)
     KernelDataNamer namer(blob_sources());
     // Third object of an order-0 slab of 24-byte "first" objects: +48, lock at +0.
     const uint64_t slab = 0xffff888012345000ull;
-    auto r = namer.name(slab + 48, LCB_F_MUTEX, in_cache("first_cache", 24), "");
+    auto r = namer.name(slab + 48, LCB_F_MUTEX, in_cache("first_cache", 24), "", "");
     EXPECT_EQ(r.name, "first.m");
     EXPECT_EQ(r.source, NameSource::Slab);
     EXPECT_NE(r.detail.find("struct first +0x0"), std::string::npos) << r.detail;
     // Its spinlock, by kind.
-    EXPECT_EQ(namer.name(slab + 48 + 8, LCB_F_SPIN, in_cache("first_cache", 24), "").name, "first.m.wait_lock");
+    EXPECT_EQ(namer.name(slab + 48 + 8, LCB_F_SPIN, in_cache("first_cache", 24), "", "").name, "first.m.wait_lock");
 }
 
 TEST(DataNamer, CacheWhoseTypeCannotBeFoundKeepsItsEvidence)
 {
     KernelDataNamer namer(blob_sources());
-    auto r = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("nosuchtype_cache", 24), "");
+    auto r = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("nosuchtype_cache", 24), "", "");
     EXPECT_EQ(r.name, "");
     EXPECT_NE(r.detail.find("nosuchtype_cache +0x8"), std::string::npos) << r.detail;
     // A type of the wrong size is not believed...
-    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first_cache", 40), "").name, "");
+    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first_cache", 40), "", "").name, "");
     // ...unless the cache is named after the type, which then carries a tail
     // of its own (as task_struct and mm_struct do).
-    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 40), "").name, "first.m");
+    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 40), "", "").name, "first.m");
 }
 
 TEST(DataNamer, MergedCachesNameOnlyWhatIsUnambiguous)
@@ -241,12 +241,16 @@ TEST(DataNamer, MergedCachesNameOnlyWhatIsUnambiguous)
     sources.slabs.add("plain24", ":A-0000024");
     KernelDataNamer namer(std::move(sources));
     // inner and other24 both have a mutex at +8: which one cannot be told.
-    auto r = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "");
+    auto r = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "", "");
     EXPECT_EQ(r.name, "");
     EXPECT_NE(r.detail.find("ambiguous"), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("merged with 1 other"), std::string::npos) << r.detail;
+    // The waiting function may name one of the merged types, and then decides.
+    auto picked = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "other24_flush", "");
+    EXPECT_EQ(picked.name, "other24.q");
+    EXPECT_NE(picked.detail.find("the caller other24_flush names this one"), std::string::npos) << picked.detail;
     // first is merged with plain24, which has no lock: the mutex is first's.
-    auto f = namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 24), "");
+    auto f = namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 24), "", "");
     EXPECT_EQ(f.name, "first.m");
     EXPECT_NE(f.detail.find("merged with 1 other"), std::string::npos) << f.detail;
 }
@@ -256,14 +260,20 @@ TEST(DataNamer, GenericCacheInfersOnlyAUniqueTypeAndChecksTheCallerClass)
     KernelDataNamer namer(blob_sources());
     // kmalloc-32 holds 17..32 bytes: first, inner, other24, plain24 are 24.
     // A mutex at +0: only first.
-    auto r = namer.name(0xffff888012345000ull + 32, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "");
+    auto r = namer.name(0xffff888012345000ull + 32, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "");
     EXPECT_EQ(r.name, "first.m");
     EXPECT_NE(r.detail.find("inferred"), std::string::npos) << r.detail;
     // A mutex at +8: inner or other24: evidence only, checked against the caller's class.
-    auto amb = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "inner.m");
+    auto amb = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "inner.m");
     EXPECT_EQ(amb.name, "");
     EXPECT_NE(amb.detail.find("consistent with inner.m"), std::string::npos) << amb.detail;
-    auto misfit = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "first.m");
+    auto misfit = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "first.m");
+    // A kind@caller stand-in is no class to check against: the unique type decides.
+    EXPECT_EQ(namer.name(0xffff888012345000ull + 8, LCB_F_SPIN, in_cache("kmalloc-32", 32), "", "mutex@f.wait_lock")
+                  .name,
+              "first.m.wait_lock");
+    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "mutex@f").name,
+              "first.m");
     EXPECT_NE(misfit.detail.find("does not fit first.m"), std::string::npos) << misfit.detail;
 }
 
@@ -271,12 +281,12 @@ TEST(DataNamer, PerCpuLocksByVariableAndCpu)
 {
     KernelDataNamer namer(blob_sources());
     const uint64_t cpu1 = 0xffff888100100000ull;
-    auto r = namer.name(cpu1 + 64 + 32 + 4, LCB_F_SPIN, RawIdentity{}, "");  // runqueues.locks[1]
+    auto r = namer.name(cpu1 + 64 + 32 + 4, LCB_F_SPIN, RawIdentity{}, "", "");  // runqueues.locks[1]
     EXPECT_EQ(r.name, "outer.locks[]");
     EXPECT_EQ(r.source, NameSource::Percpu);
     EXPECT_EQ(r.instance, "CPU 1");
-    EXPECT_EQ(namer.name(cpu1 + 128, LCB_F_SPIN, RawIdentity{}, "").name, "lonely");
-    EXPECT_EQ(namer.name(cpu1 + 4096, LCB_F_SPIN, RawIdentity{}, "").name, "");  // past the area
+    EXPECT_EQ(namer.name(cpu1 + 128, LCB_F_SPIN, RawIdentity{}, "", "").name, "lonely");
+    EXPECT_EQ(namer.name(cpu1 + 4096, LCB_F_SPIN, RawIdentity{}, "", "").name, "");  // past the area
 }
 
 const char* kKallsyms =

@@ -106,7 +106,7 @@ TEST(LockNaming, MutexWaitLockIsNamedAfterItsMutex)
 class FixedNamer : public DataNamer {
 public:
     explicit FixedNamer(Result r) : r_(std::move(r)) {}
-    Result name(uint64_t, uint32_t, const RawIdentity&, const std::string& caller_class) const override
+    Result name(uint64_t, uint32_t, const RawIdentity&, const std::string&, const std::string& caller_class) const override
     {
         seen_caller_class = caller_class;
         return r_;
