@@ -30,6 +30,8 @@ packages=(
   libboost-program-options-dev libboost-math-dev
   libsqlite3-dev sqlite3 nlohmann-json3-dev
   prometheus-cpp-dev               # record --prometheus (prometheus-cpp core + pull)
+  libprotobuf-dev protobuf-compiler  # export --format pprof (profile.proto)
+  golang-go                        # go tool pprof, which the pprof export test reads profiles with
   prometheus                       # the server the Prometheus integration test scrapes with
   libgtest-dev libgmock-dev libbenchmark-dev
   procps util-linux python3

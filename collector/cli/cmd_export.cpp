@@ -1,8 +1,9 @@
-// lockscope export: a session as a Chrome/Perfetto trace, folded stacks or CSV.
+// lockscope export: a session as a Chrome/Perfetto trace, folded stacks, CSV or pprof.
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 #include "cli/options.h"
 #include "core/error.h"
@@ -13,7 +14,7 @@ namespace lockscope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: lockscope export FILE --format chrome-trace|folded|csv [-o OUT]\n"
+    "usage: lockscope export FILE --format chrome-trace|folded|csv|pprof [-o OUT]\n"
     "\n"
     "Writes a session in a format other tools read (to stdout without -o):\n"
     "  chrome-trace  Trace Event JSON for Perfetto UI and chrome://tracing:\n"
@@ -29,11 +30,17 @@ constexpr const char* kUsage =
     "                --weight wait (ns, the default) or contentions.\n"
     "  csv           --table locks (the report's per-lock table, every lock) or intervals\n"
     "                (one row per interval, times in seconds since the recording started).\n"
+    "  pprof         a gzipped pprof profile (profile.proto) for 'go tool pprof' and\n"
+    "                continuous profilers (Pyroscope, Parca, Grafana): the same stacks as\n"
+    "                folded, with Go's mutex-profile sample types contentions/count and\n"
+    "                delay/nanoseconds plus spin and offcpu nanoseconds, labels lock, kind\n"
+    "                and name_source. Binary: needs -o (or a pipe).\n"
     "\n"
     "examples:\n"
     "  lockscope export pipe.lockscope --format chrome-trace -o pipe.json\n"
     "  lockscope export pipe.lockscope --format folded | flamegraph.pl --countname ns > pipe.svg\n"
-    "  lockscope export pipe.lockscope --format csv --table intervals -o intervals.csv";
+    "  lockscope export pipe.lockscope --format csv --table intervals -o intervals.csv\n"
+    "  lockscope export pipe.lockscope --format pprof -o pipe.pb.gz && go tool pprof -http : pipe.pb.gz";
 
 // The output stream: a file when -o is given, else stdout.
 class Output {
@@ -67,7 +74,7 @@ int cmd_export(const Args& args)
     po::options_description visible("options");
     visible.add_options()
         ("help,h", "show this help")
-        ("format,F", po::value(&format)->required(), "chrome-trace, folded or csv")
+        ("format,F", po::value(&format)->required(), "chrome-trace, folded, csv or pprof")
         ("output,o", po::value(&output), "write here instead of stdout")
         ("weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")
         ("table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
@@ -85,6 +92,9 @@ int cmd_export(const Args& args)
         throw UsageError("--weight goes with --format folded");
     if (!vm["table"].defaulted() && fmt != ExportFormat::Csv)
         throw UsageError("--table goes with --format csv");
+
+    if (fmt == ExportFormat::Pprof && output.empty() && isatty(STDOUT_FILENO))
+        throw UsageError("a pprof profile is binary (gzipped protobuf): give -o FILE.pb.gz, or a pipe");
 
     // Per-run lock totals are all any format needs; episodes are streamed.
     LoadOptions load;
@@ -116,6 +126,7 @@ int cmd_export(const Args& args)
     }
     case ExportFormat::Folded: export_folded(session, w, out.stream()); break;
     case ExportFormat::Csv: export_csv(session, t, out.stream()); break;
+    case ExportFormat::Pprof: export_pprof(session, out.stream()); break;
     }
     out.finish();
     return kExitOk;

@@ -53,12 +53,12 @@ std::vector<std::string> cells(const ReportRow& r, double seconds)
     const LockCounters& c = r.counters;
     return {kind_cell(r),
             per_second(double(c.contentions), seconds),
-            c.spin_attempts ? format_percent(c.spin_failure_rate(), 1) : "-",
+            c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
             wait_per_second(c.wait_ns, seconds),
             format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0, true),
-            format_percent(ratio(c.spin_ns, c.wait_ns), 0),
-            format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0),
-            format_percent(r.share_of_wait, 0)};
+            format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
+            format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),
+            format_percent_cell(r.share_of_wait)};
 }
 
 std::string table_line(const std::string& name, const std::vector<std::string>& values, size_t name_width)

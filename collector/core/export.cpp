@@ -13,7 +13,9 @@ ExportFormat parse_export_format(const std::string& text)
         return ExportFormat::Folded;
     if (text == "csv")
         return ExportFormat::Csv;
-    throw UsageError("unknown format '" + text + "': use chrome-trace, folded or csv");
+    if (text == "pprof")
+        return ExportFormat::Pprof;
+    throw UsageError("unknown format '" + text + "': use chrome-trace, folded, csv or pprof");
 }
 
 FoldedWeight parse_folded_weight(const std::string& text)

@@ -5,6 +5,7 @@
 //   chrome-trace  Trace Event JSON for Perfetto UI and chrome://tracing
 //   folded        "frame;frame;... weight" for flamegraph.pl and speedscope
 //   csv           the per-lock or the per-interval table
+//   pprof         gzipped profile.proto, for go tool pprof and continuous profilers
 #pragma once
 
 #include "core/model.h"
@@ -12,10 +13,12 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lockscope {
 
-enum class ExportFormat { ChromeTrace, Folded, Csv };
+enum class ExportFormat { ChromeTrace, Folded, Csv, Pprof };
 enum class FoldedWeight { WaitNs, Contentions };
 enum class CsvTable { Locks, Intervals };
 
@@ -51,6 +54,14 @@ ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& s
 // per lock, and so in all, the weights add up to the report's totals. A
 // lock with no sampled stack gets one "[no stack sampled]" line.
 void export_folded(const Session& session, FoldedWeight weight, std::ostream& out);
+
+// The same stacks as a gzipped pprof profile (profile.proto): sample types
+// contentions/count and delay/nanoseconds (Go's mutex profile), spin and
+// offcpu nanoseconds; locations are the stacks' functions, rooted at a frame
+// naming the lock; labels lock, kind and name_source. Values add up to the
+// report's totals per lock, as the folded export's do.
+void export_pprof(const Session& session, std::ostream& out);
+const std::vector<std::pair<std::string, std::string>>& pprof_sample_types();  // (type, unit) in order
 
 // Locks: the report's per-lock CSV (every row, `report --format csv`).
 // Intervals: one row per run and interval with its totals.

@@ -104,6 +104,20 @@ std::string format_percent(double fraction, int decimals)
     return buf;
 }
 
+std::string format_percent_cell(double fraction)
+{
+    if (!std::isfinite(fraction))
+        return "-";
+    const double p = fraction * 100.0;
+    char buf[16];
+    if (p == 0)
+        return "0%";
+    if (p < 0.005)
+        return "<.01%";
+    std::snprintf(buf, sizeof buf, p < 0.995 ? "%.2f%%" : p < 9.95 ? "%.1f%%" : "%.0f%%", p);
+    return buf;
+}
+
 size_t display_width(const std::string& s)
 {
     size_t w = 0;

@@ -20,8 +20,14 @@ std::string format_count_short(double n);
 // "205.8/s", "12.3k/s"; with a unit, "12.3k ops/s".
 std::string format_rate(double per_second, const std::string& unit = {});
 
-// 0.421 -> "42.1%"; `decimals` digits after the point.
+// 0.421 -> "42.1%"; `decimals` digits after the point. A value that is not
+// zero never prints as zero: below what `decimals` show, two significant
+// digits ("0.47%", "0.0019%").
 std::string format_percent(double fraction, int decimals = 1);
+
+// The same in at most 5 columns, for table cells: "42%", "4.2%", "0.47%",
+// "<.01%", "0%" only for zero.
+std::string format_percent_cell(double fraction);
 
 // Display width in terminal columns of UTF-8 text (one per code point;
 // enough for the "µ" and "…" this project prints).

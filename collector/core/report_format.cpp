@@ -51,22 +51,6 @@ std::string pad(const std::string& s, size_t width, bool right)
     return right ? fill + s : s + fill;
 }
 
-// A share in a 5-column table cell: never "0%" for something that is not
-// zero ("0.47%", "<.01%").
-std::string cell_percent(double fraction)
-{
-    if (!std::isfinite(fraction))
-        return "-";
-    const double p = fraction * 100.0;
-    char buf[16];
-    if (p == 0)
-        return "0%";
-    if (p < 0.005)
-        return "<.01%";
-    std::snprintf(buf, sizeof buf, p < 0.995 ? "%.2f%%" : p < 9.95 ? "%.1f%%" : "%.0f%%", p);
-    return buf;
-}
-
 std::string part_of(uint64_t ns, uint64_t total)
 {
     return format_duration(double(ns)) + " (" + format_percent(ratio(ns, total), 0) + ")";
@@ -297,18 +281,18 @@ void table_block(std::ostringstream& out, const Report& rep)
         std::string contend = c.contentions < 10'000'000
                                   ? std::to_string(c.contentions)
                                   : format_count_short(double(c.contentions));
-        const std::string& third = instances && !r.instance.empty() ? r.instance : r.caller;
+        const std::string& third = instances ? r.instance : r.caller;
         row_line(r.name, kind_of(r), third.empty() ? "-" : third,
                  {contend,
-                  c.spin_attempts ? cell_percent(c.spin_failure_rate()) : "-",
+                  c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
                   format_duration(double(c.wait_ns), true),
                   format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0,
                                   true),
                   // per-task totals keep no maximum
                   rep.by == GroupBy::Task ? std::string("-") : format_duration(double(c.max_wait_ns), true),
                   // the rwsem writers' spin counted through fentry is not timed
-                  c.spin_attempts && !c.spin_ns && c.wait_ns ? std::string("n/m") : cell_percent(ratio(c.spin_ns, c.wait_ns)),
-                  cell_percent(ratio(c.offcpu_ns(), c.wait_ns)),
+                  c.spin_attempts && !c.spin_ns && c.wait_ns ? std::string("n/m") : format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
+                  format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),
                   format_count_short(double(c.sleeps))});
     }
     if (rep.rows_total > rep.rows.size())

@@ -16,6 +16,10 @@
 #include "core/export.h"
 #include "core/report.h"
 #include "core/session_store.h"
+#include "profile.pb.h"
+
+#include <zlib.h>
+#include <array>
 
 namespace lockscope {
 namespace {
@@ -338,6 +342,73 @@ TEST(Folded, LockTotalsAreSpreadOverSampledStacksExactly)
               "pipe->mutex [mutex];vfs_read;anon_pipe_read;__mutex_lock 1\n");
 }
 
+// The profile back: gunzipped and parsed with the same schema.
+perftools::profiles::Profile pprof(const std::string& path)
+{
+    std::ostringstream out;
+    export_pprof(load(path), out);
+    const std::string gz = out.str();
+    EXPECT_GE(gz.size(), 2u);
+    EXPECT_EQ(uint8_t(gz[0]), 0x1f);  // gzip magic
+    EXPECT_EQ(uint8_t(gz[1]), 0x8b);
+    z_stream z{};
+    inflateInit2(&z, 15 + 16);
+    std::string raw(1 << 20, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+    z.avail_in = uInt(gz.size());
+    z.next_out = reinterpret_cast<Bytef*>(raw.data());
+    z.avail_out = uInt(raw.size());
+    EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+    raw.resize(z.total_out);
+    inflateEnd(&z);
+    perftools::profiles::Profile p;
+    EXPECT_TRUE(p.ParseFromString(raw));
+    return p;
+}
+
+TEST(Pprof, MutexProfileTypesAndValuesThatAddUpToTheLocksTotals)
+{
+    const std::string path = temp_file("pprof.lockscope");
+    write_session(path, true);
+    const perftools::profiles::Profile p = pprof(path);
+    ASSERT_GT(p.string_table_size(), 0);
+    EXPECT_EQ(p.string_table(0), "");
+    auto str = [&](int64_t i) { return p.string_table(int(i)); };
+    ASSERT_EQ(p.sample_type_size(), 4);
+    EXPECT_EQ(str(p.sample_type(0).type()) + "/" + str(p.sample_type(0).unit()), "contentions/count");
+    EXPECT_EQ(str(p.sample_type(1).type()) + "/" + str(p.sample_type(1).unit()), "delay/nanoseconds");
+    EXPECT_EQ(str(p.sample_type(2).type()), "spin");
+    EXPECT_EQ(str(p.sample_type(3).type()), "offcpu");
+    // Per lock (its root frame, the last location), the values are the lock's totals.
+    std::map<std::string, std::array<int64_t, 4>> by_lock;
+    std::map<uint64_t, std::string> name_of;
+    for (const auto& f : p.function())
+        name_of[f.id()] = str(f.name());
+    for (const auto& s : p.sample()) {
+        ASSERT_EQ(s.value_size(), 4);
+        ASSERT_GT(s.location_id_size(), 0);
+        const std::string root = name_of[p.location(int(s.location_id(s.location_id_size() - 1) - 1)).line(0).function_id()];
+        for (int i = 0; i < 4; ++i)
+            by_lock[root][size_t(i)] += s.value(i);
+    }
+    const Report r = build_report(load(path), ReportOptions{.top = 0});
+    ASSERT_EQ(by_lock.size(), r.rows.size());
+    for (const ReportRow& row : r.rows) {
+        const std::string root = row.name + " [" + row.kind + (row.mode.empty() ? "" : "/" + row.mode) + "]";
+        ASSERT_TRUE(by_lock.count(root)) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][0]), row.counters.contentions) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][1]), row.counters.wait_ns) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][2]), row.counters.spin_ns) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][3]), row.counters.offcpu_ns()) << root;
+    }
+    // The same stacks as the folded export, innermost frame first.
+    bool saw_write = false;
+    for (const auto& s : p.sample())
+        saw_write |= name_of[p.location(int(s.location_id(0) - 1)).line(0).function_id()] == "__mutex_lock" &&
+                     name_of[p.location(int(s.location_id(1) - 1)).line(0).function_id()] == "anon_pipe_write";
+    EXPECT_TRUE(saw_write);
+}
+
 TEST(Csv, IntervalsAndLocks)
 {
     const std::string path = temp_file("csv.lockscope");
@@ -363,6 +434,7 @@ TEST(Csv, IntervalsAndLocks)
 TEST(ExportOptions, UnknownSpellingsAreUsageErrors)
 {
     EXPECT_EQ(parse_export_format("folded"), ExportFormat::Folded);
+    EXPECT_EQ(parse_export_format("pprof"), ExportFormat::Pprof);
     EXPECT_THROW(parse_export_format("svg"), UsageError);
     EXPECT_THROW(parse_folded_weight("spin"), UsageError);
     EXPECT_THROW(parse_csv_table("stacks"), UsageError);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/session_store.h"
 #include "subprocess.h"
@@ -31,6 +33,44 @@ std::string untraced_session()
     return path;
 }
 
+// go tool pprof (Debian's golang-go) reads the profile: its -raw listing has
+// the four sample types, and the values add up to the report's totals.
+TEST(ExportCli, GoToolPprofReadsTheProfileWithTheReportsTotals)
+{
+    if (test::run({"sh", "-c", "command -v go"}).exit_code != 0)
+        GTEST_SKIP() << "go is not installed (scripts/install-deps.sh installs golang-go)";
+    const std::string session = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
+    const std::string out = test::temp_path("pipe.pb.gz");
+    test::Finished e = lockscope({"export", session, "--format", "pprof", "-o", out});
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    test::Finished raw = test::run({"go", "tool", "pprof", "-raw", "-symbolize=none", out}, 120);
+    ASSERT_EQ(raw.exit_code, 0) << raw.err;
+    std::istringstream lines(raw.out);
+    std::string line;
+    while (std::getline(lines, line) && line != "Samples:") {
+    }
+    ASSERT_TRUE(std::getline(lines, line)) << raw.out;
+    EXPECT_EQ(line.substr(line.find_first_not_of(' ')),
+              "contentions/count delay/nanoseconds[dflt] spin/nanoseconds offcpu/nanoseconds")
+        << raw.out;
+    uint64_t contentions = 0, delay = 0, samples = 0;
+    while (std::getline(lines, line) && line.find(':') != std::string::npos && line.rfind("Locations", 0) != 0) {
+        std::istringstream values(line.substr(0, line.find(':')));
+        uint64_t c = 0, d = 0;
+        if (!(values >> c >> d))
+            continue;  // a label line ("lock:[...]") under a sample
+        contentions += c;
+        delay += d;
+        samples++;
+    }
+    EXPECT_GT(samples, 0u) << raw.out;
+    test::Finished rep = lockscope({"report", session, "--format", "json"});
+    ASSERT_EQ(rep.exit_code, 0);
+    const nlohmann::json totals = nlohmann::json::parse(rep.out)["totals"];
+    EXPECT_EQ(contentions, totals["contentions"].get<uint64_t>());
+    EXPECT_EQ(delay, totals["wait_ns"].get<uint64_t>());
+}
+
 TEST(ExportCli, MissingFile)
 {
     test::Finished f = lockscope({"export", test::temp_path("nosuch.lockscope"), "--format", "csv"});
@@ -55,7 +95,7 @@ TEST(ExportCli, UnknownFormatAndMisplacedOptionsAreUsageErrors)
     const std::string session = untraced_session();
     test::Finished f = lockscope({"export", session, "--format", "svg"});
     EXPECT_EQ(f.exit_code, 2);
-    EXPECT_NE(first_line(f.err).find("unknown format 'svg': use chrome-trace, folded or csv"), std::string::npos)
+    EXPECT_NE(first_line(f.err).find("unknown format 'svg': use chrome-trace, folded, csv or pprof"), std::string::npos)
         << f.err;
     f = lockscope({"export", session});
     EXPECT_EQ(f.exit_code, 2) << f.err;

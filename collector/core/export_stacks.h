@@ -1,0 +1,37 @@
+// Shared by the stack exports (folded, pprof): each lock's exact totals
+// spread over its sampled waiter stacks, so that weights add up to the
+// report's totals per lock, and in all.
+#pragma once
+
+#include "core/model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+// One quantity to spread: its value in a lock's counters, and whether the
+// stacks' sampled wait (else their sample counts) says how to split it.
+struct StackMeasure {
+    uint64_t (*value)(const LockCounters&);
+    bool by_wait = true;
+};
+
+struct WeightedStack {
+    const LockInfo* lock = nullptr;
+    const StackSample* stack = nullptr;  // nullptr: no stack was sampled for the lock in that run
+    std::vector<uint64_t> values;        // one per measure
+};
+
+// Per run and lock, every measure's total apportioned over the waiter stacks
+// sampled in that run (largest remainders: integers that add up exactly).
+// Locks whose measures are all zero are left out.
+std::vector<WeightedStack> weigh_stacks(const Session& session, const std::vector<StackMeasure>& measures);
+
+// "anon_pipe_read+0x5a/0x3c0" -> "anon_pipe_read".
+std::string stack_function(const std::string& frame);
+// The tracepoint's own frames, the same on every stack.
+bool is_tracepoint_plumbing(const std::string& function);
+
+}  // namespace lockscope
