@@ -119,6 +119,31 @@ LS_INLINE int ls_is_spinlock(__u32 flags)
 	return (flags & (LCB_F_SPIN | LCB_F_MUTEX | LCB_F_RT | LCB_F_PERCPU | LS_F_USER)) == LCB_F_SPIN;
 }
 
+/*
+ * A finished episode's kind as one bit (record --kind filters in the kernel
+ * with a mask of them; user space maps the names to the same bits through
+ * this function): flags are an episode's, SPIN kept for spinlocks.
+ */
+#define LS_KIND_BITS 14
+LS_INLINE __u32 ls_kind_bit(__u32 flags)
+{
+	const __u32 rw = flags & (LCB_F_READ | LCB_F_WRITE);
+
+	if (flags & LS_F_USER)
+		return (flags & LCB_F_MUTEX) ? 12 : 13;       /* user-mutex, user-rwsem */
+	if (flags & LCB_F_RT)
+		return rw == LCB_F_READ ? 7 : rw ? 8 : 6;     /* rt-rwlock r/w, rtmutex */
+	if (flags & LCB_F_PERCPU)
+		return rw == LCB_F_WRITE ? 10 : 9;            /* percpu-rwsem w/r */
+	if (flags & LCB_F_MUTEX)
+		return 0;
+	if (flags & LCB_F_SPIN)
+		return rw == LCB_F_READ ? 4 : rw ? 5 : 3;     /* rwlock r/w, spinlock */
+	if (rw)
+		return rw == LCB_F_READ ? 1 : 2;              /* rwsem r/w */
+	return 11;                                            /* semaphore */
+}
+
 LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now)
 {
 	__u32 d = ts->depth;

@@ -41,6 +41,7 @@ extern struct kmem_cache *bpf_get_kmem_cache(u64 addr) __ksym __weak;
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
 const volatile __u32 targ_tree = 0;     /* 1: targ_tgid and every process created under it */
+const volatile __u32 targ_kinds = 0;    /* record --kind: 1 << ls_kind_bit() of the kinds kept; 0: all */
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
@@ -658,6 +659,10 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 		return;
 	}
 	cnt->lost_abandoned += abandoned;
+	/* --kind: the state machine saw the episode (its end must pair with its
+	 * begin), but it is neither counted nor sampled. */
+	if (targ_kinds && !(targ_kinds & (1U << (ls_kind_bit(ep.flags) & 31))))
+		return;
 
 	s = lock_row(hot, lock, ep.flags, cnt, &created, !user, kmem);
 	if (!s)

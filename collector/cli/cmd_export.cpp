@@ -78,6 +78,8 @@ int cmd_export(const Args& args)
         ("output,o", po::value(&output), "write here instead of stdout")
         ("weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")
         ("table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
+    FilterArgs filter_args;
+    add_filter_options(visible, filter_args);
     po::options_description all;
     all.add(visible).add_options()("file", po::value(&file)->required(), "session file");
     po::positional_options_description positional;
@@ -97,9 +99,10 @@ int cmd_export(const Args& args)
         throw UsageError("a pprof profile is binary (gzipped protobuf): give -o FILE.pb.gz, or a pipe");
 
     // Per-run lock totals are all any format needs; episodes are streamed.
+    const LockFilter filter = filter_from(filter_args);
     LoadOptions load;
-    load.lock_intervals = false;
-    const Session session = load_session(file, load);
+    load.lock_intervals = !filter.empty();  // a filter recomputes each interval's counters
+    const Session session = filter_session(load_session(file, load), filter);
     for (const std::string& warning : session.warnings)
         std::fprintf(stderr, "lockscope export: warning: %s\n", warning.c_str());
 

@@ -90,10 +90,15 @@ int cmd_record(const Args& args)
         ("prometheus-top", po::value(&prometheus_top)->default_value(50),
          "(lock, kind) pairs with series of their own: the hottest newcomers while slots are free, kept "
          "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"");
+    FilterArgs filter_args;
+    add_filter_options(visible, filter_args);
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
         return kExitOk;
+    // --kind is applied in the kernel; --lock and --caller when a lock is
+    // first named. Either way the session holds only the matching locks.
+    o.filter = filter_from(filter_args);
 
     if (!workload_name.empty()) {
         o.with_workload = true;

@@ -25,6 +25,8 @@ int cmd_report(const Args& args)
         ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
         ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
         ("run", po::value(&run), "only this run (1-based) of a repeated session");
+    FilterArgs filter_args;
+    add_filter_options(visible, filter_args);
     po::options_description all;
     all.add(visible).add_options()("file", po::value(&file)->required(), "session file");
     po::positional_options_description positional;
@@ -46,7 +48,8 @@ int cmd_report(const Args& args)
     ReportOptions ro;
     ro.by = parse_group_by(by);
     ro.top = top == 0 ? SIZE_MAX : top;
-    const Session session = load_session(file);
+    const LockFilter filter = filter_from(filter_args);
+    const Session session = filter_session(load_session(file), filter);
     if (vm.count("run")) {
         if (run < 1 || size_t(run) > session.runs.size())
             throw UsageError("--run must be between 1 and " + std::to_string(session.runs.size()));

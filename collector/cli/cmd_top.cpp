@@ -245,10 +245,13 @@ int cmd_top(const Args& args)
         ("by", po::value(&by), "group rows by lock (class), caller, task, kind or instance (key g)")
         ("sort", po::value(&sort), "sort rows by wait, contentions or spinfail (keys s, w, c, f)")
         ("lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
+    FilterArgs filter_args;
+    add_filter_options(visible, filter_args);
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
         return kExitOk;
+    o.filter = filter_from(filter_args);
 
     settings.by = parse_group_by(by);
     settings.sort = parse_top_sort(sort);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/lock_filter.h"
 
 namespace lockscope::cli {
 
@@ -16,5 +17,13 @@ namespace po = boost::program_options;
 bool parse(const Args& args, const po::options_description& visible, const po::options_description& all,
            const po::positional_options_description& positional, po::variables_map& vm, const char* usage,
            bool allow_trailing = false, std::vector<std::string>* trailing = nullptr);
+
+// --kind, --lock and --caller, shared by record, top, report and export.
+struct FilterArgs {
+    std::vector<std::string> kinds, locks, callers;
+};
+void add_filter_options(po::options_description& options, FilterArgs& args);
+// Throws UsageError (exit 2) for an unknown kind or a malformed pattern.
+LockFilter filter_from(const FilterArgs& args);
 
 }  // namespace lockscope::cli

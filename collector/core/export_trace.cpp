@@ -167,7 +167,10 @@ ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& s
     counter_tracks(session, clock, events);
     if (sum.traced) {
         std::unordered_map<int64_t, LockLabel> labels;
+        const bool filtered = session.meta.count("filters") != 0;
         sum.skipped = reader.for_each([&](const Episode& e) {
+            if (filtered && !session.lock(e.lock_id))
+                return;  // a lock the filters left out
             auto it = labels.find(e.lock_id);
             if (it == labels.end() || e.lock_id == 0)
                 it = labels.insert_or_assign(e.lock_id, label_of(session.lock(e.lock_id), e)).first;

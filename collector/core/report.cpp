@@ -222,6 +222,8 @@ Report build_report(const Session& session, const ReportOptions& options)
         return g;
     };
 
+    if (options.by == GroupBy::Task && session.tasks.empty() && session.meta.count("filters"))
+        rep.notes.push_back("per-task totals cover every lock, so a filtered report has no rows by task");
     if (options.by == GroupBy::Task) {
         for (const TaskStats& task : session.tasks) {
             if (!wanted(task.run))

@@ -83,6 +83,7 @@ void header_block(std::ostringstream& out, const Report& rep)
     std::string started = meta("start_time");
     line("duration", dur + (started.empty() ? "" : ", started " + started));
     line("scope", meta("scope"));
+    line("filters", meta("filters"));
     line("command", truncate_display(meta("command"), kTextWidth - 19));
     std::string workload = meta("workload");
     if (!workload.empty()) {

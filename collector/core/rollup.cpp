@@ -146,11 +146,13 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
             info.instance = n.instance;
             info.address = l.address;
             info.flags = l.flags;
-            b.new_locks.push_back(std::move(info));
+            st.kept = filter_.matches(info);
+            if (st.kept)
+                b.new_locks.push_back(std::move(info));
         }
         LockCounters delta = counter_delta(l.counters, st.last);
         st.last = l.counters;
-        if (delta.empty())
+        if (delta.empty() || !st.kept)
             continue;
         b.totals.counters.add(delta);
         b.locks.push_back({run, index, st.id, delta});
@@ -158,7 +160,7 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
 
     for (const RawStack& s : snap.stacks) {
         auto lock = locks_.find({s.address, s.flags});
-        if (lock == locks_.end() || lock->second.id == 0)
+        if (lock == locks_.end() || lock->second.id == 0 || !lock->second.kept)
             continue;
         auto base = run_start_stacks_.find({s.address, s.flags, s.stack_id, s.role});
         const uint64_t samples = s.samples - (base == run_start_stacks_.end() ? 0 : base->second.first);

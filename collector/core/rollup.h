@@ -8,6 +8,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/lock_filter.h"
 #include "core/lock_naming.h"
 #include "core/raw.h"
 #include "core/session_store.h"
@@ -20,6 +21,10 @@ public:
     // `data` names locks from kernel data (collector/identity); without it
     // only symbols, task members and callers name them.
     explicit Rollup(KernelSymbols symbols, std::shared_ptr<const DataNamer> data = nullptr);
+
+    // Keeps only the locks that match (record --lock/--caller/--kind): the
+    // others are neither stored nor counted in the intervals' totals.
+    void set_filter(LockFilter filter) { filter_ = std::move(filter); }
 
     // Forgets stack ids: a newly attached probe numbers its stacks afresh.
     void reset_stacks();
@@ -36,6 +41,7 @@ public:
 private:
     struct LockState {
         int64_t id = 0;
+        bool kept = true;   // matches the filter
         LockCounters last;  // cumulative at the previous snapshot
     };
     using Key = std::pair<uint64_t, uint32_t>;
@@ -45,6 +51,7 @@ private:
 
     KernelSymbols syms_;
     std::shared_ptr<const DataNamer> data_;
+    LockFilter filter_;
     std::map<Key, LockState> locks_;
     std::map<int32_t, std::vector<uint64_t>> stack_ips_;
     std::map<int32_t, std::vector<std::string>> stack_frames_;

@@ -258,6 +258,7 @@ Probe Probe::attach(const ProbeOptions& options)
     bpf_program__set_autoload(skel->progs.on_process_fork, skel->rodata->targ_tree);
     bpf_program__set_autoload(skel->progs.on_process_exit, skel->rodata->targ_tree);
     skel->rodata->stack_period = options.stack_period;
+    skel->rodata->targ_kinds = options.kind_bits;
     skel->rodata->trace_episodes = options.trace ? 1 : 0;
     // Off, the ring buffer stays at its one-page minimum.
     if (options.trace)

@@ -22,6 +22,7 @@ struct ProbeOptions {
     uint32_t tgid = 0;            // 0: every process
     bool children = true;         // with tgid: also every process it creates after the attach, and theirs
     uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
+    uint32_t kind_bits = 0;       // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
     uint32_t max_locks = 16384;   // distinct (lock, kind) keys
     uint32_t max_stacks = 16384;
     uint32_t max_tasks = 8192;

@@ -372,6 +372,9 @@ RecordResult record(const RecordOptions& o)
     }
     std::vector<LockInfo> lock_catalog;
     Rollup rollup = make_rollup(writer ? &*writer : nullptr);
+    rollup.set_filter(o.filter);
+    if (writer && !o.filter.empty())
+        writer->set_meta({{"filters", o.filter.describe()}});
     const sigset_t signals = stop_signals();
     RecordResult result;
     result.output = o.output;
@@ -387,6 +390,7 @@ RecordResult record(const RecordOptions& o)
             child = spawn_command(o.command);
         }
         ProbeOptions po = o.probe;
+        po.kind_bits = o.filter.kind_bits();
         po.tgid = o.pid ? o.pid : (!o.command.empty() ? uint32_t(child.pid) : 0);
         std::optional<Probe> probe;
         try {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/session_store.h"
+#include "core/lock_filter.h"
 #include "probe/probe.h"
 #include "workload/workload.h"
 
@@ -33,6 +34,7 @@ struct RecordOptions {
     workload::Options workload;
     std::vector<std::string> command;  // after --
     ProbeOptions probe;
+    LockFilter filter;              // --kind (in the kernel), --lock, --caller
     bool status_line = false;       // live status on stderr
     // Called on the recording thread after each interval is drained (and
     // stored, when there is a session file).

@@ -21,6 +21,8 @@ const std::vector<WorkloadInfo>& catalogue()
          "as unlink1, but each thread has its own directory: the control"},
         {"mmap1", "mm_struct.mmap_lock (write)",
          "each thread maps 128 MiB anonymous memory and unmaps it, untouched"},
+        {"signals", "sighand_struct.siglock",
+         "each thread sends a signal to the next thread of its process"},
         {"pagefault", "mm_struct.mmap_lock (read vs write)",
          "even threads fault pages in (MADV_POPULATE_WRITE) and drop them; "
          "odd threads mmap and munmap"},

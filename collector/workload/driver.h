@@ -58,6 +58,7 @@ public:
 // setup and throw lockscope::Error when it fails.
 std::unique_ptr<Driver> make_pipe_driver(unsigned threads);
 std::unique_ptr<Driver> make_pipes_driver(unsigned pipes);
+std::unique_ptr<Driver> make_signals_driver(unsigned threads);
 std::unique_ptr<Driver> make_unlink_driver(unsigned threads, const std::filesystem::path& scratch,
                                            bool shared_directory);
 std::unique_ptr<Driver> make_mmap1_driver(unsigned threads);

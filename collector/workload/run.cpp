@@ -43,6 +43,8 @@ std::unique_ptr<Driver> make_driver(const Options& options, const ScratchDir* sc
         return make_mmap1_driver(options.threads);
     if (name == "pagefault")
         return make_pagefault_driver(options.threads);
+    if (name == "signals")
+        return make_signals_driver(options.threads);
     throw std::logic_error("workload '" + name + "' is in the catalogue but has no driver");
 }
 

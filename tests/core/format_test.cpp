@@ -32,6 +32,28 @@ TEST(FormatTest, CountsRatesAndPercentages)
     EXPECT_EQ(format_percent(1.0, 0), "100%");
 }
 
+// A value that is not zero never prints as zero: a diff's "0.0% → 0.0%,
+// +269%" or a report's "fail% 0%" beside 69 failures in 14,694 attempts
+// could not be read against its verdict.
+TEST(FormatTest, SmallValuesKeepTheirDigits)
+{
+    EXPECT_EQ(format_percent(69.0 / 14694, 0), "0.47%");
+    EXPECT_EQ(format_percent(0.0000187), "0.0019%");
+    EXPECT_EQ(format_percent(0.0), "0.0%");
+    EXPECT_EQ(format_percent(1e-9), "<0.0001%");
+    EXPECT_EQ(format_percent(0.421), "42.1%");  // unchanged where the digits suffice
+    EXPECT_EQ(format_duration(0.312, true), "0.312ns");
+    EXPECT_EQ(format_duration(3.5), "3.5 ns");
+    EXPECT_EQ(format_duration(0), "0 ns");
+    EXPECT_EQ(format_percent_cell(69.0 / 14694), "0.47%");
+    EXPECT_EQ(format_percent_cell(0.00001), "<.01%");
+    EXPECT_EQ(format_percent_cell(0.0), "0%");
+    EXPECT_EQ(format_percent_cell(0.05), "5.0%");
+    EXPECT_EQ(format_percent_cell(1.0), "100%");
+    for (double v : {1e-7, 0.004, 0.09, 0.5, 1.0})
+        EXPECT_LE(format_percent_cell(v).size(), 5u) << v;
+}
+
 TEST(FormatTest, TruncatesByDisplayWidth)
 {
     EXPECT_EQ(display_width("4.20 µs"), 7u);

@@ -13,6 +13,7 @@
 #include "core/report.h"
 #include "core/session_store.h"
 #include "observer.h"
+#include "recording.h"
 #include "probe/features.h"
 #include "root_helpers.h"
 #include "subprocess.h"
@@ -23,39 +24,8 @@ namespace {
 using test::Observed;
 using test::Observer;
 
-struct Recorded {
-    Observed observed;
-    Session session;
-    Report report;
-};
-
-// Records `lockscope workload ARGS` with -p while the observer counts the same pid.
-Recorded record_workload(const std::vector<std::string>& workload_args,
-                         const std::vector<std::string>& record_args = {}, std::string* record_err = nullptr)
-{
-    std::vector<std::string> argv = {test::lockscope_bin(), "workload"};
-    argv.insert(argv.end(), workload_args.begin(), workload_args.end());
-    test::Process target = test::Process::start(argv, /*hold=*/true);
-    Observer observer(target.pid());
-    const std::string out = test::temp_path("counts.lockscope");
-    std::vector<std::string> rec_argv = {test::lockscope_bin(), "record", "-p", std::to_string(target.pid()),
-                                         "-o", out, "-i", "0.5"};
-    rec_argv.insert(rec_argv.end(), record_args.begin(), record_args.end());
-    test::Process rec = test::Process::start(rec_argv);
-    EXPECT_TRUE(rec.wait_for_stderr("lockscope: recording", 30)) << "recorder did not attach";
-    target.release();
-    test::Finished w = target.wait(60);
-    EXPECT_EQ(w.exit_code, 0) << w.err;
-    test::Finished r = rec.wait(60);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    if (record_err)
-        *record_err = r.err;
-    Recorded result{observer.read(), load_session(out), {}};
-    ReportOptions all;
-    all.top = SIZE_MAX;
-    result.report = build_report(result.session, all);
-    return result;
-}
+using test::Recorded;
+using test::record_workload;
 
 void expect_within_1_percent(uint64_t lockscope_value, uint64_t observed, const char* what)
 {
@@ -174,6 +144,27 @@ TEST(RecordCounts, Unlink1ContendsTheDirectoryRwsemFarMoreThanUnlink2)
         directory |= l.instance.find("'shared'") != std::string::npos && l.instance.find("inode ") == 0;
     }
     EXPECT_TRUE(directory) << "no inode.i_rwsem instance names the shared directory";
+}
+
+TEST(RecordCounts, SignalsToAThreadGroupContendOnItsSighandLockNamedFromData)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    Recorded r = record_workload({"signals", "-t", "4", "-d", "1"});
+    uint64_t unmatched = 0;
+    for (const RunInfo& run : r.session.runs)
+        unmatched += run.unmatched_ends;
+    expect_within_1_percent(r.report.totals.counters.contentions + unmatched +
+                                r.report.totals.lost_by_cause.nested,
+                            r.observed.ends, "contention ends");
+    uint64_t siglock = 0;
+    for (const ReportRow& row : r.report.rows)
+        if (row.name == "sighand_struct.siglock" && row.kind == "spinlock") {
+            siglock += row.counters.contentions;
+            // The slab object (sighand_cache) where the kernel can say, else
+            // the waiting task's own sighand.
+            EXPECT_EQ(row.name_source, probe::kmem_cache_kfunc_available() ? "slab" : "task");
+        }
+    EXPECT_GT(siglock, 100u) << "the threads did not contend on their sighand lock";
 }
 
 TEST(RecordCounts, MmapWorkloadsShowMmapLockByName)

@@ -46,7 +46,7 @@ TEST_P(EveryWorkload, EveryThreadMakesProgressAndNothingIsLeftBehind)
 }
 
 INSTANTIATE_TEST_SUITE_P(Workloads, EveryWorkload,
-                         ::testing::Values("pipe", "unlink1", "unlink2", "mmap1", "pagefault"));
+                         ::testing::Values("pipe", "unlink1", "unlink2", "mmap1", "pagefault", "signals"));
 
 TEST(WorkloadRun, StopFlagEndsALongRunPromptly)
 {

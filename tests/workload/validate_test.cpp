@@ -51,7 +51,7 @@ TEST(WorkloadValidate, UnknownNameListsTheValidOnes)
     o.name = "unlink3";
     std::string message = usage_message(o);
     EXPECT_THAT(message, HasSubstr("unlink3"));
-    for (const char* name : {"pipe", "unlink1", "unlink2", "mmap1", "pagefault"})
+    for (const char* name : {"pipe", "unlink1", "unlink2", "mmap1", "pagefault", "signals"})
         EXPECT_THAT(message, HasSubstr(name));
 }
 

@@ -1,0 +1,107 @@
+// Filters in perf's vocabulary (--kind, --lock, --caller): the names they
+// accept, the kernel's kind bits they map to, and what a filtered session
+// adds up to.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/lock_filter.h"
+#include "core/lock_naming.h"
+#include "core/report.h"
+#include "episode.h"
+#include "lockscope_abi.h"
+#include "sample_session.h"
+
+namespace lockscope {
+namespace {
+
+LockFilter kinds(const std::string& list)
+{
+    LockFilter f;
+    add_kind_filter(f, list);
+    return f;
+}
+
+TEST(LockFilter, LockscopesKindsAndPerfsSpellings)
+{
+    EXPECT_TRUE(kinds("mutex").matches_kind("mutex", ""));
+    EXPECT_FALSE(kinds("mutex").matches_kind("rwsem", "write"));
+    // perf lock contention -Y spellings
+    EXPECT_TRUE(kinds("rwsem:W").matches_kind("rwsem", "write"));
+    EXPECT_FALSE(kinds("rwsem:W").matches_kind("rwsem", "read"));
+    EXPECT_TRUE(kinds("rwsem:R").matches_kind("rwsem", "read"));
+    EXPECT_TRUE(kinds("rwsem").matches_kind("rwsem", "read"));
+    EXPECT_TRUE(kinds("rwlock:R").matches_kind("rwlock", "read"));
+    EXPECT_TRUE(kinds("rt-mutex").matches_kind("rtmutex", ""));
+    EXPECT_TRUE(kinds("rwlock-rt:W").matches_kind("rt-rwlock", "write"));
+    EXPECT_TRUE(kinds("pcpu-sem:R").matches_kind("percpu-rwsem", "read"));
+    EXPECT_TRUE(kinds("pcpu_sem").matches_kind("percpu-rwsem", "write"));
+    EXPECT_TRUE(kinds("mutex-spin").matches_kind("mutex", ""));
+    EXPECT_TRUE(kinds("rwsem/write").matches_kind("rwsem", "write"));
+    const LockFilter two = kinds("mutex,spinlock");
+    EXPECT_TRUE(two.matches_kind("spinlock", ""));
+    EXPECT_EQ(two.describe(), "kind mutex, spinlock");
+}
+
+TEST(LockFilter, BadKindsAndPatternsAreUsageErrorsThatSayWhy)
+{
+    LockFilter f;
+    try {
+        add_kind_filter(f, "mutex,bogus");
+        FAIL() << "accepted an unknown kind";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown lock kind 'bogus'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("pcpu-sem"), std::string::npos) << "lists the names";
+        EXPECT_NE(std::string(e.what()).find(":R or :W"), std::string::npos) << "and the sides";
+    }
+    EXPECT_THROW(add_kind_filter(f, "mutex:R"), UsageError);  // no sides
+    EXPECT_THROW(add_kind_filter(f, "mutex,,rwsem"), UsageError);
+    EXPECT_THROW(add_pattern_filter(f.locks, "", "--lock"), UsageError);
+    EXPECT_THROW(add_pattern_filter(f.locks, "inode.[abc", "--lock"), UsageError);
+    EXPECT_NO_THROW(add_pattern_filter(f.locks, "inode.[ai]*", "--lock"));
+    EXPECT_NO_THROW(add_pattern_filter(f.locks, "weird\\[name", "--lock"));
+}
+
+TEST(LockFilter, KindBitsAreTheKernelsOwn)
+{
+    // Every kind maps to the bit ls_kind_bit() gives an episode of it.
+    struct Case {
+        const char* name;
+        uint32_t flags;
+    } cases[] = {{"mutex", LCB_F_MUTEX}, {"rwsem:R", LCB_F_READ}, {"rwsem:W", LCB_F_WRITE},
+                 {"spinlock", LCB_F_SPIN}, {"rwlock:R", LCB_F_SPIN | LCB_F_READ}, {"rt-mutex", LCB_F_RT},
+                 {"rwlock-rt:R", LCB_F_RT | LCB_F_READ}, {"pcpu-sem:W", LCB_F_PERCPU | LCB_F_WRITE},
+                 {"semaphore", 0}, {"user-mutex", LS_F_USER | LCB_F_MUTEX}};
+    for (const Case& c : cases) {
+        EXPECT_EQ(kinds(c.name).kind_bits(), 1u << ls_kind_bit(c.flags)) << c.name;
+        const LockKindInfo k = lock_kind(c.flags);
+        EXPECT_TRUE(kinds(c.name).matches_kind(k.kind, k.mode)) << c.name;
+    }
+    EXPECT_EQ(kinds("rwsem").kind_bits(), (1u << ls_kind_bit(LCB_F_READ)) | (1u << ls_kind_bit(LCB_F_WRITE)));
+    EXPECT_EQ(LockFilter{}.kind_bits(), 0u);
+}
+
+TEST(LockFilter, AFilteredSessionAddsUpToItsKeptLocks)
+{
+    testing::TempDir dir;
+    testing::write_sample(dir.file("s.lockscope"), 2, 3, 6);
+    const Session s = load_session(dir.file("s.lockscope"));
+    LockFilter f;
+    add_kind_filter(f, "rwsem");
+    add_pattern_filter(f.callers, "caller_[0-3]", "--caller");
+    const Session kept = filter_session(s, f);
+    ASSERT_FALSE(kept.locks.empty());
+    for (const LockInfo& l : kept.locks)
+        EXPECT_TRUE(l.kind == "rwsem" && l.caller != "caller_4") << l.name;
+    const Report all = build_report(kept, ReportOptions{.top = 0});
+    LockCounters sum;
+    for (const ReportRow& r : all.rows)
+        sum.add(r.counters);
+    EXPECT_EQ(all.totals.counters.contentions, sum.contentions);
+    EXPECT_EQ(all.totals.counters.wait_ns, sum.wait_ns);
+    EXPECT_LT(all.totals.counters.contentions, build_report(s, ReportOptions{.top = 0}).totals.counters.contentions);
+    EXPECT_EQ(kept.meta_value("filters"), "kind rwsem; caller caller_[0-3]");
+    EXPECT_NE(format_text(all).find("filters            kind rwsem; caller caller_[0-3]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lockscope
