@@ -446,8 +446,9 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 	key.stack_id = (s32)id;
 	ss = bpf_map_lookup_elem(&stack_samples, &key);
 	if (!ss) {
-		if (bpf_map_update_elem(&stack_samples, &key, &init, BPF_NOEXIST) && 0)
-			return;
+		/* fails when another CPU added the key first (the lookup finds
+		 * it) or when the map is full (the lookup does not) */
+		bpf_map_update_elem(&stack_samples, &key, &init, BPF_NOEXIST);
 		ss = bpf_map_lookup_elem(&stack_samples, &key);
 		if (!ss) {
 			cnt->lost_stack_map_full++;

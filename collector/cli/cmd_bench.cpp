@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "cli/bench_session.h"
 #include "cli/bench_table.h"
 #include "cli/options.h"
@@ -141,13 +142,6 @@ std::vector<std::string> split_locks(const std::vector<std::string>& given)
         }
     }
     return out.empty() ? std::vector<std::string>{"pthread_mutex", "mutex"} : out;
-}
-
-uint64_t monotonic_ns()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
 // 1-minute load average: other processes compete with the bench for CPUs

@@ -26,6 +26,7 @@
 #include "lab/process.h"
 #include "lab/qemu.h"
 #include "workload/workload.h"
+#include "core/clock.h"
 
 namespace fs = std::filesystem;
 
@@ -146,12 +147,7 @@ public:
     const std::vector<std::string>& stuck() const { return stuck_; }
 
 private:
-    std::string since_start() const
-    {
-        timespec ts{};
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return format_seconds(double(ts.tv_sec) + double(ts.tv_nsec) / 1e9 - start_s_);
-    }
+    std::string since_start() const { return format_seconds(monotonic_s() - start_s_); }
 
     unsigned repeat_;
     double start_s_;
@@ -160,13 +156,6 @@ private:
     std::string guest_error_, record_error_, panic_;
     std::vector<std::string> stuck_;
 };
-
-double monotonic_s()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
 
 std::string unique_destination(const std::string& dir, const std::string& release, std::set<std::string>& used)
 {
@@ -401,8 +390,12 @@ void validate(const LabOptions& o)
     if (find_busybox().empty())
         throw Error("busybox not found", "", 0, "install the busybox-static package (scripts/install-deps.sh does)");
     std::error_code ec;
+    // -o names a directory for the sessions: made if it does not exist yet
+    // (the README's own example passes a new one).
+    if (!fs::exists(o.output_dir, ec) && !fs::create_directories(o.output_dir, ec) && ec)
+        throw Error("cannot create the output directory", o.output_dir, ec.value());
     if (!fs::is_directory(o.output_dir, ec))
-        throw Error("output directory not found", o.output_dir, 0, "create it first");
+        throw Error("output is not a directory", o.output_dir, 0, "give -o a directory for the sessions");
 }
 
 std::vector<std::string> run_lab(const LabOptions& o)

@@ -15,16 +15,10 @@
 #include "core/error.h"
 #include "lab/guest_init.h"
 #include "lab/process.h"
+#include "core/clock.h"
 
 namespace lockscope::lab {
 namespace {
-
-double now_s()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
 
 std::vector<std::string> qemu_argv(const std::string& qemu, const BootOptions& o, bool kvm)
 {
@@ -167,12 +161,12 @@ BootResult boot(const BootOptions& o, const std::function<void(const std::string
         throw Error("cannot create console log", o.console_log, errno);
     ConsoleSplitter console(log, on_line);
     int fd = -1;
-    const double start = now_s();
+    const double start = monotonic_s();
     Child qemu(qemu_argv(require_qemu(o.qemu), o, result.kvm), &fd);
     char buf[4096];
     bool timed_out = false;
     for (;;) {
-        const double elapsed = now_s() - start;
+        const double elapsed = monotonic_s() - start;
         const double left = o.timeout_s - elapsed;
         if (left <= 0) {
             timed_out = true;
@@ -202,11 +196,11 @@ BootResult boot(const BootOptions& o, const std::function<void(const std::string
     if (timed_out || result.no_boot) {
         qemu.kill_and_reap();
         result.timed_out = timed_out;
-        result.elapsed_s = now_s() - start;
+        result.elapsed_s = monotonic_s() - start;
         return result;
     }
     result.qemu_status = qemu.wait();
-    result.elapsed_s = now_s() - start;
+    result.elapsed_s = monotonic_s() - start;
     return result;
 }
 

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/clock.h"
 #include "episode.h"
 #include "lockscope_abi.h"
 #include "lockscope_bpf.skel.h"
@@ -30,19 +31,6 @@
 namespace lockscope::probe {
 namespace {
 
-static_assert(sizeof(ls_lock_key) == 16);
-static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKETS));
-static_assert(sizeof(ls_lock_ident) == 128);
-static_assert(sizeof(ls_stack_key) == 24);
-static_assert(sizeof(ls_stack_stats) == 16);
-static_assert(sizeof(ls_task_stats) == 88);
-static_assert(sizeof(ls_cpu_idle) == 16);
-static_assert(sizeof(ls_counters) == 16 * 8);
-static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
-static_assert(sizeof(ls_trace_phase) == 16);
-static_assert(offsetof(ls_trace_episode, phases) == 80);
-static_assert(sizeof(ls_trace_episode) == 80 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
-static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
 
 // libbpf's warnings, kept so a load failure can say what the verifier said.
 std::mutex g_log_mutex;
@@ -59,13 +47,6 @@ int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list args)
     while (!g_last_warning.empty() && g_last_warning.back() == '\n')
         g_last_warning.pop_back();
     return 0;
-}
-
-uint64_t monotonic_ns()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
 Error load_error(const char* what, int err)

@@ -1,6 +1,7 @@
 #include "workload/workload.h"
 
 #include "core/error.h"
+#include "core/clock.h"
 
 #include <sys/mman.h>
 
@@ -30,12 +31,7 @@ struct alignas(kLine) SharedOps::Counter {
     std::atomic<uint64_t> ops;
 };
 
-uint64_t monotonic_ns()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec);
-}
+uint64_t monotonic_ns() { return lockscope::monotonic_ns(); }
 
 SharedOps::SharedOps(unsigned threads) : threads_(threads)
 {

@@ -1,0 +1,27 @@
+// The BPF<->user ABI (bpf/lockscope_abi.h, and the per-CPU state of
+// bpf/episode.h that user space reads) checked at compile time: a struct
+// whose size or layout changes on one side without the other fails the build
+// here instead of misreading maps at run time.
+#include <cstddef>
+
+#include "core/model.h"
+#include "episode.h"
+#include "lockscope_abi.h"
+
+namespace lockscope::probe {
+
+static_assert(sizeof(ls_lock_key) == 16);
+static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKETS));
+static_assert(sizeof(ls_lock_ident) == 128);
+static_assert(sizeof(ls_stack_key) == 24);
+static_assert(sizeof(ls_stack_stats) == 16);
+static_assert(sizeof(ls_task_stats) == 88);
+static_assert(sizeof(ls_cpu_idle) == 16);
+static_assert(sizeof(ls_counters) == 16 * 8);
+static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
+static_assert(sizeof(ls_trace_phase) == 16);
+static_assert(offsetof(ls_trace_episode, phases) == 80);
+static_assert(sizeof(ls_trace_episode) == 80 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
+static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
+
+}  // namespace lockscope::probe

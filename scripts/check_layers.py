@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Checks that includes only go down the floors of the house:
+
+  cli ─┬─> probe ─┬─> identity ─> core          gui ─> core
+       ├─> lab ───┤   workload ─> core
+       ├─> metrics┘   reflock (stands alone)
+       └─> everything below
+
+core includes neither libbpf (<bpf/...>) nor Qt; nothing below cli includes
+cli, nothing in collector includes gui, and the GUI includes no part of the
+collector but core. Prints each include that breaks a rule, with its file and
+line, and exits 1 if there is one.
+
+usage: scripts/check_layers.py [REPO]
+"""
+import os
+import re
+import sys
+
+# What each part of collector/ may include from collector/ (its own included).
+ALLOWED = {
+    "core": {"core"},
+    "reflock": {"reflock"},
+    "workload": {"core", "workload"},
+    "identity": {"core", "identity"},
+    "metrics": {"core", "metrics"},
+    "lab": {"core", "lab", "workload"},
+    "probe": {"core", "identity", "probe", "reflock", "workload"},
+    "cli": {"core", "identity", "probe", "reflock", "workload", "lab", "metrics", "cli"},
+}
+GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
+COLLECTOR = set(ALLOWED)
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def check(repo):
+    problems = []
+    for top, floor_of in (("collector", lambda rel: rel.split(os.sep)[0]), ("gui", lambda rel: "gui")):
+        base = os.path.join(repo, top)
+        for dirpath, _, files in os.walk(base):
+            for name in files:
+                if not name.endswith((".cpp", ".h")):
+                    continue
+                path = os.path.join(dirpath, name)
+                floor = floor_of(os.path.relpath(path, base))
+                if top == "collector" and floor not in ALLOWED:
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    for n, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target = m.group(2)
+                        first = target.split("/")[0]
+                        where = f"{os.path.relpath(path, repo)}:{n}"
+                        if floor == "core" and (target.startswith("bpf/") or target.startswith("Q")):
+                            problems.append(f"{where}: core includes <{target}> (core stays free of libbpf and Qt)")
+                        if m.group(1) != '"' or "/" not in target:
+                            continue
+                        if floor == "gui":
+                            if first in COLLECTOR and first != "core":
+                                problems.append(f"{where}: the GUI includes {target} (it reads sessions through core only)")
+                        elif first in COLLECTOR and first not in ALLOWED[floor]:
+                            problems.append(f"{where}: {floor} includes {target} ({floor} may include "
+                                            f"{', '.join(sorted(ALLOWED[floor]))})")
+                        elif first in GUI_DIRS and top == "collector":
+                            problems.append(f"{where}: {floor} includes the GUI's {target}")
+    return problems
+
+
+def main():
+    repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    problems = check(repo)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} include(s) against the floors", file=sys.stderr)
+        return 1
+    print("check_layers: every include goes down the floors")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
