@@ -42,6 +42,10 @@ extern struct kmem_cache *bpf_get_kmem_cache(u64 addr) __ksym __weak;
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
 const volatile __u32 targ_tree = 0;     /* 1: targ_tgid and every process created under it */
 const volatile __u32 targ_kinds = 0;    /* record --kind: 1 << ls_kind_bit() of the kinds kept; 0: all */
+/* record --cgroup: tasks in these cgroups v2 or below them; 0 cgroups: all */
+const volatile __u32 targ_cgroups = 0;
+const volatile __u64 targ_cgroup_ids[LS_MAX_CGROUPS] = {};
+const volatile __u32 targ_cgroup_levels[LS_MAX_CGROUPS] = {};
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
@@ -331,10 +335,25 @@ static __always_inline bool traced_process(u32 tgid)
 	return parent && !(*parent & LS_TREE_EXITED);
 }
 
-/* The CPU's state when the running task is traced (the -p/command filter), else NULL. */
+/* The running task is in one of the --cgroup cgroups, or below one. */
+static __always_inline bool traced_cgroup(void)
+{
+	for (u32 i = 0; i < LS_MAX_CGROUPS; i++) {
+		if (i >= targ_cgroups)
+			break;
+		if (bpf_get_current_ancestor_cgroup_id(targ_cgroup_levels[i]) == targ_cgroup_ids[i])
+			return true;
+	}
+	return false;
+}
+
+/* The CPU's state when the running task is traced (the -p/command and
+ * --cgroup filters), else NULL. */
 static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 {
 	if (!traced_process(pid_tgid >> 32))
+		return 0;
+	if (targ_cgroups && !traced_cgroup())
 		return 0;
 	return cpu_hot();
 }

@@ -28,6 +28,7 @@
 #define LS_HIST_BUCKETS 36      /* log2(ns) buckets; the last holds >= 2^35 ns */
 #define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
 #define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
+#define LS_MAX_CGROUPS 8        /* record --cgroup PATH, at most this many */
 
 /* traced_tgids values: the parent's tgid, with this bit once the process
  * exited (user space lists it in the session, then deletes the entry). */

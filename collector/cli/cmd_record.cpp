@@ -28,6 +28,8 @@ constexpr const char* kUsage =
     "                       exits; --no-children: that process only\n"
     "  -- COMMAND ...       run COMMAND and record it and every process it creates; stops when\n"
     "                       COMMAND exits\n"
+    "  --cgroup PATH        (with any of the above, or alone) only tasks in this cgroup v2 or below\n"
+    "                       it: a container, a systemd service\n"
     "\n"
     "examples:\n"
     "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
@@ -92,6 +94,10 @@ int cmd_record(const Args& args)
          "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
+    std::vector<std::string> cgroups;
+    visible.add_options()("cgroup", po::value(&cgroups)->composing(),
+                          "only tasks in this cgroup v2 or below it (a container, a systemd unit): a directory "
+                          "under the cgroup2 mount, absolute or relative to it; repeatable, at most 8");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
@@ -99,6 +105,8 @@ int cmd_record(const Args& args)
     // --kind is applied in the kernel; --lock and --caller when a lock is
     // first named. Either way the session holds only the matching locks.
     o.filter = filter_from(filter_args);
+    for (const std::string& c : cgroups)
+        o.probe.cgroups.push_back(probe::resolve_cgroup(c));
 
     if (!workload_name.empty()) {
         o.with_workload = true;

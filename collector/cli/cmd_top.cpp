@@ -247,11 +247,17 @@ int cmd_top(const Args& args)
         ("lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
+    std::vector<std::string> cgroups;
+    visible.add_options()("cgroup", po::value(&cgroups)->composing(),
+                          "only tasks in this cgroup v2 or below it (a container, a systemd unit): a directory "
+                          "under the cgroup2 mount, absolute or relative to it; repeatable, at most 8");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
         return kExitOk;
     o.filter = filter_from(filter_args);
+    for (const std::string& c : cgroups)
+        o.probe.cgroups.push_back(probe::resolve_cgroup(c));
 
     settings.by = parse_group_by(by);
     settings.sort = parse_top_sort(sort);

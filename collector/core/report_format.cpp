@@ -84,6 +84,7 @@ void header_block(std::ostringstream& out, const Report& rep)
     line("duration", dur + (started.empty() ? "" : ", started " + started));
     line("scope", meta("scope"));
     line("filters", meta("filters"));
+    line("cgroups", truncate_display(meta("cgroups"), kTextWidth - 19));
     line("command", truncate_display(meta("command"), kTextWidth - 19));
     std::string workload = meta("workload");
     if (!workload.empty()) {

@@ -240,6 +240,13 @@ Probe Probe::attach(const ProbeOptions& options)
     bpf_program__set_autoload(skel->progs.on_process_exit, skel->rodata->targ_tree);
     skel->rodata->stack_period = options.stack_period;
     skel->rodata->targ_kinds = options.kind_bits;
+    if (options.cgroups.size() > LS_MAX_CGROUPS)
+        throw UsageError("at most " + std::to_string(LS_MAX_CGROUPS) + " --cgroup options");
+    skel->rodata->targ_cgroups = uint32_t(options.cgroups.size());
+    for (size_t i = 0; i < options.cgroups.size(); i++) {
+        skel->rodata->targ_cgroup_ids[i] = options.cgroups[i].id;
+        skel->rodata->targ_cgroup_levels[i] = options.cgroups[i].level;
+    }
     skel->rodata->trace_episodes = options.trace ? 1 : 0;
     // Off, the ring buffer stays at its one-page minimum.
     if (options.trace)

@@ -12,6 +12,7 @@
 
 #include "core/raw.h"
 #include "core/session_store.h"
+#include "probe/cgroups.h"
 
 struct lockscope_bpf;
 struct bpf_link;
@@ -23,6 +24,7 @@ struct ProbeOptions {
     bool children = true;         // with tgid: also every process it creates after the attach, and theirs
     uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
     uint32_t kind_bits = 0;       // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
+    std::vector<CgroupTarget> cgroups;  // record --cgroup: only tasks in these (or below); empty: all
     uint32_t max_locks = 16384;   // distinct (lock, kind) keys
     uint32_t max_stacks = 16384;
     uint32_t max_tasks = 8192;

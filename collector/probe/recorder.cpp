@@ -375,6 +375,12 @@ RecordResult record(const RecordOptions& o)
     rollup.set_filter(o.filter);
     if (writer && !o.filter.empty())
         writer->set_meta({{"filters", o.filter.describe()}});
+    if (writer && !o.probe.cgroups.empty()) {
+        std::string list;
+        for (const CgroupTarget& c : o.probe.cgroups)
+            list += (list.empty() ? "" : ", ") + c.path;
+        writer->set_meta({{"cgroups", list}});
+    }
     const sigset_t signals = stop_signals();
     RecordResult result;
     result.output = o.output;

@@ -1,0 +1,70 @@
+#include "probe/cgroups.h"
+
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace lockscope::probe {
+namespace {
+
+constexpr long kCgroup2Magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
+
+}  // namespace
+
+std::string cgroup2_mount()
+{
+    // mountinfo: "id parent major:minor root mount-point options... - fstype ..."
+    std::ifstream in("/proc/self/mountinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t dash = line.find(" - ");
+        if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0)
+            continue;
+        size_t pos = 0;
+        for (int field = 0; field < 4 && pos != std::string::npos; field++) {
+            pos = line.find(' ', pos);
+            if (pos != std::string::npos)
+                pos++;
+        }
+        if (pos != std::string::npos)
+            return line.substr(pos, line.find(' ', pos) - pos);
+    }
+    return {};
+}
+
+CgroupTarget resolve_cgroup(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const std::string mount = cgroup2_mount();
+    if (mount.empty())
+        throw Error("cannot follow a cgroup", path, 0,
+                    "cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup)");
+    std::error_code ec;
+    fs::path p = path;
+    if (p.is_relative() || !fs::exists(p, ec))
+        p = fs::path(mount) / p.relative_path();
+    const fs::path canonical = fs::weakly_canonical(p, ec);
+    struct statfs sfs {};
+    struct stat st {};
+    if (ec || statfs(canonical.c_str(), &sfs) != 0 || stat(canonical.c_str(), &st) != 0)
+        throw Error("no such cgroup", path, errno ? errno : ENOENT,
+                    "give a directory under " + mount + ", absolute or relative to it");
+    if (long(sfs.f_type) != kCgroup2Magic || !S_ISDIR(st.st_mode))
+        throw Error("not a cgroup v2 directory", canonical.string(), 0,
+                    "give a directory under " + mount + ", absolute or relative to it");
+    CgroupTarget t;
+    t.path = canonical.string();
+    t.id = uint64_t(st.st_ino);  // a kernfs node's id, which is the cgroup's id
+    const fs::path relative = canonical.lexically_relative(fs::path(mount));
+    for (const auto& part : relative)
+        if (part != "." && !part.empty())
+            t.level++;
+    return t;
+}
+
+}  // namespace lockscope::probe
