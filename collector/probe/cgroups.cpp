@@ -5,9 +5,9 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.h"
+#include "probe/features.h"
 
 namespace lockscope::probe {
 namespace {
@@ -16,26 +16,7 @@ constexpr long kCgroup2Magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
 
 }  // namespace
 
-std::string cgroup2_mount()
-{
-    // mountinfo: "id parent major:minor root mount-point options... - fstype ..."
-    std::ifstream in("/proc/self/mountinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        const size_t dash = line.find(" - ");
-        if (dash == std::string::npos || line.compare(dash + 3, 8, "cgroup2 ") != 0)
-            continue;
-        size_t pos = 0;
-        for (int field = 0; field < 4 && pos != std::string::npos; field++) {
-            pos = line.find(' ', pos);
-            if (pos != std::string::npos)
-                pos++;
-        }
-        if (pos != std::string::npos)
-            return line.substr(pos, line.find(' ', pos) - pos);
-    }
-    return {};
-}
+std::string cgroup2_mount() { return mount_point("cgroup2"); }
 
 CgroupTarget resolve_cgroup(const std::string& path)
 {

@@ -75,28 +75,29 @@ std::string read_first_line(const char* path)
 
 }  // namespace
 
-std::string tracefs_mount_point()
+std::string mount_point(const std::string& fstype)
 {
     // mountinfo: "id parent major:minor root mount-point options... - fstype source ..."
     std::ifstream in("/proc/self/mountinfo");
     std::string line;
+    const std::string marker = " - " + fstype + " ";
     while (std::getline(in, line)) {
         const size_t dash = line.find(" - ");
-        if (dash == std::string::npos || line.compare(dash + 3, 8, "tracefs ") != 0)
+        if (dash == std::string::npos || line.compare(dash, marker.size(), marker) != 0)
             continue;
-        size_t field = 0, pos = 0;
-        while (field < 4 && pos != std::string::npos) {
+        size_t pos = 0;
+        for (int field = 0; field < 4 && pos != std::string::npos; field++) {
             pos = line.find(' ', pos);
             if (pos != std::string::npos)
                 pos++;
-            field++;
         }
-        if (pos == std::string::npos)
-            continue;
-        return line.substr(pos, line.find(' ', pos) - pos);
+        if (pos != std::string::npos)
+            return line.substr(pos, line.find(' ', pos) - pos);
     }
     return {};
 }
+
+std::string tracefs_mount_point() { return mount_point("tracefs"); }
 
 bool kmem_cache_kfunc_available()
 {

@@ -17,6 +17,9 @@ struct Feature {
 
 std::vector<Feature> detect_features();
 
+// Where the first file system of type `fstype` is mounted, "" if none is.
+std::string mount_point(const std::string& fstype);
+
 // Where tracefs is mounted ("/sys/kernel/tracing"), "" when it is not.
 // lockscope attaches through BTF and never needs it; classic-tracepoint
 // tools (perf, bpftrace, the tests' observer) do.
