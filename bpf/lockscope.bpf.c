@@ -23,9 +23,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * value: the parent's tgid). A child enters the map in sched_process_fork,
  * which the parent runs inside fork() before the child can run at all, so
  * no fast fork escapes. When a process exits its entry is marked
- * (LS_TREE_EXITED), so that a reused pid is not traced by mistake and user
- * space still sees every process the tree had; user space deletes marked
- * entries after reading them.
+ * (LS_TREE_EXITED), so that user space still sees every process the tree had;
+ * user space deletes marked entries after reading them, so the map holds the
+ * living and a pid reused much later is not traced by mistake.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -323,16 +323,15 @@ static __always_inline u32 owner_state(u64 lock, u32 flags)
 	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
 }
 
+/* An exited process stays traced until user space has read and deleted its
+ * entry (within an interval): sched_process_exit comes before the process
+ * releases its mm and files, whose locks it may still wait for. A pid is
+ * not handed out again that soon. */
 static __always_inline bool traced_process(u32 tgid)
 {
-	u32 *parent;
-
 	if (!targ_tgid || tgid == targ_tgid)
 		return true;
-	if (!targ_tree)
-		return false;
-	parent = bpf_map_lookup_elem(&traced_tgids, &tgid);
-	return parent && !(*parent & LS_TREE_EXITED);
+	return targ_tree && bpf_map_lookup_elem(&traced_tgids, &tgid);
 }
 
 /* The running task is in one of the --cgroup cgroups, or below one. */

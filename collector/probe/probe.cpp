@@ -304,6 +304,7 @@ Probe::Probe(Probe&& other) noexcept
       user_links_(std::move(other.user_links_)),
       user_probes_(other.user_probes_),
       slab_lookup_(other.slab_lookup_),
+      exited_seen_(std::move(other.exited_seen_)),
       identities_(std::move(other.identities_)),
       trace_(std::move(other.trace_)),
       rwsem_spin_(std::move(other.rwsem_spin_))
@@ -322,6 +323,7 @@ Probe& Probe::operator=(Probe&& other) noexcept
         other.user_links_.clear();
         user_probes_ = other.user_probes_;
         slab_lookup_ = other.slab_lookup_;
+        exited_seen_ = std::move(other.exited_seen_);
         identities_ = std::move(other.identities_);
         trace_ = std::move(other.trace_);
         rwsem_spin_ = std::move(other.rwsem_spin_);
@@ -366,20 +368,25 @@ void Probe::detach()
 std::vector<std::pair<uint32_t, uint32_t>> Probe::traced_processes()
 {
     std::vector<std::pair<uint32_t, uint32_t>> out;
-    std::vector<uint32_t> exited;
+    std::set<uint32_t> exited;
     for_each_entry<uint32_t, uint32_t>(skel_->maps.traced_tgids, 1, [&](uint32_t tgid, const uint32_t* parent) {
         out.emplace_back(tgid, *parent & ~LS_TREE_EXITED);
         if (*parent & LS_TREE_EXITED)
-            exited.push_back(tgid);
+            exited.insert(tgid);
     });
-    // Read, so the map only holds the processes still alive (and is never
-    // filled by the dead ones of a long recording).
-    for (uint32_t tgid : exited) {
-        uint32_t parent = 0;  // a traced child may have taken the pid again since
+    // A process that exited is forgotten by the kernel one read after it was
+    // first seen exited: its teardown (mm, files), after sched_process_exit,
+    // is still recorded, and the map holds only the living.
+    for (uint32_t tgid : exited_seen_) {
+        if (!exited.count(tgid))
+            continue;  // a new process of the tree took the pid since
+        uint32_t parent = 0;
         if (bpf_map__lookup_elem(skel_->maps.traced_tgids, &tgid, sizeof tgid, &parent, sizeof parent, 0) == 0 &&
             (parent & LS_TREE_EXITED))
             bpf_map__delete_elem(skel_->maps.traced_tgids, &tgid, sizeof tgid, 0);
+        exited.erase(tgid);
     }
+    exited_seen_ = std::move(exited);
     return out;
 }
 

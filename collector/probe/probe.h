@@ -95,6 +95,7 @@ private:
     std::vector<::bpf_link*> user_links_;
     bool user_probes_ = false;
     bool slab_lookup_ = false;
+    std::set<uint32_t> exited_seen_;  // processes of the tree seen exited at the last read
     std::vector<std::optional<RawIdentity>> identities_;  // by lock row
     std::unique_ptr<TraceStream> trace_;
     std::unique_ptr<RwsemSpin> rwsem_spin_;

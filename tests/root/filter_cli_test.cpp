@@ -44,9 +44,11 @@ TEST(FilterCli, ReportKeepsTheMatchingLocksAndItsTotalsAreTheirs)
     // spinlock everything it matched before.
     EXPECT_EQ(report({"--kind", "rwsem:W,spinlock"})["totals"]["contentions"], spin["totals"]["contentions"]);
     // By name and by caller, shell patterns.
-    for (const auto& l : report({"--lock", "pipe*"})["locks"])
+    const nlohmann::json by_name = report({"--lock", "pipe*"});
+    for (const auto& l : by_name["locks"])
         EXPECT_EQ(l["name"].get<std::string>().rfind("pipe", 0), 0u);
-    for (const auto& l : report({"--caller", "anon_pipe_r*"})["locks"])
+    const nlohmann::json by_caller = report({"--caller", "anon_pipe_r*"});
+    for (const auto& l : by_caller["locks"])
         EXPECT_EQ(l["caller"].get<std::string>().rfind("anon_pipe_r", 0), 0u);
     EXPECT_TRUE(report({"--lock", "no-such-lock"})["locks"].empty());
 }
