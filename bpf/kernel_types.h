@@ -132,6 +132,19 @@ struct inode {
 	struct hlist_head i_dentry;
 } __attribute__((preserve_access_index));
 
+/* The task's cgroup v2 id: task->cgroups->dfl_cgrp->kn->id (5.5+: a u64) */
+struct kernfs_node {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -141,6 +154,7 @@ struct task_struct {
 	struct files_struct *files;
 	struct signal_struct *signal;
 	struct sighand_struct *sighand;
+	struct css_set *cgroups;
 	char comm[16];
 } __attribute__((preserve_access_index));
 

@@ -504,6 +504,10 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	t->sleep_ns = ts->totals.sleep_ns;
 	t->preempt_ns = ts->totals.preempt_ns;
 	t->sleeps = ts->totals.sleeps;
+	/* Read here, off the episode path: a task is counted in the cgroup it
+	 * is in when it is switched out (a task moved during recording is
+	 * counted wholly in its last one). */
+	t->cgroup = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
 	ts->dirty = 0;
 }
 

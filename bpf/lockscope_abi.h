@@ -136,6 +136,7 @@ struct ls_task_stats {
 	__u64 sleep_ns;
 	__u64 preempt_ns;
 	__u64 sleeps;
+	__u64 cgroup; /* the task's cgroup v2 id (its directory's inode) when last flushed */
 };
 
 /* Per-CPU idle accounting from sched_switch. */

@@ -19,9 +19,9 @@ int cmd_report(const Args& args)
         ("help,h", "show this help")
         ("by,b", po::value(&by)->default_value("lock"),
          "group rows by lock (its class: every inode's i_rwsem is one row), instance (each lock object "
-         "apart, with the object where known: which inode, which process's mm, which CPU), caller, task "
-         "or kind (by caller, a lock taken from several callers is split among them by its sampled "
-         "waiter stacks)")
+         "apart, with the object where known: which inode, which process's mm, which CPU), caller, task, "
+         "cgroup (the task's cgroup v2: a container, a service) or kind (by caller, a lock taken from "
+         "several callers is split among them by its sampled waiter stacks)")
         ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
         ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
         ("run", po::value(&run), "only this run (1-based) of a repeated session");

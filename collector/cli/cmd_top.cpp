@@ -27,10 +27,10 @@ constexpr const char* kUsage =
     "usage: lockscope top [options] [-- COMMAND [ARG...]]\n"
     "\n"
     "A live view of kernel lock contention, one frame per interval: the hottest\n"
-    "locks (or callers, tasks, kinds) with contentions/s, spin-failure rate, wait\n"
+    "locks (or callers, tasks, cgroups, kinds) with contentions/s, spin-failure rate, wait\n"
     "per second split into spinning and off-CPU, and the CPUs' idle fraction.\n"
     "Keys: s cycles the sort (or w wait, c contentions, f spin failures), g cycles\n"
-    "the grouping (lock, caller, task, kind), q quits. When stdout is not a\n"
+    "the grouping (lock, caller, task, cgroup, kind), q quits. When stdout is not a\n"
     "terminal it prints one plain block per interval instead.\n"
     "\n"
     "examples:\n"
@@ -242,7 +242,7 @@ int cmd_top(const Args& args)
         ("no-children", "with -p or a command: that one process only")
         ("workload,w", po::value(&workload_name), "run this built-in workload meanwhile")
         ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
-        ("by", po::value(&by), "group rows by lock (class), caller, task, kind or instance (key g)")
+        ("by", po::value(&by), "group rows by lock (class), caller, task, cgroup, kind or instance (key g)")
         ("sort", po::value(&sort), "sort rows by wait, contentions or spinfail (keys s, w, c, f)")
         ("lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
     FilterArgs filter_args;

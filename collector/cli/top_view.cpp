@@ -104,7 +104,8 @@ GroupBy next_group(GroupBy by)
     switch (by) {
     case GroupBy::Lock: return GroupBy::Caller;
     case GroupBy::Caller: return GroupBy::Task;
-    case GroupBy::Task: return GroupBy::Kind;
+    case GroupBy::Task: return GroupBy::Cgroup;
+    case GroupBy::Cgroup: return GroupBy::Kind;
     case GroupBy::Kind: return GroupBy::Lock;  // instances only on request (--by instance)
     case GroupBy::Instance: return GroupBy::Lock;
     }
@@ -203,6 +204,7 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
     const char* name_title = settings.by == GroupBy::Lock || settings.by == GroupBy::Instance ? "LOCK"
                              : settings.by == GroupBy::Caller ? "CALLER"
                              : settings.by == GroupBy::Task   ? "TASK"
+                             : settings.by == GroupBy::Cgroup ? "CGROUP"
                                                               : "KIND";
     out.push_back(table_line(name_title, titles, name_width));
     for (const ReportRow& r : f.rows)

@@ -104,6 +104,7 @@ struct TaskStats {
     uint32_t tgid = 0;
     std::string comm;
     LockCounters counters;  // contentions, spin_*, wait/spin/sleep/preempt ns, sleeps
+    std::string cgroup;     // cgroup v2 path when last switched out ("/" the root); "" unknown, old sessions
 };
 
 // Every lost counter, once: X(member, label). Sums and differences, the

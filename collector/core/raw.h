@@ -51,6 +51,7 @@ struct RawTask {
     uint32_t pid = 0;
     uint32_t tgid = 0;
     std::string comm;
+    uint64_t cgroup_id = 0;  // cgroup v2 id when the task was last switched out
     LockCounters counters;
 };
 
@@ -68,6 +69,7 @@ struct RawSnapshot {
     std::vector<RawStack> stacks;
     std::map<int32_t, std::vector<uint64_t>> stack_ips;  // only ids not delivered before
     std::vector<RawTask> tasks;
+    std::map<uint64_t, std::string> cgroup_paths;  // the tasks' cgroup ids, as paths ("/" the root)
     uint64_t idle_ns = 0;              // summed over CPUs, including ongoing idle periods
     uint32_t cpus = 0;                 // online CPUs
     RawCounters counters;

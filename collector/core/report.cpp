@@ -122,10 +122,11 @@ std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(
 
 GroupBy parse_group_by(const std::string& text)
 {
-    for (GroupBy by : {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind, GroupBy::Instance})
+    for (GroupBy by :
+         {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind, GroupBy::Instance, GroupBy::Cgroup})
         if (text == group_by_name(by))
             return by;
-    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind, instance");
+    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind, instance, cgroup");
 }
 
 const char* group_by_name(GroupBy by)
@@ -136,6 +137,7 @@ const char* group_by_name(GroupBy by)
     case GroupBy::Task: return "task";
     case GroupBy::Kind: return "kind";
     case GroupBy::Instance: return "instance";
+    case GroupBy::Cgroup: return "cgroup";
     }
     return "lock";
 }
@@ -222,14 +224,44 @@ Report build_report(const Session& session, const ReportOptions& options)
         return g;
     };
 
-    if (options.by == GroupBy::Task && session.tasks.empty() && session.meta.count("filters"))
-        rep.notes.push_back("per-task totals cover every lock, so a filtered report has no rows by task");
+    if (groups_tasks(options.by) && session.tasks.empty() && session.meta.count("filters"))
+        rep.notes.push_back(std::string("per-task totals cover every lock, so a filtered report has no rows by ") +
+                            group_by_name(options.by));
     if (options.by == GroupBy::Task) {
         for (const TaskStats& task : session.tasks) {
             if (!wanted(task.run))
                 continue;
             Group& g = add({std::to_string(task.pid), task.comm, {}}, nullptr, task.counters);
             g.row.name = task.comm + "[" + std::to_string(task.pid) + "]";
+        }
+    } else if (options.by == GroupBy::Cgroup) {
+        LockCounters attributed;
+        for (const TaskStats& task : session.tasks) {
+            if (!wanted(task.run))
+                continue;
+            const std::string name = task.cgroup.empty() ? "(cgroup unknown)" : task.cgroup;
+            add({name, {}, {}}, nullptr, task.counters).row.name = name;
+            attributed.add(task.counters);
+        }
+        // Tasks publish their totals when switched out: what a task did
+        // since its last switch-out, or beyond the task map, is in the
+        // totals but in no task. Shown as a row, so the rows add up.
+        if (!session.tasks.empty() && (t.counters.contentions > attributed.contentions ||
+                                       t.counters.wait_ns > attributed.wait_ns)) {
+            // The fields a task keeps (model.h, TaskStats).
+            auto left = [](uint64_t all, uint64_t part) { return all > part ? all - part : 0; };
+            LockCounters rest;
+            rest.contentions = left(t.counters.contentions, attributed.contentions);
+            rest.spin_attempts = left(t.counters.spin_attempts, attributed.spin_attempts);
+            rest.spin_failures = left(t.counters.spin_failures, attributed.spin_failures);
+            rest.wait_ns = left(t.counters.wait_ns, attributed.wait_ns);
+            rest.spin_ns = left(t.counters.spin_ns, attributed.spin_ns);
+            rest.sleep_ns = left(t.counters.sleep_ns, attributed.sleep_ns);
+            rest.preempt_ns = left(t.counters.preempt_ns, attributed.preempt_ns);
+            rest.sleeps = left(t.counters.sleeps, attributed.sleeps);
+            add({"(not attributed)", {}, {}}, nullptr, rest).row.name = "(not attributed)";
+            rep.notes.push_back("(not attributed): contention of tasks not switched out since their last "
+                                "episodes when the recording stopped, or beyond the task map");
         }
     } else {
         std::unordered_map<int64_t, const LockInfo*> locks;
@@ -280,7 +312,8 @@ Report build_report(const Session& session, const ReportOptions& options)
             }
             case GroupBy::Kind: add({l.kind, l.mode, {}}, &l, li.counters); break;
             case GroupBy::Instance: add({l.name, instance_label(l), {}}, &l, li.counters); break;
-            case GroupBy::Task: break;
+            case GroupBy::Task:
+            case GroupBy::Cgroup: break;
             }
             // Shares of the wait by name source, over the wanted runs.
             if (!l.name_source.empty()) {
@@ -294,7 +327,7 @@ Report build_report(const Session& session, const ReportOptions& options)
 
     for (auto& [key, g] : groups) {
         ReportRow& row = g.row;
-        if (options.by != GroupBy::Task) {
+        if (!groups_tasks(options.by)) {
             const auto& [kind, mode] = dominant(g.wait_by_kind);
             row.kind = kind;
             row.mode = mode;
@@ -314,7 +347,8 @@ Report build_report(const Session& session, const ReportOptions& options)
             break;
         case GroupBy::Kind: row.name = kind_label(row.kind, row.mode); break;
         case GroupBy::Instance: row.name = std::get<0>(key) + " " + std::get<1>(key); break;
-        case GroupBy::Task: break;
+        case GroupBy::Task:
+        case GroupBy::Cgroup: break;
         }
         if (t.counters.wait_ns)
             row.share_of_wait = double(row.counters.wait_ns) / double(t.counters.wait_ns);

@@ -15,9 +15,12 @@
 namespace lockscope {
 
 // Instance: each lock object apart (the rows Lock rolls up into its class).
-enum class GroupBy { Lock, Caller, Task, Kind, Instance };
+// Task and Cgroup group the per-task totals (every lock together).
+enum class GroupBy { Lock, Caller, Task, Kind, Instance, Cgroup };
 
-// "lock", "caller", "task", "kind", "instance"; anything else is a
+inline bool groups_tasks(GroupBy by) { return by == GroupBy::Task || by == GroupBy::Cgroup; }
+
+// "lock", "caller", "task", "kind", "instance", "cgroup"; anything else is a
 // UsageError that lists the valid values.
 GroupBy parse_group_by(const std::string& text);
 const char* group_by_name(GroupBy by);

@@ -223,7 +223,7 @@ void table_block(std::ostringstream& out, const Report& rep)
         return;
     }
     // Text columns that would repeat the name, or hold nothing, are dropped.
-    bool show_kind = rep.by != GroupBy::Kind && rep.by != GroupBy::Task;
+    bool show_kind = rep.by != GroupBy::Kind && !groups_tasks(rep.by);
     bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind || rep.by == GroupBy::Instance;
     auto kind_of = [](const ReportRow& r) {
         return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);  // rwsem/r, rwsem/w
@@ -235,7 +235,11 @@ void table_block(std::ostringstream& out, const Report& rep)
     size_t numeric_width = 0;
     for (const auto& col : numeric)
         numeric_width += col.width + 1;
-    size_t name_w = 4, kind_w = show_kind ? 4 : 0, caller_w = show_caller ? 6 : 0;
+    const std::string name_header = rep.by == GroupBy::Task     ? "task"
+                                    : rep.by == GroupBy::Caller ? "caller"
+                                    : rep.by == GroupBy::Cgroup ? "cgroup"
+                                                                : "name";
+    size_t name_w = name_header.size(), kind_w = show_kind ? 4 : 0, caller_w = show_caller ? 6 : 0;
     for (const auto& r : rep.rows) {
         name_w = std::max(name_w, display_width(r.name));
         if (show_kind)
@@ -276,7 +280,7 @@ void table_block(std::ostringstream& out, const Report& rep)
     for (const auto& col : numeric)
         headers.push_back(col.header);
     const bool instances = rep.by == GroupBy::Instance;
-    row_line(rep.by == GroupBy::Task ? "task" : rep.by == GroupBy::Caller ? "caller" : "name",
+    row_line(name_header,
              "kind", instances ? "object" : "caller", headers);
     for (const auto& r : rep.rows) {
         const LockCounters& c = r.counters;
@@ -291,7 +295,7 @@ void table_block(std::ostringstream& out, const Report& rep)
                   format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0,
                                   true),
                   // per-task totals keep no maximum
-                  rep.by == GroupBy::Task ? std::string("-") : format_duration(double(c.max_wait_ns), true),
+                  groups_tasks(rep.by) ? std::string("-") : format_duration(double(c.max_wait_ns), true),
                   // the rwsem writers' spin counted through fentry is not timed
                   c.spin_attempts && !c.spin_ns && c.wait_ns ? std::string("n/m") : format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
                   format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),

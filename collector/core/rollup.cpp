@@ -182,7 +182,8 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         LockCounters c = base == run_start_tasks_.end() ? t.counters : counter_delta(t.counters, base->second);
         if (c.contentions == 0)
             continue;
-        b.tasks.push_back({run, t.pid, t.tgid, t.comm, c});
+        auto path = snap.cgroup_paths.find(t.cgroup_id);
+        b.tasks.push_back({run, t.pid, t.tgid, t.comm, c, path == snap.cgroup_paths.end() ? "" : path->second});
     }
 
     run_.id = run;

@@ -445,7 +445,8 @@ Session load_session(const std::string& path, const LoadOptions& options)
     });
 
     q = select(db, path,
-               "SELECT run, pid, tgid, comm, " + counters + " FROM tasks ORDER BY run, pid, rowid");
+               "SELECT run, pid, tgid, comm, " + counters + (s.schema_version >= 3 ? ", cgroup" : ", ''") +
+                   " FROM tasks ORDER BY run, pid, rowid");
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
         TaskStats t;
@@ -457,6 +458,7 @@ Session load_session(const std::string& path, const LoadOptions& options)
         t.tgid = uint32_t(tgid);
         t.comm = r.text(3, "comm");
         r.counters(4, t.counters);
+        t.cgroup = r.text(4 + detail::kCounterColumnCount, "cgroup");
         known_run(r, t.run);
         if (!r.ok())
             return skips.add("tasks", r.why());

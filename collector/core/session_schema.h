@@ -89,7 +89,7 @@ inline constexpr const char* kSchemaSql =
     " frames TEXT NOT NULL, samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
     "CREATE INDEX stacks_by_run ON stacks(run);"
     "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
-    " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ");"
+    " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ", cgroup TEXT NOT NULL DEFAULT '');"
     "CREATE INDEX tasks_by_run ON tasks(run);"
     LOCKSCOPE_EPISODES_DDL;
 

@@ -209,8 +209,8 @@ void SessionWriter::prepare()
                                     "wait_ns) VALUES(?, ?, ?, ?, ?, ?)");
         s->delete_tasks = Stmt(db_, "DELETE FROM tasks WHERE run = ?");
         s->insert_task =
-            Stmt(db_, ("INSERT INTO tasks(run, pid, tgid, comm, " + counters + ") VALUES(" +
-                       placeholders(4 + detail::kCounterColumnCount) + ")")
+            Stmt(db_, ("INSERT INTO tasks(run, pid, tgid, comm, " + counters + ", cgroup) VALUES(" +
+                       placeholders(5 + detail::kCounterColumnCount) + ")")
                           .c_str());
         s->insert_episode =
             Stmt(db_, (string("INSERT INTO episodes(run, tid, tgid, lock_address, lock_flags, "
@@ -414,6 +414,7 @@ void SessionWriter::write_interval(const IntervalBatch& b)
             sqlite3_bind_int64(st, 3, task.tgid);
             bind_text(st, 4, task.comm);
             detail::bind_counters(st, 5, task.counters);
+            bind_text(st, 5 + detail::kCounterColumnCount, task.cgroup);
             LOCKSCOPE_STEP(st);
         }
 

@@ -23,6 +23,7 @@
 //   1  the first format (lost_nested, lost_abandoned, episodes added within it)
 //   2  locks.name_source, locks.detail, locks.instance (lock identity); meta
 //      lock_identity says which kernel data sources named the locks
+//   3  tasks.cgroup (the task's cgroup v2 path)
 #pragma once
 
 #include "core/model.h"
@@ -39,7 +40,7 @@ struct sqlite3_stmt;
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // One phase of a traced episode; it lasts until the next phase starts, the
 // last one until the episode ends.

@@ -15,7 +15,7 @@ static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKE
 static_assert(sizeof(ls_lock_ident) == 128);
 static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
-static_assert(sizeof(ls_task_stats) == 88);
+static_assert(sizeof(ls_task_stats) == 96);
 static_assert(sizeof(ls_cpu_idle) == 16);
 static_assert(sizeof(ls_counters) == 16 * 8);
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units

@@ -48,4 +48,46 @@ CgroupTarget resolve_cgroup(const std::string& path)
     return t;
 }
 
+void CgroupNames::walk()
+{
+    namespace fs = std::filesystem;
+    const std::string mount = cgroup2_mount();
+    if (mount.empty())
+        return;
+    struct stat st {};
+    if (stat(mount.c_str(), &st) == 0)
+        paths_[uint64_t(st.st_ino)] = "/";
+    std::error_code ec;
+    // A cgroup removed during the walk ends that branch, not the walk.
+    for (auto it = fs::recursive_directory_iterator(mount, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_directory(ec) || it->is_symlink(ec))
+            continue;
+        if (stat(it->path().c_str(), &st) == 0)
+            paths_[uint64_t(st.st_ino)] = "/" + it->path().lexically_relative(mount).string();
+    }
+}
+
+std::map<uint64_t, std::string> CgroupNames::resolve(const std::vector<uint64_t>& ids)
+{
+    std::map<uint64_t, std::string> out;
+    bool walked = false;
+    for (uint64_t id : ids) {
+        if (id == 0) {
+            out[id] = "";
+            continue;
+        }
+        auto it = paths_.find(id);
+        if (it == paths_.end() && !walked) {
+            walk();
+            walked = true;
+            it = paths_.find(id);
+        }
+        if (it == paths_.end())
+            it = paths_.emplace(id, "cgroup " + std::to_string(id) + " (removed)").first;
+        out[id] = it->second;
+    }
+    return out;
+}
+
 }  // namespace lockscope::probe

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace lockscope::probe {
 
@@ -21,5 +23,19 @@ std::string cgroup2_mount();
 // to its mount ("system.slice/foo.service"). Throws lockscope::Error with a
 // remedy when it is not.
 CgroupTarget resolve_cgroup(const std::string& path);
+
+// Names cgroup ids (as the kernel reports them for tasks) by their paths
+// under the cgroup2 mount: "/" for the root, "/system.slice/foo.service".
+// The hierarchy is walked again only when an id not seen before appears (a
+// new container), at most once per call; an id whose cgroup is gone by then
+// is "cgroup <id> (removed)". Id 0 (no cgroup v2) is "".
+class CgroupNames {
+public:
+    std::map<uint64_t, std::string> resolve(const std::vector<uint64_t>& ids);
+
+private:
+    void walk();
+    std::map<uint64_t, std::string> paths_;
+};
 
 }  // namespace lockscope::probe

@@ -409,11 +409,14 @@ RawSnapshot Probe::snapshot()
     RawSnapshot out;
     out.cpus = uint32_t(sysconf(_SC_NPROCESSORS_ONLN));
     read_cpu_state(out);
+    // Tasks before locks: a task publishes its totals after its episodes
+    // reached their lock rows, so per-task (and per-cgroup) sums never
+    // exceed the lock totals read after them.
+    read_tasks(out);
     read_locks(out);
     if (rwsem_spin_)
         rwsem_spin_->merge_into(out);
     read_stacks(out);
-    read_tasks(out);
     return out;
 }
 
@@ -547,8 +550,13 @@ void Probe::read_tasks(RawSnapshot& out)
         t.counters.sleep_ns = v->sleep_ns;
         t.counters.preempt_ns = v->preempt_ns;
         t.counters.sleeps = v->sleeps;
+        t.cgroup_id = v->cgroup;
         out.tasks.push_back(std::move(t));
     });
+    std::vector<uint64_t> ids;
+    for (const RawTask& t : out.tasks)
+        ids.push_back(t.cgroup_id);
+    out.cgroup_paths = cgroup_names_.resolve(ids);
 }
 
 }  // namespace lockscope::probe

@@ -97,6 +97,7 @@ private:
     bool slab_lookup_ = false;
     std::set<uint32_t> exited_seen_;  // processes of the tree seen exited at the last read
     std::vector<std::optional<RawIdentity>> identities_;  // by lock row
+    CgroupNames cgroup_names_;
     std::unique_ptr<TraceStream> trace_;
     std::unique_ptr<RwsemSpin> rwsem_spin_;
 };

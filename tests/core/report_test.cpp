@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <map>
 #include <sstream>
 
 using namespace lockscope;
@@ -118,6 +119,39 @@ TEST(ReportTest, GroupsByKindCallerAndTask)
     EXPECT_EQ(tasks.rows[1].name, "worker, \"2\"[101]");
 }
 
+// Tasks publish their totals when switched out, so a recording can stop with
+// some contention in no task: by cgroup, that is a row of its own and the
+// rows still add up to the totals.
+TEST(ReportTest, GroupsByCgroupAndKeepsWhatNoTaskPublished)
+{
+    Session s = sample();
+    const LockCounters all = build_report(s, {.top = 0, .run = 1}).totals.counters;
+    for (TaskStats& t : s.tasks) {
+        t.counters = LockCounters{};
+        if (t.pid == 100) {
+            t.cgroup = "/system.slice/db.service";
+            t.counters.contentions = all.contentions / 2;
+            t.counters.wait_ns = all.wait_ns / 2;
+        } else {
+            t.cgroup = t.run == 1 ? "" : "/user.slice";  // an old session's task has no cgroup
+            t.counters.contentions = 1;
+            t.counters.wait_ns = 10;
+        }
+    }
+    const Report rep = build_report(s, {.by = GroupBy::Cgroup, .top = 0, .run = 1});
+    std::map<std::string, LockCounters> rows;
+    for (const ReportRow& r : rep.rows)
+        rows[r.name] = r.counters;
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows["/system.slice/db.service"].contentions, all.contentions / 2);
+    EXPECT_EQ(rows["(cgroup unknown)"].contentions, 1u);
+    EXPECT_EQ(rows["(not attributed)"].contentions, all.contentions - all.contentions / 2 - 1);
+    EXPECT_EQ(rows["(not attributed)"].wait_ns, all.wait_ns - all.wait_ns / 2 - 10);
+    EXPECT_EQ(sum_rows(rep).contentions, rep.totals.counters.contentions);
+    EXPECT_EQ(sum_rows(rep).wait_ns, rep.totals.counters.wait_ns);
+    EXPECT_NE(format_text(rep).find("\ncgroup "), std::string::npos) << format_text(rep);
+}
+
 TEST(ReportTest, SelectsOneRun)
 {
     Report one = build_report(sample(), {.top = 0, .run = 2});
@@ -140,7 +174,7 @@ TEST(ReportTest, ParsesGroupingOrListsTheChoices)
         parse_group_by("stack");
         FAIL();
     } catch (const UsageError& e) {
-        EXPECT_STREQ(e.what(), "invalid grouping 'stack': use one of lock, caller, task, kind, instance");
+        EXPECT_STREQ(e.what(), "invalid grouping 'stack': use one of lock, caller, task, kind, instance, cgroup");
     }
 }
 

@@ -100,7 +100,7 @@ IntervalBatch sample_batch(int64_t run, int64_t index, int locks)
                              "pipe_write+0x54", "vfs_write+0x2a1"},
                             uint64_t(index + i),
                             uint64_t(1000 * (index + i))});
-    b.tasks.push_back({run, 100, 100, "worker", b.totals.counters});
+    b.tasks.push_back({run, 100, 100, "worker", b.totals.counters, "/system.slice/db.service"});
     b.tasks.push_back({run, 101, 100, "worker, \"2\"", LockCounters{}});
     b.tasks.back().counters.contentions = 1;
     b.run.id = run;

@@ -139,6 +139,7 @@ TEST(SessionStoreTest, RoundTripReadsBackWhatWasWritten)
     EXPECT_EQ(s.tasks[1].comm, "worker, \"2\"");
     EXPECT_EQ(s.tasks[0].counters, last.tasks[0].counters);
     EXPECT_EQ(s.tasks[0].tgid, 100u);
+    EXPECT_EQ(s.tasks[0].cgroup, "/system.slice/db.service");
 }
 
 // Files written before nested and abandoned episodes were counted as lost
@@ -166,7 +167,8 @@ TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounte
     // columns, no nested/abandoned counters.
     for (const char* sql : {"ALTER TABLE runs DROP COLUMN lost_nested", "ALTER TABLE runs DROP COLUMN lost_abandoned",
                             "ALTER TABLE locks DROP COLUMN name_source", "ALTER TABLE locks DROP COLUMN detail",
-                            "ALTER TABLE locks DROP COLUMN instance", "PRAGMA user_version=1",
+                            "ALTER TABLE locks DROP COLUMN instance", "ALTER TABLE tasks DROP COLUMN cgroup",
+                            "PRAGMA user_version=1",
                             "UPDATE meta SET value = '1' WHERE key = 'schema_version'"})
         EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
@@ -183,6 +185,9 @@ TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounte
     EXPECT_EQ(s.runs[0].lost.task_storage, 7u);
     EXPECT_EQ(s.runs[0].lost.depth, done.lost.depth);
     EXPECT_EQ(s.runs[0].lost.ring_buffer, done.lost.ring_buffer);
+    ASSERT_FALSE(s.tasks.empty());
+    for (const TaskStats& t : s.tasks)
+        EXPECT_EQ(t.cgroup, "") << "files before version 3 kept no cgroup";
 }
 
 TEST(SessionStoreTest, StoresHistogramsSparselyAndEndsAsOneFile)

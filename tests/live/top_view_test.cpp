@@ -129,7 +129,12 @@ TEST(TopView, KeysCycleAndBadNamesAreUsageErrors)
 {
     EXPECT_EQ(next_sort(next_sort(next_sort(TopSort::Wait))), TopSort::Wait);
     EXPECT_EQ(next_group(GroupBy::Lock), GroupBy::Caller);
-    EXPECT_EQ(next_group(next_group(next_group(next_group(GroupBy::Lock)))), GroupBy::Lock);
+    // lock → caller → task → cgroup → kind → lock
+    GroupBy by = GroupBy::Lock;
+    for (int i = 0; i < 5; i++)
+        by = next_group(by);
+    EXPECT_EQ(by, GroupBy::Lock);
+    EXPECT_EQ(next_group(GroupBy::Task), GroupBy::Cgroup);
     EXPECT_EQ(parse_top_sort("spinfail"), TopSort::SpinFailures);
     EXPECT_THROW(parse_top_sort("fast"), UsageError);
 }

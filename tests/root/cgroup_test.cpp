@@ -42,20 +42,32 @@ private:
     std::string path_;
 };
 
+// `lockscope workload pipe`, held until released.
+test::Process held_pipe()
+{
+    return test::Process::start({test::lockscope_bin(), "workload", "pipe", "-t", "2", "-d", "1.5"}, /*hold=*/true);
+}
+
+// `lockscope record ARGS -d 3 -o OUT`
+test::Process start_record(std::vector<std::string> args, const std::string& out)
+{
+    args.insert(args.begin(), {test::lockscope_bin(), "record"});
+    args.insert(args.end(), {"-d", "3", "-o", out});
+    return test::Process::start(args);
+}
+
 TEST(Cgroups, RecordWithCgroupSeesOnlyThatCgroupsContention)
 {
     LOCKSCOPE_REQUIRE_BPF();
     TestCgroup cgroup;
     if (cgroup.path().empty())
         GTEST_SKIP() << "cgroup v2 is not mounted";
-    const std::string bin = test::lockscope_bin();
-    test::Process inside = test::Process::start({bin, "workload", "pipe", "-t", "2", "-d", "1.5"}, /*hold=*/true);
-    test::Process outside = test::Process::start({bin, "workload", "pipe", "-t", "2", "-d", "1.5"}, /*hold=*/true);
+    test::Process inside = held_pipe(), outside = held_pipe();
     const pid_t inside_pid = inside.pid(), outside_pid = outside.pid();
     cgroup.add(inside_pid);
     test::Observer observer(inside.pid());
     const std::string out = test::temp_path("cgroup.lockscope");
-    test::Process rec = test::Process::start({bin, "record", "--cgroup", cgroup.path(), "-d", "3", "-o", out});
+    test::Process rec = start_record({"--cgroup", cgroup.path()}, out);
     ASSERT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
     inside.release();
     outside.release();
@@ -83,6 +95,54 @@ TEST(Cgroups, RecordWithCgroupSeesOnlyThatCgroupsContention)
         seen += std::to_string(t) + " ";
     EXPECT_TRUE(tgids.count(uint32_t(inside_pid))) << "inside " << inside_pid << ", seen " << seen;
     EXPECT_NE(s.meta_value("cgroups").find("lockscope-test-"), std::string::npos);
+}
+
+// A system-wide recording split by cgroup: the rows add up to the totals,
+// and the test's cgroup holds what the observer counted for the workload in
+// it.
+TEST(Cgroups, ByCgroupSplitsASystemWideRecording)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    TestCgroup cgroup;
+    if (cgroup.path().empty())
+        GTEST_SKIP() << "cgroup v2 is not mounted";
+    test::Process inside = held_pipe();
+    cgroup.add(inside.pid());
+    test::Observer observer(inside.pid());
+    const std::string out = test::temp_path("by-cgroup.lockscope");
+    test::Process rec = start_record({}, out);
+    ASSERT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
+    inside.release();
+    EXPECT_EQ(inside.wait(60).exit_code, 0);
+    test::Finished r = rec.wait(60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    const Session s = load_session(out);
+    const Report rep = build_report(s, ReportOptions{.by = GroupBy::Cgroup, .top = 0});
+    const test::Observed o = observer.read();
+    ASSERT_GT(o.ends, 1000u);
+    uint64_t contentions = 0, wait_ns = 0, unattributed = 0;
+    const std::string name = "/" + std::filesystem::path(cgroup.path()).filename().string();
+    const ReportRow* ours = nullptr;
+    for (const ReportRow& row : rep.rows) {
+        contentions += row.counters.contentions;
+        wait_ns += row.counters.wait_ns;
+        if (row.name == name)
+            ours = &row;
+        if (row.name == "(not attributed)")
+            unattributed = row.counters.contentions;
+    }
+    EXPECT_EQ(contentions, rep.totals.counters.contentions);
+    EXPECT_EQ(wait_ns, rep.totals.counters.wait_ns);
+    // Only what ran on since its last switch-out when recording stopped.
+    EXPECT_LE(double(unattributed), 0.05 * double(rep.totals.counters.contentions));
+    ASSERT_NE(ours, nullptr) << "no row " << name;
+    EXPECT_NEAR(double(ours->counters.contentions), double(o.ends), std::max(2.0, 0.01 * double(o.ends)));
+
+    test::Finished text = test::run({test::lockscope_bin(), "report", out, "--by", "cgroup"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("cgroup"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find(name), std::string::npos) << text.out;
 }
 
 TEST(Cgroups, APathThatIsNoCgroupIsOneSentence)
