@@ -58,6 +58,7 @@ int cmd_record(const Args& args)
     std::string workload_name;
     std::string prometheus_address;
     size_t prometheus_top = 50;
+    size_t prometheus_cgroups = 0;
     po::options_description visible("options");
     visible.add_options()
         ("help,h", "show this help")
@@ -91,7 +92,10 @@ int cmd_record(const Args& args)
          "without -o, no session file is written")
         ("prometheus-top", po::value(&prometheus_top)->default_value(50),
          "(lock, kind) pairs with series of their own: the hottest newcomers while slots are free, kept "
-         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"");
+         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"")
+        ("prometheus-cgroups", po::value(&prometheus_cgroups)->default_value(0),
+         "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
+         "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     std::vector<std::string> cgroups;
@@ -118,6 +122,8 @@ int cmd_record(const Args& args)
     o.probe.children = !vm.count("no-children");
     if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && prometheus_address.empty())
         throw UsageError("--prometheus-top goes with --prometheus");
+    if (prometheus_cgroups && prometheus_address.empty())
+        throw UsageError("--prometheus-cgroups goes with --prometheus");
     if (o.output.empty() && prometheus_address.empty())
         o.output = default_output();
     o.status_line = isatty(STDERR_FILENO);
@@ -137,7 +143,8 @@ int cmd_record(const Args& args)
         probe::validate(o);  // not root, bad target: say so before opening a port
         // The server's threads must not take the signals the recorder waits for.
         probe::block_stop_signals();
-        exporter = std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top);
+        exporter = std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top,
+                                                                prometheus_cgroups);
         std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     }
 

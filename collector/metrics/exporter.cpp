@@ -17,8 +17,8 @@ namespace lockscope::metrics {
 // Shares MetricsState between the recorder (writer) and the HTTP threads.
 class StateCollectable : public prometheus::Collectable {
 public:
-    StateCollectable(size_t top_n, std::map<std::string, std::string> build_labels)
-        : state_(top_n, std::move(build_labels))
+    StateCollectable(size_t top_n, std::map<std::string, std::string> build_labels, size_t top_cgroups)
+        : state_(top_n, std::move(build_labels), top_cgroups)
     {
     }
     void add(const IntervalBatch& batch, const std::vector<LockInfo>& locks)
@@ -69,14 +69,14 @@ ListenAddress parse_listen_address(const std::string& text)
     return a;
 }
 
-PrometheusExporter::PrometheusExporter(const std::string& address, size_t top_n)
+PrometheusExporter::PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups)
 {
     if (top_n == 0)
         throw UsageError("--prometheus-top must be at least 1");
     const ListenAddress a = parse_listen_address(address);
     // civetweb's listening_ports syntax: "PORT" for every interface.
     const std::string bind = a.host.empty() ? std::to_string(a.port) : a.host + ":" + std::to_string(a.port);
-    state_ = std::make_shared<StateCollectable>(top_n, build_labels());
+    state_ = std::make_shared<StateCollectable>(top_n, build_labels(), top_cgroups);
     try {
         exposer_ = std::make_unique<prometheus::Exposer>(bind, 2);
     } catch (const std::exception&) {

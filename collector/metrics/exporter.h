@@ -28,7 +28,8 @@ ListenAddress parse_listen_address(const std::string& text);
 class PrometheusExporter {
 public:
     // Starts listening; throws Error when the address cannot be bound.
-    PrometheusExporter(const std::string& address, size_t top_n);
+    // top_cgroups > 0 adds per-cgroup series (at most that many cgroups).
+    PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups = 0);
     ~PrometheusExporter();
     PrometheusExporter(const PrometheusExporter&) = delete;
     PrometheusExporter& operator=(const PrometheusExporter&) = delete;

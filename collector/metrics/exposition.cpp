@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "core/rollup.h"
+
 namespace lockscope::metrics {
 namespace {
 
@@ -55,14 +57,30 @@ ClientMetric gauge(double value, std::vector<ClientMetric::Label> labels = {})
 
 double seconds(uint64_t ns) { return double(ns) / 1e9; }
 
-// One counter family with a sample per lock series.
+std::vector<ClientMetric::Label> cgroup_labels(const std::string& cgroup) { return {{"cgroup", cgroup}}; }
+
+// One counter family with a sample per series.
+template <class Key>
+MetricFamily per_series(const BoundedSeries<Key>& series, const char* name, const char* help,
+                        double (*value)(const LockCounters&),
+                        std::vector<ClientMetric::Label> (*labels)(const Key&))
+{
+    MetricFamily f = family(name, help, MetricType::Counter);
+    for (const auto& [key, c] : series.series())
+        f.metric.push_back(counter(value(c), labels(key)));
+    return f;
+}
+
 MetricFamily per_lock(const LockSeries& locks, const char* name, const char* help,
                       double (*value)(const LockCounters&))
 {
-    MetricFamily f = family(name, help, MetricType::Counter);
-    for (const auto& [key, c] : locks.series())
-        f.metric.push_back(counter(value(c), lock_labels(key)));
-    return f;
+    return per_series<SeriesKey>(locks, name, help, value, lock_labels);
+}
+
+MetricFamily per_cgroup(const CgroupSeries& cgroups, const char* name, const char* help,
+                        double (*value)(const LockCounters&))
+{
+    return per_series<std::string>(cgroups, name, help, value, cgroup_labels);
 }
 
 MetricFamily wait_histograms(const LockSeries& locks)
@@ -106,8 +124,6 @@ std::vector<Bucket> cumulative_buckets(const std::array<uint64_t, kHistBuckets>&
     return out;
 }
 
-LockSeries::LockSeries(size_t top_n) : top_n_(top_n) {}
-
 void LockSeries::add(const std::vector<LockInterval>& deltas, const std::vector<LockInfo>& locks)
 {
     std::map<SeriesKey, LockCounters> interval;
@@ -117,35 +133,34 @@ void LockSeries::add(const std::vector<LockInterval>& deltas, const std::vector<
         const LockInfo& lock = locks[size_t(d.lock_id - 1)];
         interval[{lock.name, kind_label(lock)}].add(d.counters);
     }
-    // Free slots go to this interval's hottest newcomers.
-    std::vector<std::pair<const SeriesKey*, const LockCounters*>> newcomers;
-    for (const auto& [key, c] : interval)
-        if (!exported_.count(key) && key.lock != kOtherLock)
-            newcomers.push_back({&key, &c});
-    std::stable_sort(newcomers.begin(), newcomers.end(), [](const auto& a, const auto& b) {
-        if (a.second->wait_ns != b.second->wait_ns)
-            return a.second->wait_ns > b.second->wait_ns;
-        return a.second->contentions > b.second->contentions;
-    });
-    for (const auto& [key, c] : newcomers) {
-        if (exported_.size() >= top_n_)
-            break;
-        exported_[*key] = true;
-    }
-    for (const auto& [key, c] : interval) {
-        const bool own = exported_.count(key) != 0;
-        series_[own ? key : SeriesKey{kOtherLock, key.kind}].add(c);
-    }
+    BoundedSeries::add(interval, [](const SeriesKey& k) { return SeriesKey{kOtherLock, k.kind}; });
 }
 
-MetricsState::MetricsState(size_t top_n, std::map<std::string, std::string> build_labels)
-    : locks_(top_n), build_labels_(std::move(build_labels))
+void CgroupSeries::add(const std::vector<TaskStats>& tasks)
+{
+    std::map<std::string, LockCounters> interval;
+    for (const TaskStats& t : tasks) {
+        auto& [run, before] = last_[t.pid];
+        // A new run starts every task's totals again from zero.
+        const LockCounters grown = run == t.run ? counter_delta(t.counters, before) : t.counters;
+        run = t.run;
+        before = t.counters;
+        if (!grown.empty())
+            interval[t.cgroup.empty() ? "unknown" : t.cgroup].add(grown);
+    }
+    BoundedSeries::add(interval, [](const std::string&) { return std::string(kOtherCgroup); });
+}
+
+MetricsState::MetricsState(size_t top_n, std::map<std::string, std::string> build_labels, size_t top_cgroups)
+    : locks_(top_n), cgroups_(top_cgroups), per_cgroup_(top_cgroups > 0), build_labels_(std::move(build_labels))
 {
 }
 
 void MetricsState::add_interval(const IntervalBatch& batch, const std::vector<LockInfo>& locks)
 {
     locks_.add(batch.locks, locks);
+    if (per_cgroup_)
+        cgroups_.add(batch.tasks);
     idle_ns_ += batch.totals.idle_ns;
     cpu_ns_ += batch.totals.cpu_ns;
     events_ += batch.totals.events;
@@ -179,6 +194,20 @@ std::vector<MetricFamily> MetricsState::families() const
     out.push_back(per_lock(locks_, "lockscope_sleeps_total", "Times a waiter was switched out blocked",
                            [](const LockCounters& c) { return double(c.sleeps); }));
     out.push_back(wait_histograms(locks_));
+    if (per_cgroup_) {
+        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_contentions_total",
+                                 "Contention episodes of the cgroup's tasks",
+                                 [](const LockCounters& c) { return double(c.contentions); }));
+        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_wait_seconds_total",
+                                 "Time the cgroup's tasks waited for locks",
+                                 [](const LockCounters& c) { return seconds(c.wait_ns); }));
+        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_spin_seconds_total",
+                                 "Time the cgroup's tasks spent spinning on locks",
+                                 [](const LockCounters& c) { return seconds(c.spin_ns); }));
+        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_offcpu_seconds_total",
+                                 "Time the cgroup's tasks were switched out waiting for locks",
+                                 [](const LockCounters& c) { return seconds(c.offcpu_ns()); }));
+    }
 
     auto single = [&](const char* name, const char* help, MetricType type, double value) {
         MetricFamily f = family(name, help, type);

@@ -16,11 +16,13 @@
 
 #include <prometheus/metric_family.h>
 
+#include <algorithm>
 #include <array>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@
 namespace lockscope::metrics {
 
 inline constexpr const char* kOtherLock = "other";
+inline constexpr const char* kOtherCgroup = "other";
 
 // A label pair: lock name and kind ("rwsem/write" when there is a mode).
 struct SeriesKey {
@@ -50,35 +53,85 @@ struct Bucket {
 // series per lock instead of 37.
 std::vector<Bucket> cumulative_buckets(const std::array<uint64_t, kHistBuckets>& hist);
 
-// Per-(lock, kind) cumulative counters with the folding described above.
-class LockSeries {
+// Cumulative counters per key with the folding described above: at most
+// `top_n` keys get a series of their own, the hottest newcomers of an
+// interval first (by wait), for the life of the process; any other key adds
+// to `other(key)`, which never gets a slot of its own.
+template <class Key>
+class BoundedSeries {
 public:
-    explicit LockSeries(size_t top_n);
+    explicit BoundedSeries(size_t top_n) : top_n_(top_n) {}
 
-    // One interval's sparse per-lock deltas; `locks[id - 1]` names lock id.
-    void add(const std::vector<LockInterval>& deltas, const std::vector<LockInfo>& locks);
+    template <class Other>
+    void add(const std::map<Key, LockCounters>& interval, Other other)
+    {
+        std::vector<std::pair<const Key*, const LockCounters*>> newcomers;
+        for (const auto& [key, c] : interval)
+            if (!exported_.count(key) && !(key == other(key)))
+                newcomers.push_back({&key, &c});
+        std::stable_sort(newcomers.begin(), newcomers.end(), [](const auto& a, const auto& b) {
+            if (a.second->wait_ns != b.second->wait_ns)
+                return a.second->wait_ns > b.second->wait_ns;
+            return a.second->contentions > b.second->contentions;
+        });
+        for (const auto& entry : newcomers) {
+            if (exported_.size() >= top_n_)
+                break;
+            exported_.insert(*entry.first);
+        }
+        for (const auto& [key, c] : interval)
+            series_[exported_.count(key) ? key : other(key)].add(c);
+    }
 
-    const std::map<SeriesKey, LockCounters>& series() const { return series_; }
+    const std::map<Key, LockCounters>& series() const { return series_; }
     size_t own_series() const { return exported_.size(); }
 
 private:
     size_t top_n_;
-    std::map<SeriesKey, bool> exported_;  // pairs with a series of their own
-    std::map<SeriesKey, LockCounters> series_;
+    std::set<Key> exported_;  // keys with a series of their own
+    std::map<Key, LockCounters> series_;
+};
+
+// Per-(lock, kind) series; other pairs are lock="other" with their kind.
+class LockSeries : public BoundedSeries<SeriesKey> {
+public:
+    explicit LockSeries(size_t top_n) : BoundedSeries(top_n) {}
+
+    // One interval's sparse per-lock deltas; `locks[id - 1]` names lock id.
+    void add(const std::vector<LockInterval>& deltas, const std::vector<LockInfo>& locks);
+};
+
+// Per-cgroup series (record --prometheus-cgroups N), from the tasks' totals:
+// each task's growth since the last interval goes to the cgroup it is in
+// now; other cgroups are cgroup="other". Contention no task has published
+// yet (it ran on since its last episodes) is in the lock series only.
+class CgroupSeries : public BoundedSeries<std::string> {
+public:
+    explicit CgroupSeries(size_t top_n) : BoundedSeries(top_n) {}
+
+    // One interval's tasks, cumulative within their run.
+    void add(const std::vector<TaskStats>& tasks);
+
+private:
+    std::map<uint32_t, std::pair<int64_t, LockCounters>> last_;  // by pid: run, totals
 };
 
 // Everything the exporter serves, accumulated over the process's intervals.
 class MetricsState {
 public:
-    MetricsState(size_t top_n, std::map<std::string, std::string> build_labels);
+    // top_cgroups 0: no per-cgroup series.
+    MetricsState(size_t top_n, std::map<std::string, std::string> build_labels, size_t top_cgroups = 0);
 
     void add_interval(const IntervalBatch& batch, const std::vector<LockInfo>& locks);
     std::vector<prometheus::MetricFamily> families() const;
 
     const LockSeries& locks() const { return locks_; }
+    const CgroupSeries& cgroups() const { return cgroups_; }
 
 private:
     LockSeries locks_;
+    CgroupSeries cgroups_;
+    bool per_cgroup_ = false;
     std::map<std::string, std::string> build_labels_;
     uint64_t idle_ns_ = 0;
     uint64_t cpu_ns_ = 0;

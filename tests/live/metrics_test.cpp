@@ -171,6 +171,57 @@ TEST(MetricsText, ScrapeShowsCountersHistogramsAndBuildInfo)
     EXPECT_NE(text.find("lockscope_events_total 42"), std::string::npos) << text;
 }
 
+TaskStats task(int64_t run, uint32_t pid, const std::string& cgroup, uint64_t contentions, uint64_t wait_ns)
+{
+    TaskStats t;
+    t.run = run;
+    t.pid = pid;
+    t.cgroup = cgroup;
+    t.counters.contentions = contentions;
+    t.counters.wait_ns = wait_ns;
+    return t;
+}
+
+// Tasks' totals are cumulative within a run; each interval's growth goes to
+// the cgroup the task is in now, the first N cgroups keep series of their own.
+TEST(MetricsSeries, CgroupsGetEachTasksGrowthAndFoldBeyondN)
+{
+    CgroupSeries series(2);
+    series.add({task(1, 10, "/a", 5, 50), task(1, 11, "/b", 3, 30), task(1, 12, "/c", 1, 10)});
+    const auto& s = series.series();
+    EXPECT_EQ(series.own_series(), 2u);
+    EXPECT_EQ(s.at("/a").contentions, 5u);
+    EXPECT_EQ(s.at("/b").contentions, 3u);
+    EXPECT_EQ(s.at("other").contentions, 1u);
+
+    // Task 10 grows by 2 after moving to /b; task 11 is unchanged; run 2
+    // starts task 12's totals again (4, not 4 - 1).
+    series.add({task(1, 10, "/b", 7, 70), task(1, 11, "/b", 3, 30), task(2, 12, "/c", 4, 40)});
+    EXPECT_EQ(s.at("/a").contentions, 5u);
+    EXPECT_EQ(s.at("/b").contentions, 5u);
+    EXPECT_EQ(s.at("/b").wait_ns, 50u);
+    EXPECT_EQ(s.at("other").contentions, 5u);
+}
+
+TEST(MetricsText, CgroupSeriesOnlyWhenAskedFor)
+{
+    IntervalBatch batch;
+    batch.locks = {delta(1, 4, 2500000000ull)};
+    batch.tasks = {task(1, 10, "/system.slice/db.service", 4, 2500000000ull)};
+    MetricsState without(50, {}), with(50, {}, 10);
+    without.add_interval(batch, {lock(1, "pipe->mutex")});
+    with.add_interval(batch, {lock(1, "pipe->mutex")});
+    const std::string off = prometheus::TextSerializer().Serialize(without.families());
+    const std::string on = prometheus::TextSerializer().Serialize(with.families());
+    EXPECT_EQ(off.find("cgroup"), std::string::npos) << off;
+    EXPECT_NE(on.find("lockscope_cgroup_wait_seconds_total{cgroup=\"/system.slice/db.service\"} 2.5"),
+              std::string::npos)
+        << on;
+    EXPECT_NE(on.find("lockscope_cgroup_contentions_total{cgroup=\"/system.slice/db.service\"} 4"),
+              std::string::npos)
+        << on;
+}
+
 TEST(MetricsAddress, ParsesHostAndPortAndRejectsTheRest)
 {
     EXPECT_EQ(parse_listen_address("127.0.0.1:9464").host, "127.0.0.1");

@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -179,7 +181,8 @@ TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
 
     const std::string session = (dir.path / "run.lockscope").string();
     Finished rec = run({lockscope_bin(), "record", "--workload", "pipe", "-t", "2", "-d", "8", "-i", "1",
-                        "--prometheus", "127.0.0.1:" + std::to_string(exporter_port), "-o", session},
+                        "--prometheus", "127.0.0.1:" + std::to_string(exporter_port), "--prometheus-cgroups", "4",
+                        "-o", session},
                        180);
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_NE(rec.err.find("serving Prometheus metrics at http://127.0.0.1:" + std::to_string(exporter_port)),
@@ -212,6 +215,20 @@ TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
                                       return n;
                                   }),
                       "wait histogram count");
+
+    // Per cgroup (--prometheus-cgroups): the workload's cgroup rises to what
+    // the session's tasks in it counted, never beyond.
+    std::map<std::string, uint64_t> by_cgroup;
+    for (const TaskStats& t : s.tasks)
+        by_cgroup[t.cgroup] += t.counters.contentions;
+    const auto busiest = std::max_element(by_cgroup.begin(), by_cgroup.end(),
+                                          [](const auto& a, const auto& b) { return a.second < b.second; });
+    ASSERT_NE(busiest, by_cgroup.end());
+    const std::vector<double> per_cgroup = stored_samples(
+        server_port, "lockscope_cgroup_contentions_total{cgroup=\"" + busiest->first + "\",job=\"lockscope\"}");
+    ASSERT_FALSE(per_cgroup.empty()) << "no samples for cgroup " << busiest->first;
+    EXPECT_GT(per_cgroup.back(), 0.5 * double(busiest->second));
+    EXPECT_LE(uint64_t(per_cgroup.back()), busiest->second);
 
     const std::string info = http_get(server_port, "/api/v1/query?query=" +
                                                        url_encode("lockscope_build_info[10m]"));
