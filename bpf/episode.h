@@ -49,7 +49,12 @@ struct ls_episode {
 	__u8 spin_success; /* the episode ended in a spin phase */
 	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
 	__u8 queued;       /* the task queued (or slept, was preempted, was woken): see ls_account */
-	__u8 pad[2];
+	__u8 holder_role;  /* LS_ROLE_HOLDER_* of the holder stack sampled when it queued */
+	__u8 pad;
+	__u32 holder_stack; /* that stack's id (LS_HOLDER_STACK_BIT set); 0: none sampled */
+	__u64 chain_lock;   /* the lock that sampled holder was itself waiting for; 0: none */
+	__u32 chain_flags;  /* and its kind bits (a lock row's key, as flags above) */
+	__u32 pad2;
 };
 
 /* A task's cumulative totals; copied to the task_stats map when it is

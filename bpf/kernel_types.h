@@ -146,9 +146,12 @@ struct css_set {
 } __attribute__((preserve_access_index));
 
 struct task_struct {
+	unsigned int __state; /* 0: TASK_RUNNING */
 	int pid;
 	int tgid;
 	int on_cpu;
+	unsigned int cpu; /* 5.16+ */
+	unsigned int in_iowait : 1;
 	struct mm_struct *mm;
 	struct fs_struct *fs;
 	struct files_struct *files;

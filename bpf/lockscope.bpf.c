@@ -37,6 +37,10 @@ struct {
 /* 6.13+: the slab cache of an address. Called only from the program that
  * user space loads when the kernel's BTF has it (on_contention_end_kmem). */
 extern struct kmem_cache *bpf_get_kmem_cache(u64 addr) __ksym __weak;
+/* 6.2+: a counted reference to a task found by pid, the only way to a task
+ * pointer bpf_get_task_stack() accepts from an owner word. */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
@@ -47,6 +51,9 @@ const volatile __u32 targ_cgroups = 0;
 const volatile __u64 targ_cgroup_ids[LS_MAX_CGROUPS] = {};
 const volatile __u32 targ_cgroup_levels[LS_MAX_CGROUPS] = {};
 const volatile __u32 stack_period = 256; /* sample one episode stack in N per CPU; 0: never */
+/* sample the holder at one queued begin in N per CPU (a waiter about to
+ * sleep, the slow path); 0: never */
+const volatile __u32 holder_period = 16;
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
 
@@ -117,6 +124,29 @@ struct {
 	__type(value, struct ls_stack_stats);
 } stack_samples SEC(".maps");
 
+/* Frames of the holder stacks (their ids carry LS_HOLDER_STACK_BIT). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, u32);
+	__type(value, struct ls_holder_stack);
+} holder_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct ls_holder_stack);
+} holder_scratch SEC(".maps");
+
+/* Wait-chain edges between lock rows, from the sampled holders. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ls_edge_key);
+	__type(value, struct ls_stack_stats);
+} chain_edges SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -152,17 +182,23 @@ struct {
 	__uint(max_entries, 4096); /* sized by user space before load */
 } trace_events SEC(".maps");
 
-/* One in stack_period calls says yes, per CPU; a countdown, not a division. */
-static __always_inline bool sample_due(struct ls_counters *cnt)
+/* One in `period` calls says yes, per CPU; a countdown, not a division. */
+static __always_inline bool every(u64 *tick, u32 period)
 {
-	if (!stack_period)
+	if (!period)
 		return false;
-	if (cnt->sample_tick) {
-		cnt->sample_tick--;
+	if (*tick) {
+		(*tick)--;
 		return false;
 	}
-	cnt->sample_tick = stack_period - 1;
+	*tick = period - 1;
 	return true;
+}
+
+/* Waiter stacks: one episode in stack_period. */
+static __always_inline bool sample_due(struct ls_counters *cnt)
+{
+	return every(&cnt->sample_tick, stack_period);
 }
 
 static __always_inline struct ls_cpu_state *cpu_hot(void)
@@ -297,12 +333,14 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 	te->lock = 0;
 }
 
-/* Owner state of a mutex or rwsem at the moment a waiter queues. */
-static __always_inline u32 owner_state(u64 lock, u32 flags)
+/* The owner of a mutex or rwsem at the moment a waiter queues: its state
+ * (LS_OWNER_*), and in *task the owning task when one task owns it. */
+static __always_inline u32 owner_of(u64 lock, u32 flags, struct task_struct **task)
 {
 	struct task_struct *owner;
 	long word;
 
+	*task = 0;
 	/* PREEMPT_RT's mutex and rwsem are rtmutex-based: no owner word here. */
 	if (!bpf_core_field_exists(((struct mutex *)0)->owner) ||
 	    !bpf_core_field_exists(((struct rw_semaphore *)0)->owner))
@@ -320,7 +358,145 @@ static __always_inline u32 owner_state(u64 lock, u32 flags)
 	}
 	if (!owner)
 		return LS_OWNER_NONE;
+	*task = owner;
 	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
+}
+
+/* One queued begin with a single owner in holder_period, per CPU, samples
+ * the holder. */
+static __always_inline bool holder_due(struct ls_counters *cnt)
+{
+	return every(&cnt->holder_tick, holder_period);
+}
+
+static __always_inline void count_stack_sample(struct ls_counters *cnt, struct ls_stack_key *key, u64 wait_ns)
+{
+	struct ls_stack_stats *ss, init = {};
+
+	ss = bpf_map_lookup_elem(&stack_samples, key);
+	if (!ss) {
+		/* fails when another CPU added the key first (the lookup finds
+		 * it) or when the map is full (the lookup does not) */
+		bpf_map_update_elem(&stack_samples, key, &init, BPF_NOEXIST);
+		ss = bpf_map_lookup_elem(&stack_samples, key);
+		if (!ss) {
+			cnt->lost_stack_map_full++;
+			return;
+		}
+	}
+	ss->samples++;
+	ss->wait_ns += wait_ns;
+}
+
+/*
+ * The lock a holder is itself waiting for, if it is inside an episode that
+ * lockscope tracks: in its CPU's slot while it runs, else in its task
+ * storage. A sample: the holder's state may move on while it is read.
+ */
+static __always_inline void holder_waits_on(struct task_struct *t, u64 *lock, u32 *flags)
+{
+	struct ls_task_state *hts = 0;
+	struct ls_cpu_state *other;
+	struct ls_episode *top;
+	u32 zero = 0, cpu, depth;
+
+	if (BPF_CORE_READ(t, on_cpu) && bpf_core_field_exists(t->cpu)) {
+		cpu = BPF_CORE_READ(t, cpu);
+		other = bpf_map_lookup_percpu_elem(&hot_state, &zero, cpu);
+		if (other && other->owner == (u64)BPF_CORE_READ(t, pid) + 1)
+			hts = &other->ts;
+	}
+	if (!hts)
+		hts = bpf_task_storage_get(&task_state, t, 0, 0);
+	if (!hts)
+		return;
+	depth = hts->depth;
+	if (!depth || depth > LS_MAX_DEPTH)
+		return;
+	top = &hts->ep[(depth - 1) & (LS_MAX_DEPTH - 1)];
+	*lock = top->lock;
+	*flags = top->flags;
+}
+
+/*
+ * The holder's kernel stack, what it was doing, and which lock row it is
+ * for; the episode keeps the stack's id so that its end adds its wait. The
+ * owner word is read again after the stack is taken: if the lock changed
+ * hands meanwhile the stack may be another task's moment, and it is
+ * counted as holder_changed instead of guessed at.
+ */
+static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, struct ls_episode *ep,
+					  struct task_struct *holder)
+{
+	struct ls_stack_key key = { .lock = lock, .flags = ep->flags };
+	struct task_struct *t, *now_owner;
+	struct ls_holder_stack *buf;
+	u64 h = 14695981039346656037ULL; /* FNV-1a over the frames */
+	u32 zero = 0, id, role, chain_flags = 0;
+	u64 chain_lock = 0;
+	bool same;
+	long n;
+
+	buf = bpf_map_lookup_elem(&holder_scratch, &zero);
+	if (!buf)
+		return;
+	t = bpf_task_from_pid(BPF_CORE_READ(holder, pid));
+	if (!t) {
+		cnt->holder_changed++;
+		return;
+	}
+	/* Reads go through t, which the verifier trusts: the compiler must not
+	 * swap in `holder` (a plain number to it) once it knows they are equal. */
+	asm volatile("" : "+r"(t));
+	if (BPF_CORE_READ(t, on_cpu))
+		role = LS_ROLE_HOLDER_RUNNING;
+	else if (BPF_CORE_READ(t, __state) == 0)
+		role = LS_ROLE_HOLDER_PREEMPTED;
+	else if (BPF_CORE_READ_BITFIELD_PROBED(t, in_iowait))
+		role = LS_ROLE_HOLDER_IOWAIT;
+	else
+		role = LS_ROLE_HOLDER_SLEEPING;
+	n = bpf_get_task_stack(t, buf->ips, sizeof(buf->ips), 0);
+	holder_waits_on(t, &chain_lock, &chain_flags);
+	same = (u64)t == (u64)holder; /* the pid now names another task */
+	asm volatile("" : "+r"(t));
+	bpf_task_release(t);
+	if (!same) {
+		cnt->holder_changed++;
+		return;
+	}
+	/* A task running on another CPU has no saved stack to read: its
+	 * sample says so with no frames. */
+	if (n < 0 && role != LS_ROLE_HOLDER_RUNNING) {
+		cnt->lost_stack++;
+		return;
+	}
+	if (n < 0)
+		n = 0;
+	owner_of(lock, ep->flags, &now_owner);
+	if (now_owner != holder) {
+		cnt->holder_changed++;
+		return;
+	}
+	for (int i = 0; i < LS_MAX_STACK_DEPTH; i++) {
+		if ((long)(i * sizeof(u64)) >= n)
+			buf->ips[i] = 0;
+		h = (h ^ buf->ips[i]) * 1099511628211ULL;
+	}
+	id = LS_HOLDER_STACK_BIT | ((u32)(h ^ (h >> 32)) & (LS_HOLDER_STACK_BIT - 1));
+	if (bpf_map_update_elem(&holder_stacks, &id, buf, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&holder_stacks, &id)) {
+		cnt->lost_stack_map_full++;
+		return;
+	}
+	key.stack_id = (s32)id;
+	key.role = role;
+	count_stack_sample(cnt, &key, 0);
+	cnt->holder_samples++;
+	ep->holder_stack = id;
+	ep->holder_role = role;
+	ep->chain_lock = chain_lock;
+	ep->chain_flags = chain_flags;
 }
 
 /* An exited process stays traced until user space has read and deleted its
@@ -382,8 +558,9 @@ static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *
 }
 
 static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_counters *cnt, u64 pid_tgid,
-					u64 lock, u32 flags)
+					u64 lock, u32 flags, bool holders)
 {
+	struct task_struct *holder;
 	struct ls_task_state *ts;
 	struct ls_episode *ep;
 	u64 now;
@@ -411,14 +588,16 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 	if (!ep)
 		return;
 	if (action == LS_BEGIN_QUEUED) {
-		owner = owner_state(lock, ep->flags);
+		owner = owner_of(lock, ep->flags, &holder);
 		ls_note_owner(ts, owner);
+		if (holders && holder && holder_due(cnt))
+			sample_holder(cnt, lock, ep, holder);
 	}
 	if (trace_episodes)
 		trace_phase(ts, action, now, owner, cnt);
 }
 
-static __always_inline int handle_begin(u64 lock, u32 flags)
+static __always_inline int handle_begin(u64 lock, u32 flags, bool holders)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
@@ -428,16 +607,24 @@ static __always_inline int handle_begin(u64 lock, u32 flags)
 		return 0;
 	if (kernel)
 		hot->cnt.busy = LS_BUSY_HANDLER;
-	begin_event(hot, &hot->cnt, pid_tgid, lock, flags);
+	begin_event(hot, &hot->cnt, pid_tgid, lock, flags, holders);
 	if (kernel)
 		hot->cnt.busy = 0;
 	return 0;
 }
 
+/* Two entries like the end's: user space loads the second where the kernel
+ * has bpf_task_from_pid (6.2+); it alone samples holder stacks. */
 SEC("tp_btf/contention_begin")
 int BPF_PROG(on_contention_begin, void *lock, unsigned int flags)
 {
-	return handle_begin((u64)lock, flags);
+	return handle_begin((u64)lock, flags, false);
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(on_contention_begin_holders, void *lock, unsigned int flags)
+{
+	return handle_begin((u64)lock, flags, true);
 }
 
 /* The reference userspace locks (collector/reflock) fire USDT probes with
@@ -445,14 +632,13 @@ int BPF_PROG(on_contention_begin, void *lock, unsigned int flags)
 SEC("usdt")
 int BPF_USDT(on_user_begin, void *lock, unsigned int flags)
 {
-	return handle_begin((u64)lock, flags | LS_F_USER);
+	return handle_begin((u64)lock, flags | LS_F_USER, false);
 }
 
 static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64 lock, u32 flags,
 					 u32 role, u64 wait_ns)
 {
 	struct ls_stack_key key = { .lock = lock, .flags = flags, .role = role };
-	struct ls_stack_stats *ss, init = {};
 	long id;
 
 	id = bpf_get_stackid(ctx, &stacks, 0);
@@ -462,19 +648,7 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 	}
 	cnt->stack_samples++;
 	key.stack_id = (s32)id;
-	ss = bpf_map_lookup_elem(&stack_samples, &key);
-	if (!ss) {
-		/* fails when another CPU added the key first (the lookup finds
-		 * it) or when the map is full (the lookup does not) */
-		bpf_map_update_elem(&stack_samples, &key, &init, BPF_NOEXIST);
-		ss = bpf_map_lookup_elem(&stack_samples, &key);
-		if (!ss) {
-			cnt->lost_stack_map_full++;
-			return;
-		}
-	}
-	ss->samples++;
-	ss->wait_ns += wait_ns;
+	count_stack_sample(cnt, &key, wait_ns);
 }
 
 /* Publishes a task's totals; called when it is switched out (and so at exit). */
@@ -697,6 +871,32 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	ls_account_task(ts, &ep, now);
 	if (sample)
 		sample_stack(ctx, cnt, lock, ep.flags, LS_ROLE_WAITER, now - ep.begin_ns);
+	if (ep.holder_stack) {
+		/* the wait its holder's stack explains ("held while") */
+		struct ls_stack_key hk = { .lock = lock, .flags = ep.flags, .stack_id = (s32)ep.holder_stack,
+					   .role = ep.holder_role };
+		struct ls_stack_stats *hs = bpf_map_lookup_elem(&stack_samples, &hk);
+
+		if (hs)
+			hs->wait_ns += now - ep.begin_ns;
+	}
+	if (ep.chain_lock) {
+		struct ls_edge_key ek = { .lock = lock, .flags = ep.flags, .holder_lock = ep.chain_lock,
+					  .holder_flags = ep.chain_flags };
+		struct ls_stack_stats *es, init = {};
+
+		es = bpf_map_lookup_elem(&chain_edges, &ek);
+		if (!es) {
+			bpf_map_update_elem(&chain_edges, &ek, &init, BPF_NOEXIST);
+			es = bpf_map_lookup_elem(&chain_edges, &ek);
+		}
+		if (es) {
+			es->samples++;
+			es->wait_ns += now - ep.begin_ns;
+		} else {
+			cnt->lost_stack_map_full++;
+		}
+	}
 	if (trace_episodes)
 		trace_episode(&ep, ts->depth, now, ret, pid_tgid, cnt);
 }

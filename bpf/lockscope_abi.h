@@ -110,6 +110,16 @@ struct ls_lock_stats {
 /* Key of the sampled-stack map: which stacks contended (or woke) a lock. */
 #define LS_ROLE_WAITER 0
 #define LS_ROLE_WAKER  1
+/* The holder's stack when a waiter queued, by what the holder was doing. */
+#define LS_ROLE_HOLDER_RUNNING   2 /* on a CPU */
+#define LS_ROLE_HOLDER_PREEMPTED 3 /* runnable, not running */
+#define LS_ROLE_HOLDER_SLEEPING  4 /* blocked */
+#define LS_ROLE_HOLDER_IOWAIT    5 /* blocked in I/O wait (io_schedule) */
+#define LS_ROLE_HOLDER_FIRST     LS_ROLE_HOLDER_RUNNING
+#define LS_ROLE_HOLDER_LAST      LS_ROLE_HOLDER_IOWAIT
+/* Holder stacks are not in the stack-trace map (that takes only the current
+ * task's): their ids have this bit, and their frames are in holder_stacks. */
+#define LS_HOLDER_STACK_BIT 0x40000000
 struct ls_stack_key {
 	__u64 lock;
 	__u32 flags;
@@ -120,7 +130,21 @@ struct ls_stack_key {
 
 struct ls_stack_stats {
 	__u64 samples;
-	__u64 wait_ns; /* wait time of the sampled episodes (waiter role) */
+	__u64 wait_ns; /* wait time of the sampled episodes (waiter and holder roles) */
+};
+
+/* A wait-chain edge: waiters of (lock, flags) queued behind a holder that
+ * was itself waiting for (holder_lock, holder_flags); value ls_stack_stats. */
+struct ls_edge_key {
+	__u64 lock;
+	__u64 holder_lock;
+	__u32 flags;
+	__u32 holder_flags;
+};
+
+/* The frames of a holder stack (ids with LS_HOLDER_STACK_BIT). */
+struct ls_holder_stack {
+	__u64 ips[LS_MAX_STACK_DEPTH];
 };
 
 /* Per-task totals, keyed by pid (thread id), as of the task's last switch-out. */
@@ -165,6 +189,9 @@ struct ls_counters {
 	__u64 lost_ring_buffer;      /* finished episodes not streamed (ring buffer full, no trace state) */
 	__u64 lost_nested;           /* events of an interrupt nested in our own begin/end program */
 	__u64 lost_process_map_full; /* a process of the traced tree not followed: traced_tgids full */
+	__u64 holder_tick;           /* countdown to the next holder stack sample */
+	__u64 holder_samples;        /* holder stacks captured */
+	__u64 holder_changed;        /* holder stacks dropped: the lock changed hands while one was taken */
 };
 
 /*

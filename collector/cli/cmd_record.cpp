@@ -79,6 +79,10 @@ int cmd_record(const Args& args)
         ("stack-period", po::value(&o.probe.stack_period)->default_value(256),
          "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
          "counts stay exact, callers are attributed from the samples")
+        ("holder-period", po::value(&o.probe.holder_period)->default_value(16),
+         "when a waiter queues on a mutex or rwsem one task owns, capture the owner's kernel stack and "
+         "what it was doing (running, preempted, sleeping, in I/O wait) for one such queueing in N per "
+         "CPU (0: none; needs bpf_task_from_pid, Linux 6.2+)")
         ("max-locks", po::value(&o.probe.max_locks)->default_value(16384),
          "distinct (lock, kind) keys kept in the kernel; more are counted as lost")
         ("trace", po::bool_switch(&o.probe.trace),

@@ -12,6 +12,7 @@ namespace lockscope::cli {
 int cmd_report(const Args& args)
 {
     std::string file, by = "lock", format = "text";
+    bool chains = false;
     size_t top = 20;
     int64_t run = 0;
     po::options_description visible("options");
@@ -24,7 +25,11 @@ int cmd_report(const Args& args)
          "several callers is split among them by its sampled waiter stacks)")
         ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
         ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
-        ("run", po::value(&run), "only this run (1-based) of a repeated session");
+        ("run", po::value(&run), "only this run (1-based) of a repeated session")
+        ("chains", po::bool_switch(&chains),
+         "also show the wait chains: waiters of a lock queued behind a holder that was itself waiting "
+         "for another lock, followed down to the last holder and what it was doing (from the sampled "
+         "holders, see record --holder-period; JSON always has them)");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     po::options_description all;
@@ -48,6 +53,7 @@ int cmd_report(const Args& args)
     ReportOptions ro;
     ro.by = parse_group_by(by);
     ro.top = top == 0 ? SIZE_MAX : top;
+    ro.chains = chains;
     const LockFilter filter = filter_from(filter_args);
     const Session session = filter_session(load_session(file), filter);
     if (vm.count("run")) {

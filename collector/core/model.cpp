@@ -1,5 +1,7 @@
 #include "core/model.h"
 
+#include "lockscope_abi.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -96,6 +98,19 @@ std::string Session::meta_value(const std::string& key, const std::string& fallb
 {
     auto it = meta.find(key);
     return it == meta.end() ? fallback : it->second;
+}
+
+std::string stack_role_name(uint32_t role)
+{
+    switch (role) {
+    case LS_ROLE_WAITER: return "waiter";
+    case LS_ROLE_WAKER: return "waker";
+    case LS_ROLE_HOLDER_RUNNING: return "holder:running";
+    case LS_ROLE_HOLDER_PREEMPTED: return "holder:preempted";
+    case LS_ROLE_HOLDER_SLEEPING: return "holder:sleeping";
+    case LS_ROLE_HOLDER_IOWAIT: return "holder:io-wait";
+    }
+    return "unknown";
 }
 
 }  // namespace lockscope

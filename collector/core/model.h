@@ -92,11 +92,29 @@ struct LockInterval {
 struct StackSample {
     int64_t run = 0;
     int64_t lock_id = 0;
-    std::string role;                 // "waiter" or "waker"
+    std::string role;                 // "waiter", "waker" or "holder:<state>" (see stack_role_name)
     std::vector<std::string> frames;  // innermost first, "function+0xoff"
     uint64_t samples = 0;
-    uint64_t wait_ns = 0;             // of the sampled episodes (waiter role)
+    uint64_t wait_ns = 0;             // of the sampled episodes (waiter and holder roles)
+
+    bool holder() const { return role.starts_with("holder:"); }
+    // "running", "preempted", "sleeping", "io-wait": what a holder was doing
+    std::string holder_state() const { return holder() ? role.substr(7) : ""; }
 };
+
+// A wait-chain edge, from the sampled holders: waiters of lock_id queued
+// behind a holder that was itself waiting for holder_lock_id.
+struct WaitEdge {
+    int64_t run = 0;
+    int64_t lock_id = 0;
+    int64_t holder_lock_id = 0;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // of the sampled waiters
+};
+
+// LS_ROLE_* as stored: "waiter", "waker", "holder:running",
+// "holder:preempted", "holder:sleeping", "holder:io-wait".
+std::string stack_role_name(uint32_t role);
 
 struct TaskStats {
     int64_t run = 0;
@@ -149,6 +167,8 @@ struct RunInfo {
     LostCounters lost;
     uint64_t unmatched_ends = 0;  // ends whose begin preceded the recording
     uint64_t stack_samples = 0;
+    uint64_t holder_samples = 0;  // holder stacks captured (sessions from version 3)
+    uint64_t holder_changed = 0;  // holder stacks dropped: the lock changed hands while one was taken
     std::optional<double> ops;    // workload operations over the run
 };
 
@@ -161,6 +181,7 @@ struct Session {
     std::vector<LockInfo> locks;
     std::vector<LockInterval> lock_intervals; // ordered by run, index, lock_id
     std::vector<StackSample> stacks;
+    std::vector<WaitEdge> edges;  // sessions from version 3
     std::vector<TaskStats> tasks;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;

@@ -47,6 +47,15 @@ struct RawStack {
     uint64_t wait_ns = 0;
 };
 
+struct RawEdge {
+    uint64_t address = 0;
+    uint32_t flags = 0;
+    uint64_t holder_address = 0;  // the lock the sampled holder was waiting for
+    uint32_t holder_flags = 0;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
 struct RawTask {
     uint32_t pid = 0;
     uint32_t tgid = 0;
@@ -60,6 +69,8 @@ struct RawCounters {
     uint64_t ends = 0;
     uint64_t unmatched_ends = 0;
     uint64_t stack_samples = 0;
+    uint64_t holder_samples = 0;  // holder stacks captured
+    uint64_t holder_changed = 0;  // holder stacks dropped: the lock changed hands meanwhile
     LostCounters lost;
 };
 
@@ -69,6 +80,7 @@ struct RawSnapshot {
     std::vector<RawStack> stacks;
     std::map<int32_t, std::vector<uint64_t>> stack_ips;  // only ids not delivered before
     std::vector<RawTask> tasks;
+    std::vector<RawEdge> edges;
     std::map<uint64_t, std::string> cgroup_paths;  // the tasks' cgroup ids, as paths ("/" the root)
     uint64_t idle_ns = 0;              // summed over CPUs, including ongoing idle periods
     uint32_t cpus = 0;                 // online CPUs

@@ -5,6 +5,7 @@
 #include "core/lock_naming.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -20,12 +21,58 @@ struct Group {
     std::map<std::pair<std::string, std::string>, uint64_t> wait_by_kind;  // (kind, mode)
     std::map<std::string, uint64_t> wait_by_source;
     std::set<uint64_t> objects;  // lock addresses rolled in
+    std::set<int64_t> lock_ids;  // lock rows rolled in
 };
 
 uint64_t sat_add(uint64_t a, uint64_t b)
 {
     uint64_t r;
     return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+constexpr size_t kHoldersPerRow = 3;
+
+// The top holder stacks of each group, from the session's holder samples.
+void attach_holders(const Session& session, const std::function<bool(int64_t)>& wanted,
+                    std::map<std::tuple<std::string, std::string, std::string>, Group>& groups)
+{
+    std::map<int64_t, Group*> group_of;
+    for (auto& [key, g] : groups)
+        for (int64_t id : g.lock_ids)
+            group_of[id] = &g;
+    std::map<Group*, std::map<std::pair<std::string, std::vector<std::string>>, HolderShare>> merged;
+    for (const StackSample& st : session.stacks) {
+        if (!st.holder() || !wanted(st.run))
+            continue;
+        auto g = group_of.find(st.lock_id);
+        if (g == group_of.end())
+            continue;
+        HolderShare& h = merged[g->second][{st.holder_state(), st.frames}];
+        h.frames = st.frames;
+        h.state = st.holder_state();
+        h.samples = sat_add(h.samples, st.samples);
+        h.wait_ns = sat_add(h.wait_ns, st.wait_ns);
+    }
+    for (auto& [g, by_stack] : merged) {
+        uint64_t wait = 0, samples = 0;
+        std::vector<HolderShare> list;
+        for (auto& [key, h] : by_stack) {
+            wait = sat_add(wait, h.wait_ns);
+            samples = sat_add(samples, h.samples);
+            list.push_back(std::move(h));
+        }
+        for (HolderShare& h : list)
+            h.share = wait ? double(h.wait_ns) / double(wait) : double(h.samples) / double(samples);
+        std::stable_sort(list.begin(), list.end(), [](const HolderShare& a, const HolderShare& b) {
+            if (a.share != b.share)
+                return a.share > b.share;
+            return a.samples > b.samples;
+        });
+        if (list.size() > kHoldersPerRow)
+            list.resize(kHoldersPerRow);
+        g->row.holders = std::move(list);
+        g->row.holder_samples = samples;
+    }
 }
 
 template <typename Key>
@@ -216,6 +263,7 @@ Report build_report(const Session& session, const ReportOptions& options)
             uint64_t& by_source = g.wait_by_source[lock->name_source];
             by_source = sat_add(by_source, c.wait_ns);
             g.objects.insert(lock->address);
+            g.lock_ids.insert(lock->id);
             if (g.row.detail.empty())
                 g.row.detail = lock->detail;
             if (g.row.instance.empty())
@@ -325,6 +373,16 @@ Report build_report(const Session& session, const ReportOptions& options)
         }
     }
 
+    if (options.by == GroupBy::Lock || options.by == GroupBy::Instance)
+        attach_holders(session, wanted, groups);
+    rep.chains = session_chains(session, options.run);
+    rep.show_chains = options.chains;
+    for (const RunInfo& r : session.runs) {
+        if (wanted(r.id)) {
+            rep.holder_samples = sat_add(rep.holder_samples, r.holder_samples);
+            rep.holder_changed = sat_add(rep.holder_changed, r.holder_changed);
+        }
+    }
     for (auto& [key, g] : groups) {
         ReportRow& row = g.row;
         if (!groups_tasks(options.by)) {

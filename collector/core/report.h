@@ -3,6 +3,7 @@
 // The GUI uses build_report for its key figures and tables too.
 #pragma once
 
+#include "core/chains.h"
 #include "core/model.h"
 
 #include <cstddef>
@@ -29,6 +30,17 @@ struct ReportOptions {
     GroupBy by = GroupBy::Lock;
     size_t top = 20;             // 0: all rows
     std::optional<int64_t> run;  // one run only; all runs when empty
+    bool chains = false;         // the text shows the wait chains (JSON always has them)
+};
+
+// A holder stack of a lock row: what the task holding the lock was running
+// (and doing) when a waiter queued, from the sampled queueings.
+struct HolderShare {
+    std::vector<std::string> frames;  // innermost first; empty: it was running on another CPU
+    std::string state;                // running, preempted, sleeping, io-wait
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // wait of the sampled episodes that queued behind it
+    double share = 0;      // of the row's sampled holders' wait: "held while"
 };
 
 struct ReportRow {
@@ -42,6 +54,8 @@ struct ReportRow {
     size_t instances = 0;     // lock objects rolled into the row
     LockCounters counters;
     double share_of_wait = 0;  // of the totals' wait_ns
+    std::vector<HolderShare> holders;  // by lock or instance: the top holder stacks, by wait
+    uint64_t holder_samples = 0;       // all of the row's holder samples
 };
 
 struct ReportTotals {
@@ -70,6 +84,10 @@ struct Report {
     size_t rows_total = 0;        // before the `top` cut
     GroupBy by = GroupBy::Lock;
     std::vector<std::string> notes;  // how the rows were estimated, when they were
+    uint64_t holder_samples = 0;     // holder stacks captured, over the runs reported
+    uint64_t holder_changed = 0;     // holder stacks dropped: the lock changed hands meanwhile
+    std::vector<Chain> chains;       // heaviest first (chains.h)
+    bool show_chains = false;
 };
 
 // Throws UsageError when options.run names a run the session lacks.

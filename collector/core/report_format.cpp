@@ -215,6 +215,9 @@ struct Column {
     bool right;
 };
 
+// rwsem/r, rwsem/w
+std::string short_kind(const ReportRow& r) { return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1); }
+
 void table_block(std::ostringstream& out, const Report& rep)
 {
     out << '\n';
@@ -225,9 +228,6 @@ void table_block(std::ostringstream& out, const Report& rep)
     // Text columns that would repeat the name, or hold nothing, are dropped.
     bool show_kind = rep.by != GroupBy::Kind && !groups_tasks(rep.by);
     bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind || rep.by == GroupBy::Instance;
-    auto kind_of = [](const ReportRow& r) {
-        return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);  // rwsem/r, rwsem/w
-    };
 
     std::vector<Column> numeric = {{"contend", 7, true}, {"fail%", 5, true}, {"wait", 7, true},
                                    {"mean", 7, true},    {"max", 7, true},   {"spin%", 5, true},
@@ -243,7 +243,7 @@ void table_block(std::ostringstream& out, const Report& rep)
     for (const auto& r : rep.rows) {
         name_w = std::max(name_w, display_width(r.name));
         if (show_kind)
-            kind_w = std::max(kind_w, std::min<size_t>(display_width(kind_of(r)), 14));
+            kind_w = std::max(kind_w, std::min<size_t>(display_width(short_kind(r)), 14));
         if (show_caller)
             caller_w = std::max(caller_w, display_width(r.caller));
     }
@@ -288,7 +288,7 @@ void table_block(std::ostringstream& out, const Report& rep)
                                   ? std::to_string(c.contentions)
                                   : format_count_short(double(c.contentions));
         const std::string& third = instances ? r.instance : r.caller;
-        row_line(r.name, kind_of(r), third.empty() ? "-" : third,
+        row_line(r.name, short_kind(r), third.empty() ? "-" : third,
                  {contend,
                   c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
                   format_duration(double(c.wait_ns), true),
@@ -313,6 +313,83 @@ void table_block(std::ostringstream& out, const Report& rep)
     }
     for (const std::string& note : rep.notes)
         out << wrap_text(note, "note: ", 6, 100);
+}
+
+// "func" of "func+0x1a"
+std::string function_of(const std::string& frame) { return frame.substr(0, frame.find('+')); }
+
+std::string root_text(const ChainRoot& root)
+{
+    if (root.state == "cycle")
+        return "a cycle: back to " + root.lock;
+    if (root.state.empty())
+        return "no holder of " + root.lock + " sampled";
+    if (root.state == "reader-owned")
+        return root.lock + " held by readers (no single holder)";
+    std::string text = root.lock + "'s holder " + root.state;
+    if (!root.frames.empty())
+        text += " in " + function_of(root.frames[0]);
+    else if (root.state == "running")
+        text += " on another CPU";
+    return text;
+}
+
+// Waiters behind holders that themselves waited, heaviest first.
+void chains_block(std::ostringstream& out, const Report& rep)
+{
+    constexpr size_t kChains = 8;
+    out << "\nwait chains: a waiter of the first lock queued behind a holder waiting for the next, and so on\n";
+    if (rep.chains.empty()) {
+        out << wrap_text(rep.holder_samples ? "none: no sampled holder was itself waiting for a lock"
+                                            : "none: no holder was sampled (see --holder-period)",
+                         "  ", 2, 100);
+        return;
+    }
+    for (size_t i = 0; i < rep.chains.size() && i < kChains; i++) {
+        const Chain& c = rep.chains[i];
+        std::string path;
+        for (const std::string& lock : c.locks)
+            path += (path.empty() ? "" : " -> ") + lock;
+        if (c.truncated)
+            path += " -> ...";
+        out << "  " << pad(format_duration(double(c.wait_ns), true), 7, true) << "  " << c.samples
+            << (c.samples == 1 ? " sample   " : " samples  ") << path << "\n"
+            << "           root: " << root_text(c.root) << "\n";
+    }
+    if (rep.chains.size() > kChains)
+        out << "  (top " << kChains << " of " << rep.chains.size() << " chains by the wait behind them)\n";
+}
+
+// What the holders were running when waiters queued, for the rows that have
+// holder samples (by lock or instance).
+void holders_block(std::ostringstream& out, const Report& rep)
+{
+    constexpr size_t kRows = 5, kFrames = 4;
+    size_t shown = 0;
+    for (const ReportRow& r : rep.rows) {
+        if (r.holders.empty() || shown == kRows)
+            continue;
+        if (shown++ == 0) {
+            auto period = rep.session.find("holder_period");
+            std::string text = "the lock holder's kernel stack when a waiter queued, sampled at one queueing in " +
+                               (period == rep.session.end() ? std::string("N") : period->second) +
+                               " per CPU (" + std::to_string(rep.holder_samples) + " samples";
+            if (rep.holder_changed)
+                text += "; " + std::to_string(rep.holder_changed) + " dropped: the lock changed hands while sampled";
+            text += "); shares are of the sampled waiters' wait";
+            out << "\n" << wrap_text(text, "held while: ", 4, 100);
+        }
+        out << "  " << r.name << " " << short_kind(r) << "\n";
+        for (const HolderShare& h : r.holders) {
+            std::string where;
+            for (size_t i = 0; i < h.frames.size() && i < kFrames; i++)
+                where += (i ? " <- " : "") + function_of(h.frames[i]);
+            if (h.frames.empty())
+                where = h.state == "running" ? "(running on another CPU: its stack cannot be read)" : "(no frames)";
+            out << "  " << pad(format_percent_cell(h.share), 6, true) << "  " << pad(h.state, 9, false) << " "
+                << where << "\n";
+        }
+    }
 }
 
 nlohmann::ordered_json counters_json(const LockCounters& c)
@@ -371,6 +448,9 @@ std::string format_text(const Report& rep)
     header_block(out, rep);
     totals_block(out, rep);
     table_block(out, rep);
+    holders_block(out, rep);
+    if (rep.show_chains)
+        chains_block(out, rep);
     return out.str();
 }
 
@@ -395,6 +475,8 @@ std::string format_json(const Report& rep)
     totals["ops_per_s"] = t.ops_per_s ? nlohmann::ordered_json(*t.ops_per_s) : nullptr;
     totals["runs"] = t.runs;
     totals["intervals"] = t.intervals;
+    totals["holder_samples"] = rep.holder_samples;
+    totals["holder_changed"] = rep.holder_changed;
     if (!t.by_name_source.empty()) {
         nlohmann::ordered_json sources = nlohmann::ordered_json::object();
         for (const auto& [source, share] : t.by_name_source)
@@ -421,10 +503,30 @@ std::string format_json(const Report& rep)
         }
         row.update(counters_json(r.counters));
         row["share_of_wait"] = r.share_of_wait;
+        if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
+            auto holders = nlohmann::ordered_json::array();
+            for (const HolderShare& h : r.holders)
+                holders.push_back({{"stack", h.frames}, {"state", h.state}, {"samples", h.samples},
+                                   {"wait_ns", h.wait_ns}, {"share", h.share}});
+            row["holders"] = std::move(holders);
+            row["holder_samples"] = r.holder_samples;
+        }
         locks.push_back(std::move(row));
     }
     j["locks"] = std::move(locks);
     j["rows_total"] = rep.rows_total;
+    auto chains = nlohmann::ordered_json::array();
+    for (const Chain& c : rep.chains) {
+        nlohmann::ordered_json chain;
+        chain["locks"] = c.locks;
+        chain["count"] = c.samples;
+        chain["wait_ns"] = c.wait_ns;
+        chain["cycle"] = c.cycle;
+        chain["truncated"] = c.truncated;
+        chain["root"] = {{"lock", c.root.lock}, {"state", c.root.state}, {"stack", c.root.frames}};
+        chains.push_back(std::move(chain));
+    }
+    j["chains"] = std::move(chains);
     // Replace rather than throw on invalid UTF-8 from a foreign session.
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

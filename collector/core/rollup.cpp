@@ -72,6 +72,9 @@ void Rollup::baseline(const RawSnapshot& snap)
     run_start_stacks_.clear();
     for (const RawStack& s : snap.stacks)
         run_start_stacks_[{s.address, s.flags, s.stack_id, s.role}] = {s.samples, s.wait_ns};
+    run_start_edges_.clear();
+    for (const RawEdge& e : snap.edges)
+        run_start_edges_[{e.address, e.flags, e.holder_address, e.holder_flags}] = {e.samples, e.wait_ns};
     run_ = RunInfo{};
 }
 
@@ -170,11 +173,28 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         StackSample out;
         out.run = run;
         out.lock_id = lock->second.id;
-        out.role = s.role == LS_ROLE_WAITER ? "waiter" : "waker";
+        out.role = stack_role_name(s.role);
         out.frames = frames(s.stack_id);
         out.samples = samples;
         out.wait_ns = wait;
         b.stacks.push_back(std::move(out));
+    }
+
+    // An edge to a lock that has no row yet (its first episode has not
+    // ended) waits for a later interval: edges are cumulative.
+    auto kept_row = [&](uint64_t address, uint32_t flags) -> int64_t {
+        auto it = locks_.find({address, flags});
+        return it == locks_.end() || it->second.id == 0 || !it->second.kept ? 0 : it->second.id;
+    };
+    for (const RawEdge& e : snap.edges) {
+        const int64_t from = kept_row(e.address, e.flags), to = kept_row(e.holder_address, e.holder_flags);
+        if (!from || !to)
+            continue;
+        auto base = run_start_edges_.find({e.address, e.flags, e.holder_address, e.holder_flags});
+        const uint64_t samples = e.samples - (base == run_start_edges_.end() ? 0 : base->second.first);
+        const uint64_t wait = e.wait_ns - (base == run_start_edges_.end() ? 0 : base->second.second);
+        if (samples)
+            b.edges.push_back({run, from, to, samples, wait});
     }
 
     for (const RawTask& t : snap.tasks) {
@@ -190,6 +210,8 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
     run_.lost = snap.counters.lost.since(run_start_counters_.lost);
     run_.unmatched_ends = snap.counters.unmatched_ends - run_start_counters_.unmatched_ends;
     run_.stack_samples = snap.counters.stack_samples - run_start_counters_.stack_samples;
+    run_.holder_samples = snap.counters.holder_samples - run_start_counters_.holder_samples;
+    run_.holder_changed = snap.counters.holder_changed - run_start_counters_.holder_changed;
     b.run = run_;
     prev_ = snap;
     return b;

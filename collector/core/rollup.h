@@ -60,6 +60,7 @@ private:
     RawCounters run_start_counters_;
     std::map<uint32_t, LockCounters> run_start_tasks_;
     std::map<std::tuple<uint64_t, uint32_t, int32_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_stacks_;
+    std::map<std::tuple<uint64_t, uint32_t, uint64_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_edges_;
     RunInfo run_;
 };
 

@@ -312,6 +312,7 @@ Session load_session(const std::string& path, const LoadOptions& options)
     q = select(db, path,
                std::string("SELECT id, label, start_ns, end_ns, status, unmatched_ends, "
                            "stack_samples, ops, ") +
+                   (s.schema_version >= 3 ? "holder_samples, holder_changed, " : "0, 0, ") +
                    lost_columns + " FROM runs ORDER BY id");
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
@@ -324,8 +325,10 @@ Session load_session(const std::string& path, const LoadOptions& options)
         run.unmatched_ends = r.u64(5, "unmatched_ends");
         run.stack_samples = r.u64(6, "stack_samples");
         run.ops = r.opt_real(7, "ops");
+        run.holder_samples = r.u64(8, "holder_samples");
+        run.holder_changed = r.u64(9, "holder_changed");
         LostCounters& l = run.lost;
-        int col = 8;
+        int col = 10;
 #define LOCKSCOPE_X(member, label) l.member = r.u64(col++, "lost_" #member);
         LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
@@ -443,6 +446,26 @@ Session load_session(const std::string& path, const LoadOptions& options)
             return skips.add("stacks", r.why());
         s.stacks.push_back(std::move(st));
     });
+
+    if (s.schema_version >= 3) {
+        q = select(db, path,
+                   "SELECT run, lock_id, holder_lock_id, samples, wait_ns FROM edges ORDER BY run, lock_id, rowid");
+        each_row(db, q.get(), path, [&] {
+            RowReader r(q.get());
+            WaitEdge e;
+            e.run = r.i64(0, "run");
+            e.lock_id = r.i64(1, "lock_id");
+            e.holder_lock_id = r.i64(2, "holder_lock_id");
+            e.samples = r.u64(3, "samples");
+            e.wait_ns = r.u64(4, "wait_ns");
+            known_run(r, e.run);
+            known_lock(r, e.lock_id);
+            known_lock(r, e.holder_lock_id);
+            if (!r.ok())
+                return skips.add("edges", r.why());
+            s.edges.push_back(e);
+        });
+    }
 
     q = select(db, path,
                "SELECT run, pid, tgid, comm, " + counters + (s.schema_version >= 3 ? ", cgroup" : ", ''") +

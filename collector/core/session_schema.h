@@ -73,7 +73,8 @@ inline constexpr const char* kSchemaSql =
     " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
     LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_LOST_DDL)
     " unmatched_ends INTEGER NOT NULL DEFAULT 0, "
-    " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL);"
+    " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL, "
+    " holder_samples INTEGER NOT NULL DEFAULT 0, holder_changed INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
     " mode TEXT NOT NULL, caller TEXT NOT NULL, address INTEGER NOT NULL, flags INTEGER NOT NULL, "
     " name_source TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '', "
@@ -88,6 +89,8 @@ inline constexpr const char* kSchemaSql =
     "CREATE TABLE stacks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, role TEXT NOT NULL, "
     " frames TEXT NOT NULL, samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
     "CREATE INDEX stacks_by_run ON stacks(run);"
+    "CREATE TABLE edges(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, holder_lock_id INTEGER NOT NULL, "
+    " samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
     "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
     " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ", cgroup TEXT NOT NULL DEFAULT '');"
     "CREATE INDEX tasks_by_run ON tasks(run);"

@@ -103,7 +103,7 @@ int open_output(const std::string& path, bool overwrite)
 
 struct SessionWriter::Statements {
     Stmt upsert_meta, insert_run, update_run, insert_lock, insert_interval, insert_lock_interval,
-        delete_stacks, insert_stack, delete_tasks, insert_task, insert_episode;
+        delete_stacks, insert_stack, delete_edges, insert_edge, delete_tasks, insert_task, insert_episode;
 };
 
 SessionWriter::SessionWriter(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
@@ -189,7 +189,7 @@ void SessionWriter::prepare()
         s->insert_run =
             Stmt(db_, "INSERT INTO runs(label, start_ns, status) VALUES(?, ?, 'running')");
         string update = "UPDATE runs SET end_ns = ?, status = ?, unmatched_ends = ?, "
-                        "stack_samples = ?, ops = ?";
+                        "stack_samples = ?, ops = ?, holder_samples = ?, holder_changed = ?";
         for (const string& c : detail::lost_column_names())
             update += ", " + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
@@ -205,6 +205,9 @@ void SessionWriter::prepare()
                        placeholders(3 + detail::kCounterColumnCount) + ")")
                           .c_str());
         s->delete_stacks = Stmt(db_, "DELETE FROM stacks WHERE run = ?");
+        s->delete_edges = Stmt(db_, "DELETE FROM edges WHERE run = ?");
+        s->insert_edge = Stmt(db_, "INSERT INTO edges(run, lock_id, holder_lock_id, samples, wait_ns) "
+                                   "VALUES(?, ?, ?, ?, ?)");
         s->insert_stack = Stmt(db_, "INSERT INTO stacks(run, lock_id, role, frames, samples, "
                                     "wait_ns) VALUES(?, ?, ?, ?, ?, ?)");
         s->delete_tasks = Stmt(db_, "DELETE FROM tasks WHERE run = ?");
@@ -314,8 +317,10 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
     sqlite3_bind_int64(st, 3, to_db(r.unmatched_ends));
     sqlite3_bind_int64(st, 4, to_db(r.stack_samples));
     bind_opt(st, 5, r.ops);
+    sqlite3_bind_int64(st, 6, to_db(r.holder_samples));
+    sqlite3_bind_int64(st, 7, to_db(r.holder_changed));
     const LostCounters& l = r.lost;
-    int col = 6;
+    int col = 8;
 #define LOCKSCOPE_X(member, label) sqlite3_bind_int64(st, col++, to_db(l.member));
     LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
@@ -401,6 +406,19 @@ void SessionWriter::write_interval(const IntervalBatch& b)
             bind_text(st, 4, join_frames(s.frames));
             sqlite3_bind_int64(st, 5, to_db(s.samples));
             sqlite3_bind_int64(st, 6, to_db(s.wait_ns));
+            LOCKSCOPE_STEP(st);
+        }
+
+        st = stmts_->delete_edges.get();
+        sqlite3_bind_int64(st, 1, t.run);
+        LOCKSCOPE_STEP(st);
+        st = stmts_->insert_edge.get();
+        for (const WaitEdge& e : b.edges) {
+            sqlite3_bind_int64(st, 1, t.run);
+            sqlite3_bind_int64(st, 2, e.lock_id);
+            sqlite3_bind_int64(st, 3, e.holder_lock_id);
+            sqlite3_bind_int64(st, 4, to_db(e.samples));
+            sqlite3_bind_int64(st, 5, to_db(e.wait_ns));
             LOCKSCOPE_STEP(st);
         }
 

@@ -23,7 +23,8 @@
 //   1  the first format (lost_nested, lost_abandoned, episodes added within it)
 //   2  locks.name_source, locks.detail, locks.instance (lock identity); meta
 //      lock_identity says which kernel data sources named the locks
-//   3  tasks.cgroup (the task's cgroup v2 path)
+//   3  tasks.cgroup (the task's cgroup v2 path); holder stacks (stacks.role
+//      "holder:<state>"), runs.holder_samples/holder_changed, table edges
 #pragma once
 
 #include "core/model.h"
@@ -86,6 +87,7 @@ struct IntervalBatch {
     std::vector<LockInfo> new_locks;   // locks first seen in this interval, ids preassigned
     std::vector<LockInterval> locks;   // sparse deltas: only locks that changed
     std::vector<StackSample> stacks;   // the run's cumulative samples: replace that run's rows
+    std::vector<WaitEdge> edges;       // the same, for the wait-chain edges
     std::vector<TaskStats> tasks;      // cumulative per task: replace that run's rows
     RunInfo run;                       // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;     // --trace: episodes finished in the interval (stored under totals.run)

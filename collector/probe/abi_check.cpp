@@ -17,7 +17,7 @@ static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 96);
 static_assert(sizeof(ls_cpu_idle) == 16);
-static_assert(sizeof(ls_counters) == 16 * 8);
+static_assert(sizeof(ls_counters) == 19 * 8);
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 80);

@@ -39,6 +39,7 @@ struct BtfCheck {
     bool begin = false, end = false, sched_switch = false, sched_waking = false;
     bool task_on_cpu = false;
     bool kmem_cache_kfunc = false;
+    bool task_from_pid_kfunc = false;
 };
 
 BtfCheck check_btf()
@@ -55,6 +56,8 @@ BtfCheck check_btf()
     c.sched_waking = has("btf_trace_sched_waking");
     c.task_on_cpu = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT) >= 0;
     c.kmem_cache_kfunc = btf__find_by_name_kind(vmlinux, "bpf_get_kmem_cache", BTF_KIND_FUNC) >= 0;
+    c.task_from_pid_kfunc = btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) >= 0 &&
+                            btf__find_by_name_kind(vmlinux, "bpf_task_release", BTF_KIND_FUNC) >= 0;
     btf__free(vmlinux);
     return c;
 }
@@ -104,6 +107,11 @@ bool kmem_cache_kfunc_available()
     return check_btf().kmem_cache_kfunc;
 }
 
+bool holder_stacks_available()
+{
+    return check_btf().task_from_pid_kfunc;
+}
+
 bool recording_supported(std::string* why)
 {
     for (const Feature& f : detect_features()) {
@@ -144,6 +152,9 @@ std::vector<Feature> detect_features()
                    btf.kmem_cache_kfunc ? "bpf_get_kmem_cache: locks in slab objects named by type and member"
                                         : "no bpf_get_kmem_cache (needs 6.13+): slab objects' locks are named by "
                                           "the current task's members and callers only"});
+    out.push_back({"holder stacks", btf.task_from_pid_kfunc, false,
+                   btf.task_from_pid_kfunc ? "bpf_task_from_pid: the lock holder's stack when a waiter queues"
+                                           : "no bpf_task_from_pid (needs 6.2+): holders' states only, no stacks"});
     out.push_back({"ring buffer", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr) == 1, false,
                    "per-episode trace mode"});
     const std::string stats = read_first_line("/proc/sys/kernel/bpf_stats_enabled");

@@ -29,6 +29,10 @@ std::string tracefs_mount_point();
 // name slab objects.
 bool kmem_cache_kfunc_available();
 
+// The kernel has bpf_task_from_pid (6.2+): the holder of a mutex or rwsem
+// can be sampled (its stack, what it was doing) when a waiter queues.
+bool holder_stacks_available();
+
 // True when every required feature is present; otherwise `why` says which
 // one is missing and what it needs.
 bool recording_supported(std::string* why = nullptr);

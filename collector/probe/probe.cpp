@@ -239,6 +239,7 @@ Probe Probe::attach(const ProbeOptions& options)
     bpf_program__set_autoload(skel->progs.on_process_fork, skel->rodata->targ_tree);
     bpf_program__set_autoload(skel->progs.on_process_exit, skel->rodata->targ_tree);
     skel->rodata->stack_period = options.stack_period;
+    skel->rodata->holder_period = options.holder_period;
     skel->rodata->targ_kinds = options.kind_bits;
     if (options.cgroups.size() > LS_MAX_CGROUPS)
         throw UsageError("at most " + std::to_string(LS_MAX_CGROUPS) + " --cgroup options");
@@ -259,6 +260,9 @@ Probe Probe::attach(const ProbeOptions& options)
     probe.slab_lookup_ = kmem_cache_kfunc_available();
     bpf_program__set_autoload(skel->progs.on_contention_end_kmem, probe.slab_lookup_);
     bpf_program__set_autoload(skel->progs.on_contention_end, !probe.slab_lookup_);
+    const bool holders = holder_stacks_available();
+    bpf_program__set_autoload(skel->progs.on_contention_begin_holders, holders);
+    bpf_program__set_autoload(skel->progs.on_contention_begin, !holders);
     bpf_map__set_max_entries(skel->maps.stack_samples, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.stacks, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.task_stats, options.max_tasks);
@@ -417,6 +421,7 @@ RawSnapshot Probe::snapshot()
     if (rwsem_spin_)
         rwsem_spin_->merge_into(out);
     read_stacks(out);
+    read_edges(out);
     return out;
 }
 
@@ -443,6 +448,8 @@ void Probe::read_cpu_state(RawSnapshot& out)
             r.ends += c.ends;
             r.unmatched_ends += c.unmatched_ends;
             r.stack_samples += c.stack_samples;
+            r.holder_samples += c.holder_samples;
+            r.holder_changed += c.holder_changed;
 #define LOCKSCOPE_X(f, label) r.lost.f += c.lost_##f;
             LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
@@ -504,17 +511,24 @@ const RawIdentity& Probe::identity_of(uint32_t row)
     return r;
 }
 
+// Samples and wait of a per-CPU ls_stack_stats value, over the CPUs.
+static std::pair<uint64_t, uint64_t> sum_cpus(const ls_stack_stats* per_cpu, uint32_t cpus)
+{
+    std::pair<uint64_t, uint64_t> sum{0, 0};
+    for (uint32_t cpu = 0; cpu < cpus; cpu++) {
+        sum.first += per_cpu[cpu].samples;
+        sum.second += per_cpu[cpu].wait_ns;
+    }
+    return sum;
+}
+
 void Probe::read_stacks(RawSnapshot& out)
 {
     std::vector<ls_stack_key> fresh;  // stacks not yet delivered, fetched after the walk
     for_each_entry<ls_stack_key, ls_stack_stats>(
         skel_->maps.stack_samples, possible_cpus_, [&](const ls_stack_key& key, const ls_stack_stats* per_cpu) {
-            RawStack s{key.lock, key.flags, key.stack_id, key.role, 0, 0};
-            for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++) {
-                s.samples += per_cpu[cpu].samples;
-                s.wait_ns += per_cpu[cpu].wait_ns;
-            }
-            out.stacks.push_back(s);
+            const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_);
+            out.stacks.push_back({key.lock, key.flags, key.stack_id, key.role, samples, wait_ns});
             if (!delivered_stacks_.count(key.stack_id))
                 fresh.push_back(key);
         });
@@ -523,7 +537,8 @@ void Probe::read_stacks(RawSnapshot& out)
             continue;
         uint64_t ips[LS_MAX_STACK_DEPTH] = {};
         const uint32_t id = uint32_t(key.stack_id);
-        if (bpf_map__lookup_elem(skel_->maps.stacks, &id, sizeof id, ips, sizeof ips, 0) != 0)
+        bpf_map* frames_map = id & LS_HOLDER_STACK_BIT ? skel_->maps.holder_stacks : skel_->maps.stacks;
+        if (bpf_map__lookup_elem(frames_map, &id, sizeof id, ips, sizeof ips, 0) != 0)
             continue;
         std::vector<uint64_t>& frames = out.stack_ips[key.stack_id];
         for (uint64_t ip : ips) {
@@ -533,6 +548,15 @@ void Probe::read_stacks(RawSnapshot& out)
         }
         delivered_stacks_.insert(key.stack_id);
     }
+}
+
+void Probe::read_edges(RawSnapshot& out)
+{
+    for_each_entry<ls_edge_key, ls_stack_stats>(
+        skel_->maps.chain_edges, possible_cpus_, [&](const ls_edge_key& key, const ls_stack_stats* per_cpu) {
+            const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_);
+            out.edges.push_back({key.lock, key.flags, key.holder_lock, key.holder_flags, samples, wait_ns});
+        });
 }
 
 void Probe::read_tasks(RawSnapshot& out)

@@ -23,6 +23,7 @@ struct ProbeOptions {
     uint32_t tgid = 0;            // 0: every process
     bool children = true;         // with tgid: also every process it creates after the attach, and theirs
     uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
+    uint32_t holder_period = 16;  // the holder's stack at one queued begin in N per CPU; 0: none
     uint32_t kind_bits = 0;       // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
     std::vector<CgroupTarget> cgroups;  // record --cgroup: only tasks in these (or below); empty: all
     uint32_t max_locks = 16384;   // distinct (lock, kind) keys
@@ -86,6 +87,7 @@ private:
     void read_locks(RawSnapshot& out);
     void read_stacks(RawSnapshot& out);
     void read_tasks(RawSnapshot& out);
+    void read_edges(RawSnapshot& out);
     void read_cpu_state(RawSnapshot& out);
     const RawIdentity& identity_of(uint32_t row);
 

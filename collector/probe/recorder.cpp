@@ -229,6 +229,7 @@ std::map<std::string, std::string> session_meta(const RecordOptions& o)
     meta["recorder"] = "kernel";
     meta["interval_ms"] = std::to_string(std::lround(o.interval_s * 1000));
     meta["stack_period"] = std::to_string(o.probe.stack_period);
+    meta["holder_period"] = holder_stacks_available() ? std::to_string(o.probe.holder_period) : "unavailable";
     if (o.probe.trace) {
         meta["trace"] = "on";
         meta["trace_buffer_mib"] = std::to_string(o.probe.trace_buffer_mib);

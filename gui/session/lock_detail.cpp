@@ -12,10 +12,20 @@ std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<
 {
     std::map<std::vector<std::string>, StackEntry> merged;
     for (const StackSample& st : s.stacks) {
-        if (st.role != role || !ids.count(st.lock_id))
+        if (!ids.count(st.lock_id))
             continue;
-        StackEntry& e = merged[st.frames];
-        e.frames = st.frames;
+        std::vector<std::string> frames = st.frames;
+        if (role == "holder" && st.holder()) {
+            // What the holder was doing comes first; a running holder's
+            // stack cannot be read from another CPU.
+            frames.insert(frames.begin(), st.frames.empty() && st.holder_state() == "running"
+                                              ? "(running on another CPU)"
+                                              : "(" + st.holder_state() + ")");
+        } else if (st.role != role) {
+            continue;
+        }
+        StackEntry& e = merged[frames];
+        e.frames = frames;
         e.samples += st.samples;
         e.wait_ns += st.wait_ns;
     }
@@ -97,6 +107,7 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
     std::unordered_set<int64_t> ids(g.lock_ids.begin(), g.lock_ids.end());
     d.waiters = merge_stacks(s, ids, "waiter");
     d.wakers = merge_stacks(s, ids, "waker");
+    d.holders = merge_stacks(s, ids, "holder");
     return d;
 }
 

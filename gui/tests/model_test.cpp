@@ -169,13 +169,14 @@ void ModelTest::detailModels()
 {
     HistogramModel histogram;
     OwnerStateModel owner;
-    StackModel waiters, wakers;
+    StackModel waiters, wakers, holders;
     InstanceModel objects;
     QAbstractItemModelTester t5(&objects, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t1(&histogram, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t2(&owner, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t3(&waiters, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t4(&wakers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t6(&holders, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const auto& locks = report_["locks"];
     for (size_t g = 0; g < snap_->groups.size(); ++g) {
         const LockDetail d = build_lock_detail(*snap_, g);
@@ -195,7 +196,21 @@ void ModelTest::detailModels()
                      l["owner_at_queueing"][owner_state_name(s)].get<uint64_t>());
         waiters.setStacks(d.waiters);
         wakers.setStacks(d.wakers);
+        holders.setStacks(d.holders);
         QVERIFY(waiters.rowCount() > 0);
+        // Holder stacks: every holder sample of the row's locks, each led by
+        // what the holder was doing.
+        uint64_t holder_raw = 0, holder_shown = 0;
+        for (const StackSample& s : snap_->session->stacks)
+            if (s.holder() && std::count(snap_->groups[g].lock_ids.begin(), snap_->groups[g].lock_ids.end(), s.lock_id))
+                holder_raw += s.samples;
+        for (const StackEntry& h : d.holders) {
+            holder_shown += h.samples;
+            QVERIFY(!h.frames.empty());
+            QVERIFY(h.frames[0] == "(preempted)" || h.frames[0] == "(running on another CPU)");
+        }
+        QCOMPARE(holder_shown, holder_raw);
+        QCOMPARE(holders.rowCount(), int(d.holders.size()));
         // The objects add up to the class row, as report --by instance's rows do.
         objects.setInstances(d.instances);
         QVERIFY(objects.rowCount() > 0);

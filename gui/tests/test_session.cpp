@@ -155,6 +155,16 @@ struct LiveSession::State {
                             "do_syscall_64+0x5b"};
                 w.samples = uint64_t(std::max(1.0, weight(id) * 2) * double(next_index + 1));
                 out.push_back(w);
+                // The holder: preempted inside the caller, or running elsewhere (no frames).
+                StackSample h = w;
+                h.role = "holder:preempted";
+                h.frames = {l.caller + "+0x" + std::to_string(0x60), "vfs_write+0x249", "do_syscall_64+0x5b"};
+                h.wait_ns = h.samples * 9000;
+                out.push_back(h);
+                h.role = "holder:running";
+                h.frames.clear();
+                h.samples = 1;
+                out.push_back(h);
             }
         }
         return out;

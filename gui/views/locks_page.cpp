@@ -48,6 +48,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     owner_ = new OwnerStateModel(this);
     waiters_ = new StackModel(this);
     wakers_ = new StackModel(this);
+    holders_ = new StackModel(this);
     instances_ = new InstanceModel(this);
 
     filter_edit_ = new QLineEdit(this);
@@ -91,9 +92,11 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     owner_chart_->setEmptyText(tr("No spinner queued on this lock\n(spinlocks do not record owner state)"));
     waiter_view_ = stack_view(waiters_, this);
     waker_view_ = stack_view(wakers_, this);
+    holder_view_ = stack_view(holders_, this);
     auto* stacks = new QTabWidget(this);
     stacks->addTab(waiter_view_, tr("Caller stacks"));
     stacks->addTab(waker_view_, tr("Waker stacks"));
+    stacks->addTab(holder_view_, tr("Holder stacks"));
     auto* objects = new QTreeView(this);
     objects->setModel(instances_);
     objects->setRootIsDecorated(false);
@@ -191,6 +194,7 @@ void LocksPage::showSelected()
         owner_->setCounts({});
         waiters_->setStacks({});
         wakers_->setStacks({});
+        holders_->setStacks({});
         instances_->setInstances({});
         histogram_chart_->setBars({});
         series_chart_->setLines({}, snap ? snap->timeline.end_s() : 1.0);
@@ -230,6 +234,7 @@ void LocksPage::showSelected()
 
     waiters_->setStacks(detail.waiters);
     wakers_->setStacks(detail.wakers);
+    holders_->setStacks(detail.holders);
     instances_->setInstances(detail.instances);
     emit lockSelected(selected_key_);
 }

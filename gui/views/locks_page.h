@@ -1,5 +1,5 @@
 // Locks: the sortable, filterable table and, for the selected row, its wait
-// histogram, time series, owner state at queueing, caller and waker stacks.
+// histogram, time series, owner state at queueing, caller, waker and holder stacks.
 #pragma once
 
 #include "session/snapshot.h"
@@ -38,6 +38,7 @@ public:
     OwnerStateModel* ownerStates() const { return owner_; }
     StackModel* waiters() const { return waiters_; }
     StackModel* wakers() const { return wakers_; }
+    StackModel* holders() const { return holders_; }
     InstanceModel* instances() const { return instances_; }
 
     void selectFirstRow();
@@ -56,6 +57,7 @@ private:
     OwnerStateModel* owner_;
     StackModel* waiters_;
     StackModel* wakers_;
+    StackModel* holders_;
     InstanceModel* instances_;
     QLineEdit* filter_edit_;
     QLabel* count_;
@@ -66,6 +68,7 @@ private:
     charts::BarChart* owner_chart_;
     QTreeView* waiter_view_;
     QTreeView* waker_view_;
+    QTreeView* holder_view_;
     QString selected_key_;  // kept across live reloads
 };
 

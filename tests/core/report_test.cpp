@@ -152,6 +152,59 @@ TEST(ReportTest, GroupsByCgroupAndKeepsWhatNoTaskPublished)
     EXPECT_NE(format_text(rep).find("\ncgroup "), std::string::npos) << format_text(rep);
 }
 
+// Holder stacks roll up with their lock row: merged across the row's locks
+// and runs, ranked by the wait queued behind them, at most three a row.
+TEST(ReportTest, HoldersRollUpWithTheirLockAndShareItsSampledWait)
+{
+    Session s = sample();
+    const Report before = build_report(s, {.top = 0});
+    const std::string name = before.rows[0].name;
+    std::vector<int64_t> ids;
+    for (const LockInfo& l : s.locks)
+        if (l.name == name)
+            ids.push_back(l.id);
+    ASSERT_FALSE(ids.empty());
+    auto holder = [&](int64_t run, const std::string& role, std::vector<std::string> frames, uint64_t samples,
+                      uint64_t wait) {
+        StackSample st;
+        st.run = run;
+        st.lock_id = ids.back();
+        st.role = role;
+        st.frames = std::move(frames);
+        st.samples = samples;
+        st.wait_ns = wait;
+        s.stacks.push_back(st);
+    };
+    holder(1, "holder:preempted", {"__ext4_find_entry+0x16e", "ext4_unlink+0x1"}, 3, 300);
+    holder(2, "holder:preempted", {"__ext4_find_entry+0x16e", "ext4_unlink+0x1"}, 1, 300);
+    holder(1, "holder:running", {}, 4, 200);
+    holder(1, "holder:sleeping", {"schedule+0x1"}, 1, 100);
+    holder(1, "holder:io-wait", {"io_schedule+0x1"}, 1, 50);
+    const Report rep = build_report(s, {.top = 0});
+    const ReportRow& row = rep.rows[0];
+    ASSERT_EQ(row.name, name);
+    ASSERT_EQ(row.holders.size(), 3u);
+    EXPECT_EQ(row.holder_samples, 10u);
+    EXPECT_EQ(row.holders[0].state, "preempted");
+    EXPECT_EQ(row.holders[0].samples, 4u);
+    EXPECT_DOUBLE_EQ(row.holders[0].share, 600.0 / 950.0);
+    EXPECT_EQ(row.holders[1].state, "running");
+    EXPECT_TRUE(row.holders[1].frames.empty());
+    EXPECT_EQ(row.holders[2].state, "sleeping");
+    for (size_t i = 1; i < rep.rows.size(); i++)
+        EXPECT_TRUE(rep.rows[i].holders.empty());
+
+    const std::string text = format_text(rep);
+    EXPECT_NE(text.find("preempted __ext4_find_entry <- ext4_unlink"), std::string::npos) << text;
+    EXPECT_NE(text.find("(running on another CPU: its stack cannot be read)"), std::string::npos) << text;
+    const nlohmann::json j = nlohmann::json::parse(format_json(rep));
+    EXPECT_EQ(j["locks"][0]["holders"][0]["state"], "preempted");
+    EXPECT_EQ(j["locks"][0]["holders"][0]["stack"][0], "__ext4_find_entry+0x16e");
+    EXPECT_EQ(j["locks"][0]["holder_samples"], 10);
+    // Holders describe a lock: not a task, caller or kind.
+    EXPECT_TRUE(build_report(s, {.by = GroupBy::Kind, .top = 0}).rows[0].holders.empty());
+}
+
 TEST(ReportTest, SelectsOneRun)
 {
     Report one = build_report(sample(), {.top = 0, .run = 2});
