@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/metadata.h"
+#include "core/policy_labels.h"
 #include "core/session_store.h"
 #include "probe/oncpu_oracle.h"
 
@@ -141,7 +142,16 @@ std::vector<std::string> split_locks(const std::vector<std::string>& given)
             start = comma + 1;
         }
     }
-    return out.empty() ? std::vector<std::string>{"pthread_mutex", "mutex"} : out;
+    if (out.empty())
+        return {"pthread_mutex", "mutex"};
+    // Old policy labels still work, with a note on what they name now.
+    for (std::string& name : out) {
+        std::string note;
+        name = current_lock_name(name, note);
+        if (!note.empty())
+            std::fprintf(stderr, "lockscope bench: note: %s\n", note.c_str());
+    }
+    return out;
 }
 
 // 1-minute load average: other processes compete with the bench for CPUs

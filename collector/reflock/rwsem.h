@@ -4,7 +4,7 @@
 //   - 3.15 .. 4.7: rwsem-xadd (kernel/locking/rwsem-xadd.c): the count holds
 //     an active part (readers + writer) and a negative WAITING bias; readers
 //     do not record themselves in `owner`.
-//   - 5.2 .. 6.x: the v5.3 rework (kernel/locking/rwsem.c): count bits
+//   - 5.3-rc-tip .. 5.19: the v5.3 rework (kernel/locking/rwsem.c): count bits
 //     WRITER_LOCKED / WAITERS / HANDOFF + reader count; `owner` carries
 //     READER_OWNED and NONSPINNABLE flags.
 // Policies and the kernel code each one follows are listed in rwsem_policy.cpp.
@@ -30,11 +30,11 @@
 
 namespace reflock {
 
-enum class Policy : std::uint8_t { V3_15, V3_16, V3_16_Fix, V4_7, V4_7_Hacked, V5_2, V5_3, V6_X };
+enum class Policy : std::uint8_t { V3_15, V3_16_Rc2, V3_16, V4_7, V4_7_Hacked, V5_3_RcTip, V5_4, V5_19 };
 
 std::string_view to_string(Policy policy) noexcept;
 std::span<const Policy> all_policies() noexcept;
-// "3.15, 3.16, 3.16-fix, 4.7, 4.7-hacked, 5.2, 5.3, 6.x"
+// "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19"
 std::string policy_names();
 // Throws std::invalid_argument("unknown rwsem policy 'x' (valid: ...)").
 Policy parse_policy(std::string_view name);
@@ -43,14 +43,14 @@ Policy parse_policy(std::string_view name);
 struct PolicyTraits {
   bool xadd_model;             // 3.15-4.7 count model, else the 5.3 rework's
   bool writer_spins;           // optimistic spinning at all (3.16+)
-  bool spin_without_owner;     // 3.16: rwsem_can_spin_on_owner() true when owner NULL
-  bool new_writer_stops_spin;  // 3.16: spin_on_owner returns "owner == NULL"
+  bool spin_without_owner;     // 3.16-rc2: rwsem_can_spin_on_owner() true when owner NULL
+  bool new_writer_stops_spin;  // 3.16-rc2, 3.16: spin_on_owner returns "owner == NULL"
   bool stop_on_null_owner_busy_count; // 4.1-4.7: ... NULL owner and count != 0 stops the spin
   bool wake_skipped_for_spinner;      // 4.2+: rwsem_wake only trylocks wait_lock if a spinner exists
-  bool handoff_stops_spinners; // 5.2: a pending HANDOFF ends optimistic spinning
-  bool handoff_writer_spins;   // 5.3+: the handoff writer spins on an on-CPU owner
-  bool reader_owned_spin;      // 6.x: spin on a reader-owned lock until a deadline, then NONSPINNABLE
-  bool reader_steal;           // 6.x: readers in the slow path steal a free lock
+  bool handoff_stops_spinners; // 5.3-rc-tip: a pending HANDOFF ends the spin on a writer owner
+  bool handoff_writer_spins;   // 5.4+: the handoff writer spins on an on-CPU owner
+  bool reader_owned_spin;      // 5.3+: spin on a reader-owned lock until a deadline, then NONSPINNABLE
+  bool reader_steal;           // 5.11+: readers in the slow path steal a free lock
 };
 PolicyTraits traits(Policy policy) noexcept;
 
@@ -62,7 +62,7 @@ struct RwSemOptions {
 
 class RwSem {
 public:
-  explicit RwSem(Policy policy = Policy::V6_X, RwSemOptions options = {}) noexcept;
+  explicit RwSem(Policy policy = Policy::V5_19, RwSemOptions options = {}) noexcept;
   RwSem(const RwSem&) = delete;
   RwSem& operator=(const RwSem&) = delete;
 
@@ -81,8 +81,8 @@ public:
   }
   bool owner_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kNonSpinnable; }
 
-  static constexpr std::uint64_t kReaderOwned = 0x1;  // RWSEM_READER_OWNED (5.2+)
-  static constexpr std::uint64_t kNonSpinnable = 0x2; // RWSEM_NONSPINNABLE (6.x)
+  static constexpr std::uint64_t kReaderOwned = 0x1;  // RWSEM_READER_OWNED (5.3+)
+  static constexpr std::uint64_t kNonSpinnable = 0x2; // RWSEM_NONSPINNABLE (5.3+; 5.3-5.10 had RD and WR bits)
   static constexpr unsigned kOwnerShift = 2;
 
 private:

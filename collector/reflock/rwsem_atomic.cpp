@@ -1,9 +1,10 @@
-// The v5.3-rework model, policies 5.2, 5.3 and 6.x: kernel/locking/rwsem.c
-// (rwsem_down_write_slowpath, rwsem_down_read_slowpath, rwsem_mark_wake,
-// rwsem_optimistic_spin, rwsem_try_write_lock) as of 6.x, with the 5.2/5.3
-// differences switched by PolicyTraits. Not modelled: the 5.3-5.10 reader
-// optimistic spinning, RT tasks, signals, and 6.x's early handoff in
-// rwsem_del_wake_waiter().
+// The v5.3-rework model, policies 5.3-rc-tip, 5.4 and 5.19:
+// kernel/locking/rwsem.c (rwsem_down_write_slowpath, rwsem_down_read_slowpath,
+// rwsem_mark_wake, rwsem_optimistic_spin, rwsem_try_write_lock) as of 5.19,
+// with the earlier releases' differences switched by PolicyTraits. What is not
+// modelled (the 5.3-5.10 reader optimistic spinning and its adaptive
+// disabling, 6.3's direct handoff, RT tasks, signals ...) is listed in
+// README.md.
 #include "reflock/rwsem.h"
 
 #include "reflock/detail/probes.h"
@@ -167,8 +168,8 @@ RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFa
   const auto owner = static_cast<std::uint32_t>(word >> kOwnerShift);
   detail::hook(HookPoint::SpinOnOwner, this);
   for (;;) {
-    // 5.2 (4f23dbc1e657 until 91d2a812dfb9): a pending HANDOFF ends the
-    // spin at once, at the top of every iteration, even while the owner runs.
+    // 5.3-rc-tip (4f23dbc1e657 until 91d2a812dfb9): a pending HANDOFF ends
+    // the spin at the top of every iteration, even while the owner runs.
     if (traits_.handoff_stops_spinners && (count_.load(relaxed) & kFlagHandoff)) {
       why = SpinFail::Handoff;
       return OwnerState::NonSpinnable;
@@ -237,8 +238,8 @@ bool RwSem::atomic_optimistic_spin(SpinFail& why) {
       break;
     }
     if (state == OwnerState::Reader) {
-      // 6.x: spin on readers until (10 + readers/2) us, then mark the lock
-      // NONSPINNABLE so later writers queue at once.
+      // 5.3+ (7d43f1ce9dd0): spin on readers until (10 + readers/2) us, then
+      // mark the lock NONSPINNABLE so later writers queue at once.
       if (prev_state != OwnerState::Reader) {
         if (owner_.load(relaxed) & kNonSpinnable) {
           why = SpinFail::NonSpinnable;
@@ -271,7 +272,7 @@ bool RwSem::atomic_optimistic_spin(SpinFail& why) {
   return taken;
 }
 
-// rwsem_try_write_lock() (6.x), under wait_lock.
+// rwsem_try_write_lock() (5.19, 6eebd5fb2083), under wait_lock.
 bool RwSem::atomic_try_write_lock(detail::Waiter& waiter) {
   detail::Waiter* first = waiters_.front();
   std::int64_t count = count_.load(relaxed);
@@ -330,7 +331,7 @@ void RwSem::atomic_down_write_slow() {
   }
   while (!atomic_try_write_lock(waiter)) {
     wait_lock_.unlock();
-    // 5.3+: the handoff writer spins on an on-CPU writer owner and retries
+    // 5.4+: the handoff writer spins on an on-CPU writer owner and retries
     // at once if it just released the lock.
     bool retry_now = false;
     if (traits_.handoff_writer_spins && waiter.handoff_set.load(relaxed)) {

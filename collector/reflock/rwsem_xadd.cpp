@@ -130,7 +130,7 @@ bool RwSem::xadd_spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, 
     }
     detail::cpu_relax();
   }
-  if (traits_.new_writer_stops_spin) { // 3.16: "return sem->owner == NULL"
+  if (traits_.new_writer_stops_spin) { // 3.16-rc2, 3.16: "return sem->owner == NULL"
     if (owner_tid() != 0) {
       why = SpinFail::OwnerChanged;
       return false;
@@ -165,7 +165,7 @@ bool RwSem::xadd_optimistic_spin(SpinFail& why) {
         why = SpinFail::OwnerNullCountBusy;
         return false;
       }
-    } else { // 3.16-fix: no owner, no spinning
+    } else { // 3.16: no owner, no spinning
       why = SpinFail::NoOwner;
       return false;
     }

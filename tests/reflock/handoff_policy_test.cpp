@@ -1,5 +1,5 @@
-// The handoff decision that separates policy "5.2" from "5.3", and 6.x's
-// NONSPINNABLE marking seen by a second writer, driven with test hooks.
+// The handoff decisions that separate policy "5.3-rc-tip" from "5.4", and the
+// NONSPINNABLE marking (5.3+) seen by a second writer, driven with test hooks.
 //
 // Kernel reference (kernel/locking/rwsem.c):
 //   - Before 91d2a812dfb9 ("locking/rwsem: Make handoff writer optimistically
@@ -9,7 +9,7 @@
 //   - 91d2a812dfb9 removes that check (spinners ignore HANDOFF) and adds, after
 //     rwsem_try_write_lock() sets the bit, `if (wstate == WRITER_HANDOFF &&
 //     rwsem_spin_on_owner(sem, 0) == OWNER_NULL) goto trylock_again;`.
-//   - 6.x rwsem_can_spin_on_owner(): RWSEM_NONSPINNABLE in owner -> no spin.
+//   - 5.3+ rwsem_can_spin_on_owner(): RWSEM_NONSPINNABLE in owner -> no spin.
 //
 // Which thread asks "is the owner running?" is chosen by the oracle below: a
 // waiter is made to queue at once by answering "off CPU" to it alone.
@@ -48,10 +48,10 @@ public:
 // entry. M releases; Y takes the lock (fast path). Waiter W (blind: queues at
 // once) becomes first waiter and sets HANDOFF (timeout 0), then sleeps. S is
 // let go: its owner word changed to Y, a writer, with HANDOFF set.
-//   5.2 (kernel before 91d2a812dfb9): S stops spinning and queues. In the
-//       kernel S's next rwsem_spin_on_owner(Y) returns NONSPINNABLE at the
-//       loop's HANDOFF check; here the check after spin_on_owner returns.
-//   5.3 (91d2a812dfb9): S ignores HANDOFF, spins on Y, then on W (who gets
+//   5.3-rc-tip (kernel before 91d2a812dfb9): S stops spinning and queues:
+//       its rwsem_spin_on_owner() returns NONSPINNABLE at the loop's HANDOFF
+//       check while a writer owns the lock.
+//   5.4 (91d2a812dfb9): S ignores HANDOFF, spins on Y, then on W (who gets
 //       the lock by handoff), and takes it after W without sleeping.
 struct SpinnerResult {
   Counters spinner, waiter;
@@ -113,7 +113,7 @@ SpinnerResult spinner_meets_handoff(Policy policy) {
     sem.unlock();
     result.waiter = this_thread_counters() - before;
   });
-  // W queued first, set HANDOFF and went to sleep (in 5.3 too: Y is "off CPU"
+  // W queued first, set HANDOFF and went to sleep (in 5.4 too: Y is "off CPU"
   // to W, so its handoff spin ends at once).
   EXPECT_TRUE(eventually([&] { return w_sleeps.load() >= 1; }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
@@ -131,8 +131,8 @@ SpinnerResult spinner_meets_handoff(Policy policy) {
   return result;
 }
 
-TEST(RwSemHandoff, V5_2SpinnerQueuesOnPendingHandoff) {
-  const SpinnerResult r = spinner_meets_handoff(Policy::V5_2);
+TEST(RwSemHandoff, V5_3RcTipSpinnerQueuesOnPendingHandoff) {
+  const SpinnerResult r = spinner_meets_handoff(Policy::V5_3_RcTip);
   EXPECT_EQ(r.spinner.spin_attempts, 1u);
   EXPECT_EQ(r.spinner.spin_successes, 0u);
   EXPECT_EQ(r.spinner.spin_failures, 1u);
@@ -144,8 +144,8 @@ TEST(RwSemHandoff, V5_2SpinnerQueuesOnPendingHandoff) {
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-TEST(RwSemHandoff, V5_3SpinnerIgnoresPendingHandoff) {
-  const SpinnerResult r = spinner_meets_handoff(Policy::V5_3);
+TEST(RwSemHandoff, V5_4SpinnerIgnoresPendingHandoff) {
+  const SpinnerResult r = spinner_meets_handoff(Policy::V5_4);
   EXPECT_EQ(r.spinner.spin_attempts, 1u);
   EXPECT_EQ(r.spinner.spin_successes, 1u);
   EXPECT_EQ(r.spinner.spin_failures, 0u);
@@ -158,7 +158,7 @@ TEST(RwSemHandoff, V5_3SpinnerIgnoresPendingHandoff) {
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-// --- 2. The handoff writer: sleep (5.2) or spin on the running owner (5.3) --
+// --- 2. The handoff writer: sleep (5.3-rc-tip) or spin on the running owner (5.4)
 //
 // M holds the lock. W's optimistic spin is refused (blind), then W sees M on
 // CPU again; W queues first and sets HANDOFF (timeout 0). M releases only
@@ -208,16 +208,16 @@ HandoffWriterResult handoff_writer(Policy policy) {
   return result;
 }
 
-TEST(RwSemHandoff, V5_2HandoffWriterSleeps) {
-  const HandoffWriterResult r = handoff_writer(Policy::V5_2);
+TEST(RwSemHandoff, V5_3RcTipHandoffWriterSleeps) {
+  const HandoffWriterResult r = handoff_writer(Policy::V5_3_RcTip);
   EXPECT_EQ(r.waiter.failures(SpinFail::OwnerOffCpu), 1u);
   EXPECT_EQ(r.queued_watch, 0);
   EXPECT_GE(r.sleeps, 1);
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-TEST(RwSemHandoff, V5_3HandoffWriterSpinsOnRunningOwner) {
-  const HandoffWriterResult r = handoff_writer(Policy::V5_3);
+TEST(RwSemHandoff, V5_4HandoffWriterSpinsOnRunningOwner) {
+  const HandoffWriterResult r = handoff_writer(Policy::V5_4);
   EXPECT_EQ(r.waiter.failures(SpinFail::OwnerOffCpu), 1u);
   EXPECT_GE(r.queued_watch, 1);
   EXPECT_EQ(r.sleeps, 0);
@@ -225,12 +225,12 @@ TEST(RwSemHandoff, V5_3HandoffWriterSpinsOnRunningOwner) {
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-// --- 3. 6.x: a second writer finds the reader-owned lock NONSPINNABLE -------
+// --- 3. 5.3+: a second writer finds the reader-owned lock NONSPINNABLE ------
 //
 // A reader holds the lock. W1 spins on it until its deadline, marks it
-// NONSPINNABLE and sleeps. W2 then does not spin at all
-// (rwsem_can_spin_on_owner() sees RWSEM_NONSPINNABLE). 5.3 has no marking: W2
-// fails on the reader owner like W1.
+// NONSPINNABLE (7d43f1ce9dd0, v5.3) and sleeps. W2 then does not spin at all
+// (rwsem_can_spin_on_owner() sees RWSEM_NONSPINNABLE). rwsem-xadd (4.7) has
+// no marking: W2 decides afresh, and fails like W1.
 Counters second_writer_on_reader_owned(Policy policy) {
   TuningScope tuning(20'000'000);
   RwSem sem(policy);
@@ -253,43 +253,45 @@ Counters second_writer_on_reader_owned(Policy policy) {
   Counters c1, c2;
   std::thread w1([&] { writer(w1_tid, c1); });
   EXPECT_TRUE(eventually([&] { return w1_sleeps.load(); }));
-  EXPECT_EQ(sem.owner_nonspinnable(), policy == Policy::V6_X);
+  EXPECT_EQ(sem.owner_nonspinnable(), !traits(policy).xadd_model);
   std::thread w2([&] { writer(w2_tid, c2); });
   EXPECT_TRUE(eventually([&] { return w2_sleeps.load(); }));
   sem.unlock_shared();
   w1.join();
   w2.join();
-  EXPECT_EQ(c1.failures(SpinFail::ReaderOwned), 1u);
+  EXPECT_EQ(c1.spin_failures, 1u);
   EXPECT_EQ(c1.acquisitions, 1u);
   return c2;
 }
 
-TEST(RwSemHandoff, V6_XSecondWriterSeesNonSpinnable) {
-  const Counters c = second_writer_on_reader_owned(Policy::V6_X);
-  EXPECT_EQ(c.spin_attempts, 1u);
-  EXPECT_EQ(c.spin_failures, 1u);
-  EXPECT_EQ(c.failures(SpinFail::NonSpinnable), 1u);
-  EXPECT_EQ(c.acquisitions, 1u);
+TEST(RwSemHandoff, SecondWriterSeesNonSpinnableFrom5_3) {
+  for (Policy policy : {Policy::V5_3_RcTip, Policy::V5_4, Policy::V5_19}) {
+    const Counters c = second_writer_on_reader_owned(policy);
+    EXPECT_EQ(c.spin_attempts, 1u) << to_string(policy);
+    EXPECT_EQ(c.spin_failures, 1u) << to_string(policy);
+    EXPECT_EQ(c.failures(SpinFail::NonSpinnable), 1u) << to_string(policy);
+    EXPECT_EQ(c.acquisitions, 1u) << to_string(policy);
+  }
 }
 
-TEST(RwSemHandoff, V5_3SecondWriterFailsOnReaderOwner) {
-  const Counters c = second_writer_on_reader_owned(Policy::V5_3);
+TEST(RwSemHandoff, V4_7SecondWriterFailsAfresh) {
+  const Counters c = second_writer_on_reader_owned(Policy::V4_7);
   EXPECT_EQ(c.spin_failures, 1u);
-  EXPECT_EQ(c.failures(SpinFail::ReaderOwned), 1u);
+  EXPECT_EQ(c.failures(SpinFail::OwnerNullCountBusy), 1u);
   EXPECT_EQ(c.failures(SpinFail::NonSpinnable), 0u);
   EXPECT_EQ(c.acquisitions, 1u);
 }
 
-// --- 4. HANDOFF set while a 5.2 spinner watches a running writer. Kernel
+// --- 4. HANDOFF set while a 5.3-rc-tip spinner watches a running writer. Kernel
 // (4f23dbc1e657 .. before 91d2a812dfb9): rwsem_spin_on_owner() checks
 // `count & RWSEM_FLAG_HANDOFF` at the top of every loop iteration and returns
 // OWNER_NONSPINNABLE, so the spinner queues while the owner still holds the
 // lock.
-TEST(RwSemHandoff, V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
+TEST(RwSemHandoff, V5_3RcTipSpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
   TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
   BlindWaiterOracle oracle;
   set_owner_oracle(&oracle);
-  RwSem sem(Policy::V5_2);
+  RwSem sem(Policy::V5_3_RcTip);
   std::atomic<std::uint32_t> s_tid{0};
   std::atomic<bool> s_watching{false}, s_failed{false}, w_sleeps{false};
   set_test_hook([&](HookPoint point, const void* lock) {

@@ -21,7 +21,7 @@ using test::TuningScope;
 
 TEST(RwSemPolicy, NamesRoundTrip) {
   for (Policy p : all_policies()) EXPECT_EQ(parse_policy(to_string(p)), p);
-  EXPECT_EQ(policy_names(), "3.15, 3.16, 3.16-fix, 4.7, 4.7-hacked, 5.2, 5.3, 6.x");
+  EXPECT_EQ(policy_names(), "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19");
 }
 
 TEST(RwSemPolicy, UnknownNameListsValidOnes) {
@@ -123,7 +123,7 @@ class ReaderOwned : public ::testing::TestWithParam<ReaderOwnedCase> {};
 
 TEST_P(ReaderOwned, WriterDecision) {
   const ReaderOwnedCase expected = GetParam();
-  // A budget long enough for 6.x's 10.5 us reader deadline to end the spin
+  // A budget long enough for 5.3+'s 10.5 us reader deadline to end the spin
   // first, short enough that 3.16's spin on readers ends in the test.
   TuningScope tuning(20'000'000);
   RwSem sem(expected.policy);
@@ -151,21 +151,21 @@ TEST_P(ReaderOwned, WriterDecision) {
     EXPECT_EQ(writer_counters.failures(expected.reason), 1u) << to_string(expected.reason);
   }
   EXPECT_EQ(writer_counters.acquisitions, 1u);
-  // 6.x marks the reader-owned lock NONSPINNABLE when its deadline passes.
-  EXPECT_EQ(nonspinnable_at_fail.load(), expected.policy == Policy::V6_X);
+  // 5.3+ (7d43f1ce9dd0) marks the reader-owned lock NONSPINNABLE when its deadline passes.
+  EXPECT_EQ(nonspinnable_at_fail.load(), !traits(expected.policy).xadd_model);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllPolicies, ReaderOwned,
     ::testing::Values(ReaderOwnedCase{Policy::V3_15, 0, false, SpinFail::BudgetExhausted},
-                      // 3.16 spins on the reader-owned lock until "need_resched" (the budget)
-                      ReaderOwnedCase{Policy::V3_16, 1, true, SpinFail::BudgetExhausted},
-                      ReaderOwnedCase{Policy::V3_16_Fix, 1, true, SpinFail::NoOwner},
+                      // 3.16-rc2 spins on the reader-owned lock until "need_resched" (the budget)
+                      ReaderOwnedCase{Policy::V3_16_Rc2, 1, true, SpinFail::BudgetExhausted},
+                      ReaderOwnedCase{Policy::V3_16, 1, true, SpinFail::NoOwner},
                       ReaderOwnedCase{Policy::V4_7, 1, true, SpinFail::OwnerNullCountBusy},
                       ReaderOwnedCase{Policy::V4_7_Hacked, 1, true, SpinFail::OwnerNullCountBusy},
-                      ReaderOwnedCase{Policy::V5_2, 1, true, SpinFail::ReaderOwned},
-                      ReaderOwnedCase{Policy::V5_3, 1, true, SpinFail::ReaderOwned},
-                      ReaderOwnedCase{Policy::V6_X, 1, true, SpinFail::ReaderOwned}),
+                      ReaderOwnedCase{Policy::V5_3_RcTip, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V5_4, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V5_19, 1, true, SpinFail::ReaderOwned}),
     [](const auto& param_info) {
       std::string name(to_string(param_info.param.policy));
       for (char& c : name)
@@ -183,7 +183,7 @@ TEST(OwnerOracle, OffCpuWriterOwnerStopsSpinning) {
   TuningScope tuning(10'000'000'000ULL);
   OffCpuOracle oracle;
   set_owner_oracle(&oracle);
-  for (Policy policy : {Policy::V3_16, Policy::V4_7, Policy::V6_X}) {
+  for (Policy policy : {Policy::V3_16_Rc2, Policy::V4_7, Policy::V5_19}) {
     RwSem sem(policy);
     std::atomic<bool> queued{false};
     set_test_hook([&](HookPoint point, const void* lock) {

@@ -21,7 +21,7 @@ enum class LockKind : std::uint8_t { Mutex, RwSem, PthreadMutex, PthreadRwlock, 
 
 struct LockSpec {
   LockKind kind = LockKind::Mutex;
-  Policy policy = Policy::V6_X; // RwSem only
+  Policy policy = Policy::V5_19; // RwSem only
   RwSemOptions rwsem;           // RwSem only
 };
 
