@@ -169,7 +169,9 @@ RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFa
   detail::hook(HookPoint::SpinOnOwner, this);
   for (;;) {
     // 5.3-rc-tip (4f23dbc1e657 until 91d2a812dfb9): a pending HANDOFF ends
-    // the spin at the top of every iteration, even while the owner runs.
+    // the spin at the top of every iteration, even while the owner runs. Only
+    // here, while a writer owns the lock: with the owner NULL or readers
+    // holding it, the kernel spins on and its trylock refuses the lock.
     if (traits_.handoff_stops_spinners && (count_.load(relaxed) & kFlagHandoff)) {
       why = SpinFail::Handoff;
       return OwnerState::NonSpinnable;
@@ -227,10 +229,6 @@ bool RwSem::atomic_optimistic_spin(SpinFail& why) {
     if (state == OwnerState::NonSpinnable) break; // why set by spin_on_owner
     if (state == OwnerState::Reader && !traits_.reader_owned_spin) {
       why = SpinFail::ReaderOwned;
-      break;
-    }
-    if (traits_.handoff_stops_spinners && (count_.load(relaxed) & kFlagHandoff)) {
-      why = SpinFail::Handoff;
       break;
     }
     if (atomic_try_write_lock_unqueued()) {

@@ -328,5 +328,65 @@ TEST(RwSemHandoff, V5_3RcTipSpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
   EXPECT_EQ(spinner.spin_successes, 0u);
 }
 
+// --- 5. HANDOFF pending while no writer owns the lock: 5.3-rc-tip spins on.
+// Kernel (4f23dbc1e657 .. before 91d2a812dfb9): the HANDOFF check sits inside
+// rwsem_spin_on_owner()'s loop, which runs only while a writer owns the lock;
+// with the owner cleared (up_write between rwsem_clear_owner() and the count
+// release) it returns OWNER_NULL, rwsem_optimistic_spin() goes round again and
+// rwsem_try_write_lock_unqueued() refuses the lock while HANDOFF is set. The
+// spinner neither queues nor takes the lock from the handoff writer; it gets
+// the lock after that writer has had it.
+TEST(RwSemHandoff, V5_3RcTipSpinnerKeepsSpinningOnNullOwnerWithHandoffPending) {
+  TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
+  BlindWaiterOracle oracle;
+  set_owner_oracle(&oracle);
+  RwSem sem(Policy::V5_3_RcTip);
+  const std::uint32_t main_tid = gettid_now();
+  std::atomic<std::uint32_t> s_tid{0};
+  std::atomic<bool> go_s{false}, s_failed{false}, w_sleeps{false}, held_once{false};
+  std::atomic<bool> handoff_while_held{false}, failed_while_held{true};
+  std::atomic<int> s_null_seen{0};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock != &sem) return;
+    const std::uint32_t me = gettid_now();
+    if (me == s_tid.load() && point == HookPoint::SpinOwnerNull) ++s_null_seen;
+    if (me == s_tid.load() && point == HookPoint::SpinFailed) s_failed = true;
+    if (me == oracle.blind_tid.load() && point == HookPoint::BeforeSleep) w_sleeps = true;
+    if (me == main_tid && point == HookPoint::UpWriteOwnerCleared && !held_once.exchange(true)) {
+      // M has cleared the owner but still holds the count: let S arrive now.
+      go_s = true;
+      EXPECT_TRUE(eventually([&] { return s_failed.load() || s_null_seen.load() >= 1000; }));
+      handoff_while_held = (sem.count() & kHandoffBit) != 0;
+      failed_while_held = s_failed.load();
+    }
+  });
+  sem.lock(); // M
+  std::thread w([&] {
+    oracle.blind_tid = gettid_now();
+    sem.lock();
+    sem.unlock();
+  });
+  EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
+  ASSERT_TRUE(sem.count() & kHandoffBit);
+  Counters spinner;
+  std::thread s([&] {
+    s_tid = gettid_now();
+    EXPECT_TRUE(eventually([&] { return go_s.load(); }));
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    spinner = this_thread_counters() - before;
+  });
+  sem.unlock();
+  w.join();
+  s.join();
+  EXPECT_TRUE(handoff_while_held.load());
+  EXPECT_FALSE(failed_while_held.load()) << "S gave up on HANDOFF with no writer owning the lock";
+  EXPECT_EQ(spinner.spin_attempts, 1u);
+  EXPECT_EQ(spinner.spin_successes, 1u);
+  EXPECT_EQ(spinner.failures(SpinFail::Handoff), 0u);
+  EXPECT_EQ(spinner.sleeps, 0u);
+}
+
 } // namespace
 } // namespace reflock
