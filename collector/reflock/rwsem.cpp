@@ -33,12 +33,6 @@ void RwSem::set_reader_owned() noexcept {
   owner_.store((std::uint64_t{detail::self_tid()} << kOwnerShift) | kReaderOwned | keep, release);
 }
 
-void RwSem::release_window() noexcept {
-  if (options_.release_window_ns == 0) return;
-  const std::uint64_t until = detail::mono_ns() + options_.release_window_ns;
-  while (detail::mono_ns() < until) detail::cpu_relax();
-}
-
 void RwSem::lock() noexcept {
   if (traits_.xadd_model) {
     if (count_.fetch_add(xa::kActiveWriteBias, acquire) != 0) xadd_down_write_slow();
@@ -61,7 +55,7 @@ bool RwSem::try_lock() noexcept {
 
 void RwSem::unlock() noexcept {
   owner_.store(0, release); // rwsem_clear_owner()
-  release_window();
+  detail::release_window(options_.release_window_ns);
   detail::hook(HookPoint::UpWriteOwnerCleared, this);
   if (traits_.xadd_model) {
     const std::int64_t now = count_.fetch_add(-xa::kActiveWriteBias, release) - xa::kActiveWriteBias;

@@ -114,7 +114,6 @@ private:
   static OwnerState owner_state(std::uint64_t owner_word) noexcept;
 
   void set_owner() noexcept;
-  void release_window() noexcept;
 
   Policy policy_;
   PolicyTraits traits_;

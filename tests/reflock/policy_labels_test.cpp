@@ -23,8 +23,9 @@ TEST(PolicyLabels, EveryNewNameIsAPolicyAndNoOldOneDisappears)
         bool current = false;
         for (reflock::Policy p : reflock::all_policies())
             current |= reflock::to_string(p) == r.old_name;
-        if (!current)
+        if (!current) {
             EXPECT_THROW(reflock::parse_policy(r.old_name), std::invalid_argument) << r.old_name;
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 // counters (the same numbers the USDT probes report).
 #include "reflock/counters.h"
 #include "reflock/mutex.h"
+#include "reflock/mutex46.h"
 #include "reflock/rwsem.h"
 #include "test_support.h"
 
@@ -34,12 +35,17 @@ TEST(RwSemPolicy, UnknownNameListsValidOnes) {
   }
 }
 
-// The writer owner releases: up_write() clears owner, and is held at that
-// point until the spinner has decided. 4.7 sees "owner NULL, count != 0" and
-// queues; 4.7-hacked keeps spinning and takes the lock without sleeping.
-Counters spinner_across_release_window(Policy policy) {
+// The owner releases: unlock clears the owner, and is held at that point
+// (`cleared`) until the spinner has decided. 4.7 sees "owner NULL, count != 0"
+// and queues; 4.7-hacked and the 4.6 mutex keep spinning and take the lock
+// without sleeping.
+struct WindowResult {
+  Counters spinner;
+  int owner_null_seen = 0; // spin iterations that saw no owner and a held count
+};
+
+template <typename Lock> WindowResult spinner_across_release_window(Lock& sem, HookPoint cleared) {
   TuningScope tuning(10'000'000'000ULL); // no budget expiry during the test
-  RwSem sem(policy);
   const std::uint32_t main_tid = gettid_now();
   std::atomic<bool> watching_owner{false}, failed{false}, held_once{false};
   std::atomic<int> owner_null_seen{0};
@@ -49,12 +55,11 @@ Counters spinner_across_release_window(Policy policy) {
     case HookPoint::SpinOnOwner: watching_owner = true; break;
     case HookPoint::SpinOwnerNull: ++owner_null_seen; break;
     case HookPoint::SpinFailed: failed = true; break;
-    case HookPoint::UpWriteOwnerCleared:
-      if (gettid_now() == main_tid && !held_once.exchange(true)) {
+    default:
+      if (point == cleared && gettid_now() == main_tid && !held_once.exchange(true)) {
         EXPECT_TRUE(eventually([&] { return failed.load() || owner_null_seen.load() >= 1000; }));
       }
       break;
-    default: break;
     }
   });
   sem.lock();
@@ -68,11 +73,16 @@ Counters spinner_across_release_window(Policy policy) {
   EXPECT_TRUE(eventually([&] { return watching_owner.load(); }));
   sem.unlock();
   writer.join();
-  return spinner;
+  return {spinner, owner_null_seen.load()};
+}
+
+Counters rwsem_spinner_across_release_window(Policy policy) {
+  RwSem sem(policy);
+  return spinner_across_release_window(sem, HookPoint::UpWriteOwnerCleared).spinner;
 }
 
 TEST(RwSemPolicy, V4_7StopsSpinningWhenOwnerNullAndCountBusy) {
-  const Counters c = spinner_across_release_window(Policy::V4_7);
+  const Counters c = rwsem_spinner_across_release_window(Policy::V4_7);
   EXPECT_EQ(c.spin_attempts, 1u);
   EXPECT_EQ(c.spin_failures, 1u);
   EXPECT_EQ(c.failures(SpinFail::OwnerNullCountBusy), 1u);
@@ -80,11 +90,64 @@ TEST(RwSemPolicy, V4_7StopsSpinningWhenOwnerNullAndCountBusy) {
 }
 
 TEST(RwSemPolicy, V4_7HackedKeepsSpinningThroughReleaseWindow) {
-  const Counters c = spinner_across_release_window(Policy::V4_7_Hacked);
+  const Counters c = rwsem_spinner_across_release_window(Policy::V4_7_Hacked);
   EXPECT_EQ(c.spin_attempts, 1u);
   EXPECT_EQ(c.spin_failures, 0u);
   EXPECT_EQ(c.spin_successes, 1u);
   EXPECT_EQ(c.sleeps, 0u);
+}
+
+// Every owner off CPU: a spinner gives up at once (and is not spun on).
+class OffCpuOracle final : public OwnerOracle {
+public:
+  bool on_cpu(std::uint32_t) const noexcept override { return false; }
+};
+
+// The seed's baseline: 4.6's mutex_unlock() also clears the owner before it
+// releases the count, but mutex_spin_on_owner() returns true when the owner
+// changed, so the spinner rides through the window the 4.7 rwsem stops in.
+TEST(Mutex46Policy, KeepsSpinningThroughOwnerClearedBeforeRelease) {
+  Mutex46 mutex;
+  const WindowResult r = spinner_across_release_window(mutex, HookPoint::MutexOwnerCleared);
+  EXPECT_GE(r.owner_null_seen, 1000); // it looked at "owner NULL, count held" and spun on
+  EXPECT_EQ(r.spinner.spin_attempts, 1u);
+  EXPECT_EQ(r.spinner.spin_failures, 0u);
+  EXPECT_EQ(r.spinner.spin_successes, 1u);
+  EXPECT_EQ(r.spinner.sleeps, 0u);
+  EXPECT_EQ(r.spinner.acquisitions, 1u);
+  EXPECT_EQ(mutex.count(), 1);
+}
+
+// A woken 4.6 waiter does not spin and gets no handoff: after sleeping it
+// competes for the count like anyone else, so its episode has one spin phase.
+TEST(Mutex46Policy, WaiterQueuesAfterOneSpinPhaseAndNeverSpinsAgain) {
+  TuningScope tuning(10'000'000'000ULL);
+  OffCpuOracle oracle;
+  set_owner_oracle(&oracle);
+  Mutex46 mutex;
+  std::atomic<bool> slept{false};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock == &mutex && point == HookPoint::BeforeSleep) slept = true;
+  });
+  mutex.lock();
+  EXPECT_EQ(mutex.count(), 0);
+  Counters waiter;
+  std::thread t([&] {
+    const Counters before = this_thread_counters();
+    mutex.lock();
+    mutex.unlock();
+    waiter = this_thread_counters() - before;
+  });
+  ASSERT_TRUE(eventually([&] { return slept.load(); }));
+  EXPECT_EQ(mutex.count(), -1); // locked with waiters: unlock takes the slow path
+  mutex.unlock();
+  t.join();
+  EXPECT_EQ(waiter.spin_attempts, 1u);
+  EXPECT_EQ(waiter.spin_failures, 1u);
+  EXPECT_EQ(waiter.failures(SpinFail::OwnerOffCpu), 1u);
+  EXPECT_EQ(waiter.acquisitions, 1u);
+  EXPECT_EQ(mutex.count(), 1);
+  EXPECT_EQ(mutex.owner_tid(), 0u);
 }
 
 TEST(MutexPolicy, KeepsSpinningWhenOwnerReleases) {
@@ -172,12 +235,6 @@ INSTANTIATE_TEST_SUITE_P(
         if (c == '.' || c == '-') c = '_';
       return "v" + name;
     });
-
-// An owner the oracle reports as off CPU is not spun on.
-class OffCpuOracle final : public OwnerOracle {
-public:
-  bool on_cpu(std::uint32_t) const noexcept override { return false; }
-};
 
 TEST(OwnerOracle, OffCpuWriterOwnerStopsSpinning) {
   TuningScope tuning(10'000'000'000ULL);
