@@ -32,8 +32,9 @@
 # usage: bench/seed_replay.sh [SEED ...]       (default: 000 002 003)
 # environment: LOCKSCOPE (binary; default: build/lockscope, else PATH),
 #   THREADS (default from the CPU count: 4, 8, 16 ... up to the CPUs, or the
-#   CPU count when below 4; seed 003 runs twice as many, so waiters queue long
-#   enough to request handoffs), REPEAT (10), DURATION (1 s), WINDOW_NS (500),
+#   CPU count when below 4; seeds 002 and 003 run twice as many: a writer
+#   spinning on readers costs only when it takes a CPU a runnable thread
+#   needs, and waiters must queue long enough to request handoffs), REPEAT (10), DURATION (1 s), WINDOW_NS (500),
 #   READ_PCT (50), CS_NS (1000), OUTSIDE_NS (500), ORACLE (budget, or bpf as
 #   root), OUT (directory for the sessions; default a temporary one, removed).
 set -euo pipefail
@@ -49,8 +50,8 @@ sweep() {  # thread counts for $1 threads per CPU
     echo "$out"
 }
 threads=${THREADS:-$(sweep 1)}
-threads_003=${THREADS:+$(echo "$THREADS" | tr ',' '\n' | awk '{printf "%s%d", NR > 1 ? "," : "", 2 * $1}')}
-threads_003=${threads_003:-$(sweep 2)}
+threads_2x=${THREADS:+$(echo "$THREADS" | tr ',' '\n' | awk '{printf "%s%d", (NR > 1 ? "," : ""), 2 * $1}')}
+threads_2x=${threads_2x:-$(sweep 2)}
 repeat=${REPEAT:-10}
 duration=${DURATION:-1}
 window=${WINDOW_NS:-500}
@@ -139,19 +140,19 @@ for seed in "${seeds[@]}"; do
         name=seed002
         echo "## Seed 002: 3.16 writers spinning on reader-owned rwsems (xfs_repair), ${READ_PCT:-50}% reads"
         echo
-        bench "$name" "$threads" rwsem@3.15,rwsem@3.16-rc2,rwsem@3.16 --read-pct "${READ_PCT:-50}"
+        bench "$name" "$threads_2x" rwsem@3.15,rwsem@3.16-rc2,rwsem@3.16 --read-pct "${READ_PCT:-50}"
         header
-        compare "$name" "$threads" rwsem@3.15 rwsem@3.16-rc2 0.2 "5x slower on 3.16-rc2"
-        compare "$name" "$threads" rwsem@3.16-rc2 rwsem@3.16 3.07 "4m24s → 1m26s with the fix"
+        compare "$name" "$threads_2x" rwsem@3.15 rwsem@3.16-rc2 0.2 "5x slower on 3.16-rc2"
+        compare "$name" "$threads_2x" rwsem@3.16-rc2 rwsem@3.16 3.07 "4m24s → 1m26s with the fix"
         echo
         ;;
     003)
         name=seed003
         echo "## Seed 003: the handoff writer spins on the owner (AIM7 shared_memory)"
         echo
-        bench "$name" "$threads_003" rwsem@5.3-rc-tip,rwsem@5.4
+        bench "$name" "$threads_2x" rwsem@5.3-rc-tip,rwsem@5.4
         header
-        compare "$name" "$threads_003" rwsem@5.3-rc-tip rwsem@5.4 1.051 "7,567,568 → 7,954,545 jobs/min"
+        compare "$name" "$threads_2x" rwsem@5.3-rc-tip rwsem@5.4 1.051 "7,567,568 → 7,954,545 jobs/min"
         echo "| 5.2-rc6 → \`rwsem@5.3-rc-tip\` | – | 8,092,486 → 7,567,568 (0.935) | – | – | not replayed: the pre-rework 5.2 rwsem is not modelled |"
         echo
         ;;
