@@ -1,5 +1,5 @@
 // reflock::Mutex46 - the Linux mutex of 4.5/4.6 (kernel/locking/mutex.c
-// before "locking/mutex: Rework mutex::owner", 3ca0ff571b09, v4.10): the
+// before "locking/mutex: Rework mutex::owner", v4.10): the
 // baseline of the 4.7 rwsem regression, whose report compared 4.7's i_rwsem
 // with the i_mutex of the commit before. An atomic count (1 free, 0 locked,
 // negative: locked with waiters) and a separate owner field; mutex_unlock()

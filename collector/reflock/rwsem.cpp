@@ -27,10 +27,20 @@ void RwSem::set_owner() noexcept {
   owner_.store(std::uint64_t{detail::self_tid()} << kOwnerShift, release);
 }
 
-// rwsem_set_reader_owned(): the last reader's tid with READER_OWNED; keeps NONSPINNABLE.
-void RwSem::set_reader_owned() noexcept {
-  const std::uint64_t keep = owner_.load(relaxed) & kNonSpinnable;
-  owner_.store((std::uint64_t{detail::self_tid()} << kOwnerShift) | kReaderOwned | keep, release);
+// __rwsem_set_reader_owned(): a reader's tid with READER_OWNED, keeping
+// NONSPINNABLE (5.3-5.10: only RD_NONSPINNABLE).
+std::uint64_t RwSem::reader_owner_word(std::uint32_t tid) const noexcept {
+  const std::uint64_t keep = owner_.load(relaxed) & (traits_.reader_spins ? kRdNonSpinnable : kNonSpinnable);
+  return (std::uint64_t{tid} << kOwnerShift) | kReaderOwned | keep;
+}
+
+void RwSem::set_reader_owned() noexcept { owner_.store(reader_owner_word(detail::self_tid()), release); }
+
+// clear_nonspinnable() (5.11+), clear_wr_nonspinnable() (5.3-5.10): when the
+// readers are gone, writers may spin again.
+void RwSem::clear_nonspinnable() noexcept {
+  const std::uint64_t bits = traits_.reader_spins ? kWrNonSpinnable : kNonSpinnable;
+  if (owner_.load(relaxed) & bits) owner_.fetch_and(~bits, relaxed);
 }
 
 void RwSem::lock() noexcept {
@@ -38,7 +48,12 @@ void RwSem::lock() noexcept {
     if (count_.fetch_add(xa::kActiveWriteBias, acquire) != 0) xadd_down_write_slow();
   } else {
     std::int64_t expected = 0;
-    if (!count_.compare_exchange_strong(expected, at::kWriterLocked, acquire, relaxed)) atomic_down_write_slow();
+    if (!count_.compare_exchange_strong(expected, at::kWriterLocked, acquire, relaxed) && atomic_down_write_slow()) {
+      set_owner();
+      owner_.fetch_or(kRdNonSpinnable, relaxed); // rwsem_disable_reader_optspin()
+      bump(my_counters().acquisitions);
+      return;
+    }
   }
   set_owner();
   bump(my_counters().acquisitions);
@@ -102,7 +117,7 @@ void RwSem::unlock_shared() noexcept {
   } else {
     const std::int64_t now = count_.fetch_add(-at::kReaderBias, release) - at::kReaderBias;
     if ((now & (at::kLockMask | at::kFlagWaiters)) == at::kFlagWaiters) {
-      if (owner_.load(relaxed) & kNonSpinnable) owner_.fetch_and(~kNonSpinnable, relaxed); // clear_nonspinnable()
+      clear_nonspinnable();
       atomic_wake();
     }
   }

@@ -51,6 +51,7 @@ struct PolicyTraits {
   bool handoff_writer_spins;   // 5.4+: the handoff writer spins on an on-CPU owner
   bool reader_owned_spin;      // 5.3+: spin on a reader-owned lock until a deadline, then NONSPINNABLE
   bool reader_steal;           // 5.11+: readers in the slow path steal a free lock
+  bool reader_spins;           // 5.3-5.10: readers spin on a writer owner, adaptively disabled
 };
 PolicyTraits traits(Policy policy) noexcept;
 
@@ -79,11 +80,18 @@ public:
   std::uint32_t owner_tid() const noexcept {
     return static_cast<std::uint32_t>(owner_.load(std::memory_order_relaxed) >> kOwnerShift);
   }
-  bool owner_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kNonSpinnable; }
+  // Writers may not spin (RWSEM_WR_NONSPINNABLE; 5.11+: RWSEM_NONSPINNABLE).
+  bool owner_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kWrNonSpinnable; }
+  // Readers may not spin (5.3-5.10 RWSEM_RD_NONSPINNABLE).
+  bool owner_rd_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kRdNonSpinnable; }
 
-  static constexpr std::uint64_t kReaderOwned = 0x1;  // RWSEM_READER_OWNED (5.3+)
-  static constexpr std::uint64_t kNonSpinnable = 0x2; // RWSEM_NONSPINNABLE (5.3+; 5.3-5.10 had RD and WR bits)
-  static constexpr unsigned kOwnerShift = 2;
+  static constexpr std::uint64_t kReaderOwned = 0x1;    // RWSEM_READER_OWNED (5.3+)
+  static constexpr std::uint64_t kRdNonSpinnable = 0x2; // 5.3-5.10 RWSEM_RD_NONSPINNABLE
+  static constexpr std::uint64_t kWrNonSpinnable = 0x4; // 5.3-5.10 RWSEM_WR_NONSPINNABLE
+  // RWSEM_NONSPINNABLE: both bits (5.11+ has one bit; here both are set and cleared together).
+  static constexpr std::uint64_t kNonSpinnable = kRdNonSpinnable | kWrNonSpinnable;
+  static constexpr std::uint64_t kOwnerFlags = kReaderOwned | kNonSpinnable;
+  static constexpr unsigned kOwnerShift = 3;
 
 private:
   enum class OwnerState { Null, Writer, Reader, NonSpinnable };
@@ -100,18 +108,22 @@ private:
   bool xadd_spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, SpinFail& why);
 
   // v5.3 rework model (rwsem_atomic.cpp)
-  void atomic_down_write_slow();
+  bool atomic_down_write_slow(); // true: set RD_NONSPINNABLE once the owner is set
   void atomic_down_read_slow(std::int64_t count);
-  void atomic_wake();
+  bool atomic_reader_spin(std::int64_t& adjustment, SpinFail& why);
+  bool atomic_try_read_lock_unqueued();
+  void atomic_wake(WakeType type = WakeType::Any);
   void atomic_mark_wake(WakeType type, detail::WakeQueue& wake);
   void atomic_cond_wake(std::int64_t count, detail::WakeQueue& wake);
   bool atomic_try_write_lock(detail::Waiter& waiter);
   bool atomic_try_write_lock_unqueued();
-  bool atomic_can_spin(SpinFail& why);
-  bool atomic_optimistic_spin(SpinFail& why);
-  OwnerState atomic_spin_on_owner(detail::SpinBudget* budget, SpinFail& why);
+  bool atomic_can_spin(std::uint64_t nonspinnable, SpinFail& why);
+  bool atomic_optimistic_spin(bool wlock, SpinFail& why);
+  OwnerState atomic_spin_on_owner(std::uint64_t nonspinnable, detail::SpinBudget* budget, SpinFail& why);
   void set_reader_owned() noexcept;
-  static OwnerState owner_state(std::uint64_t owner_word) noexcept;
+  std::uint64_t reader_owner_word(std::uint32_t tid) const noexcept;
+  void clear_nonspinnable() noexcept;
+  static OwnerState owner_state(std::uint64_t owner_word, std::uint64_t nonspinnable) noexcept;
 
   void set_owner() noexcept;
 

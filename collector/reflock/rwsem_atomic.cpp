@@ -1,10 +1,10 @@
 // The v5.3-rework model, policies 5.3-rc-tip, 5.4 and 5.19:
 // kernel/locking/rwsem.c (rwsem_down_write_slowpath, rwsem_down_read_slowpath,
 // rwsem_mark_wake, rwsem_optimistic_spin, rwsem_try_write_lock) as of 5.19,
-// with the earlier releases' differences switched by PolicyTraits. What is not
-// modelled (the 5.3-5.10 reader optimistic spinning and its adaptive
-// disabling, 6.3's direct handoff, RT tasks, signals ...) is listed in
-// README.md.
+// with the earlier releases' differences switched by PolicyTraits, including
+// 5.3-5.10's reader optimistic spinning and its adaptive disabling (as in
+// v5.4). What is not modelled (6.3's direct handoff, RT tasks, signals ...)
+// is listed in README.md.
 #include "reflock/rwsem.h"
 
 #include "reflock/detail/probes.h"
@@ -31,8 +31,10 @@ std::uint64_t handoff_deadline() noexcept {
 }
 } // namespace
 
-RwSem::OwnerState RwSem::owner_state(std::uint64_t word) noexcept {
-  if (word & kNonSpinnable) return OwnerState::NonSpinnable;
+// rwsem_owner_state(): `nonspinnable` is the bit that stops this spinner
+// (writers: WR_NONSPINNABLE, readers: RD_NONSPINNABLE).
+RwSem::OwnerState RwSem::owner_state(std::uint64_t word, std::uint64_t nonspinnable) noexcept {
+  if (word & nonspinnable) return OwnerState::NonSpinnable;
   if (word & kReaderOwned) return OwnerState::Reader;
   return (word >> kOwnerShift) ? OwnerState::Writer : OwnerState::Null;
 }
@@ -62,8 +64,7 @@ void RwSem::atomic_mark_wake(WakeType type, detail::WakeQueue& wake) {
       return;
     }
     // Reader-owned now: tell spinners early, under the first reader's name.
-    const std::uint64_t keep = owner_.load(relaxed) & kNonSpinnable;
-    owner_.store((std::uint64_t{waiter->tid} << kOwnerShift) | kReaderOwned | keep, release);
+    owner_.store(reader_owner_word(waiter->tid), release);
   }
   detail::Waiter* granted[kMaxReadersWakeup];
   std::int64_t woken = 0;
@@ -92,38 +93,71 @@ void RwSem::atomic_cond_wake(std::int64_t count, detail::WakeQueue& wake) {
   if (count & kReaderMask) {
     atomic_mark_wake(WakeType::Readers, wake);
   } else {
-    if (owner_.load(relaxed) & kNonSpinnable) owner_.fetch_and(~kNonSpinnable, relaxed);
+    clear_nonspinnable();
     atomic_mark_wake(WakeType::Any, wake);
   }
 }
 
-void RwSem::atomic_wake() {
+void RwSem::atomic_wake(WakeType type) {
   detail::WakeQueue wake;
   {
     detail::WaitLockGuard guard(wait_lock_);
-    if (!waiters_.empty()) atomic_mark_wake(WakeType::Any, wake);
+    if (!waiters_.empty()) atomic_mark_wake(type, wake);
   }
   wake.wake_all();
+}
+
+bool RwSem::atomic_try_read_lock_unqueued() {
+  if (count_.load(relaxed) & (kWriterMask | kFlagHandoff)) return false;
+  if (!(count_.fetch_add(kReaderBias, acquire) & (kWriterMask | kFlagHandoff))) {
+    set_reader_owned();
+    return true;
+  }
+  count_.fetch_add(-kReaderBias, relaxed); // back out
+  return false;
+}
+
+// 5.3-5.10 (cf69482d62d9, 5cfd92e12e13): a reader in the slow path spins on a
+// running writer unless RD_NONSPINNABLE is set, then tries once more if a new
+// reader phase began meanwhile (rwsem_reader_phase_trylock()). The caller's
+// READER_BIAS is in the count; a spin takes it out first (adjustment = 0).
+bool RwSem::atomic_reader_spin(std::int64_t& adjustment, SpinFail& why) {
+  std::uint64_t last_rowner = owner_.load(relaxed);
+  if (!(last_rowner & kReaderOwned)) last_rowner &= kRdNonSpinnable;
+  if (!atomic_can_spin(kRdNonSpinnable, why)) return false;
+  count_.fetch_add(-kReaderBias, seq_cst); // spin without holding a read bias
+  adjustment = 0;
+  if (atomic_optimistic_spin(false, why)) {
+    if (count_.load(relaxed) & kFlagWaiters) atomic_wake(WakeType::ReadOwned); // bring the queued readers
+    return true;
+  }
+  const std::uint64_t owner = owner_.load(relaxed);
+  return (owner & kReaderOwned) && ((owner ^ last_rowner) & ~kOwnerFlags) && atomic_try_read_lock_unqueued();
 }
 
 void RwSem::atomic_down_read_slow(std::int64_t count) {
   std::int64_t adjustment = -kReaderBias;
   const std::int64_t readers = count >> kReaderShift;
-  if (traits_.reader_steal) {
+  bool spun = false; // a READ|SPIN phase is open
+  SpinFail why = SpinFail::BudgetExhausted;
+  if (traits_.reader_spins) {
+    bump(my_counters().contended);
+    detail::hook(HookPoint::SpinBegin, this);
+    detail::spin_begin(this, LCB_F_READ);
+    spun = true;
+    if (atomic_reader_spin(adjustment, why)) {
+      detail::spin_succeeded(this);
+      return;
+    }
+    detail::hook(HookPoint::SpinFailed, this);
+  } else if (traits_.reader_steal) {
     // Do not steal from a lock that is very likely reader-owned: a stream of
     // readers would starve a sleeping writer.
     const bool likely_reader_owned =
         (owner_.load(relaxed) & kReaderOwned) && readers > 1 && !(count & kWriterLocked);
     if (!likely_reader_owned && !(count & (kWriterLocked | kFlagHandoff))) {
       set_reader_owned();
-      if (readers == 1 && (count & kFlagWaiters)) { // first reader in: bring the queued ones
-        detail::WakeQueue wake;
-        {
-          detail::WaitLockGuard guard(wait_lock_);
-          if (!waiters_.empty()) atomic_mark_wake(WakeType::ReadOwned, wake);
-        }
-        wake.wake_all();
-      }
+      if (readers == 1 && (count & kFlagWaiters)) atomic_wake(WakeType::ReadOwned); // first reader in: bring the queued ones
       return;
     }
   }
@@ -137,8 +171,10 @@ void RwSem::atomic_down_read_slow(std::int64_t count) {
     detail::WaitLockGuard guard(wait_lock_);
     if (waiters_.empty()) {
       // Queue empty and no writer: our READER_BIAS already holds the lock.
-      if (!(count_.load(seq_cst) & kWriterMask)) {
+      const std::int64_t blocking = traits_.reader_spins ? (kWriterMask | kFlagHandoff) : kWriterMask;
+      if (adjustment && !(count_.load(seq_cst) & blocking)) {
         set_reader_owned();
+        if (spun) detail::spin_succeeded(this);
         return;
       }
       adjustment += kFlagWaiters;
@@ -148,8 +184,12 @@ void RwSem::atomic_down_read_slow(std::int64_t count) {
     atomic_cond_wake(now, wake);
   }
   wake.wake_all();
-  bump(my_counters().contended);
-  detail::trace_begin(this, LCB_F_READ);
+  if (spun) {
+    detail::spin_failed_queue(this, LCB_F_READ, why);
+  } else {
+    bump(my_counters().contended);
+    detail::trace_begin(this, LCB_F_READ);
+  }
   while (!waiter.granted.load(acquire)) {
     detail::hook(HookPoint::BeforeSleep, this);
     waiter.slot->parker.park();
@@ -158,9 +198,10 @@ void RwSem::atomic_down_read_slow(std::int64_t count) {
 }
 
 // rwsem_spin_on_owner(): spin while the same writer owns the lock and runs.
-RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFail& why) {
+RwSem::OwnerState RwSem::atomic_spin_on_owner(std::uint64_t nonspinnable, detail::SpinBudget* budget,
+                                               SpinFail& why) {
   const std::uint64_t word = owner_.load(acquire);
-  const OwnerState state = owner_state(word);
+  const OwnerState state = owner_state(word, nonspinnable);
   if (state != OwnerState::Writer) {
     if (state == OwnerState::NonSpinnable) why = SpinFail::NonSpinnable;
     return state;
@@ -177,7 +218,7 @@ RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFa
       return OwnerState::NonSpinnable;
     }
     const std::uint64_t now = owner_.load(acquire);
-    if (now != word) return owner_state(now);
+    if (now != word) return owner_state(now, nonspinnable);
     if (!detail::owner_on_cpu(owner)) {
       why = SpinFail::OwnerOffCpu;
       return OwnerState::NonSpinnable;
@@ -190,9 +231,9 @@ RwSem::OwnerState RwSem::atomic_spin_on_owner(detail::SpinBudget* budget, SpinFa
   }
 }
 
-bool RwSem::atomic_can_spin(SpinFail& why) {
+bool RwSem::atomic_can_spin(std::uint64_t nonspinnable, SpinFail& why) {
   const std::uint64_t word = owner_.load(relaxed);
-  switch (owner_state(word)) {
+  switch (owner_state(word, nonspinnable)) {
   case OwnerState::NonSpinnable: why = SpinFail::NonSpinnable; return false;
   case OwnerState::Reader:
     if (traits_.reader_owned_spin) return true;
@@ -214,7 +255,9 @@ bool RwSem::atomic_try_write_lock_unqueued() {
   return false;
 }
 
-bool RwSem::atomic_optimistic_spin(SpinFail& why) {
+// rwsem_optimistic_spin(): a writer (wlock) or, 5.3-5.10, a reader.
+bool RwSem::atomic_optimistic_spin(bool wlock, SpinFail& why) {
+  const std::uint64_t nonspinnable = wlock ? kWrNonSpinnable : kRdNonSpinnable;
   detail::SpinBudget budget;
   if (!osq_.lock(budget)) {
     why = SpinFail::BudgetExhausted;
@@ -225,21 +268,21 @@ bool RwSem::atomic_optimistic_spin(SpinFail& why) {
   std::uint64_t rspin_deadline = 0;
   unsigned loop = 0;
   for (;;) {
-    const OwnerState state = atomic_spin_on_owner(&budget, why);
+    const OwnerState state = atomic_spin_on_owner(nonspinnable, &budget, why);
     if (state == OwnerState::NonSpinnable) break; // why set by spin_on_owner
     if (state == OwnerState::Reader && !traits_.reader_owned_spin) {
       why = SpinFail::ReaderOwned;
       break;
     }
-    if (atomic_try_write_lock_unqueued()) {
+    if (wlock ? atomic_try_write_lock_unqueued() : atomic_try_read_lock_unqueued()) {
       taken = true;
       break;
     }
-    if (state == OwnerState::Reader) {
+    if (wlock && state == OwnerState::Reader) {
       // 5.3+ (7d43f1ce9dd0): spin on readers until (10 + readers/2) us, then
       // mark the lock NONSPINNABLE so later writers queue at once.
       if (prev_state != OwnerState::Reader) {
-        if (owner_.load(relaxed) & kNonSpinnable) {
+        if (owner_.load(relaxed) & nonspinnable) {
           why = SpinFail::NonSpinnable;
           break;
         }
@@ -258,10 +301,7 @@ bool RwSem::atomic_optimistic_spin(SpinFail& why) {
     if (state != OwnerState::Writer) {
       if (state == OwnerState::Null && (count_.load(relaxed) & kLockMask))
         detail::hook(HookPoint::SpinOwnerNull, this);
-      if (budget.exhausted()) {
-        why = SpinFail::BudgetExhausted;
-        break;
-      }
+      if (budget.exhausted(why)) break;
     }
     prev_state = state;
     detail::cpu_relax();
@@ -298,16 +338,19 @@ bool RwSem::atomic_try_write_lock(detail::Waiter& waiter) {
   return true;
 }
 
-void RwSem::atomic_down_write_slow() {
+bool RwSem::atomic_down_write_slow() {
   bump(my_counters().contended);
   SpinFail why = SpinFail::BudgetExhausted;
   detail::hook(HookPoint::SpinBegin, this);
   detail::spin_begin(this, LCB_F_WRITE);
-  if (atomic_can_spin(why) && atomic_optimistic_spin(why)) {
+  if (atomic_can_spin(kWrNonSpinnable, why) && atomic_optimistic_spin(true, why)) {
     detail::spin_succeeded(this);
-    return;
+    return false;
   }
   detail::hook(HookPoint::SpinFailed, this);
+  // 5.3-5.10 (5cfd92e12e13): a writer that failed to spin on a lock marked
+  // NONSPINNABLE keeps readers from spinning once it owns the lock.
+  const bool disable_reader_spin = traits_.reader_spins && (owner_.load(relaxed) & kNonSpinnable);
 
   detail::Waiter waiter;
   waiter.slot = &detail::self();
@@ -335,7 +378,7 @@ void RwSem::atomic_down_write_slow() {
     if (traits_.handoff_writer_spins && waiter.handoff_set.load(relaxed)) {
       detail::SpinBudget budget;
       SpinFail ignored;
-      retry_now = atomic_spin_on_owner(&budget, ignored) == OwnerState::Null;
+      retry_now = atomic_spin_on_owner(kNonSpinnable, &budget, ignored) == OwnerState::Null;
     }
     if (!retry_now) {
       detail::hook(HookPoint::BeforeSleep, this);
@@ -346,6 +389,7 @@ void RwSem::atomic_down_write_slow() {
   }
   wait_lock_.unlock();
   detail::trace_end(this, 0);
+  return disable_reader_spin;
 }
 
 } // namespace reflock
