@@ -4,7 +4,7 @@
 //   - 3.15 .. 4.7: rwsem-xadd (kernel/locking/rwsem-xadd.c): the count holds
 //     an active part (readers + writer) and a negative WAITING bias; readers
 //     do not record themselves in `owner`.
-//   - 5.3-rc-tip .. 5.19: the v5.3 rework (kernel/locking/rwsem.c): count bits
+//   - 5.3-rc-tip .. 6.3: the v5.3 rework (kernel/locking/rwsem.c): count bits
 //     WRITER_LOCKED / WAITERS / HANDOFF + reader count; `owner` carries
 //     READER_OWNED and NONSPINNABLE flags.
 // Policies and the kernel code each one follows are listed in rwsem_policy.cpp.
@@ -30,11 +30,11 @@
 
 namespace reflock {
 
-enum class Policy : std::uint8_t { V3_15, V3_16_Rc2, V3_16, V4_7, V4_7_Hacked, V5_3_RcTip, V5_4, V5_19 };
+enum class Policy : std::uint8_t { V3_15, V3_16_Rc2, V3_16, V4_7, V4_7_Hacked, V5_3_RcTip, V5_4, V5_19, V6_3 };
 
 std::string_view to_string(Policy policy) noexcept;
 std::span<const Policy> all_policies() noexcept;
-// "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19"
+// "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19, 6.3"
 std::string policy_names();
 // Throws std::invalid_argument("unknown rwsem policy 'x' (valid: ...)").
 Policy parse_policy(std::string_view name);
@@ -52,6 +52,7 @@ struct PolicyTraits {
   bool reader_owned_spin;      // 5.3+: spin on a reader-owned lock until a deadline, then NONSPINNABLE
   bool reader_steal;           // 5.11+: readers in the slow path steal a free lock
   bool reader_spins;           // 5.3-5.10: readers spin on a writer owner, adaptively disabled
+  bool direct_handoff;         // 6.3+: the waker hands a free lock to the HANDOFF writer
 };
 PolicyTraits traits(Policy policy) noexcept;
 
@@ -123,6 +124,7 @@ private:
   void set_reader_owned() noexcept;
   std::uint64_t reader_owner_word(std::uint32_t tid) const noexcept;
   void clear_nonspinnable() noexcept;
+  void set_nonspinnable() noexcept;
   static OwnerState owner_state(std::uint64_t owner_word, std::uint64_t nonspinnable) noexcept;
 
   void set_owner() noexcept;

@@ -44,7 +44,17 @@ RwSem::OwnerState RwSem::owner_state(std::uint64_t word, std::uint64_t nonspinna
 void RwSem::atomic_mark_wake(WakeType type, detail::WakeQueue& wake) {
   detail::Waiter* waiter = waiters_.front();
   if (waiter->write) {
-    if (type == WakeType::Any) wake.add(waiter->slot);
+    if (type != WakeType::Any) return;
+    wake.add(waiter->slot);
+    const std::int64_t count = count_.load(seq_cst);
+    if (!traits_.direct_handoff || (count & kLockMask) || !(count & kFlagHandoff)) return;
+    // 6.3: free, and HANDOFF keeps everyone else out while we hold wait_lock:
+    // hand it to the writer now (early handoff; rwsem_del_waiter()).
+    owner_.store(std::uint64_t{waiter->tid} << kOwnerShift, release);
+    count_.fetch_add(kWriterLocked - kFlagHandoff, seq_cst);
+    waiters_.remove(waiter);
+    if (waiters_.empty()) count_.fetch_and(~(kFlagHandoff | kFlagWaiters), seq_cst);
+    waiter->granted.store(true, release); // the waiter may vanish from here on
     return;
   }
   std::int64_t adjustment = 0;
@@ -59,6 +69,7 @@ void RwSem::atomic_mark_wake(WakeType type, detail::WakeQueue& wake) {
       if (detail::mono_ns() > waiter->timeout_ns) {
         if (!(oldcount & kFlagHandoff)) adjustment -= kFlagHandoff;
         waiter->handoff_set.store(true, relaxed);
+        if (traits_.direct_handoff) set_nonspinnable(); // 6.3: a reader's handoff ends all spinning
       }
       count_.fetch_add(-adjustment, seq_cst);
       return;
@@ -202,6 +213,8 @@ RwSem::OwnerState RwSem::atomic_spin_on_owner(std::uint64_t nonspinnable, detail
                                                SpinFail& why) {
   const std::uint64_t word = owner_.load(acquire);
   const OwnerState state = owner_state(word, nonspinnable);
+  // 6.3: the lock was handed to us while we were about to spin on it.
+  if (traits_.direct_handoff && (word >> kOwnerShift) == detail::self_tid()) return OwnerState::NonSpinnable;
   if (state != OwnerState::Writer) {
     if (state == OwnerState::NonSpinnable) why = SpinFail::NonSpinnable;
     return state;
@@ -290,10 +303,7 @@ bool RwSem::atomic_optimistic_spin(bool wlock, SpinFail& why) {
         rspin_deadline = detail::mono_ns() + static_cast<std::uint64_t>((20 + readers) * 1000 / 2);
         loop = 0;
       } else if (!(++loop & 0xf) && detail::mono_ns() > rspin_deadline) {
-        std::uint64_t word = owner_.load(relaxed); // rwsem_set_nonspinnable()
-        while ((word & kReaderOwned) && !(word & kNonSpinnable) &&
-               !owner_.compare_exchange_weak(word, word | kNonSpinnable, relaxed, relaxed)) {
-        }
+        set_nonspinnable();
         why = SpinFail::ReaderOwned;
         break;
       }
@@ -312,6 +322,7 @@ bool RwSem::atomic_optimistic_spin(bool wlock, SpinFail& why) {
 
 // rwsem_try_write_lock() (5.19, 6eebd5fb2083), under wait_lock.
 bool RwSem::atomic_try_write_lock(detail::Waiter& waiter) {
+  if (waiter.granted.load(acquire)) return true; // 6.3: handed off, already dequeued
   detail::Waiter* first = waiters_.front();
   std::int64_t count = count_.load(relaxed);
   std::int64_t next;
@@ -378,16 +389,28 @@ bool RwSem::atomic_down_write_slow() {
     if (traits_.handoff_writer_spins && waiter.handoff_set.load(relaxed)) {
       detail::SpinBudget budget;
       SpinFail ignored;
-      retry_now = atomic_spin_on_owner(kNonSpinnable, &budget, ignored) == OwnerState::Null;
+      const bool released = atomic_spin_on_owner(kNonSpinnable, &budget, ignored) == OwnerState::Null;
+      if (traits_.direct_handoff) {
+        // 6.3: the releaser may be handing the lock over right now: let it
+        // finish under wait_lock, then either we own the lock or we sleep.
+        if (released && !waiter.granted.load(acquire)) {
+          detail::WaitLockGuard sync(wait_lock_);
+        }
+        if (waiter.granted.load(acquire)) goto handed_off;
+      } else {
+        retry_now = released;
+      }
     }
     if (!retry_now) {
       detail::hook(HookPoint::BeforeSleep, this);
       waiter.slot->parker.park();
       detail::hook(HookPoint::Woken, this);
+      if (waiter.granted.load(acquire)) goto handed_off;
     }
     wait_lock_.lock();
   }
   wait_lock_.unlock();
+handed_off:
   detail::trace_end(this, 0);
   return disable_reader_spin;
 }

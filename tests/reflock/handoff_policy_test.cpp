@@ -265,7 +265,7 @@ Counters second_writer_on_reader_owned(Policy policy) {
 }
 
 TEST(RwSemHandoff, SecondWriterSeesNonSpinnableFrom5_3) {
-  for (Policy policy : {Policy::V5_3_RcTip, Policy::V5_4, Policy::V5_19}) {
+  for (Policy policy : {Policy::V5_3_RcTip, Policy::V5_4, Policy::V5_19, Policy::V6_3}) {
     const Counters c = second_writer_on_reader_owned(policy);
     EXPECT_EQ(c.spin_attempts, 1u) << to_string(policy);
     EXPECT_EQ(c.spin_failures, 1u) << to_string(policy);
@@ -386,6 +386,73 @@ TEST(RwSemHandoff, V5_3RcTipSpinnerKeepsSpinningOnNullOwnerWithHandoffPending) {
   EXPECT_EQ(spinner.spin_successes, 1u);
   EXPECT_EQ(spinner.failures(SpinFail::Handoff), 0u);
   EXPECT_EQ(spinner.sleeps, 0u);
+}
+
+// --- 6. 6.3's direct handoff. Kernel ("locking/rwsem: Enable direct rwsem
+// lock handoff", v6.3): rwsem_mark_wake(), called by the releaser under
+// wait_lock, finds the first waiter a writer, the lock free and HANDOFF set,
+// and gives it the lock at once: owner set, WRITER_LOCKED added and HANDOFF
+// taken away, the waiter dequeued. Before (5.19), the releaser only wakes the
+// writer, which must take the lock itself in rwsem_try_write_lock().
+//
+// M holds the lock; W (blind: queues at once) sets HANDOFF and sleeps. M
+// releases; W is held at its wake-up until the test has looked at the lock.
+struct ReleaseState {
+  std::uint32_t owner = 0;
+  std::int64_t count = 0;
+  std::uint32_t waiter_tid = 0;
+  Counters waiter;
+};
+
+ReleaseState state_after_release_to_handoff_writer(Policy policy) {
+  TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
+  BlindWaiterOracle oracle;
+  set_owner_oracle(&oracle);
+  RwSem sem(policy);
+  std::atomic<bool> w_sleeps{false}, w_woken{false}, release_w{false};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock != &sem || gettid_now() != oracle.blind_tid.load()) return;
+    if (point == HookPoint::BeforeSleep) w_sleeps = true;
+    if (point == HookPoint::Woken) {
+      w_woken = true;
+      EXPECT_TRUE(eventually([&] { return release_w.load(); }));
+    }
+  });
+  sem.lock(); // M
+  ReleaseState result;
+  std::thread w([&] {
+    oracle.blind_tid = gettid_now();
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    result.waiter = this_thread_counters() - before;
+  });
+  EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
+  EXPECT_TRUE(sem.count() & kHandoffBit);
+  sem.unlock();
+  EXPECT_TRUE(eventually([&] { return w_woken.load(); }));
+  result.owner = sem.owner_tid();
+  result.count = sem.count();
+  result.waiter_tid = oracle.blind_tid.load();
+  release_w = true;
+  w.join();
+  return result;
+}
+
+TEST(RwSemHandoff, V6_3ReleaserHandsTheLockToTheHandoffWriter) {
+  const ReleaseState r = state_after_release_to_handoff_writer(Policy::V6_3);
+  EXPECT_EQ(r.owner, r.waiter_tid);          // W owns it before it has run
+  EXPECT_EQ(r.count, std::int64_t{1});       // WRITER_LOCKED only: HANDOFF and WAITERS gone
+  EXPECT_EQ(r.waiter.acquisitions, 1u);
+  EXPECT_EQ(r.waiter.failures(SpinFail::OwnerOffCpu), 1u);
+}
+
+TEST(RwSemHandoff, V5_19ReleaserOnlyWakesTheHandoffWriter) {
+  const ReleaseState r = state_after_release_to_handoff_writer(Policy::V5_19);
+  EXPECT_EQ(r.owner, 0u);                   // free until W takes it
+  EXPECT_FALSE(r.count & 1);                // not WRITER_LOCKED
+  EXPECT_TRUE(r.count & kHandoffBit);       // HANDOFF still keeps others out
+  EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
 } // namespace

@@ -22,7 +22,7 @@ using test::TuningScope;
 
 TEST(RwSemPolicy, NamesRoundTrip) {
   for (Policy p : all_policies()) EXPECT_EQ(parse_policy(to_string(p)), p);
-  EXPECT_EQ(policy_names(), "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19");
+  EXPECT_EQ(policy_names(), "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19, 6.3");
 }
 
 TEST(RwSemPolicy, UnknownNameListsValidOnes) {
@@ -228,7 +228,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ReaderOwnedCase{Policy::V4_7_Hacked, 1, true, SpinFail::OwnerNullCountBusy},
                       ReaderOwnedCase{Policy::V5_3_RcTip, 1, true, SpinFail::ReaderOwned},
                       ReaderOwnedCase{Policy::V5_4, 1, true, SpinFail::ReaderOwned},
-                      ReaderOwnedCase{Policy::V5_19, 1, true, SpinFail::ReaderOwned}),
+                      ReaderOwnedCase{Policy::V5_19, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V6_3, 1, true, SpinFail::ReaderOwned}),
     [](const auto& param_info) {
       std::string name(to_string(param_info.param.policy));
       for (char& c : name)
