@@ -42,6 +42,18 @@ public:
   std::atomic<bool> blind{true};
 };
 
+// The blind writer W: lock + unlock in a new thread that the oracle keeps
+// from spinning; its counters for that episode land in `out`.
+std::thread blind_writer(RwSem& sem, BlindWaiterOracle& oracle, Counters& out) {
+  return std::thread([&sem, &oracle, &out] {
+    oracle.blind_tid = gettid_now();
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    out = this_thread_counters() - before;
+  });
+}
+
 // --- 1. A spinner meets a pending handoff -----------------------------------
 //
 // M holds the lock; spinner S starts spin_on_owner(M) and is held at its
@@ -192,13 +204,7 @@ HandoffWriterResult handoff_writer(Policy policy) {
   });
   sem.lock(); // M
   HandoffWriterResult result;
-  std::thread w([&] {
-    oracle.blind_tid = gettid_now();
-    const Counters before = this_thread_counters();
-    sem.lock();
-    sem.unlock();
-    result.waiter = this_thread_counters() - before;
-  });
+  std::thread w = blind_writer(sem, oracle, result.waiter);
   EXPECT_TRUE(eventually([&] { return sleeps.load() >= 1 || queued_watch.load() >= 1; }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
   sem.unlock();
@@ -311,11 +317,8 @@ TEST(RwSemHandoff, V5_3RcTipSpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
     spinner = this_thread_counters() - before;
   });
   EXPECT_TRUE(eventually([&] { return s_watching.load(); }));
-  std::thread w([&] {
-    oracle.blind_tid = gettid_now();
-    sem.lock();
-    sem.unlock();
-  });
+  Counters waiter;
+  std::thread w = blind_writer(sem, oracle, waiter);
   EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
   // S gives up while M still holds the lock (bounded wait: a replica that
@@ -361,11 +364,8 @@ TEST(RwSemHandoff, V5_3RcTipSpinnerKeepsSpinningOnNullOwnerWithHandoffPending) {
     }
   });
   sem.lock(); // M
-  std::thread w([&] {
-    oracle.blind_tid = gettid_now();
-    sem.lock();
-    sem.unlock();
-  });
+  Counters waiter;
+  std::thread w = blind_writer(sem, oracle, waiter);
   EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
   ASSERT_TRUE(sem.count() & kHandoffBit);
   Counters spinner;
@@ -420,13 +420,7 @@ ReleaseState state_after_release_to_handoff_writer(Policy policy) {
   });
   sem.lock(); // M
   ReleaseState result;
-  std::thread w([&] {
-    oracle.blind_tid = gettid_now();
-    const Counters before = this_thread_counters();
-    sem.lock();
-    sem.unlock();
-    result.waiter = this_thread_counters() - before;
-  });
+  std::thread w = blind_writer(sem, oracle, result.waiter);
   EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
   sem.unlock();
