@@ -36,8 +36,6 @@ std::uint64_t RwSem::reader_owner_word(std::uint32_t tid) const noexcept {
 
 void RwSem::set_reader_owned() noexcept { owner_.store(reader_owner_word(detail::self_tid()), release); }
 
-// clear_nonspinnable() (5.11+), clear_wr_nonspinnable() (5.3-5.10): when the
-// readers are gone, writers may spin again.
 // rwsem_set_nonspinnable(): stop spinners on a reader-owned lock.
 void RwSem::set_nonspinnable() noexcept {
   std::uint64_t word = owner_.load(relaxed);
@@ -46,6 +44,8 @@ void RwSem::set_nonspinnable() noexcept {
   }
 }
 
+// clear_nonspinnable() (5.11+), clear_wr_nonspinnable() (5.3-5.10): when the
+// readers are gone, writers may spin again.
 void RwSem::clear_nonspinnable() noexcept {
   const std::uint64_t bits = traits_.reader_spins ? kWrNonSpinnable : kNonSpinnable;
   if (owner_.load(relaxed) & bits) owner_.fetch_and(~bits, relaxed);
