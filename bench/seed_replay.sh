@@ -1,51 +1,164 @@
 #!/usr/bin/env bash
-# The seed experiment in one command: the 4.7 rwsem writer-spin regression
-# (DESIGN.md; Hansen: rwsem 27.7% slower than mutex on unlink1), replayed in
-# user space with `lockscope bench` and printed as the Markdown table the
-# README shows.
+# The seed threads (DESIGN.md) replayed in user space, one interleaved
+# `lockscope bench` session per seed, each comparison read from
+# `lockscope diff` of that session against itself with the runs picked by
+# label. Prints, per seed, the seed's figure, the replay's throughput ratio
+# with its 95% interval (Welch over run means, Fieller's interval) and a
+# verdict on direction:
+#   reproduced       the interval lies on the seed's side of 1
+#   opposite         the interval lies on the other side
+#   not resolved     the interval contains 1: at these CPUs and repeats the
+#                    effect is below what this machine can resolve
 #
-# What runs: write-only, several threads per CPU, Mutex vs RwSem@4.7 vs
-# RwSem@4.7-hacked (4.7 with the "owner NULL and count busy: stop spinning"
-# check removed), 5 repeats with the three locks interleaved in every repeat,
-# so each ratio compares runs that were neighbours in time.
+# Seeds:
+#   000  Hansen 2016, 4.7 i_rwsem vs the 4.6 i_mutex on unlink1 at 4 threads
+#        on a 4-core Skylake: rwsem -27.7%, rwsem with the owner-NULL check
+#        hacked out -2.5%. mutex@4.6 vs rwsem@4.7 vs rwsem@4.7-hacked,
+#        write-only, once with the release window WINDOW_NS and once at
+#        natural timing (window 0).
+#        The window is a knob, not a measurement: up_write (and the 4.6
+#        mutex_unlock) busy-waits that long between clearing the owner and
+#        releasing the count, widening exactly the condition 4.7's check
+#        fires on (on a big machine other CPUs hammering the count's line
+#        make that release slow; on a small VM it is two stores).
+#   002  Low 2014, xfs_repair (mixed readers and writers of mmap_sem): 5x
+#        slower on 3.16-rc2 than on 3.15; the fix took it from 4m24s back
+#        to 1m26s. rwsem@3.15 vs rwsem@3.16-rc2 vs rwsem@3.16, READ_PCT reads.
+#   003  Long 2019, AIM7 shared_memory on 44 threads: 8.09M (5.2-rc6),
+#        7.57M (+ the tip rwsem rework = rwsem@5.3-rc-tip), 7.95M (+ the
+#        handoff writer spins = rwsem@5.4) jobs/min. The pre-rework 5.2
+#        rwsem is not modelled, so only the last step is replayed.
 #
-# Why a release window (shared/notes/seed-replay-on-2-cpus.md): the
-# regression needs a spinner to look at the rwsem between up_write's
-# clearing of the owner and its release of the count. In user space on a
-# small VM that gap is two stores to one cache line, a few nanoseconds, and
-# 4.7's check almost never fires: at natural timing RwSem@4.7 runs within a
-# few percent of the others. On the large machines the regression was found
-# on, the release is slow because dozens of CPUs hammer the count's line.
-# --release-window NS models that slow release: up_write busy-waits NS
-# between the two steps. It lengthens every rwsem hold (Mutex has no such
-# window), so the fair comparison at a non-zero window is 4.7 against
-# 4.7-hacked, which pay the same window; Mutex stays in the table as the
-# reference the original report measured against.
-#
-# usage: bench/seed_replay.sh [extra lockscope bench options, e.g. -o seed.lockscope]
+# usage: bench/seed_replay.sh [SEED ...]       (default: 000 002 003)
 # environment: LOCKSCOPE (binary; default: build/lockscope, else PATH),
-#   THREADS (default 2 per CPU), WINDOW_NS (500), CS_NS (1000),
-#   OUTSIDE_NS (500), DURATION (2 s), REPEAT (5), FORMAT (markdown).
+#   THREADS (default from the CPU count: 4, 8, 16 ... up to the CPUs, or the
+#   CPU count when below 4; seeds 002 and 003 run twice as many: a writer
+#   spinning on readers costs only when it takes a CPU a runnable thread
+#   needs, and waiters must queue long enough to request handoffs), REPEAT (10), DURATION (1 s), WINDOW_NS (500),
+#   READ_PCT (50), CS_NS (1000), OUTSIDE_NS (500), ORACLE (budget, or bpf as
+#   root), OUT (directory for the sessions; default a temporary one, removed).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/find_lockscope.sh"
 
 cpus=$(nproc)
-threads=${THREADS:-$((2 * cpus))}
+sweep() {  # thread counts for $1 threads per CPU
+    local per=$1 t out=""
+    if ((cpus < 4)); then echo $((cpus * per)); return; fi
+    for ((t = 4; t <= cpus; t *= 2)); do out+="${out:+,}$((t * per))"; done
+    echo "$out"
+}
+threads=${THREADS:-$(sweep 1)}
+threads_2x=${THREADS:+$(echo "$THREADS" | tr ',' '\n' | awk '{printf "%s%d", (NR > 1 ? "," : ""), 2 * $1}')}
+threads_2x=${threads_2x:-$(sweep 2)}
+repeat=${REPEAT:-10}
+duration=${DURATION:-1}
 window=${WINDOW_NS:-500}
+oracle=${ORACLE:-budget}
+seeds=("$@")
+((${#seeds[@]})) || seeds=(000 002 003)
+
+out=${OUT:-}
+if [[ -z $out ]]; then
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
 
 load=$(cut -d' ' -f1 /proc/loadavg)
 if awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l > c / 2) }'; then
     echo "seed_replay.sh: load average $load on $cpus CPUs: other work competes with the bench;" \
-         "expect a wide spread between repeats" >&2
+         "expect wide intervals" >&2
 fi
 
-echo "## Seed replay: the 4.7 rwsem writer-spin regression"
+# bench NAME THREADS LOCKS [bench options]: one interleaved session, its table on stdout.
+bench() {
+    local name=$1 t=$2 locks=$3
+    shift 3
+    "$lockscope" bench --lock "$locks" -t "$t" -d "$duration" --repeat "$repeat" --oracle "$oracle" \
+        --cs "${CS_NS:-1000}" --outside "${OUTSIDE_NS:-500}" -F markdown -f -o "$out/$name.lockscope" "$@" \
+        2> >(grep -v '^  \[' >&2)
+    echo
+}
+
+# compare NAME THREADS A B SEED_RATIO SEED_TEXT: one table row from lockscope diff.
+compare() {
+    local name=$1 t=$2 a=$3 b=$4 seed_ratio=$5 seed_text=$6 tc
+    for tc in ${t//,/ }; do
+        "$lockscope" diff "$out/$name.lockscope" "$out/$name.lockscope" -F json \
+            --runs-a "$a t=$tc #*" --runs-b "$b t=$tc #*" |
+            python3 -c '
+import json, sys
+a, b, t, seed, text, cpus = sys.argv[1:7]
+seed = float(seed)
+m = next(m for m in json.load(sys.stdin)["totals"] if m["metric"] == "throughput")
+rel, (lo, hi) = m["relative_change"], m["relative_ci"]
+if rel is None or lo is None or hi is None:
+    reason = m.get("reason", "")
+    print(f"| `{a}` → `{b}` | {t} | {text} | – | – | not enough data ({reason}) |")
+    sys.exit()
+r, lo, hi = 1 + rel, 1 + lo, 1 + hi
+if (seed < 1 and hi < 1) or (seed > 1 and lo > 1):
+    verdict = "reproduced"
+elif (seed < 1 and lo > 1) or (seed > 1 and hi < 1):
+    verdict = "opposite direction: not reproduced"
+else:
+    verdict = f"not resolved: the interval holds 1; below what {cpus} CPUs and these repeats can resolve"
+print(f"| `{a}` → `{b}` | {t} | {text} ({seed:.3f}) | {r:.3f} | [{lo:.3f}, {hi:.3f}] | {verdict} |")
+' "$a" "$b" "$tc" "$seed_ratio" "$seed_text" "$cpus"
+    done
+}
+
+header() {
+    echo "| comparison | threads | seed (ratio) | replay ratio | 95% interval | verdict |"
+    echo "|---|--:|---|--:|---|---|"
+}
+
+echo "# Seed replays"
 echo
-echo "\`bench/seed_replay.sh\`: write-only, $threads threads on $cpus CPUs, release window ${window} ns" \
-     "(rwsem only, see the script), $(uname -r)."
+echo "\`bench/seed_replay.sh\` on $cpus CPUs ($(uname -r)), $repeat interleaved repeats of ${duration} s," \
+     "critical section ${CS_NS:-1000} ns, outside ${OUTSIDE_NS:-500} ns, owner oracle $oracle." \
+     "Ratios are B's throughput over A's (means over runs); intervals from \`lockscope diff\`."
 echo
-"$lockscope" bench --lock mutex,rwsem@4.7-hacked,rwsem@4.7 -t "$threads" \
-    --cs "${CS_NS:-1000}" --outside "${OUTSIDE_NS:-500}" --release-window "$window" \
-    -d "${DURATION:-2}" --repeat "${REPEAT:-5}" -F "${FORMAT:-markdown}" "$@"
+for seed in "${seeds[@]}"; do
+    case $seed in
+    000)
+        for w in "$window" 0; do
+            name=seed000-window$w
+            echo "## Seed 000: 4.7 rwsem vs 4.6 mutex (unlink1), release window $w ns"
+            echo
+            bench "$name" "$threads" mutex@4.6,rwsem@4.7-hacked,rwsem@4.7 --release-window "$w"
+            header
+            compare "$name" "$threads" mutex@4.6 rwsem@4.7 0.723 "689,179 → 498,325 ops/s (4 threads, 4 cores)"
+            compare "$name" "$threads" mutex@4.6 rwsem@4.7-hacked 0.975 "689,179 → 671,706 ops/s"
+            compare "$name" "$threads" rwsem@4.7-hacked rwsem@4.7 0.742 "671,706 → 498,325 ops/s"
+            echo
+        done
+        ;;
+    002)
+        name=seed002
+        echo "## Seed 002: 3.16 writers spinning on reader-owned rwsems (xfs_repair), ${READ_PCT:-50}% reads"
+        echo
+        bench "$name" "$threads_2x" rwsem@3.15,rwsem@3.16-rc2,rwsem@3.16 --read-pct "${READ_PCT:-50}"
+        header
+        compare "$name" "$threads_2x" rwsem@3.15 rwsem@3.16-rc2 0.2 "5x slower on 3.16-rc2"
+        compare "$name" "$threads_2x" rwsem@3.16-rc2 rwsem@3.16 3.07 "4m24s → 1m26s with the fix"
+        echo
+        ;;
+    003)
+        name=seed003
+        echo "## Seed 003: the handoff writer spins on the owner (AIM7 shared_memory)"
+        echo
+        bench "$name" "$threads_2x" rwsem@5.3-rc-tip,rwsem@5.4
+        header
+        compare "$name" "$threads_2x" rwsem@5.3-rc-tip rwsem@5.4 1.051 "7,567,568 → 7,954,545 jobs/min"
+        echo "| 5.2-rc6 → \`rwsem@5.3-rc-tip\` | – | 8,092,486 → 7,567,568 (0.935) | – | – | not replayed: the pre-rework 5.2 rwsem is not modelled |"
+        echo
+        ;;
+    *)
+        echo "seed_replay.sh: unknown seed '$seed' (000, 002, 003)" >&2
+        exit 2
+        ;;
+    esac
+done

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/policy_labels.h"
 #include "reflock/bench/bench_locks.h"
 
 namespace lockscope::bench_session {
@@ -106,6 +107,7 @@ std::map<std::string, std::string> sweep_meta(const SweepInfo& s)
     meta["bench.duration_ms"] = std::to_string(s.duration_ms);
     meta["bench.interval_ms"] = std::to_string(s.interval_ms);
     meta["bench.repeat"] = std::to_string(s.repeat);
+    meta[kPolicyLabelsKey] = kPolicyLabelsVersion;  // labels are current: no renaming on opening
     return meta;
 }
 

@@ -113,8 +113,10 @@ std::string pad(const std::string& s, size_t width, bool right)
 const char* kLegend =
     "ops/s and every column: median over repeats (min–max). ratio: ops/s over the first\n"
     "lock's ops/s in the same repeat. spin-fail: spin phases that ended queueing / spin\n"
-    "phases begun. sleeps/kop: futex sleeps per 1000 ops. idle: CPU capacity the bench\n"
-    "left unused (wall × CPUs − process CPU time). '-': the lock has no counters.\n";
+    "phases begun (per spin phase, not per spin-on-owner call). sleeps/kop: futex sleeps\n"
+    "per 1000 ops. idle: CPU capacity the bench process did not use (wall × CPUs − its\n"
+    "CPU time; other processes' work counts as idle, it is not scheduler idle). '-': the\n"
+    "lock has no counters.\n";
 
 }  // namespace
 

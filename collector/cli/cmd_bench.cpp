@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/metadata.h"
+#include "core/policy_labels.h"
 #include "core/session_store.h"
 #include "probe/oncpu_oracle.h"
 
@@ -49,16 +50,19 @@ const char* const kUsage =
     "critical section; unlock; outside work } for -d seconds per run. Every repeat runs\n"
     "each (threads, lock) variant once, in turn, so that the machine's drifts hit all\n"
     "variants alike; ratios to the first --lock are taken within a repeat.\n\n"
-    "LOCK: mutex (reflock's kernel-mutex replica), rwsem@POLICY (the rwsem replica with\n"
-    "a kernel version's writer-spin policy, e.g. rwsem@4.7), pthread_mutex,\n"
-    "pthread_rwlock, std_shared_mutex. Repeat --lock or give a comma list.\n"
+    "LOCK: mutex (reflock's replica of the kernel mutex since 4.10), mutex@4.6 (the 4.6\n"
+    "mutex: count + owner, no handoff), rwsem@POLICY (the rwsem replica with the policy\n"
+    "of the first release that behaved that way, e.g. rwsem@4.7, rwsem@5.4; old labels\n"
+    "such as rwsem@5.3 are accepted with a note), pthread_mutex, pthread_rwlock,\n"
+    "std_shared_mutex. Repeat --lock or give a comma list.\n"
     "THREADS: a number, a list (1,2,4) or a range swept one by one (1-8).\n\n"
-    "--release-window NS models a slow rwsem release: up_write busy-waits NS between\n"
-    "clearing the owner and releasing the count. On a large machine that gap is long\n"
-    "because other CPUs hammer the count's cache line; on a small VM it is two stores,\n"
-    "nanoseconds, and spinners (4.7's owner-NULL-count-busy check) rarely see it. It\n"
-    "lengthens every rwsem hold and the mutex has no window, so at a non-zero window\n"
-    "compare rwsem policies with each other (4.7 vs 4.7-hacked), not with mutex.\n\n"
+    "--release-window NS is a knob, not a measurement: up_write (and the 4.6\n"
+    "mutex_unlock) busy-waits NS between clearing the owner and releasing the count,\n"
+    "widening exactly the condition 4.7's owner-NULL-count-busy check fires on. On a\n"
+    "large machine that gap is long because other CPUs hammer the count's cache line;\n"
+    "on a small VM it is two stores, nanoseconds. It lengthens every hold of those\n"
+    "locks; the modern mutex has no such window, so at a non-zero window compare\n"
+    "rwsem@4.7 with mutex@4.6 or rwsem@4.7-hacked, which pay the same window.\n\n"
     "--oracle: how a spinner asks \"is the owner running?\". budget: it assumes so and\n"
     "stops after a time budget (cannot see a preempted owner). bpf: a BPF program on\n"
     "sched_switch keeps each thread's on-CPU state in a table the locks read (root, or\n"
@@ -79,7 +83,7 @@ po::options_description describe(BenchArgs& a)
         ("outside", po::value(&a.outside_ns)->default_value(1000), "work between acquisitions, ns")
         ("read-pct", po::value(&a.read_pct)->default_value(0), "share of acquisitions taken shared, 0-100")
         ("release-window", po::value(&a.release_window_ns)->default_value(0),
-         "rwsem up_write: ns between clearing owner and releasing the count (see above)")
+         "rwsem and mutex@4.6 unlock: ns between clearing owner and releasing the count (see above)")
         ("oracle", po::value(&a.oracle)->default_value("budget"), "owner on-CPU oracle: budget or bpf (see above)")
         ("duration,d", po::value(&a.duration_s)->default_value(2), "seconds per run")
         ("interval,i", po::value(&a.interval_s), "seconds per interval (default 0.5, at most -d)")
@@ -141,7 +145,16 @@ std::vector<std::string> split_locks(const std::vector<std::string>& given)
             start = comma + 1;
         }
     }
-    return out.empty() ? std::vector<std::string>{"pthread_mutex", "mutex"} : out;
+    if (out.empty())
+        return {"pthread_mutex", "mutex"};
+    // Old policy labels still work, with a note on what they name now.
+    for (std::string& name : out) {
+        std::string note;
+        name = current_lock_name(name, note);
+        if (!note.empty())
+            std::fprintf(stderr, "lockscope bench: note: %s\n", note.c_str());
+    }
+    return out;
 }
 
 // 1-minute load average: other processes compete with the bench for CPUs
@@ -217,7 +230,7 @@ int cmd_bench(const Args& args)
             } catch (const std::invalid_argument& e) {
                 throw UsageError(e.what());
             }
-            p.lock.rwsem.release_window_ns = uint64_t(a.release_window_ns);
+            p.lock.release_window_ns = uint64_t(a.release_window_ns);
             p.threads = t;
             p.critical_ns = uint64_t(a.critical_ns);
             p.outside_ns = uint64_t(a.outside_ns);
@@ -319,7 +332,7 @@ int cmd_bench(const Args& args)
         "threads " + a.threads + " on " + std::to_string(cpus) + " CPUs, critical section " +
         std::to_string(a.critical_ns) + " ns, outside " + std::to_string(a.outside_ns) + " ns, reads " +
         std::to_string(a.read_pct) + "%, release window " + std::to_string(a.release_window_ns) +
-        " ns (rwsem only), owner oracle " + a.oracle + ", " + std::to_string(repeats) + " interleaved repeats of " + num(a.duration_s) +
+        " ns (rwsem and mutex@4.6), owner oracle " + a.oracle + ", " + std::to_string(repeats) + " interleaved repeats of " + num(a.duration_s) +
         " s; load average " + load_before + " before, " + loadavg() + " after";
     const auto rows = bench_table::summarize(results, lock_names.size());
     // Every event the process's reflock locks fired, warm-up included: what a

@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "core/diff.h"
 #include "core/error.h"
+#include "core/policy_labels.h"
 #include "core/session_store.h"
 
 namespace lockscope::cli {
@@ -71,6 +72,13 @@ int cmd_diff(const Args& args)
 
     Session a = load_session(file_a);
     Session b = load_session(file_b);
+    // A session recorded before the policy labels were corrected has been
+    // renamed on opening; patterns must use the current names.
+    for (const Session* s : {&a, &b})
+        if (const std::string renamed = s->meta_value(kPolicyLabelsRenamedKey);
+            !renamed.empty() && !(s == &b && file_b == file_a))
+            std::fprintf(stderr, "lockscope diff: note: %s was recorded with old policy labels, renamed on opening: %s\n",
+                         (s == &a ? file_a : file_b).c_str(), renamed.c_str());
     if (!runs_a.empty())
         a = select_runs(a, runs_a);
     if (!runs_b.empty())

@@ -2,6 +2,7 @@
 // or an interrupted recorder, so every row is validated: bad rows are
 // skipped and counted in Session::warnings, never trusted.
 #include "core/error.h"
+#include "core/policy_labels.h"
 #include "core/session_schema.h"
 #include "core/session_store.h"
 
@@ -489,6 +490,7 @@ Session load_session(const std::string& path, const LoadOptions& options)
     });
 
     skips.report(s.warnings);
+    upgrade_policy_labels(s);
     return s;
 }
 

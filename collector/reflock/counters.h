@@ -20,9 +20,9 @@ enum class SpinFail : std::uint8_t {
   ReaderOwned = 2,        // readers hold the rwsem (owner NULL or READER_OWNED)
   Handoff = 3,            // a handoff is pending, or a mutex waiter is no longer first
   BudgetExhausted = 4,    // the spin budget (user-space stand-in for need_resched) ran out
-  NoOwner = 5,            // rwsem 3.16-fix: no owner recorded, do not spin
-  NonSpinnable = 6,       // rwsem 6.x: owner marked RWSEM_NONSPINNABLE
-  OwnerChanged = 7,       // rwsem 3.16: a new writer took over while we spun
+  NoOwner = 5,            // rwsem 3.16: no owner recorded, do not spin
+  NonSpinnable = 6,       // rwsem 5.3+: owner marked RWSEM_NONSPINNABLE
+  OwnerChanged = 7,       // rwsem 3.16-rc2, 3.16: a new writer took over while we spun
 };
 inline constexpr std::size_t kSpinFailReasons = 8;
 

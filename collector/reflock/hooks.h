@@ -18,6 +18,7 @@ enum class HookPoint : std::uint8_t {
   BeforeSleep,            // a queued waiter is about to park
   Woken,                  // a queued waiter returned from park, before it retries
   UpWriteOwnerCleared,    // rwsem up_write: owner cleared, count not yet released
+  MutexOwnerCleared,      // 4.6 mutex_unlock: owner cleared, count not yet released
   MutexHandoffSet,        // a first mutex waiter set HANDOFF
 };
 

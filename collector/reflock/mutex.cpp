@@ -85,16 +85,8 @@ bool Mutex::spin_on_owner(std::uint32_t owner, detail::Waiter* waiter, detail::S
 bool Mutex::optimistic_spin(detail::Waiter* waiter, SpinFail& why) noexcept {
   detail::SpinBudget budget;
   if (!waiter) {
-    // mutex_can_spin_on_owner(): an unowned mutex is worth spinning for.
-    const std::uint32_t owner = owner_tid();
-    if (owner && !detail::owner_on_cpu(owner)) {
-      why = SpinFail::OwnerOffCpu;
-      return false;
-    }
-    if (!osq_.lock(budget)) {
-      why = SpinFail::BudgetExhausted;
-      return false;
-    }
+    // An unowned mutex is worth spinning for.
+    if (!detail::start_spin(osq_, owner_tid(), budget, why)) return false;
   }
   bool taken = false;
   for (;;) {

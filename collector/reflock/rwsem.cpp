@@ -27,16 +27,28 @@ void RwSem::set_owner() noexcept {
   owner_.store(std::uint64_t{detail::self_tid()} << kOwnerShift, release);
 }
 
-// rwsem_set_reader_owned(): the last reader's tid with READER_OWNED; keeps NONSPINNABLE.
-void RwSem::set_reader_owned() noexcept {
-  const std::uint64_t keep = owner_.load(relaxed) & kNonSpinnable;
-  owner_.store((std::uint64_t{detail::self_tid()} << kOwnerShift) | kReaderOwned | keep, release);
+// __rwsem_set_reader_owned(): a reader's tid with READER_OWNED, keeping
+// NONSPINNABLE (5.3-5.10: only RD_NONSPINNABLE).
+std::uint64_t RwSem::reader_owner_word(std::uint32_t tid) const noexcept {
+  const std::uint64_t keep = owner_.load(relaxed) & (traits_.reader_spins ? kRdNonSpinnable : kNonSpinnable);
+  return (std::uint64_t{tid} << kOwnerShift) | kReaderOwned | keep;
 }
 
-void RwSem::release_window() noexcept {
-  if (options_.release_window_ns == 0) return;
-  const std::uint64_t until = detail::mono_ns() + options_.release_window_ns;
-  while (detail::mono_ns() < until) detail::cpu_relax();
+void RwSem::set_reader_owned() noexcept { owner_.store(reader_owner_word(detail::self_tid()), release); }
+
+// rwsem_set_nonspinnable(): stop spinners on a reader-owned lock.
+void RwSem::set_nonspinnable() noexcept {
+  std::uint64_t word = owner_.load(relaxed);
+  while ((word & kReaderOwned) && !(word & kNonSpinnable) &&
+         !owner_.compare_exchange_weak(word, word | kNonSpinnable, relaxed, relaxed)) {
+  }
+}
+
+// clear_nonspinnable() (5.11+), clear_wr_nonspinnable() (5.3-5.10): when the
+// readers are gone, writers may spin again.
+void RwSem::clear_nonspinnable() noexcept {
+  const std::uint64_t bits = traits_.reader_spins ? kWrNonSpinnable : kNonSpinnable;
+  if (owner_.load(relaxed) & bits) owner_.fetch_and(~bits, relaxed);
 }
 
 void RwSem::lock() noexcept {
@@ -44,7 +56,12 @@ void RwSem::lock() noexcept {
     if (count_.fetch_add(xa::kActiveWriteBias, acquire) != 0) xadd_down_write_slow();
   } else {
     std::int64_t expected = 0;
-    if (!count_.compare_exchange_strong(expected, at::kWriterLocked, acquire, relaxed)) atomic_down_write_slow();
+    if (!count_.compare_exchange_strong(expected, at::kWriterLocked, acquire, relaxed) && atomic_down_write_slow()) {
+      set_owner();
+      owner_.fetch_or(kRdNonSpinnable, relaxed); // rwsem_disable_reader_optspin()
+      bump(my_counters().acquisitions);
+      return;
+    }
   }
   set_owner();
   bump(my_counters().acquisitions);
@@ -61,7 +78,7 @@ bool RwSem::try_lock() noexcept {
 
 void RwSem::unlock() noexcept {
   owner_.store(0, release); // rwsem_clear_owner()
-  release_window();
+  detail::release_window(options_.release_window_ns);
   detail::hook(HookPoint::UpWriteOwnerCleared, this);
   if (traits_.xadd_model) {
     const std::int64_t now = count_.fetch_add(-xa::kActiveWriteBias, release) - xa::kActiveWriteBias;
@@ -108,7 +125,7 @@ void RwSem::unlock_shared() noexcept {
   } else {
     const std::int64_t now = count_.fetch_add(-at::kReaderBias, release) - at::kReaderBias;
     if ((now & (at::kLockMask | at::kFlagWaiters)) == at::kFlagWaiters) {
-      if (owner_.load(relaxed) & kNonSpinnable) owner_.fetch_and(~kNonSpinnable, relaxed); // clear_nonspinnable()
+      clear_nonspinnable();
       atomic_wake();
     }
   }

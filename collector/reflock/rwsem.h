@@ -4,7 +4,7 @@
 //   - 3.15 .. 4.7: rwsem-xadd (kernel/locking/rwsem-xadd.c): the count holds
 //     an active part (readers + writer) and a negative WAITING bias; readers
 //     do not record themselves in `owner`.
-//   - 5.2 .. 6.x: the v5.3 rework (kernel/locking/rwsem.c): count bits
+//   - 5.3-rc-tip .. 6.3: the v5.3 rework (kernel/locking/rwsem.c): count bits
 //     WRITER_LOCKED / WAITERS / HANDOFF + reader count; `owner` carries
 //     READER_OWNED and NONSPINNABLE flags.
 // Policies and the kernel code each one follows are listed in rwsem_policy.cpp.
@@ -30,11 +30,11 @@
 
 namespace reflock {
 
-enum class Policy : std::uint8_t { V3_15, V3_16, V3_16_Fix, V4_7, V4_7_Hacked, V5_2, V5_3, V6_X };
+enum class Policy : std::uint8_t { V3_15, V3_16_Rc2, V3_16, V4_7, V4_7_Hacked, V5_3_RcTip, V5_4, V5_19, V6_3 };
 
 std::string_view to_string(Policy policy) noexcept;
 std::span<const Policy> all_policies() noexcept;
-// "3.15, 3.16, 3.16-fix, 4.7, 4.7-hacked, 5.2, 5.3, 6.x"
+// "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19, 6.3"
 std::string policy_names();
 // Throws std::invalid_argument("unknown rwsem policy 'x' (valid: ...)").
 Policy parse_policy(std::string_view name);
@@ -43,14 +43,16 @@ Policy parse_policy(std::string_view name);
 struct PolicyTraits {
   bool xadd_model;             // 3.15-4.7 count model, else the 5.3 rework's
   bool writer_spins;           // optimistic spinning at all (3.16+)
-  bool spin_without_owner;     // 3.16: rwsem_can_spin_on_owner() true when owner NULL
-  bool new_writer_stops_spin;  // 3.16: spin_on_owner returns "owner == NULL"
+  bool spin_without_owner;     // 3.16-rc2: rwsem_can_spin_on_owner() true when owner NULL
+  bool new_writer_stops_spin;  // 3.16-rc2, 3.16: spin_on_owner returns "owner == NULL"
   bool stop_on_null_owner_busy_count; // 4.1-4.7: ... NULL owner and count != 0 stops the spin
   bool wake_skipped_for_spinner;      // 4.2+: rwsem_wake only trylocks wait_lock if a spinner exists
-  bool handoff_stops_spinners; // 5.2: a pending HANDOFF ends optimistic spinning
-  bool handoff_writer_spins;   // 5.3+: the handoff writer spins on an on-CPU owner
-  bool reader_owned_spin;      // 6.x: spin on a reader-owned lock until a deadline, then NONSPINNABLE
-  bool reader_steal;           // 6.x: readers in the slow path steal a free lock
+  bool handoff_stops_spinners; // 5.3-rc-tip: a pending HANDOFF ends the spin on a writer owner
+  bool handoff_writer_spins;   // 5.4+: the handoff writer spins on an on-CPU owner
+  bool reader_owned_spin;      // 5.3+: spin on a reader-owned lock until a deadline, then NONSPINNABLE
+  bool reader_steal;           // 5.11+: readers in the slow path steal a free lock
+  bool reader_spins;           // 5.3-5.10: readers spin on a writer owner, adaptively disabled
+  bool direct_handoff;         // 6.3+: the waker hands a free lock to the HANDOFF writer
 };
 PolicyTraits traits(Policy policy) noexcept;
 
@@ -62,7 +64,7 @@ struct RwSemOptions {
 
 class RwSem {
 public:
-  explicit RwSem(Policy policy = Policy::V6_X, RwSemOptions options = {}) noexcept;
+  explicit RwSem(Policy policy = Policy::V5_19, RwSemOptions options = {}) noexcept;
   RwSem(const RwSem&) = delete;
   RwSem& operator=(const RwSem&) = delete;
 
@@ -79,11 +81,18 @@ public:
   std::uint32_t owner_tid() const noexcept {
     return static_cast<std::uint32_t>(owner_.load(std::memory_order_relaxed) >> kOwnerShift);
   }
-  bool owner_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kNonSpinnable; }
+  // Writers may not spin (RWSEM_WR_NONSPINNABLE; 5.11+: RWSEM_NONSPINNABLE).
+  bool owner_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kWrNonSpinnable; }
+  // Readers may not spin (5.3-5.10 RWSEM_RD_NONSPINNABLE).
+  bool owner_rd_nonspinnable() const noexcept { return owner_.load(std::memory_order_relaxed) & kRdNonSpinnable; }
 
-  static constexpr std::uint64_t kReaderOwned = 0x1;  // RWSEM_READER_OWNED (5.2+)
-  static constexpr std::uint64_t kNonSpinnable = 0x2; // RWSEM_NONSPINNABLE (6.x)
-  static constexpr unsigned kOwnerShift = 2;
+  static constexpr std::uint64_t kReaderOwned = 0x1;    // RWSEM_READER_OWNED (5.3+)
+  static constexpr std::uint64_t kRdNonSpinnable = 0x2; // 5.3-5.10 RWSEM_RD_NONSPINNABLE
+  static constexpr std::uint64_t kWrNonSpinnable = 0x4; // 5.3-5.10 RWSEM_WR_NONSPINNABLE
+  // RWSEM_NONSPINNABLE: both bits (5.11+ has one bit; here both are set and cleared together).
+  static constexpr std::uint64_t kNonSpinnable = kRdNonSpinnable | kWrNonSpinnable;
+  static constexpr std::uint64_t kOwnerFlags = kReaderOwned | kNonSpinnable;
+  static constexpr unsigned kOwnerShift = 3;
 
 private:
   enum class OwnerState { Null, Writer, Reader, NonSpinnable };
@@ -100,21 +109,25 @@ private:
   bool xadd_spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, SpinFail& why);
 
   // v5.3 rework model (rwsem_atomic.cpp)
-  void atomic_down_write_slow();
+  bool atomic_down_write_slow(); // true: set RD_NONSPINNABLE once the owner is set
   void atomic_down_read_slow(std::int64_t count);
-  void atomic_wake();
+  bool atomic_reader_spin(std::int64_t& adjustment, SpinFail& why);
+  bool atomic_try_read_lock_unqueued();
+  void atomic_wake(WakeType type = WakeType::Any);
   void atomic_mark_wake(WakeType type, detail::WakeQueue& wake);
   void atomic_cond_wake(std::int64_t count, detail::WakeQueue& wake);
   bool atomic_try_write_lock(detail::Waiter& waiter);
   bool atomic_try_write_lock_unqueued();
-  bool atomic_can_spin(SpinFail& why);
-  bool atomic_optimistic_spin(SpinFail& why);
-  OwnerState atomic_spin_on_owner(detail::SpinBudget* budget, SpinFail& why);
+  bool atomic_can_spin(std::uint64_t nonspinnable, SpinFail& why);
+  bool atomic_optimistic_spin(bool wlock, SpinFail& why);
+  OwnerState atomic_spin_on_owner(std::uint64_t nonspinnable, detail::SpinBudget* budget, SpinFail& why);
   void set_reader_owned() noexcept;
-  static OwnerState owner_state(std::uint64_t owner_word) noexcept;
+  std::uint64_t reader_owner_word(std::uint32_t tid) const noexcept;
+  void clear_nonspinnable() noexcept;
+  void set_nonspinnable() noexcept;
+  static OwnerState owner_state(std::uint64_t owner_word, std::uint64_t nonspinnable) noexcept;
 
   void set_owner() noexcept;
-  void release_window() noexcept;
 
   Policy policy_;
   PolicyTraits traits_;

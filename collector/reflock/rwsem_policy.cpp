@@ -1,5 +1,9 @@
 // The rwsem policies and the kernel code each one follows. Commit subjects
-// are from torvalds/linux; versions are the first release containing them.
+// are from torvalds/linux. A policy is named after the first release that
+// behaved that way, or, where no release did, after the kernel a seed thread
+// measured ("3.16-rc2", "5.3-rc-tip"), never after a release that behaved
+// otherwise. collector/reflock/README.md has the table of release ranges and
+// of what each policy leaves out.
 #include "reflock/rwsem.h"
 
 #include <array>
@@ -14,49 +18,58 @@ struct PolicyInfo {
   PolicyTraits traits;
 };
 
-//                                     xadd  spin  no-own new-w  nullbusy skipwake hoStop hoSpin rdSpin steal
+//                                     xadd  spin  no-own new-w  nullbusy skipwake hoStop hoSpin rdSpin steal  rdOpt  direct
 constexpr std::array kPolicies{
     // 3.15: rwsem-xadd without optimistic spinning; writers queue at once.
-    PolicyInfo{Policy::V3_15, "3.15", {true, false, false, false, false, false, false, false, false, false}},
-    // 3.16-rc1: "locking/rwsem: Support optimistic spinning" (4fc828e24cd9):
-    // rwsem_can_spin_on_owner() starts with on_cpu = true, so a writer spins
-    // on a reader-owned (owner NULL) rwsem until need_resched() - the
-    // xfs_repair 5x regression.
-    PolicyInfo{Policy::V3_16, "3.16", {true, true, true, true, false, false, false, false, false, false}},
-    // 3.16-rc5: "locking/rwsem: Allow conservative optimistic spinning when
-    // readers have lock": no owner -> do not spin.
-    PolicyInfo{Policy::V3_16_Fix, "3.16-fix", {true, true, false, true, false, false, false, false, false, false}},
+    PolicyInfo{Policy::V3_15, "3.15", {true, false, false, false, false, false, false, false, false, false, false, false}},
+    // 3.16-rc1 .. rc4: "locking/rwsem: Support optimistic spinning"
+    // (4fc828e24cd9): rwsem_can_spin_on_owner() starts with on_cpu = true, so
+    // a writer spins on a reader-owned (owner NULL) rwsem until need_resched()
+    // - the xfs_repair 5x regression, measured on 3.16-rc2. Fixed before the
+    // 3.16 release, so no release behaved this way.
+    PolicyInfo{Policy::V3_16_Rc2, "3.16-rc2", {true, true, true, true, false, false, false, false, false, false, false, false}},
+    // 3.16: + "locking/rwsem: Allow conservative optimistic spinning when
+    // readers have lock" (Jason Low): no owner -> do not spin.
+    PolicyInfo{Policy::V3_16, "3.16", {true, true, false, true, false, false, false, false, false, false, false, false}},
     // 4.1 "locking/rwsem: Avoid deceiving lock spinners" and "Check for active
     // lock before bailing on spinning"; 4.2 "Reduce spinlock contention in
     // wakeup after up_read()/up_write()". As shipped in 4.7, where the
     // i_mutex -> i_rwsem conversion exposed it: after the owner leaves,
     // rwsem_spin_on_owner() stops unless count is 0 or WAITING_BIAS.
-    PolicyInfo{Policy::V4_7, "4.7", {true, true, false, false, true, true, false, false, false, false}},
+    PolicyInfo{Policy::V4_7, "4.7", {true, true, false, false, true, true, false, false, false, false, false, false}},
     // 4.7 with Dave Hansen's hack (LKML, June 2016, "performance delta after
     // VFS i_mutex=>i_rwsem conversion"): that final count check removed.
-    PolicyInfo{Policy::V4_7_Hacked, "4.7-hacked", {true, true, false, false, false, true, false, false, false, false}},
-    // Waiman Long's rework merged for v5.3 ("locking/rwsem: Implement lock
-    // handoff to prevent lock starvation" 4f23dbc1e657 and the count/owner
-    // rewrite), before 91d2a812dfb9: a pending HANDOFF stops spinners and the
-    // handoff writer sleeps. Reader-owned: no spinning (the time-based
-    // reader-owned spin is kept for "6.x" here).
-    PolicyInfo{Policy::V5_2, "5.2", {false, true, false, false, false, false, true, false, false, false}},
-    // + "locking/rwsem: Make handoff writer optimistically spin on owner"
-    // (91d2a812dfb9, v5.3): spinners ignore HANDOFF; the handoff writer spins
-    // on an on-CPU owner instead of sleeping.
-    PolicyInfo{Policy::V5_3, "5.3", {false, true, false, false, false, false, false, true, false, false}},
-    // 6.x: + "Enable time-based spinning on reader-owned rwsem" (7d43f1ce9dd0)
-    // with its NONSPINNABLE marking, "Remove reader optimistic spinning"
-    // (617f3ef95177, 5.11), "Enable reader optimistic lock stealing"
-    // (1a728dff855a, 5.11), "Make handoff bit handling more consistent"
-    // (d257cc8cb8d5, 5.19).
-    PolicyInfo{Policy::V6_X, "6.x", {false, true, false, false, false, false, false, true, true, true}},
+    PolicyInfo{Policy::V4_7_Hacked, "4.7-hacked", {true, true, false, false, false, true, false, false, false, false, false, false}},
+    // The seed's "5.2-rc6 + tip's rwsem patches": Waiman Long's rework that
+    // shipped in v5.3 ("locking/rwsem: Implement lock handoff to prevent lock
+    // starvation" 4f23dbc1e657 and the count/owner rewrite; "Enable time-based
+    // spinning on reader-owned rwsem" 7d43f1ce9dd0; "Enable readers spinning
+    // on writer" cf69482d62d9 with "Adaptive disabling of reader optimistic
+    // spinning" 5cfd92e12e13), before 91d2a812dfb9: a
+    // pending HANDOFF stops a spinner watching a writer owner, and the
+    // handoff writer sleeps.
+    PolicyInfo{Policy::V5_3_RcTip, "5.3-rc-tip", {false, true, false, false, false, false, true, false, true, false, true, false}},
+    // 5.4: + "locking/rwsem: Make handoff writer optimistically spin on owner"
+    // (91d2a812dfb9): spinners ignore HANDOFF; the handoff writer spins on an
+    // on-CPU owner instead of sleeping.
+    PolicyInfo{Policy::V5_4, "5.4", {false, true, false, false, false, false, false, true, true, false, true, false}},
+    // 5.19: + "Remove reader optimistic spinning" (617f3ef95177, 5.11),
+    // "Enable reader optimistic lock stealing" (1a728dff855a, 5.11), "Make
+    // handoff bit handling more consistent" (d257cc8cb8d5, 5.16), "Allow
+    // slowpath writer to ignore handoff bit if not set by first waiter"
+    // (6eebd5fb2083, 5.19); as in 6.0 .. 6.2.
+    PolicyInfo{Policy::V5_19, "5.19", {false, true, false, false, false, false, false, true, true, true, false, false}},
+    // 6.3: + "locking/rwsem: Enable direct rwsem lock handoff": rwsem_mark_wake()
+    // gives a free lock with HANDOFF set to the first waiter, a writer, before
+    // it runs (owner set, HANDOFF cleared, waiter dequeued); a reader setting
+    // HANDOFF also stops spinners (rwsem_set_nonspinnable()).
+    PolicyInfo{Policy::V6_3, "6.3", {false, true, false, false, false, false, false, true, true, true, false, true}},
 };
 
 const PolicyInfo& info(Policy policy) noexcept { return kPolicies[static_cast<std::size_t>(policy)]; }
 
-constexpr std::array kAllPolicies{Policy::V3_15, Policy::V3_16, Policy::V3_16_Fix, Policy::V4_7,
-                                  Policy::V4_7_Hacked, Policy::V5_2, Policy::V5_3, Policy::V6_X};
+constexpr std::array kAllPolicies{Policy::V3_15,       Policy::V3_16_Rc2,  Policy::V3_16, Policy::V4_7, Policy::V4_7_Hacked,
+                                  Policy::V5_3_RcTip, Policy::V5_4, Policy::V5_19, Policy::V6_3};
 static_assert(kAllPolicies.size() == kPolicies.size());
 
 } // namespace

@@ -119,18 +119,8 @@ bool RwSem::xadd_try_write_lock_unqueued() {
 // rwsem_spin_on_owner(): spin while `owner` holds the lock and runs.
 bool RwSem::xadd_spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, SpinFail& why) {
   detail::hook(HookPoint::SpinOnOwner, this);
-  while (owner_tid() == owner) {
-    if (!detail::owner_on_cpu(owner)) {
-      why = SpinFail::OwnerOffCpu;
-      return false;
-    }
-    if (budget.exhausted()) {
-      why = SpinFail::BudgetExhausted;
-      return false;
-    }
-    detail::cpu_relax();
-  }
-  if (traits_.new_writer_stops_spin) { // 3.16: "return sem->owner == NULL"
+  if (!detail::spin_while_owner(owner, [&] { return owner_tid() == owner; }, budget, why)) return false;
+  if (traits_.new_writer_stops_spin) { // 3.16-rc2, 3.16: "return sem->owner == NULL"
     if (owner_tid() != 0) {
       why = SpinFail::OwnerChanged;
       return false;
@@ -165,7 +155,7 @@ bool RwSem::xadd_optimistic_spin(SpinFail& why) {
         why = SpinFail::OwnerNullCountBusy;
         return false;
       }
-    } else { // 3.16-fix: no owner, no spinning
+    } else { // 3.16: no owner, no spinning
       why = SpinFail::NoOwner;
       return false;
     }
@@ -186,10 +176,7 @@ bool RwSem::xadd_optimistic_spin(SpinFail& why) {
     // is releasing. The kernel checks need_resched() only here.
     if (!owner) {
       if (count_.load(relaxed) & kActiveMask) detail::hook(HookPoint::SpinOwnerNull, this);
-      if (budget.exhausted()) {
-        why = SpinFail::BudgetExhausted;
-        break;
-      }
+      if (budget.exhausted(why)) break;
     }
     detail::cpu_relax();
   }

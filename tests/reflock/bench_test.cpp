@@ -16,6 +16,8 @@ TEST(BenchParse, LockNames) {
   EXPECT_EQ(rw.policy, Policy::V4_7_Hacked);
   EXPECT_EQ(to_string(rw), "rwsem@4.7-hacked");
   EXPECT_EQ(parse_lock("std_shared_mutex").kind, LockKind::StdSharedMutex);
+  EXPECT_EQ(parse_lock("mutex@4.6").kind, LockKind::Mutex46);
+  EXPECT_EQ(to_string(parse_lock("mutex@4.6")), "mutex@4.6");
 }
 
 TEST(BenchParse, UnknownLockListsValidNames) {

@@ -1,5 +1,5 @@
-// The handoff decision that separates policy "5.2" from "5.3", and 6.x's
-// NONSPINNABLE marking seen by a second writer, driven with test hooks.
+// The handoff decisions that separate policy "5.3-rc-tip" from "5.4", and the
+// NONSPINNABLE marking (5.3+) seen by a second writer, driven with test hooks.
 //
 // Kernel reference (kernel/locking/rwsem.c):
 //   - Before 91d2a812dfb9 ("locking/rwsem: Make handoff writer optimistically
@@ -9,7 +9,7 @@
 //   - 91d2a812dfb9 removes that check (spinners ignore HANDOFF) and adds, after
 //     rwsem_try_write_lock() sets the bit, `if (wstate == WRITER_HANDOFF &&
 //     rwsem_spin_on_owner(sem, 0) == OWNER_NULL) goto trylock_again;`.
-//   - 6.x rwsem_can_spin_on_owner(): RWSEM_NONSPINNABLE in owner -> no spin.
+//   - 5.3+ rwsem_can_spin_on_owner(): RWSEM_NONSPINNABLE in owner -> no spin.
 //
 // Which thread asks "is the owner running?" is chosen by the oracle below: a
 // waiter is made to queue at once by answering "off CPU" to it alone.
@@ -42,16 +42,28 @@ public:
   std::atomic<bool> blind{true};
 };
 
+// The blind writer W: lock + unlock in a new thread that the oracle keeps
+// from spinning; its counters for that episode land in `out`.
+std::thread blind_writer(RwSem& sem, BlindWaiterOracle& oracle, Counters& out) {
+  return std::thread([&sem, &oracle, &out] {
+    oracle.blind_tid = gettid_now();
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    out = this_thread_counters() - before;
+  });
+}
+
 // --- 1. A spinner meets a pending handoff -----------------------------------
 //
 // M holds the lock; spinner S starts spin_on_owner(M) and is held at its
 // entry. M releases; Y takes the lock (fast path). Waiter W (blind: queues at
 // once) becomes first waiter and sets HANDOFF (timeout 0), then sleeps. S is
 // let go: its owner word changed to Y, a writer, with HANDOFF set.
-//   5.2 (kernel before 91d2a812dfb9): S stops spinning and queues. In the
-//       kernel S's next rwsem_spin_on_owner(Y) returns NONSPINNABLE at the
-//       loop's HANDOFF check; here the check after spin_on_owner returns.
-//   5.3 (91d2a812dfb9): S ignores HANDOFF, spins on Y, then on W (who gets
+//   5.3-rc-tip (kernel before 91d2a812dfb9): S stops spinning and queues:
+//       its rwsem_spin_on_owner() returns NONSPINNABLE at the loop's HANDOFF
+//       check while a writer owns the lock.
+//   5.4 (91d2a812dfb9): S ignores HANDOFF, spins on Y, then on W (who gets
 //       the lock by handoff), and takes it after W without sleeping.
 struct SpinnerResult {
   Counters spinner, waiter;
@@ -113,7 +125,7 @@ SpinnerResult spinner_meets_handoff(Policy policy) {
     sem.unlock();
     result.waiter = this_thread_counters() - before;
   });
-  // W queued first, set HANDOFF and went to sleep (in 5.3 too: Y is "off CPU"
+  // W queued first, set HANDOFF and went to sleep (in 5.4 too: Y is "off CPU"
   // to W, so its handoff spin ends at once).
   EXPECT_TRUE(eventually([&] { return w_sleeps.load() >= 1; }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
@@ -131,8 +143,8 @@ SpinnerResult spinner_meets_handoff(Policy policy) {
   return result;
 }
 
-TEST(RwSemHandoff, V5_2SpinnerQueuesOnPendingHandoff) {
-  const SpinnerResult r = spinner_meets_handoff(Policy::V5_2);
+TEST(RwSemHandoff, V5_3RcTipSpinnerQueuesOnPendingHandoff) {
+  const SpinnerResult r = spinner_meets_handoff(Policy::V5_3_RcTip);
   EXPECT_EQ(r.spinner.spin_attempts, 1u);
   EXPECT_EQ(r.spinner.spin_successes, 0u);
   EXPECT_EQ(r.spinner.spin_failures, 1u);
@@ -144,8 +156,8 @@ TEST(RwSemHandoff, V5_2SpinnerQueuesOnPendingHandoff) {
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-TEST(RwSemHandoff, V5_3SpinnerIgnoresPendingHandoff) {
-  const SpinnerResult r = spinner_meets_handoff(Policy::V5_3);
+TEST(RwSemHandoff, V5_4SpinnerIgnoresPendingHandoff) {
+  const SpinnerResult r = spinner_meets_handoff(Policy::V5_4);
   EXPECT_EQ(r.spinner.spin_attempts, 1u);
   EXPECT_EQ(r.spinner.spin_successes, 1u);
   EXPECT_EQ(r.spinner.spin_failures, 0u);
@@ -158,7 +170,7 @@ TEST(RwSemHandoff, V5_3SpinnerIgnoresPendingHandoff) {
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-// --- 2. The handoff writer: sleep (5.2) or spin on the running owner (5.3) --
+// --- 2. The handoff writer: sleep (5.3-rc-tip) or spin on the running owner (5.4)
 //
 // M holds the lock. W's optimistic spin is refused (blind), then W sees M on
 // CPU again; W queues first and sets HANDOFF (timeout 0). M releases only
@@ -192,13 +204,7 @@ HandoffWriterResult handoff_writer(Policy policy) {
   });
   sem.lock(); // M
   HandoffWriterResult result;
-  std::thread w([&] {
-    oracle.blind_tid = gettid_now();
-    const Counters before = this_thread_counters();
-    sem.lock();
-    sem.unlock();
-    result.waiter = this_thread_counters() - before;
-  });
+  std::thread w = blind_writer(sem, oracle, result.waiter);
   EXPECT_TRUE(eventually([&] { return sleeps.load() >= 1 || queued_watch.load() >= 1; }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
   sem.unlock();
@@ -208,16 +214,16 @@ HandoffWriterResult handoff_writer(Policy policy) {
   return result;
 }
 
-TEST(RwSemHandoff, V5_2HandoffWriterSleeps) {
-  const HandoffWriterResult r = handoff_writer(Policy::V5_2);
+TEST(RwSemHandoff, V5_3RcTipHandoffWriterSleeps) {
+  const HandoffWriterResult r = handoff_writer(Policy::V5_3_RcTip);
   EXPECT_EQ(r.waiter.failures(SpinFail::OwnerOffCpu), 1u);
   EXPECT_EQ(r.queued_watch, 0);
   EXPECT_GE(r.sleeps, 1);
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-TEST(RwSemHandoff, V5_3HandoffWriterSpinsOnRunningOwner) {
-  const HandoffWriterResult r = handoff_writer(Policy::V5_3);
+TEST(RwSemHandoff, V5_4HandoffWriterSpinsOnRunningOwner) {
+  const HandoffWriterResult r = handoff_writer(Policy::V5_4);
   EXPECT_EQ(r.waiter.failures(SpinFail::OwnerOffCpu), 1u);
   EXPECT_GE(r.queued_watch, 1);
   EXPECT_EQ(r.sleeps, 0);
@@ -225,12 +231,12 @@ TEST(RwSemHandoff, V5_3HandoffWriterSpinsOnRunningOwner) {
   EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
-// --- 3. 6.x: a second writer finds the reader-owned lock NONSPINNABLE -------
+// --- 3. 5.3+: a second writer finds the reader-owned lock NONSPINNABLE ------
 //
 // A reader holds the lock. W1 spins on it until its deadline, marks it
-// NONSPINNABLE and sleeps. W2 then does not spin at all
-// (rwsem_can_spin_on_owner() sees RWSEM_NONSPINNABLE). 5.3 has no marking: W2
-// fails on the reader owner like W1.
+// NONSPINNABLE (7d43f1ce9dd0, v5.3) and sleeps. W2 then does not spin at all
+// (rwsem_can_spin_on_owner() sees RWSEM_NONSPINNABLE). rwsem-xadd (4.7) has
+// no marking: W2 decides afresh, and fails like W1.
 Counters second_writer_on_reader_owned(Policy policy) {
   TuningScope tuning(20'000'000);
   RwSem sem(policy);
@@ -253,43 +259,45 @@ Counters second_writer_on_reader_owned(Policy policy) {
   Counters c1, c2;
   std::thread w1([&] { writer(w1_tid, c1); });
   EXPECT_TRUE(eventually([&] { return w1_sleeps.load(); }));
-  EXPECT_EQ(sem.owner_nonspinnable(), policy == Policy::V6_X);
+  EXPECT_EQ(sem.owner_nonspinnable(), !traits(policy).xadd_model);
   std::thread w2([&] { writer(w2_tid, c2); });
   EXPECT_TRUE(eventually([&] { return w2_sleeps.load(); }));
   sem.unlock_shared();
   w1.join();
   w2.join();
-  EXPECT_EQ(c1.failures(SpinFail::ReaderOwned), 1u);
+  EXPECT_EQ(c1.spin_failures, 1u);
   EXPECT_EQ(c1.acquisitions, 1u);
   return c2;
 }
 
-TEST(RwSemHandoff, V6_XSecondWriterSeesNonSpinnable) {
-  const Counters c = second_writer_on_reader_owned(Policy::V6_X);
-  EXPECT_EQ(c.spin_attempts, 1u);
-  EXPECT_EQ(c.spin_failures, 1u);
-  EXPECT_EQ(c.failures(SpinFail::NonSpinnable), 1u);
-  EXPECT_EQ(c.acquisitions, 1u);
+TEST(RwSemHandoff, SecondWriterSeesNonSpinnableFrom5_3) {
+  for (Policy policy : {Policy::V5_3_RcTip, Policy::V5_4, Policy::V5_19, Policy::V6_3}) {
+    const Counters c = second_writer_on_reader_owned(policy);
+    EXPECT_EQ(c.spin_attempts, 1u) << to_string(policy);
+    EXPECT_EQ(c.spin_failures, 1u) << to_string(policy);
+    EXPECT_EQ(c.failures(SpinFail::NonSpinnable), 1u) << to_string(policy);
+    EXPECT_EQ(c.acquisitions, 1u) << to_string(policy);
+  }
 }
 
-TEST(RwSemHandoff, V5_3SecondWriterFailsOnReaderOwner) {
-  const Counters c = second_writer_on_reader_owned(Policy::V5_3);
+TEST(RwSemHandoff, V4_7SecondWriterFailsAfresh) {
+  const Counters c = second_writer_on_reader_owned(Policy::V4_7);
   EXPECT_EQ(c.spin_failures, 1u);
-  EXPECT_EQ(c.failures(SpinFail::ReaderOwned), 1u);
+  EXPECT_EQ(c.failures(SpinFail::OwnerNullCountBusy), 1u);
   EXPECT_EQ(c.failures(SpinFail::NonSpinnable), 0u);
   EXPECT_EQ(c.acquisitions, 1u);
 }
 
-// --- 4. HANDOFF set while a 5.2 spinner watches a running writer. Kernel
+// --- 4. HANDOFF set while a 5.3-rc-tip spinner watches a running writer. Kernel
 // (4f23dbc1e657 .. before 91d2a812dfb9): rwsem_spin_on_owner() checks
 // `count & RWSEM_FLAG_HANDOFF` at the top of every loop iteration and returns
 // OWNER_NONSPINNABLE, so the spinner queues while the owner still holds the
 // lock.
-TEST(RwSemHandoff, V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
+TEST(RwSemHandoff, V5_3RcTipSpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
   TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
   BlindWaiterOracle oracle;
   set_owner_oracle(&oracle);
-  RwSem sem(Policy::V5_2);
+  RwSem sem(Policy::V5_3_RcTip);
   std::atomic<std::uint32_t> s_tid{0};
   std::atomic<bool> s_watching{false}, s_failed{false}, w_sleeps{false};
   set_test_hook([&](HookPoint point, const void* lock) {
@@ -309,11 +317,8 @@ TEST(RwSemHandoff, V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
     spinner = this_thread_counters() - before;
   });
   EXPECT_TRUE(eventually([&] { return s_watching.load(); }));
-  std::thread w([&] {
-    oracle.blind_tid = gettid_now();
-    sem.lock();
-    sem.unlock();
-  });
+  Counters waiter;
+  std::thread w = blind_writer(sem, oracle, waiter);
   EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
   EXPECT_TRUE(sem.count() & kHandoffBit);
   // S gives up while M still holds the lock (bounded wait: a replica that
@@ -324,6 +329,124 @@ TEST(RwSemHandoff, V5_2SpinnerOnRunningOwnerStopsWhenHandoffIsSet) {
   s.join();
   EXPECT_EQ(spinner.failures(SpinFail::Handoff), 1u);
   EXPECT_EQ(spinner.spin_successes, 0u);
+}
+
+// --- 5. HANDOFF pending while no writer owns the lock: 5.3-rc-tip spins on.
+// Kernel (4f23dbc1e657 .. before 91d2a812dfb9): the HANDOFF check sits inside
+// rwsem_spin_on_owner()'s loop, which runs only while a writer owns the lock;
+// with the owner cleared (up_write between rwsem_clear_owner() and the count
+// release) it returns OWNER_NULL, rwsem_optimistic_spin() goes round again and
+// rwsem_try_write_lock_unqueued() refuses the lock while HANDOFF is set. The
+// spinner neither queues nor takes the lock from the handoff writer; it gets
+// the lock after that writer has had it.
+TEST(RwSemHandoff, V5_3RcTipSpinnerKeepsSpinningOnNullOwnerWithHandoffPending) {
+  TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
+  BlindWaiterOracle oracle;
+  set_owner_oracle(&oracle);
+  RwSem sem(Policy::V5_3_RcTip);
+  const std::uint32_t main_tid = gettid_now();
+  std::atomic<std::uint32_t> s_tid{0};
+  std::atomic<bool> go_s{false}, s_failed{false}, w_sleeps{false}, held_once{false};
+  std::atomic<bool> handoff_while_held{false}, failed_while_held{true};
+  std::atomic<int> s_null_seen{0};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock != &sem) return;
+    const std::uint32_t me = gettid_now();
+    if (me == s_tid.load() && point == HookPoint::SpinOwnerNull) ++s_null_seen;
+    if (me == s_tid.load() && point == HookPoint::SpinFailed) s_failed = true;
+    if (me == oracle.blind_tid.load() && point == HookPoint::BeforeSleep) w_sleeps = true;
+    if (me == main_tid && point == HookPoint::UpWriteOwnerCleared && !held_once.exchange(true)) {
+      // M has cleared the owner but still holds the count: let S arrive now.
+      go_s = true;
+      EXPECT_TRUE(eventually([&] { return s_failed.load() || s_null_seen.load() >= 1000; }));
+      handoff_while_held = (sem.count() & kHandoffBit) != 0;
+      failed_while_held = s_failed.load();
+    }
+  });
+  sem.lock(); // M
+  Counters waiter;
+  std::thread w = blind_writer(sem, oracle, waiter);
+  EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
+  ASSERT_TRUE(sem.count() & kHandoffBit);
+  Counters spinner;
+  std::thread s([&] {
+    s_tid = gettid_now();
+    EXPECT_TRUE(eventually([&] { return go_s.load(); }));
+    const Counters before = this_thread_counters();
+    sem.lock();
+    sem.unlock();
+    spinner = this_thread_counters() - before;
+  });
+  sem.unlock();
+  w.join();
+  s.join();
+  EXPECT_TRUE(handoff_while_held.load());
+  EXPECT_FALSE(failed_while_held.load()) << "S gave up on HANDOFF with no writer owning the lock";
+  EXPECT_EQ(spinner.spin_attempts, 1u);
+  EXPECT_EQ(spinner.spin_successes, 1u);
+  EXPECT_EQ(spinner.failures(SpinFail::Handoff), 0u);
+  EXPECT_EQ(spinner.sleeps, 0u);
+}
+
+// --- 6. 6.3's direct handoff. Kernel ("locking/rwsem: Enable direct rwsem
+// lock handoff", v6.3): rwsem_mark_wake(), called by the releaser under
+// wait_lock, finds the first waiter a writer, the lock free and HANDOFF set,
+// and gives it the lock at once: owner set, WRITER_LOCKED added and HANDOFF
+// taken away, the waiter dequeued. Before (5.19), the releaser only wakes the
+// writer, which must take the lock itself in rwsem_try_write_lock().
+//
+// M holds the lock; W (blind: queues at once) sets HANDOFF and sleeps. M
+// releases; W is held at its wake-up until the test has looked at the lock.
+struct ReleaseState {
+  std::uint32_t owner = 0;
+  std::int64_t count = 0;
+  std::uint32_t waiter_tid = 0;
+  Counters waiter;
+};
+
+ReleaseState state_after_release_to_handoff_writer(Policy policy) {
+  TuningScope tuning(10'000'000'000ULL, /*handoff_timeout_ns=*/0);
+  BlindWaiterOracle oracle;
+  set_owner_oracle(&oracle);
+  RwSem sem(policy);
+  std::atomic<bool> w_sleeps{false}, w_woken{false}, release_w{false};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock != &sem || gettid_now() != oracle.blind_tid.load()) return;
+    if (point == HookPoint::BeforeSleep) w_sleeps = true;
+    if (point == HookPoint::Woken) {
+      w_woken = true;
+      EXPECT_TRUE(eventually([&] { return release_w.load(); }));
+    }
+  });
+  sem.lock(); // M
+  ReleaseState result;
+  std::thread w = blind_writer(sem, oracle, result.waiter);
+  EXPECT_TRUE(eventually([&] { return w_sleeps.load(); }));
+  EXPECT_TRUE(sem.count() & kHandoffBit);
+  sem.unlock();
+  EXPECT_TRUE(eventually([&] { return w_woken.load(); }));
+  result.owner = sem.owner_tid();
+  result.count = sem.count();
+  result.waiter_tid = oracle.blind_tid.load();
+  release_w = true;
+  w.join();
+  return result;
+}
+
+TEST(RwSemHandoff, V6_3ReleaserHandsTheLockToTheHandoffWriter) {
+  const ReleaseState r = state_after_release_to_handoff_writer(Policy::V6_3);
+  EXPECT_EQ(r.owner, r.waiter_tid);          // W owns it before it has run
+  EXPECT_EQ(r.count, std::int64_t{1});       // WRITER_LOCKED only: HANDOFF and WAITERS gone
+  EXPECT_EQ(r.waiter.acquisitions, 1u);
+  EXPECT_EQ(r.waiter.failures(SpinFail::OwnerOffCpu), 1u);
+}
+
+TEST(RwSemHandoff, V5_19ReleaserOnlyWakesTheHandoffWriter) {
+  const ReleaseState r = state_after_release_to_handoff_writer(Policy::V5_19);
+  EXPECT_EQ(r.owner, 0u);                   // free until W takes it
+  EXPECT_FALSE(r.count & 1);                // not WRITER_LOCKED
+  EXPECT_TRUE(r.count & kHandoffBit);       // HANDOFF still keeps others out
+  EXPECT_EQ(r.waiter.acquisitions, 1u);
 }
 
 } // namespace

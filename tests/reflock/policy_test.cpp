@@ -3,6 +3,7 @@
 // counters (the same numbers the USDT probes report).
 #include "reflock/counters.h"
 #include "reflock/mutex.h"
+#include "reflock/mutex46.h"
 #include "reflock/rwsem.h"
 #include "test_support.h"
 
@@ -21,7 +22,7 @@ using test::TuningScope;
 
 TEST(RwSemPolicy, NamesRoundTrip) {
   for (Policy p : all_policies()) EXPECT_EQ(parse_policy(to_string(p)), p);
-  EXPECT_EQ(policy_names(), "3.15, 3.16, 3.16-fix, 4.7, 4.7-hacked, 5.2, 5.3, 6.x");
+  EXPECT_EQ(policy_names(), "3.15, 3.16-rc2, 3.16, 4.7, 4.7-hacked, 5.3-rc-tip, 5.4, 5.19, 6.3");
 }
 
 TEST(RwSemPolicy, UnknownNameListsValidOnes) {
@@ -34,12 +35,17 @@ TEST(RwSemPolicy, UnknownNameListsValidOnes) {
   }
 }
 
-// The writer owner releases: up_write() clears owner, and is held at that
-// point until the spinner has decided. 4.7 sees "owner NULL, count != 0" and
-// queues; 4.7-hacked keeps spinning and takes the lock without sleeping.
-Counters spinner_across_release_window(Policy policy) {
+// The owner releases: unlock clears the owner, and is held at that point
+// (`cleared`) until the spinner has decided. 4.7 sees "owner NULL, count != 0"
+// and queues; 4.7-hacked and the 4.6 mutex keep spinning and take the lock
+// without sleeping.
+struct WindowResult {
+  Counters spinner;
+  int owner_null_seen = 0; // spin iterations that saw no owner and a held count
+};
+
+template <typename Lock> WindowResult spinner_across_release_window(Lock& sem, HookPoint cleared) {
   TuningScope tuning(10'000'000'000ULL); // no budget expiry during the test
-  RwSem sem(policy);
   const std::uint32_t main_tid = gettid_now();
   std::atomic<bool> watching_owner{false}, failed{false}, held_once{false};
   std::atomic<int> owner_null_seen{0};
@@ -49,12 +55,11 @@ Counters spinner_across_release_window(Policy policy) {
     case HookPoint::SpinOnOwner: watching_owner = true; break;
     case HookPoint::SpinOwnerNull: ++owner_null_seen; break;
     case HookPoint::SpinFailed: failed = true; break;
-    case HookPoint::UpWriteOwnerCleared:
-      if (gettid_now() == main_tid && !held_once.exchange(true)) {
+    default:
+      if (point == cleared && gettid_now() == main_tid && !held_once.exchange(true)) {
         EXPECT_TRUE(eventually([&] { return failed.load() || owner_null_seen.load() >= 1000; }));
       }
       break;
-    default: break;
     }
   });
   sem.lock();
@@ -68,11 +73,16 @@ Counters spinner_across_release_window(Policy policy) {
   EXPECT_TRUE(eventually([&] { return watching_owner.load(); }));
   sem.unlock();
   writer.join();
-  return spinner;
+  return {spinner, owner_null_seen.load()};
+}
+
+Counters rwsem_spinner_across_release_window(Policy policy) {
+  RwSem sem(policy);
+  return spinner_across_release_window(sem, HookPoint::UpWriteOwnerCleared).spinner;
 }
 
 TEST(RwSemPolicy, V4_7StopsSpinningWhenOwnerNullAndCountBusy) {
-  const Counters c = spinner_across_release_window(Policy::V4_7);
+  const Counters c = rwsem_spinner_across_release_window(Policy::V4_7);
   EXPECT_EQ(c.spin_attempts, 1u);
   EXPECT_EQ(c.spin_failures, 1u);
   EXPECT_EQ(c.failures(SpinFail::OwnerNullCountBusy), 1u);
@@ -80,11 +90,64 @@ TEST(RwSemPolicy, V4_7StopsSpinningWhenOwnerNullAndCountBusy) {
 }
 
 TEST(RwSemPolicy, V4_7HackedKeepsSpinningThroughReleaseWindow) {
-  const Counters c = spinner_across_release_window(Policy::V4_7_Hacked);
+  const Counters c = rwsem_spinner_across_release_window(Policy::V4_7_Hacked);
   EXPECT_EQ(c.spin_attempts, 1u);
   EXPECT_EQ(c.spin_failures, 0u);
   EXPECT_EQ(c.spin_successes, 1u);
   EXPECT_EQ(c.sleeps, 0u);
+}
+
+// Every owner off CPU: a spinner gives up at once (and is not spun on).
+class OffCpuOracle final : public OwnerOracle {
+public:
+  bool on_cpu(std::uint32_t) const noexcept override { return false; }
+};
+
+// The seed's baseline: 4.6's mutex_unlock() also clears the owner before it
+// releases the count, but mutex_spin_on_owner() returns true when the owner
+// changed, so the spinner rides through the window the 4.7 rwsem stops in.
+TEST(Mutex46Policy, KeepsSpinningThroughOwnerClearedBeforeRelease) {
+  Mutex46 mutex;
+  const WindowResult r = spinner_across_release_window(mutex, HookPoint::MutexOwnerCleared);
+  EXPECT_GE(r.owner_null_seen, 1000); // it looked at "owner NULL, count held" and spun on
+  EXPECT_EQ(r.spinner.spin_attempts, 1u);
+  EXPECT_EQ(r.spinner.spin_failures, 0u);
+  EXPECT_EQ(r.spinner.spin_successes, 1u);
+  EXPECT_EQ(r.spinner.sleeps, 0u);
+  EXPECT_EQ(r.spinner.acquisitions, 1u);
+  EXPECT_EQ(mutex.count(), 1);
+}
+
+// A woken 4.6 waiter does not spin and gets no handoff: after sleeping it
+// competes for the count like anyone else, so its episode has one spin phase.
+TEST(Mutex46Policy, WaiterQueuesAfterOneSpinPhaseAndNeverSpinsAgain) {
+  TuningScope tuning(10'000'000'000ULL);
+  OffCpuOracle oracle;
+  set_owner_oracle(&oracle);
+  Mutex46 mutex;
+  std::atomic<bool> slept{false};
+  set_test_hook([&](HookPoint point, const void* lock) {
+    if (lock == &mutex && point == HookPoint::BeforeSleep) slept = true;
+  });
+  mutex.lock();
+  EXPECT_EQ(mutex.count(), 0);
+  Counters waiter;
+  std::thread t([&] {
+    const Counters before = this_thread_counters();
+    mutex.lock();
+    mutex.unlock();
+    waiter = this_thread_counters() - before;
+  });
+  ASSERT_TRUE(eventually([&] { return slept.load(); }));
+  EXPECT_EQ(mutex.count(), -1); // locked with waiters: unlock takes the slow path
+  mutex.unlock();
+  t.join();
+  EXPECT_EQ(waiter.spin_attempts, 1u);
+  EXPECT_EQ(waiter.spin_failures, 1u);
+  EXPECT_EQ(waiter.failures(SpinFail::OwnerOffCpu), 1u);
+  EXPECT_EQ(waiter.acquisitions, 1u);
+  EXPECT_EQ(mutex.count(), 1);
+  EXPECT_EQ(mutex.owner_tid(), 0u);
 }
 
 TEST(MutexPolicy, KeepsSpinningWhenOwnerReleases) {
@@ -123,7 +186,7 @@ class ReaderOwned : public ::testing::TestWithParam<ReaderOwnedCase> {};
 
 TEST_P(ReaderOwned, WriterDecision) {
   const ReaderOwnedCase expected = GetParam();
-  // A budget long enough for 6.x's 10.5 us reader deadline to end the spin
+  // A budget long enough for 5.3+'s 10.5 us reader deadline to end the spin
   // first, short enough that 3.16's spin on readers ends in the test.
   TuningScope tuning(20'000'000);
   RwSem sem(expected.policy);
@@ -151,21 +214,22 @@ TEST_P(ReaderOwned, WriterDecision) {
     EXPECT_EQ(writer_counters.failures(expected.reason), 1u) << to_string(expected.reason);
   }
   EXPECT_EQ(writer_counters.acquisitions, 1u);
-  // 6.x marks the reader-owned lock NONSPINNABLE when its deadline passes.
-  EXPECT_EQ(nonspinnable_at_fail.load(), expected.policy == Policy::V6_X);
+  // 5.3+ (7d43f1ce9dd0) marks the reader-owned lock NONSPINNABLE when its deadline passes.
+  EXPECT_EQ(nonspinnable_at_fail.load(), !traits(expected.policy).xadd_model);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllPolicies, ReaderOwned,
     ::testing::Values(ReaderOwnedCase{Policy::V3_15, 0, false, SpinFail::BudgetExhausted},
-                      // 3.16 spins on the reader-owned lock until "need_resched" (the budget)
-                      ReaderOwnedCase{Policy::V3_16, 1, true, SpinFail::BudgetExhausted},
-                      ReaderOwnedCase{Policy::V3_16_Fix, 1, true, SpinFail::NoOwner},
+                      // 3.16-rc2 spins on the reader-owned lock until "need_resched" (the budget)
+                      ReaderOwnedCase{Policy::V3_16_Rc2, 1, true, SpinFail::BudgetExhausted},
+                      ReaderOwnedCase{Policy::V3_16, 1, true, SpinFail::NoOwner},
                       ReaderOwnedCase{Policy::V4_7, 1, true, SpinFail::OwnerNullCountBusy},
                       ReaderOwnedCase{Policy::V4_7_Hacked, 1, true, SpinFail::OwnerNullCountBusy},
-                      ReaderOwnedCase{Policy::V5_2, 1, true, SpinFail::ReaderOwned},
-                      ReaderOwnedCase{Policy::V5_3, 1, true, SpinFail::ReaderOwned},
-                      ReaderOwnedCase{Policy::V6_X, 1, true, SpinFail::ReaderOwned}),
+                      ReaderOwnedCase{Policy::V5_3_RcTip, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V5_4, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V5_19, 1, true, SpinFail::ReaderOwned},
+                      ReaderOwnedCase{Policy::V6_3, 1, true, SpinFail::ReaderOwned}),
     [](const auto& param_info) {
       std::string name(to_string(param_info.param.policy));
       for (char& c : name)
@@ -173,17 +237,11 @@ INSTANTIATE_TEST_SUITE_P(
       return "v" + name;
     });
 
-// An owner the oracle reports as off CPU is not spun on.
-class OffCpuOracle final : public OwnerOracle {
-public:
-  bool on_cpu(std::uint32_t) const noexcept override { return false; }
-};
-
 TEST(OwnerOracle, OffCpuWriterOwnerStopsSpinning) {
   TuningScope tuning(10'000'000'000ULL);
   OffCpuOracle oracle;
   set_owner_oracle(&oracle);
-  for (Policy policy : {Policy::V3_16, Policy::V4_7, Policy::V6_X}) {
+  for (Policy policy : {Policy::V3_16_Rc2, Policy::V4_7, Policy::V5_19}) {
     RwSem sem(policy);
     std::atomic<bool> queued{false};
     set_test_hook([&](HookPoint point, const void* lock) {

@@ -4,6 +4,7 @@
 // starvation; the process aborts rather than hang CI.
 #include "reflock/counters.h"
 #include "reflock/mutex.h"
+#include "reflock/mutex46.h"
 #include "reflock/rwsem.h"
 #include "test_support.h"
 
@@ -119,6 +120,17 @@ TEST(Stress, MutexExclusion) {
 TEST(Stress, MutexExclusionWithoutSpinning) {
   test::TuningScope tuning(0); // every contended lock sleeps: exercises wake-ups and handoff
   Mutex mutex;
+  EXPECT_GT(check(mutex, 0).sleeps, 0u);
+}
+
+TEST(Stress, Mutex46Exclusion) {
+  Mutex46 mutex;
+  check(mutex, 0);
+}
+
+TEST(Stress, Mutex46ExclusionWithoutSpinningWideReleaseWindow) {
+  test::TuningScope tuning(0); // every contended lock sleeps: the count's -1 protocol carries the wake-ups
+  Mutex46 mutex(300);
   EXPECT_GT(check(mutex, 0).sleeps, 0u);
 }
 

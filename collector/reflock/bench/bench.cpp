@@ -21,6 +21,7 @@ struct NamedKind {
   LockKind kind;
 };
 constexpr NamedKind kKinds[] = {{"mutex", LockKind::Mutex},
+                                {"mutex@4.6", LockKind::Mutex46},
                                 {"pthread_mutex", LockKind::PthreadMutex},
                                 {"pthread_rwlock", LockKind::PthreadRwlock},
                                 {"std_shared_mutex", LockKind::StdSharedMutex}};
@@ -89,7 +90,8 @@ Sample difference(const Sample& later, const Sample& earlier, unsigned cpus) {
 } // namespace
 
 std::string lock_names() {
-  return "mutex, rwsem@POLICY (POLICY: " + policy_names() + "), pthread_mutex, pthread_rwlock, std_shared_mutex";
+  return "mutex, mutex@4.6, rwsem@POLICY (POLICY: " + policy_names() +
+         "), pthread_mutex, pthread_rwlock, std_shared_mutex";
 }
 
 LockSpec parse_lock(std::string_view text) {

@@ -17,15 +17,17 @@
 
 namespace reflock::bench {
 
-enum class LockKind : std::uint8_t { Mutex, RwSem, PthreadMutex, PthreadRwlock, StdSharedMutex };
+enum class LockKind : std::uint8_t { Mutex, Mutex46, RwSem, PthreadMutex, PthreadRwlock, StdSharedMutex };
 
 struct LockSpec {
   LockKind kind = LockKind::Mutex;
-  Policy policy = Policy::V6_X; // RwSem only
-  RwSemOptions rwsem;           // RwSem only
+  Policy policy = Policy::V5_19; // RwSem only
+  // RwSem and Mutex46: ns between clearing the owner and releasing the count
+  // in unlock (RwSemOptions::release_window_ns).
+  std::uint64_t release_window_ns = 0;
 };
 
-// "mutex", "rwsem@4.7", "pthread_mutex", "pthread_rwlock", "std_shared_mutex".
+// "mutex", "mutex@4.6", "rwsem@4.7", "pthread_mutex", "pthread_rwlock", "std_shared_mutex".
 // Throws std::invalid_argument naming the valid lock kinds or policies.
 LockSpec parse_lock(std::string_view text);
 std::string to_string(const LockSpec& lock);

@@ -1,6 +1,7 @@
 #include "reflock/bench/bench_locks.h"
 
 #include "reflock/mutex.h"
+#include "reflock/mutex46.h"
 #include "reflock/rwsem.h"
 
 #include <pthread.h>
@@ -10,8 +11,10 @@
 namespace reflock::bench {
 namespace {
 
-class MutexLock final : public BenchLock {
+// Any exclusive-only lock: shared acquisitions take it exclusively.
+template <typename M> class ExclusiveLock final : public BenchLock {
 public:
+  template <typename... Args> explicit ExclusiveLock(Args... args) : m_(args...) {}
   void lock() override { m_.lock(); }
   void unlock() override { m_.unlock(); }
   void lock_shared() override { m_.lock(); }
@@ -19,7 +22,7 @@ public:
   bool has_shared() const noexcept override { return false; }
 
 private:
-  Mutex m_;
+  M m_;
 };
 
 class RwSemLock final : public BenchLock {
@@ -35,14 +38,14 @@ private:
   RwSem s_;
 };
 
-class PthreadMutexLock final : public BenchLock {
+// pthread_mutex_t as a Lockable, for ExclusiveLock.
+class PthreadMutex {
 public:
-  ~PthreadMutexLock() override { pthread_mutex_destroy(&m_); }
-  void lock() override { pthread_mutex_lock(&m_); }
-  void unlock() override { pthread_mutex_unlock(&m_); }
-  void lock_shared() override { lock(); }
-  void unlock_shared() override { unlock(); }
-  bool has_shared() const noexcept override { return false; }
+  PthreadMutex() = default;
+  PthreadMutex(const PthreadMutex&) = delete;
+  ~PthreadMutex() { pthread_mutex_destroy(&m_); }
+  void lock() { pthread_mutex_lock(&m_); }
+  void unlock() { pthread_mutex_unlock(&m_); }
 
 private:
   pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
@@ -77,9 +80,11 @@ private:
 
 std::unique_ptr<BenchLock> make_lock(const LockSpec& spec) {
   switch (spec.kind) {
-  case LockKind::Mutex: return std::make_unique<MutexLock>();
-  case LockKind::RwSem: return std::make_unique<RwSemLock>(spec.policy, spec.rwsem);
-  case LockKind::PthreadMutex: return std::make_unique<PthreadMutexLock>();
+  case LockKind::Mutex: return std::make_unique<ExclusiveLock<Mutex>>();
+  case LockKind::Mutex46: return std::make_unique<ExclusiveLock<Mutex46>>(spec.release_window_ns);
+  case LockKind::RwSem:
+    return std::make_unique<RwSemLock>(spec.policy, RwSemOptions{.release_window_ns = spec.release_window_ns});
+  case LockKind::PthreadMutex: return std::make_unique<ExclusiveLock<PthreadMutex>>();
   case LockKind::PthreadRwlock: return std::make_unique<PthreadRwlockLock>();
   case LockKind::StdSharedMutex: return std::make_unique<StdSharedMutexLock>();
   }

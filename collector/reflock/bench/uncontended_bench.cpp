@@ -75,10 +75,10 @@ BENCHMARK(BM_pthread_mutex);
 BENCHMARK(BM_std_mutex);
 BENCHMARK(BM_reflock_RwSem_write)
     ->Arg(static_cast<int>(reflock::Policy::V4_7))
-    ->Arg(static_cast<int>(reflock::Policy::V6_X));
+    ->Arg(static_cast<int>(reflock::Policy::V5_19));
 BENCHMARK(BM_reflock_RwSem_read)
     ->Arg(static_cast<int>(reflock::Policy::V4_7))
-    ->Arg(static_cast<int>(reflock::Policy::V6_X));
+    ->Arg(static_cast<int>(reflock::Policy::V5_19));
 BENCHMARK(BM_std_shared_mutex_write);
 BENCHMARK(BM_pthread_rwlock_read);
 

@@ -26,4 +26,18 @@ private:
   std::atomic<std::uint32_t> tail_{0}; // encoded slot of the last queued spinner, 0 = empty
 };
 
+// mutex_can_spin_on_owner() then osq_lock(): a recorded owner (0: none) must
+// be running, and this thread must reach the head of the spinner queue.
+inline bool start_spin(Osq& osq, std::uint32_t owner, SpinBudget& budget, SpinFail& why) noexcept {
+  if (owner && !owner_on_cpu(owner)) {
+    why = SpinFail::OwnerOffCpu;
+    return false;
+  }
+  if (!osq.lock(budget)) {
+    why = SpinFail::BudgetExhausted;
+    return false;
+  }
+  return true;
+}
+
 } // namespace reflock::detail
