@@ -41,8 +41,9 @@ constexpr const char* kUsage =
     "  lockscope record --prometheus :9464 --session-dir /var/lib/lockscope-exporter \\\n"
     "      --rotate-every 1h --keep 24 --max-mib 512     (always-on, the last day kept on disk)\n"
     "\n"
-    "Needs root or CAP_BPF + CAP_PERFMON. Ctrl-C stops cleanly; every completed\n"
-    "interval is kept.";
+    "Needs root or CAP_BPF + CAP_PERFMON, and CAP_SYSLOG to name callers where the\n"
+    "kernel hides its addresses (perf_event_paranoid >= 2 or kptr_restrict).\n"
+    "Ctrl-C stops cleanly; every completed interval is kept.";
 
 // "90", "90s", "15m", "1h", "1d" as seconds.
 double parse_duration(const std::string& text, const char* option)

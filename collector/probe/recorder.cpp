@@ -293,6 +293,11 @@ Rollup make_rollup(SessionFiles& files)
     if (!why.empty())
         warnings.push_back("per-CPU locks are not named: " + why);
     KernelSymbols syms = KernelSymbols::load();
+    // kptr_restrict or perf_event_paranoid >= 2 hide kernel addresses from
+    // all but CAP_SYSLOG: counts and lock names stay right, callers do not.
+    if (syms.empty())
+        warnings.push_back("/proc/kallsyms shows no kernel addresses, so callers and stacks cannot be named "
+                           "(needs CAP_SYSLOG as well as CAP_BPF + CAP_PERFMON, or root)");
     auto namer = identity::KernelDataNamer::for_running_kernel(syms, runqueues, kmem_cache_kfunc_available(), warnings);
     for (const std::string& w : warnings)
         std::fprintf(stderr, "lockscope: %s\n", w.c_str());
