@@ -29,11 +29,13 @@ fi
 
 # Only what the packages hold is built (not the tests); in a tree built
 # before, this is quick.
-if [ -z "$gui" ]; then
-  gui=$(sed -n 's/^LOCKSCOPE_GUI:BOOL=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
-  gui=${gui:-ON}
+configured=$(sed -n 's/^LOCKSCOPE_GUI:BOOL=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
+gui=${gui:-${configured:-ON}}
+# A tree configured as asked is not configured again (the build does that
+# itself when a CMakeLists.txt changed).
+if [ "$gui" != "$configured" ]; then
+  cmake -S . -B "$build_dir" -DLOCKSCOPE_GUI="$gui" >/dev/null
 fi
-cmake -S . -B "$build_dir" -DLOCKSCOPE_GUI="$gui" >/dev/null
 targets=(lockscope lockscope_docs)
 [ "$gui" = ON ] && targets+=(lockscope-gui)
 cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null

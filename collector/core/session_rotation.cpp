@@ -54,9 +54,9 @@ std::string rotated_session_name(timespec when)
     gmtime_r(&when.tv_sec, &utc);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-    char name[64];
-    std::snprintf(name, sizeof name, "%s%s.%03ld%s", kPrefix, stamp, when.tv_nsec / 1000000, kSuffix);
-    return name;
+    char millis[8];
+    std::snprintf(millis, sizeof millis, ".%03u", unsigned(when.tv_nsec / 1000000) % 1000u);
+    return std::string(kPrefix) + stamp + millis + kSuffix;
 }
 
 std::vector<std::string> rotated_sessions(const std::string& dir)

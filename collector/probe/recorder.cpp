@@ -294,10 +294,10 @@ Rollup make_rollup(SessionFiles& files)
         warnings.push_back("per-CPU locks are not named: " + why);
     KernelSymbols syms = KernelSymbols::load();
     // kptr_restrict or perf_event_paranoid >= 2 hide kernel addresses from
-    // all but CAP_SYSLOG: counts and lock names stay right, callers do not.
+    // all but CAP_SYSLOG: counts stay right, callers and many names do not.
     if (syms.empty())
-        warnings.push_back("/proc/kallsyms shows no kernel addresses, so callers and stacks cannot be named "
-                           "(needs CAP_SYSLOG as well as CAP_BPF + CAP_PERFMON, or root)");
+        warnings.push_back("/proc/kallsyms shows no kernel addresses, so callers, stacks and many locks cannot be "
+                           "named (needs CAP_SYSLOG as well as CAP_BPF + CAP_PERFMON, or root)");
     auto namer = identity::KernelDataNamer::for_running_kernel(syms, runqueues, kmem_cache_kfunc_available(), warnings);
     for (const std::string& w : warnings)
         std::fprintf(stderr, "lockscope: %s\n", w.c_str());

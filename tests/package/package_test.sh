@@ -56,7 +56,9 @@ session=$work/pipe.lockscope
   fail "record failed: $(cat "$work/record.err")"
 /usr/bin/lockscope report "$session" >"$work/report" || fail "report failed"
 grep -q "pipe_inode_info.mutex" "$work/report" || fail "the report does not show the pipe's lock: $(cat "$work/report")"
-/usr/bin/lockscope report "$session" --format json | grep -q "\"tool_version\": *\"$version\"" ||
+# Through a file: grep -q stops reading early, and pipefail would count the writer's SIGPIPE.
+/usr/bin/lockscope report "$session" --format json >"$work/report.json" || fail "report --format json failed"
+grep -q "\"tool_version\": *\"$version\"" "$work/report.json" ||
   fail "the session does not say it was made by lockscope $version"
 if [ -n "$gui_deb" ]; then
   QT_QPA_PLATFORM=offscreen /usr/bin/lockscope-gui --screenshot "$work/overview.png" "$session" >/dev/null 2>&1 &&
@@ -77,7 +79,8 @@ ln -sfn private/lockscope-exporter /var/lib/lockscope-exporter
 
 apt-get purge -y -qq lockscope ${gui_deb:+lockscope-gui} >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get purge failed"; }
 for p in lockscope lockscope-gui; do
-  dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^[^u ]' && fail "$p is still known to dpkg after purge"
+  status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)
+  [[ -n $status && $status != u* ]] && fail "$p is still known to dpkg after purge: $status"
 done
 for f in "${files[@]}"; do
   # Directories other packages share (/usr/bin, /usr/share/man/man1, ...) stay.

@@ -77,8 +77,9 @@ TEST(SessionRotation, ATinySizeLimitRemovesOldSessionsAndKeepsTheNewestWhole)
         EXPECT_GE(s.intervals.size(), 1u) << kept[i];
         EXPECT_FALSE(s.locks.empty()) << kept[i];
         EXPECT_EQ(s.meta_value("scope"), "system") << kept[i];
-        if (previous_end)
+        if (previous_end) {
             EXPECT_EQ(s.runs[0].start_ns, previous_end) << kept[i] << " does not start where the one before ended";
+        }
         previous_end = s.runs[0].end_ns;
     }
     Finished report = run({lockscope_bin(), "report", kept.back()});
