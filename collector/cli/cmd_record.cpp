@@ -131,8 +131,8 @@ int cmd_record(const Args& args)
         ("keep", po::value(&rotation.keep)->default_value(0),
          "--session-dir: keep at most N files, removing the oldest (0: no count limit)")
         ("max-mib", po::value(&max_mib)->default_value(0),
-         "--session-dir: keep all files together under M MiB, removing the oldest; a file grows to at most "
-         "M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
+         "--session-dir: keep all files together under M MiB, removing the oldest; a file grows to "
+         "about M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
