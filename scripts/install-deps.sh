@@ -35,6 +35,8 @@ packages=(
   prometheus                       # the server the Prometheus integration test scrapes with
   libgtest-dev libgmock-dev libbenchmark-dev
   procps util-linux python3
+  dpkg-dev lintian man-db          # scripts/package.sh (dpkg-shlibdeps) and the package tests
+  curl systemd                     # the exporter service's tests: scrape it, systemd-analyze verify
   qemu-system-x86 busybox-static   # the kernel lab: guests and their initramfs
   xz-utils zstd                    # compressed kernel modules for the lab
 )

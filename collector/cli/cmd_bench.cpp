@@ -76,6 +76,7 @@ po::options_description describe(BenchArgs& a)
     po::options_description d("options");
     d.add_options()
         ("help,h", "show this help")
+        ("list-locks", "print every lock variant, one per line, and exit")
         ("lock,l", po::value(&a.locks)->composing(), "lock variant (repeatable, or a comma list); "
                                                      "default pthread_mutex,mutex")
         ("threads,t", po::value(&a.threads)->default_value("2"), "threads: N, a list 1,2,4 or a range 1-8")
@@ -198,6 +199,11 @@ int cmd_bench(const Args& args)
     po::variables_map vm;
     if (!parse(args, visible, visible, {}, vm, kUsage))
         return kExitOk;
+    if (vm.count("list-locks")) {
+        for (const std::string& name : rb::every_lock_name())
+            std::printf("%s\n", name.c_str());
+        return kExitOk;
+    }
     if (a.format != "text" && a.format != "json" && a.format != "markdown")
         throw UsageError("--format must be text, json or markdown, not '" + a.format + "'");
     if (a.critical_ns < 0 || a.outside_ns < 0 || a.release_window_ns < 0)

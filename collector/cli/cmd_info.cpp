@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "core/error.h"
 #include "core/metadata.h"
+#include "lockscope_version.h"
 #include "probe/features.h"
 #include "probe/rwsem_spin.h"
 
@@ -16,6 +17,7 @@ namespace {
 void print_text(std::map<std::string, std::string>& meta, const std::vector<probe::Feature>& features,
                 bool can_record)
 {
+    std::printf("lockscope   %s\n", LOCKSCOPE_VERSION);
     std::printf("kernel      %s (%s)\n", meta["kernel_release"].c_str(), meta["machine"].c_str());
     std::printf("cpus        %s x %s%s\n", meta["online_cpus"].c_str(), meta["cpu_model"].c_str(),
                 meta["virtualised"] == "yes" ? " (virtualised)" : "");
@@ -38,6 +40,7 @@ void print_json(const std::map<std::string, std::string>& meta, const std::vecto
                 bool can_record)
 {
     nlohmann::json j;
+    j["version"] = LOCKSCOPE_VERSION;
     j["kernel_release"] = meta.count("kernel_release") ? meta.at("kernel_release") : "";
     j["record"] = can_record;
     j["rwsem_spin_observation"] = probe::rwsem_spin_probe_status();
@@ -58,7 +61,8 @@ int cmd_info(const Args& args)
     po::options_description visible("options");
     visible.add_options()("help,h", "show this help")(
         "format,F", po::value(&format)->default_value("text"),
-        "text, or json: {record, features[{name, available, required, detail}], config, ...} for scripts");
+        "text, or json: {version, record, features[{name, available, required, detail}], config, ...} for "
+        "scripts");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm,

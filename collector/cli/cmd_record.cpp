@@ -1,6 +1,8 @@
 // lockscope record: options → RecordOptions → probe::record().
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -36,9 +38,28 @@ constexpr const char* kUsage =
     "  lockscope record -d 30 -o system.lockscope\n"
     "  lockscope record -o build.lockscope -- make -j8\n"
     "  lockscope record --prometheus 127.0.0.1:9464      (always-on, no session file)\n"
+    "  lockscope record --prometheus :9464 --session-dir /var/lib/lockscope-exporter \\\n"
+    "      --rotate-every 1h --keep 24 --max-mib 512     (always-on, the last day kept on disk)\n"
     "\n"
-    "Needs root or CAP_BPF + CAP_PERFMON. Ctrl-C stops cleanly; every completed\n"
-    "interval is kept.";
+    "Needs root or CAP_BPF + CAP_PERFMON, and CAP_SYSLOG to name callers where the\n"
+    "kernel hides its addresses (perf_event_paranoid >= 2 or kptr_restrict).\n"
+    "Ctrl-C stops cleanly; every completed interval is kept.";
+
+// "90", "90s", "15m", "1h", "1d" as seconds.
+double parse_duration(const std::string& text, const char* option)
+{
+    size_t used = 0;
+    double value = -1;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+    }
+    const std::string unit = text.substr(std::min(used, text.size()));
+    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
+    if (used == 0 || scale < 0 || !(value > 0) || !std::isfinite(value))
+        throw UsageError(std::string(option) + " takes a duration such as 90s, 15m, 1h or 1d, not '" + text + "'");
+    return value * scale;
+}
 
 std::string default_output()
 {
@@ -106,6 +127,20 @@ int cmd_record(const Args& args)
     visible.add_options()("cgroup", po::value(&cgroups)->composing(),
                           "only tasks in this cgroup v2 or below it (a container, a systemd unit): a directory "
                           "under the cgroup2 mount, absolute or relative to it; repeatable, at most 8");
+    RotationPolicy rotation;
+    std::string rotate_every = "1h";
+    double max_mib = 0;
+    visible.add_options()
+        ("session-dir", po::value(&rotation.dir),
+         "instead of -o: a rolling series of session files in DIR (created if missing), for always-on "
+         "recording; the files are named by their UTC start time and each is complete once the next has started")
+        ("rotate-every", po::value(&rotate_every)->default_value("1h"),
+         "--session-dir: start a new file after this long (90s, 15m, 1h, 1d)")
+        ("keep", po::value(&rotation.keep)->default_value(0),
+         "--session-dir: keep at most N files, removing the oldest (0: no count limit)")
+        ("max-mib", po::value(&max_mib)->default_value(0),
+         "--session-dir: keep all files together under M MiB, removing the oldest; a file grows to "
+         "about M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
@@ -128,7 +163,18 @@ int cmd_record(const Args& args)
         throw UsageError("--prometheus-top goes with --prometheus");
     if (prometheus_cgroups && prometheus_address.empty())
         throw UsageError("--prometheus-cgroups goes with --prometheus");
-    if (o.output.empty() && prometheus_address.empty())
+    const bool rotating = !rotation.dir.empty();
+    for (const char* option : {"rotate-every", "keep", "max-mib"})
+        if (!vm[option].defaulted() && !rotating)
+            throw UsageError(std::string("--") + option + " goes with --session-dir");
+    if (rotating) {
+        if (!(max_mib >= 0) || !std::isfinite(max_mib) || max_mib > 1e9)
+            throw UsageError("--max-mib must be a number of MiB, 0 for no limit");
+        rotation.every_s = parse_duration(rotate_every, "--rotate-every");
+        rotation.max_bytes = uint64_t(max_mib * 1024 * 1024);
+        o.rotation = rotation;
+    }
+    if (o.output.empty() && prometheus_address.empty() && !rotating)
         o.output = default_output();
     o.status_line = isatty(STDERR_FILENO);
     if (!vm["trace-buffer"].defaulted() && !o.probe.trace)

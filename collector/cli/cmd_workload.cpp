@@ -30,6 +30,7 @@ struct WorkloadArgs {
     double interval_s = 1;
     bool no_pin = false;
     bool help = false;
+    bool list = false;
 };
 
 // The options --help shows; NAME, the positional, is added by parse().
@@ -38,6 +39,7 @@ po::options_description describe(WorkloadArgs& a)
     po::options_description desc("Options");
     desc.add_options()
         ("help,h", po::bool_switch(&a.help), "show this help")
+        ("list", po::bool_switch(&a.list), "print the workloads' names, one per line, and exit")
         ("threads,t", po::value(&a.threads)->default_value(2), "worker threads")
         ("duration,d", po::value(&a.options.duration_s)->default_value(5), "seconds to run")
         ("interval,i", po::value(&a.interval_s)->default_value(1), "seconds between progress lines")
@@ -90,6 +92,12 @@ WorkloadArgs parse(const Args& args, bool& help_shown)
     }
     if (a.help) {
         print_help(desc);
+        help_shown = true;
+        return a;
+    }
+    if (a.list) {
+        for (const auto& w : workload::catalogue())
+            std::cout << w.name << "\n";
         help_shown = true;
         return a;
     }

@@ -25,6 +25,7 @@
 #include "core/session_store.h"
 #include "core/symbols.h"
 #include "probe/features.h"
+#include "probe/session_files.h"
 
 namespace lockscope::probe {
 namespace {
@@ -260,33 +261,6 @@ std::map<std::string, std::string> session_meta(const RecordOptions& o)
     return meta;
 }
 
-// Under sudo the session belongs to the user who asked for it, not to root.
-void give_to_invoking_user(const std::string& path)
-{
-    const char* uid = getenv("SUDO_UID");
-    const char* gid = getenv("SUDO_GID");
-    if (geteuid() != 0 || !uid || !gid)
-        return;
-    // lchown: a symlink swapped in after the file was created is not followed.
-    if (lchown(path.c_str(), uid_t(std::strtoul(uid, nullptr, 10)), gid_t(std::strtoul(gid, nullptr, 10))) != 0)
-        std::fprintf(stderr, "lockscope: cannot give %s to the sudo user: %s\n", path.c_str(), std::strerror(errno));
-}
-
-// A failed write (a full disk) ends the recording; what the file already
-// holds stays readable, and the user learns how much that is.
-void write_interval(SessionWriter& writer, const IntervalBatch& batch, size_t written)
-{
-    try {
-        writer.write_interval(batch);
-    } catch (const Error& e) {
-        if (!e.remedy().empty())
-            throw;
-        throw Error(e.operation(), e.object(), e.err(),
-                    "it keeps the " + std::to_string(written) + " interval" + (written == 1 ? "" : "s") +
-                        " written before");
-    }
-}
-
 std::string process_name(uint32_t tgid)
 {
     std::ifstream in("/proc/" + std::to_string(tgid) + "/comm");
@@ -312,7 +286,7 @@ std::string describe_followed(const std::map<uint32_t, std::string>& followed)
 
 // Lock names come from kernel data where the kernel offers it (identity/);
 // what is unavailable here is said once and kept in the session.
-Rollup make_rollup(SessionWriter* writer)
+Rollup make_rollup(SessionFiles& files)
 {
     std::vector<std::string> warnings;
     std::string why;
@@ -320,11 +294,15 @@ Rollup make_rollup(SessionWriter* writer)
     if (!why.empty())
         warnings.push_back("per-CPU locks are not named: " + why);
     KernelSymbols syms = KernelSymbols::load();
+    // kptr_restrict or perf_event_paranoid >= 2 hide kernel addresses from
+    // all but CAP_SYSLOG: counts stay right, callers and many names do not.
+    if (syms.empty())
+        warnings.push_back("/proc/kallsyms shows no kernel addresses, so callers, stacks and many locks cannot be "
+                           "named (needs CAP_SYSLOG as well as CAP_BPF + CAP_PERFMON, or root)");
     auto namer = identity::KernelDataNamer::for_running_kernel(syms, runqueues, kmem_cache_kfunc_available(), warnings);
     for (const std::string& w : warnings)
         std::fprintf(stderr, "lockscope: %s\n", w.c_str());
-    if (writer)
-        writer->set_meta({{"lock_identity", namer->summary()}});
+    files.set_meta({{"lock_identity", namer->summary()}});
     return Rollup(std::move(syms), std::move(namer));
 }
 
@@ -355,8 +333,18 @@ void validate(const RecordOptions& o)
         throw Error("command not found", o.command[0], 0, "check the name and PATH");
     if (o.pid && !process_alive(pid_t(o.pid)))
         throw Error("no process with PID " + std::to_string(o.pid), "");
-    if (o.output.empty() && !o.on_interval)
+    if (o.output.empty() && !o.rotation && !o.on_interval)
         throw UsageError("an output file is needed (-o FILE)");
+    if (o.rotation) {
+        if (!o.output.empty())
+            throw UsageError("choose -o FILE or --session-dir DIR, not both");
+        if (o.with_workload || !o.command.empty())
+            throw UsageError("--session-dir is for always-on recording: system-wide, -p PID or --cgroup");
+        if (!(o.rotation->every_s >= o.interval_s) || !std::isfinite(o.rotation->every_s))
+            throw UsageError("--rotate-every must be at least one --interval");
+        if (!o.rotation->keep && !o.rotation->max_bytes)
+            throw UsageError("--session-dir needs --keep N or --max-mib M: a series without a limit fills the disk");
+    }
     require_recording_features();
 }
 
@@ -365,26 +353,21 @@ RecordResult record(const RecordOptions& o)
     validate(o);
     block_stop_signals();
     // Without a file (live consumers only) the data path is the same.
-    std::optional<SessionWriter> writer;
-    if (!o.output.empty()) {
-        writer.emplace(SessionWriter::create(o.output, o.overwrite));
-        give_to_invoking_user(o.output);
-        writer->set_meta(session_meta(o));
-    }
+    SessionFiles files(o.output, o.overwrite, o.rotation, [&o] { return session_meta(o); });
     std::vector<LockInfo> lock_catalog;
-    Rollup rollup = make_rollup(writer ? &*writer : nullptr);
+    Rollup rollup = make_rollup(files);
     rollup.set_filter(o.filter);
-    if (writer && !o.filter.empty())
-        writer->set_meta({{"filters", o.filter.describe()}});
-    if (writer && !o.probe.cgroups.empty()) {
+    if (!o.filter.empty())
+        files.set_meta({{"filters", o.filter.describe()}});
+    if (!o.probe.cgroups.empty()) {
         std::string list;
         for (const CgroupTarget& c : o.probe.cgroups)
             list += (list.empty() ? "" : ", ") + c.path;
-        writer->set_meta({{"cgroups", list}});
+        files.set_meta({{"cgroups", list}});
     }
     const sigset_t signals = stop_signals();
     RecordResult result;
-    result.output = o.output;
+    result.output = files.path();
     const uint64_t interval_ns = uint64_t(o.interval_s * 1e9);
 
     for (unsigned r = 0; r < o.repeat && !result.interrupted; r++) {
@@ -415,16 +398,16 @@ RecordResult record(const RecordOptions& o)
         if (po.tgid)
             probe->attach_user_probes(po.tgid);
         const std::string label = o.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
-        const int64_t run_id = writer ? writer->begin_run(label, base.taken_ns) : int64_t(r + 1);
+        int64_t run_id = files.active() ? files.begin_run(label, base.taken_ns) : int64_t(r + 1);
+        uint64_t file_start = base.taken_ns;  // of the run in the current file
         if (r == 0)
             std::fprintf(stderr, "lockscope: recording %s %s%s (Ctrl-C to stop)\n",
                          po.tgid ? ("process " + std::to_string(po.tgid)).c_str() : "system-wide",
-                         writer ? "into " : "without a session file", o.output.c_str());
+                         files.active() ? "into " : "without a session file", files.path().c_str());
         if (r == 0) {
             // Said once: whether rwsem rows include the writers' optimistic spin.
             std::fprintf(stderr, "lockscope: rwsem spin observation: %s\n", probe->rwsem_spin_status().c_str());
-            if (writer)
-                writer->set_meta({{"rwsem_spin_observation", probe->rwsem_spin_status()}});
+            files.set_meta({{"rwsem_spin_observation", probe->rwsem_spin_status()}});
         }
         child.release();
         if (int err = child.exec_error()) {
@@ -482,8 +465,7 @@ RecordResult record(const RecordOptions& o)
                 batch.run.ops = double(total);
                 last_ops = total;
             }
-            if (writer)
-                write_interval(*writer, batch, result.intervals);
+            files.write_interval(batch, lock_catalog);
             lock_catalog.insert(lock_catalog.end(), batch.new_locks.begin(), batch.new_locks.end());
             if (o.on_interval)
                 o.on_interval(IntervalView{batch, lock_catalog, label});
@@ -503,13 +485,26 @@ RecordResult record(const RecordOptions& o)
             next_tick += interval_ns;
             while (next_tick <= t)
                 next_tick += interval_ns;
+            if (!final && files.rotation_due(snap.taken_ns)) {
+                // The next file's run starts at this snapshot: no event falls between files.
+                RunInfo done = rollup.run_progress();
+                done.label = label;
+                done.start_ns = file_start;
+                done.end_ns = snap.taken_ns;
+                done.status = "complete";
+                run_id = files.rotate(done, label, snap.taken_ns);
+                rollup.baseline(snap);
+                file_start = snap.taken_ns;
+                index = 0;
+                result.output = files.path();
+            }
         }
-        if (writer && po.tgid)
-            writer->set_meta({{"children", po.children ? "followed" : "not followed"},
+        if (po.tgid)
+            files.set_meta({{"children", po.children ? "followed" : "not followed"},
                               {"processes_followed", describe_followed(followed)}});
         RunInfo run = rollup.run_progress();
         run.label = label;
-        run.start_ns = start;
+        run.start_ns = file_start;
         run.end_ns = workload::monotonic_ns();
         run.status = status;
         if (ops)
@@ -520,16 +515,14 @@ RecordResult record(const RecordOptions& o)
                 !result.interrupted)
                 run.status = "failed";
         }
-        if (writer)
-            writer->end_run(run);
+        files.end_run(run);
         result.runs++;
         if (o.status_line)
             std::fputc('\n', stderr);
         if (run.status == "failed")
             break;
     }
-    if (writer)
-        writer->close();
+    files.close();
     return result;
 }
 

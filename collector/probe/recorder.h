@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/session_rotation.h"
 #include "core/session_store.h"
 #include "core/lock_filter.h"
 #include "probe/probe.h"
@@ -25,6 +27,8 @@ struct IntervalView {
 
 struct RecordOptions {
     std::string output;             // session file; may be empty when on_interval is set
+    // --session-dir: a rolling series of session files instead of `output`.
+    std::optional<RotationPolicy> rotation;
     bool overwrite = false;
     double duration_s = 0;          // 0: until the target ends or a signal
     double interval_s = 1.0;

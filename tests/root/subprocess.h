@@ -28,6 +28,7 @@ public:
     void release();
     // Reads stderr until `text` appears (true) or the process ends / timeout.
     bool wait_for_stderr(const std::string& text, double timeout_s);
+    const std::string& stderr_so_far() const { return err_buf_; }
     Finished wait(double timeout_s = 120);  // kills with SIGKILL on timeout
     void signal(int sig);
 

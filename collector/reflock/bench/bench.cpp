@@ -89,6 +89,13 @@ Sample difference(const Sample& later, const Sample& earlier, unsigned cpus) {
 
 } // namespace
 
+std::vector<std::string> every_lock_name() {
+  std::vector<std::string> names;
+  for (const NamedKind& k : kKinds) names.emplace_back(k.name);
+  for (Policy p : all_policies()) names.push_back(std::string(kRwSemPrefix) + std::string(to_string(p)));
+  return names;
+}
+
 std::string lock_names() {
   return "mutex, mutex@4.6, rwsem@POLICY (POLICY: " + policy_names() +
          "), pthread_mutex, pthread_rwlock, std_shared_mutex";

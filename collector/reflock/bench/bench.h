@@ -32,6 +32,8 @@ struct LockSpec {
 LockSpec parse_lock(std::string_view text);
 std::string to_string(const LockSpec& lock);
 std::string lock_names(); // "mutex, rwsem@POLICY, pthread_mutex, ..."
+// Every valid --lock, each rwsem policy spelled out (for shell completion).
+std::vector<std::string> every_lock_name();
 
 struct Params {
   LockSpec lock;
