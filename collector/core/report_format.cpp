@@ -373,7 +373,8 @@ void holders_block(std::ostringstream& out, const Report& rep)
             auto period = rep.session.find("holder_period");
             std::string text = "the lock holder's kernel stack when a waiter queued, sampled at one queueing in " +
                                (period == rep.session.end() ? std::string("N") : period->second) +
-                               " per CPU (" + std::to_string(rep.holder_samples) + " samples";
+                               " per CPU (" + std::to_string(rep.holder_samples) +
+                               (rep.holder_samples == 1 ? " sample" : " samples");
             if (rep.holder_changed)
                 text += "; " + std::to_string(rep.holder_changed) + " dropped: the lock changed hands while sampled";
             text += "); shares are of the sampled waiters' wait";
