@@ -10,12 +10,6 @@
 namespace lockscope {
 namespace {
 
-uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
 // Heavier first: more wait, then more samples, then the name.
 bool heavier(const ChainEdge& a, const ChainEdge& b)
 {

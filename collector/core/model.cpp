@@ -6,17 +6,6 @@
 #include <limits>
 
 namespace lockscope {
-namespace {
-
-// Counters come from files we may not have written; saturate rather than
-// wrap so a hostile or huge value cannot turn a sum into a small number.
-uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<uint64_t>::max() : r;
-}
-
-}  // namespace
 
 const char* owner_state_name(int state)
 {

@@ -11,6 +11,14 @@
 
 namespace lockscope {
 
+// Counters come from files we may not have written; saturate rather than
+// wrap so a hostile or huge value cannot turn a sum into a small number.
+inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 inline constexpr int kHistBuckets = 36;  // log2(ns) buckets, the last is open-ended
 inline constexpr int kOwnerStates = 5;
 

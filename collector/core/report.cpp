@@ -24,11 +24,6 @@ struct Group {
     std::set<int64_t> lock_ids;  // lock rows rolled in
 };
 
-uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
 
 constexpr size_t kHoldersPerRow = 3;
 

@@ -161,9 +161,17 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         b.locks.push_back({run, index, st.id, delta});
     }
 
+    // The session's row of a kernel key, 0 while it has none (its first
+    // episode has not ended) or when a filter left it out. Stacks and edges
+    // are cumulative: one of a lock without a row yet waits for a later
+    // interval.
+    auto kept_row = [&](uint64_t address, uint32_t flags) -> int64_t {
+        auto it = locks_.find({address, flags});
+        return it == locks_.end() || it->second.id == 0 || !it->second.kept ? 0 : it->second.id;
+    };
     for (const RawStack& s : snap.stacks) {
-        auto lock = locks_.find({s.address, s.flags});
-        if (lock == locks_.end() || lock->second.id == 0 || !lock->second.kept)
+        const int64_t lock_id = kept_row(s.address, s.flags);
+        if (!lock_id)
             continue;
         auto base = run_start_stacks_.find({s.address, s.flags, s.stack_id, s.role});
         const uint64_t samples = s.samples - (base == run_start_stacks_.end() ? 0 : base->second.first);
@@ -172,7 +180,7 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
             continue;
         StackSample out;
         out.run = run;
-        out.lock_id = lock->second.id;
+        out.lock_id = lock_id;
         out.role = stack_role_name(s.role);
         out.frames = frames(s.stack_id);
         out.samples = samples;
@@ -180,12 +188,6 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         b.stacks.push_back(std::move(out));
     }
 
-    // An edge to a lock that has no row yet (its first episode has not
-    // ended) waits for a later interval: edges are cumulative.
-    auto kept_row = [&](uint64_t address, uint32_t flags) -> int64_t {
-        auto it = locks_.find({address, flags});
-        return it == locks_.end() || it->second.id == 0 || !it->second.kept ? 0 : it->second.id;
-    };
     for (const RawEdge& e : snap.edges) {
         const int64_t from = kept_row(e.address, e.flags), to = kept_row(e.holder_address, e.holder_flags);
         if (!from || !to)
