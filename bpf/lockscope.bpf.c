@@ -275,6 +275,8 @@ static __always_inline void trace_phase(struct ls_task_state *ts, int action, u6
 		te->nphases = 0;
 		te->truncated = 0;
 		te->waker = 0;
+		te->waker_tgid = 0;
+		te->wake_ns = 0;
 	} else if (te->lock != ep->lock || te->begin_ns != ep->begin_ns) {
 		/* the slot holds another episode's record: never mix their
 		 * phases; the end counts this episode as not traced */
@@ -1030,8 +1032,14 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		if (tt) {
 			struct ls_trace_episode *te = &tt->ep[(ts->depth - 1) & (LS_MAX_DEPTH - 1)];
 
-			if (te->lock == ep->lock)
-				te->waker = (u32)bpf_get_current_pid_tgid();
+			if (te->lock == ep->lock) {
+				u64 waker = bpf_get_current_pid_tgid();
+
+				/* trace mode only: the flow arrow waker -> waiter */
+				te->waker = (u32)waker;
+				te->waker_tgid = waker >> 32;
+				te->wake_ns = bpf_ktime_get_ns();
+			}
 		}
 	}
 	hot = cpu_hot();

@@ -216,6 +216,7 @@ struct ls_trace_episode {
 	__u64 spin_ns;
 	__u64 sleep_ns;
 	__u64 preempt_ns;
+	__u64 wake_ns;     /* when the last waker woke it (sched_waking), 0: never woken */
 	__u32 flags;       /* the episode's kind bits, as in ls_lock_key */
 	__u32 tid;
 	__u32 tgid;
@@ -225,7 +226,7 @@ struct ls_trace_episode {
 	__u16 preemptions;
 	__u16 nphases;
 	__u16 truncated;   /* 1: phases beyond LS_TRACE_MAX_PHASES were dropped */
-	__u32 pad;
+	__u32 waker_tgid;  /* the waker's process */
 	struct ls_trace_phase phases[LS_TRACE_MAX_PHASES];
 };
 

@@ -21,6 +21,9 @@ constexpr const char* kUsage =
     "                one track per thread with each episode's spin and queued phases as\n"
     "                slices named by the lock (args: kind, caller, owner state at queueing,\n"
     "                waker, off-CPU time), and CPU idle and contentions/s as counter tracks.\n"
+    "                A queued phase is split where its waiter was woken ('woken' slice),\n"
+    "                and a flow arrow runs from the waker's thread (a 'wakes' mark) to it:\n"
+    "                who unblocked whom.\n"
     "                Slices need a session recorded with 'record --trace'; without one the\n"
     "                trace holds the counter tracks only, and a note on stderr says so.\n"
     "  folded        folded stacks 'frame;frame;... weight' for flamegraph.pl and speedscope,\n"
@@ -119,9 +122,10 @@ int cmd_export(const Args& args)
                          file.c_str());
         else
             std::fprintf(stderr,
-                         "lockscope export: %llu episodes, %llu lost while recording, %llu with "
-                         "phases cut short%s\n",
-                         (unsigned long long)sum.episodes, (unsigned long long)sum.lost,
+                         "lockscope export: %llu episodes (%llu with a wake-up arrow), %llu lost "
+                         "while recording, %llu with phases cut short%s\n",
+                         (unsigned long long)sum.episodes, (unsigned long long)sum.flows,
+                         (unsigned long long)sum.lost,
                          (unsigned long long)sum.truncated,
                          sum.skipped ? (", " + std::to_string(sum.skipped) + " invalid rows skipped").c_str()
                                      : "");

@@ -34,11 +34,14 @@ struct ChromeTraceSummary {
     uint64_t truncated = 0;    // of those, episodes whose phases were cut short in the kernel
     uint64_t skipped = 0;      // invalid episode rows
     uint64_t lost = 0;         // episodes the ring buffer dropped while recording
+    uint64_t flows = 0;        // wake-up flow arrows (waker -> woken waiter)
 };
 
 // One track per thread (pid = process, tid = thread, named from the
 // session's tasks), each episode's phases as complete ("X") slices named by
-// the lock, category "spin" or "queued"; CPU idle and contentions/s as
+// the lock, category "spin" or "queued" (a queued phase split at its
+// wake-up into "queued" and "woken", with a flow from a 1 ns "wakes" slice on
+// the waker's thread: category "woken"); CPU idle and contentions/s as
 // counter ("C") tracks, one sample per interval. Timestamps are µs since the
 // session's first run started (ns precision: three decimals). A session
 // recorded without --trace gives the counter tracks only. `path` is read

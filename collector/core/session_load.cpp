@@ -498,6 +498,7 @@ struct EpisodeReader::Impl {
     std::string path;
     Db h;
     bool has_table = false;
+    bool has_wake = false;  // waker_tgid and wake_ns, added later without a bump
 };
 
 EpisodeReader::EpisodeReader(const std::string& path) : impl_(std::make_unique<Impl>())
@@ -511,6 +512,12 @@ EpisodeReader::EpisodeReader(const std::string& path) : impl_(std::make_unique<I
                   &tables) != SQLITE_OK)
         throw Error("cannot read session file", path, 0, sqlite3_errmsg(impl_->h.db));
     impl_->has_table = tables == 1;
+    int wake = 0;
+    if (impl_->has_table &&
+        query_int(impl_->h.db, "SELECT count(*) FROM pragma_table_info('episodes') WHERE name = 'wake_ns'",
+                  &wake) != SQLITE_OK)
+        throw Error("cannot read session file", path, 0, sqlite3_errmsg(impl_->h.db));
+    impl_->has_wake = wake == 1;
 }
 
 EpisodeReader::EpisodeReader(EpisodeReader&&) noexcept = default;
@@ -559,8 +566,9 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
     size_t skipped = 0;
     q = select(db, path,
                "SELECT run, tid, tgid, lock_address, lock_flags, begin_ns, end_ns, spin_ns, "
-               "sleep_ns, preempt_ns, sleeps, preemptions, ret, waker, truncated, phases "
-               "FROM episodes ORDER BY rowid");
+               "sleep_ns, preempt_ns, sleeps, preemptions, ret, waker, truncated, phases, " +
+                   std::string(impl_->has_wake ? "waker_tgid, wake_ns " : "0, 0 ") +
+                   "FROM episodes ORDER BY rowid");
     Episode e;
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
@@ -578,7 +586,9 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
         const uint64_t waker = r.u64(13, "waker");
         e.truncated = r.u64(14, "truncated") != 0;
         const std::string phases = r.text(15, "phases");
-        if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX || waker > UINT32_MAX ||
+        const uint64_t waker_tgid = r.u64(16, "waker_tgid");
+        e.wake_ns = r.u64(17, "wake_ns");
+        if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX || waker > UINT32_MAX || waker_tgid > UINT32_MAX ||
                        flags > UINT32_MAX || sleeps > UINT32_MAX || preemptions > UINT32_MAX ||
                        ret < INT32_MIN || ret > INT32_MAX))
             r.fail("value out of range");
@@ -597,6 +607,7 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
         e.preemptions = uint32_t(preemptions);
         e.ret = int32_t(ret);
         e.waker_tid = uint32_t(waker);
+        e.waker_tgid = uint32_t(waker_tgid);
         auto id = lock_ids.find({e.lock_address, e.lock_flags});
         e.lock_id = id == lock_ids.end() ? 0 : id->second;
         fn(e);

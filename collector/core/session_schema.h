@@ -64,7 +64,8 @@ inline constexpr const char* kLockColumns = "id, name, kind, mode, caller, addre
     " end_ns INTEGER NOT NULL, spin_ns INTEGER NOT NULL, sleep_ns INTEGER NOT NULL, "              \
     " preempt_ns INTEGER NOT NULL, sleeps INTEGER NOT NULL, preemptions INTEGER NOT NULL, "        \
     " ret INTEGER NOT NULL, waker INTEGER NOT NULL, truncated INTEGER NOT NULL, "                  \
-    " phases TEXT NOT NULL);"
+    " phases TEXT NOT NULL, waker_tgid INTEGER NOT NULL DEFAULT 0, "                               \
+    " wake_ns INTEGER NOT NULL DEFAULT 0);"
 
 #define LOCKSCOPE_LOST_DDL(member, label) " lost_" #member " INTEGER NOT NULL DEFAULT 0, "
 inline constexpr const char* kSchemaSql =

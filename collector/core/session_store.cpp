@@ -218,8 +218,9 @@ void SessionWriter::prepare()
         s->insert_episode =
             Stmt(db_, (string("INSERT INTO episodes(run, tid, tgid, lock_address, lock_flags, "
                              "begin_ns, end_ns, spin_ns, sleep_ns, preempt_ns, sleeps, "
-                             "preemptions, ret, waker, truncated, phases) VALUES(") +
-                      placeholders(16) + ")")
+                             "preemptions, ret, waker, truncated, phases, waker_tgid, wake_ns) "
+                             "VALUES(") +
+                      placeholders(18) + ")")
                          .c_str());
     } catch (const std::runtime_error& e) {
         throw Error("cannot prepare session file", path_, 0, e.what());
@@ -346,7 +347,9 @@ void bind_episode(sqlite3_stmt* st, int64_t run, const Episode& e)
     sqlite3_bind_int64(st, col++, e.ret);
     sqlite3_bind_int64(st, col++, e.waker_tid);
     sqlite3_bind_int64(st, col++, e.truncated ? 1 : 0);
-    bind_text(st, col, encode_phases(e));
+    bind_text(st, col++, encode_phases(e));
+    sqlite3_bind_int64(st, col++, e.waker_tgid);
+    sqlite3_bind_int64(st, col, to_db(e.wake_ns));
 }
 
 }  // namespace

@@ -69,6 +69,8 @@ struct Episode {
     uint32_t preemptions = 0;
     int32_t ret = 0;            // contention_end's return value (non-zero: error)
     uint32_t waker_tid = 0;     // the last task that woke it while queued, 0: none
+    uint32_t waker_tgid = 0;    // the waker's process; 0 with waker_tid 0, or in older sessions
+    uint64_t wake_ns = 0;       // when that waker woke it; 0: unknown (older sessions)
     bool truncated = false;     // phases past the kernel's per-episode cap were dropped
     std::vector<EpisodePhase> phases;  // in time order
 

@@ -20,8 +20,8 @@ static_assert(sizeof(ls_cpu_idle) == 16);
 static_assert(sizeof(ls_counters) == 19 * 8);
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
-static_assert(offsetof(ls_trace_episode, phases) == 80);
-static_assert(sizeof(ls_trace_episode) == 80 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
+static_assert(offsetof(ls_trace_episode, phases) == 88);
+static_assert(sizeof(ls_trace_episode) == 88 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
 static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
 
 }  // namespace lockscope::probe

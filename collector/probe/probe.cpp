@@ -137,6 +137,8 @@ bool to_episode(const void* data, size_t size, Episode& e)
     e.preemptions = rec.preemptions;
     e.ret = rec.ret;
     e.waker_tid = rec.waker;
+    e.waker_tgid = rec.waker ? rec.waker_tgid : 0;
+    e.wake_ns = rec.waker ? rec.wake_ns : 0;
     e.truncated = rec.truncated != 0;
     e.phases.resize(rec.nphases);
     for (size_t i = 0; i < rec.nphases; i++) {

@@ -83,6 +83,9 @@ std::vector<Episode> known_episodes()
     Episode b = episode(100, kRwsem, 4, 200'000, 210'000, {phase(false, 200'000, 2)}, 0);
     b.sleep_ns = 8'000;
     b.sleeps = 1;
+    b.waker_tid = 101;  // thread 101 woke it at 207 µs
+    b.waker_tgid = 100;
+    b.wake_ns = kStart + 207'000;
     Episode c = episode(101, kMutex, 32, 300'000, 300'500, {phase(true, 300'000)}, 500);
     return {a, b, c};
 }
@@ -180,6 +183,29 @@ TEST(EpisodeStore, RoundTripsThroughTheWriterAndMapsToLockRows)
     EXPECT_EQ(load(path).locks.size(), 2u);
 }
 
+TEST(EpisodeStore, SessionsWithoutWakeTimesReadAsNeverWoken)
+{
+    const std::string path = temp_file("nowake.lockscope");
+    write_session(path, true);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    // The episodes table as it was before the waker's process and wake time.
+    for (const char* sql : {"ALTER TABLE episodes DROP COLUMN wake_ns", "ALTER TABLE episodes DROP COLUMN waker_tgid"})
+        ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(db);
+    std::vector<Episode> read;
+    EXPECT_EQ(EpisodeReader(path).for_each([&](const Episode& e) { read.push_back(e); }), 0u);
+    ASSERT_EQ(read.size(), 3u);
+    EXPECT_EQ(read[1].waker_tid, 101u);
+    EXPECT_EQ(read[1].waker_tgid, 0u);
+    EXPECT_EQ(read[1].wake_ns, 0u);
+    ChromeTraceSummary sum;
+    std::ostringstream out;
+    sum = export_chrome_trace(path, load(path), out);
+    EXPECT_EQ(sum.episodes, 3u);
+    EXPECT_EQ(sum.flows, 0u) << "no wake time, no arrow";
+}
+
 TEST(EpisodeStore, PhaseEncodingIsCompactAndStrict)
 {
     Episode e = known_episodes()[0];
@@ -238,11 +264,15 @@ TEST(ChromeTrace, EpisodePhasesAreSlicesOnTheirThreadsTrack)
     EXPECT_EQ(j["otherData"]["time_origin_ns"], kStart);
     EXPECT_EQ(j["otherData"]["session"]["host"], "testhost");
 
-    std::vector<nlohmann::json> slices;
+    std::vector<nlohmann::json> slices, marks, flows;
     std::map<std::string, std::string> names;  // "M" events: "pid/tid" -> name
     for (const auto& e : j["traceEvents"]) {
-        if (e["ph"] == "X")
+        if (e["ph"] == "X" && e["name"].get<std::string>().rfind("wakes ", 0) == 0)
+            marks.push_back(e);
+        else if (e["ph"] == "X")
             slices.push_back(e);
+        if (e["ph"] == "s" || e["ph"] == "f")
+            flows.push_back(e);
         if (e["ph"] == "M")
             names[e["name"].get<std::string>() + " " + std::to_string(e["pid"].get<int>()) + "/" +
                   std::to_string(e.value("tid", -1))] = e["args"]["name"];
@@ -251,16 +281,16 @@ TEST(ChromeTrace, EpisodePhasesAreSlicesOnTheirThreadsTrack)
     EXPECT_EQ(names["thread_name 100/101"], "worker 101");
     EXPECT_EQ(names["process_name 0/-1"], "machine");
 
-    // A: spin, queued (owner on CPU), spin; B: queued; C: spin.
-    ASSERT_EQ(slices.size(), 5u);
+    // A: spin, queued (owner on CPU), spin; B: queued, woken at 207 µs; C: spin.
+    ASSERT_EQ(slices.size(), 6u);
     const struct {
         const char* name;
         const char* cat;
         int tid;
         double ts, dur;
     } want[] = {{"pipe->mutex", "spin", 101, 100.0, 1.0},   {"pipe->mutex", "queued", 101, 101.0, 4.0},
-                {"pipe->mutex", "spin", 101, 105.0, 1.0},   {"mmap_lock", "queued", 100, 200.0, 10.0},
-                {"pipe->mutex", "spin", 101, 300.0, 0.5}};
+                {"pipe->mutex", "spin", 101, 105.0, 1.0},   {"mmap_lock", "queued", 100, 200.0, 7.0},
+                {"mmap_lock", "woken", 100, 207.0, 3.0},     {"pipe->mutex", "spin", 101, 300.0, 0.5}};
     for (size_t i = 0; i < slices.size(); ++i) {
         const auto& s = slices[i];
         SCOPED_TRACE(s.dump());
@@ -278,7 +308,28 @@ TEST(ChromeTrace, EpisodePhasesAreSlicesOnTheirThreadsTrack)
     EXPECT_EQ(slices[3]["args"]["owner"], "reader-owned");
     EXPECT_EQ(slices[3]["args"]["kind"], "rwsem/write");
     EXPECT_EQ(slices[3]["args"]["offcpu_ns"], 8000);
-    EXPECT_FALSE(slices[4]["args"].contains("waker"));
+    EXPECT_EQ(slices[4]["args"]["owner"], "reader-owned");
+    EXPECT_FALSE(slices[5]["args"].contains("waker"));
+
+    // Who unblocked whom: a 1 ns mark on the waker's track (thread 101) and a
+    // flow from it to the woken slice; A's waker has no wake time (an older
+    // session's episode): no arrow.
+    EXPECT_EQ(j["otherData"]["wakeup_flows"], 1);
+    ASSERT_EQ(marks.size(), 1u);
+    EXPECT_EQ(marks[0]["tid"], 101);
+    EXPECT_DOUBLE_EQ(marks[0]["ts"].get<double>(), 207.0);
+    EXPECT_DOUBLE_EQ(marks[0]["dur"].get<double>(), 0.001);
+    EXPECT_EQ(marks[0]["args"]["woken_tid"], 100);
+    ASSERT_EQ(flows.size(), 2u);
+    EXPECT_EQ(flows[0]["ph"], "s");
+    EXPECT_EQ(flows[1]["ph"], "f");
+    EXPECT_EQ(flows[0]["id"], flows[1]["id"]);
+    EXPECT_EQ(flows[0]["cat"], flows[1]["cat"]);
+    EXPECT_EQ(flows[0]["tid"], 101);
+    EXPECT_EQ(flows[1]["tid"], 100);
+    EXPECT_EQ(flows[1]["bp"], "e");
+    for (const auto& f : flows)
+        EXPECT_DOUBLE_EQ(f["ts"].get<double>(), 207.0);
 
     // Slices add up to the session's wait and spin totals.
     uint64_t all = 0, spin = 0;
@@ -307,7 +358,7 @@ TEST(ChromeTrace, CountersPerIntervalWithOrWithoutTrace)
                 counters.push_back(e);
             slices += e["ph"] == "X";
         }
-        EXPECT_EQ(slices, traced ? 5u : 0u);
+        EXPECT_EQ(slices, traced ? 7u : 0u);  // 5 phases, one split at its wake-up, the waker's mark
         // One interval: a sample at its start and one closing it at its end.
         ASSERT_EQ(counters.size(), 4u);
         EXPECT_EQ(counters[0]["name"], "CPU idle");

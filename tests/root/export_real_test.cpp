@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
+#include <tuple>
 #include <sstream>
 
 #include "root_helpers.h"
@@ -129,9 +131,13 @@ TEST_F(ExportReal, ChromeTraceSlicesAddUpToTheReportsTotals)
             counters[e.at("name")]++;
             EXPECT_TRUE(e.at("args").is_object());
         } else {
+            if (ph == "s" || ph == "f")
+                continue;  // wake-up flows: checked below
             ASSERT_EQ(ph, "X") << e.dump();
             const std::string cat = e.at("cat");
-            ASSERT_TRUE(cat == "spin" || cat == "queued") << e.dump();
+            ASSERT_TRUE(cat == "spin" || cat == "queued" || cat == "woken") << e.dump();
+            if (e.at("name").get<std::string>().rfind("wakes ", 0) == 0)
+                continue;  // the 1 ns mark on a waker's track: no wait of its own
             ASSERT_FALSE(e.at("name").get<std::string>().empty());
             ASSERT_TRUE(e.at("args").contains("lock"));
             const Slice s{ns_of(e.at("ts")), ns_of(e.at("ts")) + ns_of(e.at("dur")), cat == "spin"};
@@ -189,6 +195,58 @@ TEST_F(ExportReal, ChromeTraceSlicesAddUpToTheReportsTotals)
     // counted as the workload's lost events. Only an interrupt nested in the
     // program is, and those are rare.
     EXPECT_LE(totals()["lost_by_cause"]["nested"].get<uint64_t>(), 10u);
+}
+
+// Who unblocked whom: each flow start sits on a "wakes" mark on the waker's
+// track and has exactly one end, which lands on the woken waiter's "woken"
+// slice starting at the same instant. Pipe waiters sleep on the pipe mutex
+// and are woken by the reader or writer that releases it, so there are many.
+TEST_F(ExportReal, ChromeTraceWakeupFlowsRunFromTheWakerToTheWokenWaiter)
+{
+    const std::string out = test::temp_path("flows.json");
+    test::Finished f = lockscope({"export", *session_, "--format", "chrome-trace", "-o", out});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    std::ifstream in(out);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    using Key = std::tuple<int, int, std::string>;  // pid, tid, ts as written
+    std::set<Key> marks, woken;
+    std::map<uint64_t, std::vector<nlohmann::json>> by_id;
+    for (const auto& e : j["traceEvents"]) {
+        const std::string ph = e.at("ph");
+        if (ph == "s" || ph == "f") {
+            by_id[e.at("id").get<uint64_t>()].push_back(e);
+        } else if (ph == "X" && e.at("cat") == "woken") {
+            const Key k{e.at("pid").get<int>(), e.at("tid").get<int>(), e.at("ts").dump()};
+            const bool mark = e.at("name").get<std::string>().rfind("wakes ", 0) == 0;
+            (mark ? marks : woken).insert(k);
+        }
+    }
+    const uint64_t flows = j["otherData"]["wakeup_flows"];
+    EXPECT_EQ(by_id.size(), flows);
+    // Cross-check with the kernel-side counters: every sched_waking on a
+    // queued waiter counts one wakeup there; an episode draws one arrow, from
+    // its last waker. Pipe waiters mostly win by spinning, but some sleep
+    // and are woken by the task that releases the mutex.
+    const uint64_t wakeups = totals()["wakeups"];
+    EXPECT_GT(flows, 0u) << "no pipe waiter was woken in 2 s of 4 threads";
+    if (lost_episodes() == 0) {
+        EXPECT_LE(flows, wakeups);
+        EXPECT_GE(flows * 10, wakeups * 9) << "most woken episodes are woken once";
+    }
+    for (const auto& [id, events] : by_id) {
+        ASSERT_EQ(events.size(), 2u) << "flow " << id << " has one start and one end";
+        const auto& s = events[0];
+        const auto& e = events[1];
+        ASSERT_EQ(s.at("ph"), "s");
+        ASSERT_EQ(e.at("ph"), "f");
+        EXPECT_EQ(s.at("ts"), e.at("ts"));
+        EXPECT_EQ(s.at("cat"), e.at("cat"));
+        EXPECT_TRUE(marks.count({s.at("pid").get<int>(), s.at("tid").get<int>(), s.at("ts").dump()}))
+            << "flow " << id << " starts on no wake mark: " << s.dump();
+        EXPECT_TRUE(woken.count({e.at("pid").get<int>(), e.at("tid").get<int>(), e.at("ts").dump()}))
+            << "flow " << id << " ends on no woken slice: " << e.dump();
+    }
+    EXPECT_EQ(marks.size(), flows);
 }
 
 TEST_F(ExportReal, FoldedStacksAddUpToTheReportsTotals)
