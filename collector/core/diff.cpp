@@ -3,6 +3,7 @@
 #include "core/lock_naming.h"
 
 #include "core/error.h"
+#include "core/export_stacks.h"
 #include "core/format.h"
 
 #include <fnmatch.h>
@@ -29,9 +30,13 @@ struct Unit {
 
 using LockKey = std::tuple<std::string, std::string, std::string>;  // name, kind, mode
 
+// Sampled stacks of one lock: (role, functions innermost first) → samples.
+using StackCounts = std::map<std::pair<std::string, std::vector<std::string>>, uint64_t>;
+
 struct Side {
     std::vector<Unit> units;
     std::map<LockKey, std::vector<LockCounters>> locks;  // aligned with units
+    std::map<LockKey, StackCounts> stacks;               // waiter and holder stacks
     size_t runs = 0, intervals = 0;
     bool all_ops = true;  // every unit knows its workload operations
 };
@@ -105,7 +110,93 @@ Side collect(const Session& s, bool by_runs)
     // Locks known to the session but never contended still count as present.
     for (const LockInfo& l : s.locks)
         side.locks[{current_class_name(l.name), l.kind, l.mode}].resize(side.units.size());
+    const std::set<int64_t> runs = run_ids(s);
+    for (const StackSample& st : s.stacks) {
+        auto lock = info.find(st.lock_id);
+        if (lock == info.end() || !runs.count(st.run) || (st.role != "waiter" && !st.holder()))
+            continue;
+        std::vector<std::string> functions;
+        for (const std::string& frame : st.frames) {
+            std::string f = stack_function(frame);
+            if (!is_tracepoint_plumbing(f))
+                functions.push_back(std::move(f));
+        }
+        const LockInfo& l = *lock->second;
+        side.stacks[{current_class_name(l.name), l.kind, l.mode}][{st.role, std::move(functions)}] += st.samples;
+    }
     return side;
+}
+
+// B's lock `from` is A's `to` (paired by name or by class across kinds).
+void rekey(Side& sb, const LockKey& from, const LockKey& to)
+{
+    auto node = sb.locks.extract(from);
+    node.key() = to;
+    sb.locks.insert(std::move(node));
+    if (auto st = sb.stacks.extract(from)) {
+        st.key() = to;
+        sb.stacks.insert(std::move(st));
+    }
+}
+
+// "waiter" or "holder": the family whose samples a path's share is of.
+std::string stack_family(const std::string& role)
+{
+    return role == "waiter" ? role : "holder";
+}
+
+// Every path of the locks in both sessions, where each side sampled at
+// least kMinStackSamples stacks of its family: its share in A against B.
+// An A/A diff stays quiet: Holm runs over every path compared.
+
+std::vector<StackShift> compare_stacks(const Side& sa, const Side& sb, double alpha, size_t& compared)
+{
+    std::vector<StackShift> all;
+    for (const auto& [key, stacks_a] : sa.stacks) {
+        auto other = sb.stacks.find(key);
+        if (other == sb.stacks.end() || !sb.locks.count(key))
+            continue;
+        const StackCounts& stacks_b = other->second;
+        std::map<std::string, uint64_t> total_a, total_b;  // by family
+        for (const auto& [path, n] : stacks_a)
+            total_a[stack_family(path.first)] += n;
+        for (const auto& [path, n] : stacks_b)
+            total_b[stack_family(path.first)] += n;
+        std::set<std::pair<std::string, std::vector<std::string>>> paths;
+        for (const auto* stacks : {&stacks_a, &stacks_b})
+            for (const auto& [path, n] : *stacks)
+                paths.insert(path);
+        for (const auto& path : paths) {
+            const std::string family = stack_family(path.first);
+            const uint64_t na = total_a[family], nb = total_b[family];
+            if (na < kMinStackSamples || nb < kMinStackSamples)
+                continue;
+            StackShift sh{std::get<0>(key), std::get<1>(key), std::get<2>(key), path.first, path.second};
+            auto a = stacks_a.find(path);
+            auto b = stacks_b.find(path);
+            sh.samples_a = a == stacks_a.end() ? 0 : a->second;
+            sh.samples_b = b == stacks_b.end() ? 0 : b->second;
+            sh.total_a = na;
+            sh.total_b = nb;
+            sh.share = stats::proportion_difference(sh.samples_a, na, sh.samples_b, nb, alpha);
+            all.push_back(std::move(sh));
+        }
+    }
+    compared = all.size();
+    std::vector<double> p;
+    for (const StackShift& sh : all)
+        p.push_back(sh.share.p_value);
+    const std::vector<double> adjusted = stats::holm_adjust(p);
+    std::vector<StackShift> shifts;
+    for (size_t i = 0; i < all.size(); ++i) {
+        all[i].p_adjusted = adjusted[i];
+        if (adjusted[i] < alpha)
+            shifts.push_back(std::move(all[i]));
+    }
+    std::stable_sort(shifts.begin(), shifts.end(), [](const StackShift& x, const StackShift& y) {
+        return std::fabs(x.share.difference) > std::fabs(y.share.difference);
+    });
+    return shifts;
 }
 
 std::string workload_identity(const Session& s)
@@ -272,9 +363,7 @@ std::map<LockKey, std::string> pair_kind_changes(const Side& sa, Side& sb)
         if (it == only_b.end() || keys_a.size() != 1 || it->second.size() != 1)
             continue;
         const LockKey& key_b = it->second.front();
-        auto node = sb.locks.extract(key_b);
-        node.key() = keys_a.front();
-        sb.locks.insert(std::move(node));
+        rekey(sb, key_b, keys_a.front());
         changed[keys_a.front()] = std::get<1>(key_b);
     }
     return changed;
@@ -363,9 +452,7 @@ std::map<LockKey, std::string> apply_pairs(const std::vector<std::pair<std::stri
             }
             if (sb.locks.count(key_a))
                 continue;  // B has a lock of A's name too: it is matched by name
-            auto node = sb.locks.extract(key_b);
-            node.key() = key_a;
-            sb.locks.insert(std::move(node));
+            rekey(sb, key_b, key_a);
             renamed[key_a] = name_b;
         }
     }
@@ -559,6 +646,7 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     adjust_family(family, d.alpha);
     std::stable_sort(d.locks.begin(), d.locks.end(),
                      [](const LockDiff& x, const LockDiff& y) { return x.effect > y.effect; });
+    d.stack_shifts = compare_stacks(sa, sb, d.alpha, d.stack_paths_compared);
     for (auto* list : {&d.only_a, &d.only_b})
         std::stable_sort(list->begin(), list->end(), [](const OneSidedLock& x, const OneSidedLock& y) {
             return x.wait_ns > y.wait_ns;
@@ -584,6 +672,12 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
                   "lock rows; confidence intervals are %.3g%% per comparison",
                   d.alpha, 100 * (1 - d.alpha));
     d.notes.push_back(buf);
+    if (d.stack_paths_compared)
+        d.notes.push_back("call paths: each path's share of its lock's sampled waiter (or holder) stacks, compared "
+                          "with the pooled two-proportion z-test, Holm-adjusted over the " +
+                          std::to_string(d.stack_paths_compared) +
+                          " paths compared; intervals are Newcombe's hybrid score intervals, in percentage points. "
+                          "Stacks are samples: a path missing from a few samples is not proof that it is gone");
     return d;
 }
 

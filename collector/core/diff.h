@@ -66,6 +66,26 @@ struct OneSidedLock {
     double wait_per_s = 0;
 };
 
+// A call path whose share of a lock's sampled stacks moved: waiters waiting
+// in it ("waiter", a caller), or holders holding the lock in it
+// ("holder:<state>"). Shares are of the lock's sampled stacks of that family
+// (waiter or holder) per session; frames are function names without
+// offsets, innermost first, so the same path matches across kernels.
+struct StackShift {
+    std::string name, kind, mode;     // the lock, as in LockDiff (A's name and kind)
+    std::string role;                 // "waiter" or "holder:<state>"
+    std::vector<std::string> functions;
+    uint64_t samples_a = 0, samples_b = 0;  // this path's samples
+    uint64_t total_a = 0, total_b = 0;      // the family's samples on the lock
+    stats::ProportionDifference share;      // p_b − p_a with its interval and p-value
+    double p_adjusted = 1;                  // Holm over every path compared
+    bool appeared() const { return samples_a == 0; }
+};
+
+// A lock's waiter (or holder) stacks are compared when each session sampled
+// at least this many of them: fewer cannot move a share beyond noise.
+inline constexpr uint64_t kMinStackSamples = 10;
+
 struct DiffResult {
     std::string label_a, label_b;
     double alpha = 0.05;
@@ -78,6 +98,8 @@ struct DiffResult {
     std::vector<MetricDiff> totals;
     std::vector<LockDiff> locks;           // by effect, largest first
     std::vector<OneSidedLock> only_a, only_b;
+    std::vector<StackShift> stack_shifts;  // significant moves only, largest first
+    size_t stack_paths_compared = 0;       // the family the Holm adjustment ran over
 
     bool any_worse() const;   // a total or lock judged worse
     bool any_change() const;  // a total or lock judged different in any direction

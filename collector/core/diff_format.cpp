@@ -198,6 +198,82 @@ std::string lock_title(const std::string& name, const std::string& kind, const s
     return name + " (" + kind + (mode.empty() ? "" : "/" + mode) + ")";
 }
 
+// "waiting in" / "held while sleeping in": what a path's role means.
+std::string stack_role_phrase(const std::string& role)
+{
+    if (role == "waiter")
+        return "waiting in";
+    return "held while " + (role.size() > 7 ? role.substr(7) : std::string("held")) + " in";
+}
+
+std::string path_text(const std::vector<std::string>& functions, size_t frames)
+{
+    std::string text;
+    for (size_t i = 0; i < functions.size() && i < frames; ++i)
+        text += (i ? " <- " : "") + functions[i];
+    return functions.empty() ? "(no frames)" : text;
+}
+
+std::string points(double fraction)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.0f", fraction * 100.0);
+    return buf;
+}
+
+void stack_shifts_text(const DiffResult& d, std::ostream& out)
+{
+    constexpr size_t kShown = 10, kFrames = 4;
+    out << "\ncall paths that moved (share of the lock's sampled waiter or holder stacks)\n";
+    if (d.stack_paths_compared == 0) {
+        out << "  none compared: no lock in both sessions has " << kMinStackSamples
+            << "+ sampled waiter or holder stacks on each side\n";
+        return;
+    }
+    if (d.stack_shifts.empty()) {
+        out << "  none: " << d.stack_paths_compared << " paths compared, none moved beyond noise\n";
+        return;
+    }
+    for (size_t i = 0; i < d.stack_shifts.size() && i < kShown; ++i) {
+        const StackShift& sh = d.stack_shifts[i];
+        char shares[160];
+        std::snprintf(shares, sizeof shares, "%s -> %s  (%s pts, CI [%s, %s], p_adj %.2g)%s",
+                      format_percent_cell(sh.share.p_a).c_str(), format_percent_cell(sh.share.p_b).c_str(),
+                      points(sh.share.difference).c_str(), points(sh.share.low).c_str(),
+                      points(sh.share.high).c_str(), sh.p_adjusted, sh.appeared() ? "  new in B" : "");
+        out << truncate_display("  " + lock_title(sh.name, sh.kind, sh.mode) + ", " + stack_role_phrase(sh.role),
+                                kTextWidth)
+            << '\n'
+            << truncate_display("    " + path_text(sh.functions, kFrames), kTextWidth) << '\n'
+            << "    " << shares << '\n';
+    }
+    if (d.stack_shifts.size() > kShown)
+        out << "  ... and " << d.stack_shifts.size() - kShown << " more (--format json lists them all)\n";
+}
+
+nlohmann::json stack_shifts_json(const DiffResult& d)
+{
+    nlohmann::json arr = nlohmann::json::array();
+    for (const StackShift& sh : d.stack_shifts)
+        arr.push_back({{"name", sh.name},
+                       {"kind", sh.kind},
+                       {"mode", sh.mode},
+                       {"role", sh.role},
+                       {"functions", sh.functions},
+                       {"samples_a", sh.samples_a},
+                       {"samples_b", sh.samples_b},
+                       {"total_a", sh.total_a},
+                       {"total_b", sh.total_b},
+                       {"share_a", number(sh.share.p_a)},
+                       {"share_b", number(sh.share.p_b)},
+                       {"difference", number(sh.share.difference)},
+                       {"difference_ci", {number(sh.share.low), number(sh.share.high)}},
+                       {"p_value", number(sh.share.p_value)},
+                       {"p_adjusted", number(sh.p_adjusted)},
+                       {"appeared", sh.appeared()}});
+    return arr;
+}
+
 }  // namespace
 
 std::string format_diff_text(const DiffResult& d)
@@ -255,6 +331,7 @@ std::string format_diff_text(const DiffResult& d)
                 << pad(format_count(l.contentions), 12, true) << " contentions, wait "
                 << format_duration(l.wait_per_s, true) << "/s\n";
     }
+    stack_shifts_text(d, out);
     out << "\nnotes\n";
     for (const MetricDiff& m : d.totals)
         if (!m.test.enough_data && !m.test.reason.empty()) {
@@ -298,6 +375,8 @@ std::string format_diff_json(const DiffResult& d)
     }
     j["only_a"] = one_sided_json(d.only_a);
     j["only_b"] = one_sided_json(d.only_b);
+    j["stack_shifts"] = stack_shifts_json(d);
+    j["stack_paths_compared"] = d.stack_paths_compared;
     j["any_worse"] = d.any_worse();
     j["any_change"] = d.any_change();
     // Metadata and lock names come from the files: invalid UTF-8 is shown

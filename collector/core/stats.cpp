@@ -357,6 +357,37 @@ Interval bootstrap_mean_difference(std::span<const double> a, std::span<const do
     return {at(alpha / 2.0), at(1.0 - alpha / 2.0)};
 }
 
+namespace {
+
+// Wilson's score interval for k of n.
+Interval wilson(double k, double n, double z)
+{
+    const double p = k / n, z2 = z * z;
+    const double center = (p + z2 / (2 * n)) / (1 + z2 / n);
+    const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+    return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
+}  // namespace
+
+ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b, double alpha)
+{
+    ProportionDifference r;
+    if (!n_a || !n_b || k_a > n_a || k_b > n_b)
+        return {kNaN, kNaN, kNaN, kNaN, kNaN, 1};
+    const double z = normal_upper_quantile(alpha / 2.0);
+    r.p_a = double(k_a) / double(n_a);
+    r.p_b = double(k_b) / double(n_b);
+    r.difference = r.p_b - r.p_a;
+    const Interval a = wilson(double(k_a), double(n_a), z), b = wilson(double(k_b), double(n_b), z);
+    r.low = r.difference - std::sqrt((r.p_b - b.low) * (r.p_b - b.low) + (a.high - r.p_a) * (a.high - r.p_a));
+    r.high = r.difference + std::sqrt((b.high - r.p_b) * (b.high - r.p_b) + (r.p_a - a.low) * (r.p_a - a.low));
+    const double pooled = double(k_a + k_b) / double(n_a + n_b);
+    const double se = std::sqrt(pooled * (1 - pooled) * (1.0 / double(n_a) + 1.0 / double(n_b)));
+    r.p_value = se > 0 ? normal_two_sided_p(r.difference / se) : 1.0;
+    return r;
+}
+
 std::vector<double> holm_adjust(const std::vector<double>& p)
 {
     std::vector<size_t> order(p.size());

@@ -83,6 +83,20 @@ struct Interval {
 Interval bootstrap_mean_difference(std::span<const double> a, std::span<const double> b, double alpha,
                                    size_t resamples = 2000, uint64_t seed = 0x10c5c09e);
 
+// Two binomial proportions, k_a of n_a against k_b of n_b (say, the share of
+// a lock's sampled stacks that show one call path, in two sessions).
+// The interval of p_b − p_a is Newcombe's hybrid score interval (his method
+// 10: Wilson intervals combined), which stays inside [−1, 1] and is honest
+// when a share is 0, where the Wald interval collapses; the p-value is the
+// pooled two-proportion z-test. Needs n_a, n_b > 0.
+struct ProportionDifference {
+    double p_a = 0, p_b = 0;
+    double difference = 0;  // p_b − p_a
+    double low = 0, high = 0;
+    double p_value = 1;  // two-sided
+};
+ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b, double alpha);
+
 // Holm–Bonferroni adjusted p-values (same order as the input); controls the
 // chance of any false positive across a family of comparisons.
 std::vector<double> holm_adjust(const std::vector<double>& p);

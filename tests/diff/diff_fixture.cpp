@@ -95,6 +95,10 @@ void write_session(const std::string& path, const SessionSpec& spec)
                 b.totals.counters.add(c);
                 b.locks.push_back(li);
             }
+            for (size_t k = 0; k < spec.locks.size(); ++k)
+                for (const StackSpec& st : spec.locks[k].stacks)
+                    b.stacks.push_back({run, int64_t(spec.locks.size() - k), st.role, st.frames,
+                                        st.samples_per_run, st.samples_per_run * 1000});
             b.run = info;
             w.write_interval(b);
         }

@@ -23,11 +23,19 @@ private:
     std::string path_;
 };
 
+// Sampled stacks of a lock, the same in every run.
+struct StackSpec {
+    std::string role;                 // "waiter", "holder:sleeping", ...
+    std::vector<std::string> frames;  // innermost first, "function+0xoff/0xsize"
+    uint64_t samples_per_run = 0;
+};
+
 struct LockSpec {
     std::string name, kind, mode;
     double contentions = 1000;      // mean per 1 s interval
     double wait_ns_per_op = 20000;  // mean wait per contention
     double spin_failure = 0.3;      // probability a spin attempt fails
+    std::vector<StackSpec> stacks;
 };
 
 struct SessionSpec {

@@ -217,6 +217,70 @@ TEST(DiffTest, UnrelatedWorkloadsWarnAndOmitThroughput)
     EXPECT_EQ(d.metadata.front().key, "workload");
 }
 
+// Holders and callers are compared like the counters: a path's share of
+// its lock's sampled stacks, per session, with an interval. Offsets differ
+// between kernels; the path is matched by function names.
+TEST(DiffTest, CallPathsThatAppearOrGrowAreReportedAndSameOnesAreQuiet)
+{
+    TempDir dir;
+    auto with_stacks = [](SessionSpec s, uint64_t write_share, uint64_t io_holders, const char* off) {
+        LockSpec& pipe = s.locks[0];
+        EXPECT_EQ(pipe.name, "pipe_inode_info.mutex");
+        pipe.stacks = {
+            {"waiter", {std::string("anon_pipe_write+") + off, "vfs_write+0x1", "ksys_write+0x2"}, write_share},
+            {"waiter", {std::string("anon_pipe_read+") + off, "vfs_read+0x1", "ksys_read+0x2"}, 40 - write_share},
+            {"holder:running", {"copy_page_from_iter+0x9", "anon_pipe_write+0x3"}, 30},
+        };
+        if (io_holders)
+            pipe.stacks.push_back({"holder:io-wait", {"io_schedule+0x1", "folio_wait_bit+0x5"}, io_holders});
+        return s;
+    };
+    // A/A, other offsets: nothing moved.
+    DiffResult same = diff_specs(dir, with_stacks(baseline(41), 20, 0, "0x10/0x200"),
+                                 with_stacks(baseline(42), 20, 0, "0x14/0x210"));
+    EXPECT_EQ(same.stack_paths_compared, 3u) << "offsets must not split a path";
+    EXPECT_TRUE(same.stack_shifts.empty());
+    EXPECT_NE(format_diff_text(same).find("3 paths compared, none moved beyond noise"), std::string::npos);
+
+    // B: writers wait far more often (20 → 35 of 40 per run, 5 runs), and
+    // holders now also sleep on I/O, a path A never sampled.
+    TempDir dir2, dir3;
+    const DiffResult d = diff_specs(dir2, with_stacks(baseline(43), 20, 0, "0x10/0x200"),
+                                    with_stacks(baseline(44), 35, 20, "0x10/0x200"));
+    ASSERT_EQ(d.stack_paths_compared, 4u);
+    const StackShift* writer = nullptr;
+    const StackShift* io = nullptr;
+    for (const StackShift& sh : d.stack_shifts) {
+        if (sh.role == "waiter" && sh.functions.front() == "anon_pipe_write")
+            writer = &sh;
+        if (sh.role == "holder:io-wait")
+            io = &sh;
+    }
+    ASSERT_NE(writer, nullptr);
+    EXPECT_EQ(writer->samples_a, 100u);
+    EXPECT_EQ(writer->total_a, 200u);
+    EXPECT_NEAR(writer->share.difference, 0.875 - 0.5, 1e-12);
+    EXPECT_GT(writer->share.low, 0.0);
+    EXPECT_LT(writer->p_adjusted, 0.05);
+    ASSERT_NE(io, nullptr);
+    EXPECT_TRUE(io->appeared());
+    EXPECT_EQ(io->total_b, 250u) << "a holder path's share is of the lock's holder samples";
+    EXPECT_NEAR(io->share.p_b, 100.0 / 250.0, 1e-12);
+    EXPECT_EQ(io->functions, (std::vector<std::string>{"io_schedule", "folio_wait_bit"}));
+    const std::string text = format_diff_text(d);
+    EXPECT_NE(text.find("held while io-wait in"), std::string::npos) << text;
+    EXPECT_NE(text.find("io_schedule <- folio_wait_bit"), std::string::npos);
+    EXPECT_NE(text.find("new in B"), std::string::npos);
+    const auto j = nlohmann::json::parse(format_diff_json(d));
+    ASSERT_EQ(j["stack_shifts"].size(), d.stack_shifts.size());
+    EXPECT_EQ(j["stack_paths_compared"], 4);
+
+    // Too few samples on a side: nothing is compared, and the text says why.
+    const DiffResult few = diff_specs(dir3, baseline(45), baseline(46));
+    EXPECT_EQ(few.stack_paths_compared, 0u);
+    EXPECT_NE(format_diff_text(few).find("none compared"), std::string::npos);
+}
+
 TEST(DiffTest, TextFitsHundredColumnsAndJsonIsComplete)
 {
     TempDir dir;

@@ -308,6 +308,33 @@ TEST(Stats, BootstrapIsReproducibleAndCoversTheDifference)
     EXPECT_GT(first.high, 2.0);
 }
 
+TEST(Stats, ProportionDifferenceMatchesNewcombesWorkedExamples)
+{
+    // Newcombe (1998), "Interval estimation for the difference between
+    // independent proportions", method 10, examples (a), (b), (d), (f):
+    // p_b − p_a with B = 56/70, A = 48/80 and so on.
+    const struct {
+        uint64_t k_b, n_b, k_a, n_a;
+        double low, high;
+    } cases[] = {{56, 70, 48, 80, 0.0524, 0.3339},
+                 {9, 10, 3, 10, 0.1705, 0.8090},
+                 {5, 56, 0, 29, -0.0381, 0.1926},
+                 {0, 10, 0, 10, -0.2775, 0.2775}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE(std::to_string(c.k_b) + "/" + std::to_string(c.n_b) + " - " + std::to_string(c.k_a) + "/" +
+                     std::to_string(c.n_a));
+        const ProportionDifference d = proportion_difference(c.k_a, c.n_a, c.k_b, c.n_b, 0.05);
+        EXPECT_NEAR(d.difference, double(c.k_b) / double(c.n_b) - double(c.k_a) / double(c.n_a), 1e-12);
+        EXPECT_NEAR(d.low, c.low, 5e-4);
+        EXPECT_NEAR(d.high, c.high, 5e-4);
+    }
+    // The pooled z-test: 56/70 vs 48/80 gives z = 2.650 (p = 0.0080); equal shares give p = 1.
+    EXPECT_NEAR(proportion_difference(48, 80, 56, 70, 0.05).p_value, 0.0080, 1e-4);
+    EXPECT_DOUBLE_EQ(proportion_difference(0, 10, 0, 20, 0.05).p_value, 1.0);
+    EXPECT_DOUBLE_EQ(proportion_difference(5, 10, 10, 20, 0.05).p_value, 1.0);
+    EXPECT_TRUE(std::isnan(proportion_difference(1, 0, 1, 2, 0.05).difference)) << "no samples: no estimate";
+}
+
 TEST(Stats, HolmAdjustment)
 {
     // Textbook: p = (0.01, 0.04, 0.03, 0.005) → (0.03, 0.06, 0.06, 0.02).
