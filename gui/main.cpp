@@ -30,7 +30,7 @@ int main(int argc, char** argv)
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render a page to a PNG file without a display and exit."),
                                   QStringLiteral("OUT.png"));
-    QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Page to render: overview, locks or diff."),
+    QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph) or diff."),
                             QStringLiteral("NAME"), QStringLiteral("overview"));
     parser.addOption(screenshot);
     parser.addOption(page);

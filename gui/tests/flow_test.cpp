@@ -10,6 +10,7 @@
 #include "models/stack_model.h"
 #include "session/follower.h"
 #include "test_session.h"
+#include "views/chain_view.h"
 #include "views/diff_page.h"
 #include "views/locks_page.h"
 #include "views/main_window.h"
@@ -34,6 +35,7 @@ private slots:
     void openDiff();
     void notASessionIsAMessage();
     void followsALiveRecording();
+    void clickingALockInTheChainGraphSelectsIt();
 
 private:
     bool open(MainWindow& w, const QString& path);
@@ -177,6 +179,41 @@ void FlowTest::followsALiveRecording()
     live.finish();
     QTRY_VERIFY_WITH_TIMEOUT(!w.snapshot()->recording, 15000);
     QVERIFY(!w.follower()->following());
+}
+
+// The Wait chains tab: the graph of the session, the selected lock
+// highlighted, and a click on a lock there selects its row, even when the
+// table's filter hid it.
+void FlowTest::clickingALockInTheChainGraphSelectsIt()
+{
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(open(w, path_a_));
+    w.showPage(MainWindow::Locks);
+    LocksPage* page = w.locks();
+    ChainView* graph = page->chains();
+    QCOMPARE(graph->graph().edges.size(), size_t(3));
+    QVERIFY(page->detailTabs()->tabText(page->detailTabs()->indexOf(graph->parentWidget()->parentWidget()))
+                .startsWith(QStringLiteral("Wait chains (3)")));
+    page->detailTabs()->setCurrentIndex(page->detailTabs()->count() - 1);
+    QVERIFY(QTest::qWaitForWindowExposed(graph));
+
+    QTest::keyClicks(page->filterEdit(), QStringLiteral("pipe"));
+    const int i = graph->graph().find("kernfs_mutex");
+    QVERIFY(i >= 0);
+    QSignalSpy clicked(graph, &ChainView::lockClicked);
+    QTest::mouseClick(graph, Qt::LeftButton, {}, graph->nodeRect(size_t(i)).center().toPoint());
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.front().front().toString(), QStringLiteral("kernfs_mutex"));
+    const QModelIndex current = page->view()->selectionModel()->currentIndex();
+    QVERIFY(current.isValid());
+    QCOMPARE(current.siblingAtColumn(LockTableModel::Name).data().toString(), QStringLiteral("kernfs_mutex"));
+    QVERIFY2(page->filterEdit()->text().isEmpty(), "the filter that hid the lock is cleared");
+    // A click between the boxes selects nothing new.
+    QTest::mouseClick(graph, Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(clicked.count(), 1);
 }
 
 QTEST_MAIN(FlowTest)

@@ -1,6 +1,7 @@
 // Every model under QAbstractItemModelTester, and the numbers they show
 // checked against `lockscope report --format json` of the same session:
 // the GUI and the CLI must agree on every total.
+#include "models/chain_graph.h"
 #include "models/diff_models.h"
 #include "models/histogram_model.h"
 #include "models/instance_model.h"
@@ -37,6 +38,7 @@ private slots:
     void detailModels();
     void diffModels();
     void stepsAgreeWithDetailed();
+    void chainGraphLaysOutChainsLeftToRight();
 
 private:
     QTemporaryDir dir_;
@@ -260,6 +262,53 @@ void ModelTest::diffModels()
         }
     QVERIFY(worse);
     QVERIFY(!load_diff(path_a_, dir_.filePath("missing")).error.isEmpty());
+}
+
+// The chain graph of the test session (pipe->mutex and i_rwsem behind
+// mmap_lock, mmap_lock behind kernfs_mutex) and a cycle built by hand.
+void ModelTest::chainGraphLaysOutChainsLeftToRight()
+{
+    const ChainGraph g = build_chain_graph(snap_->report.chains);
+    QCOMPARE(g.edges.size(), size_t(3));
+    QCOMPARE(g.nodes.size(), size_t(4));
+    auto node = [&](const char* name) -> const ChainGraph::Node& {
+        const int i = g.find(name);
+        if (i < 0)
+            qFatal("no node %s", name);
+        return g.nodes[size_t(i)];
+    };
+    // Every edge points right: waiters' locks before the locks their holders waited for.
+    for (const ChainGraph::Edge& e : g.edges) {
+        QVERIFY(!e.back);
+        QVERIFY(g.nodes[e.to].column > g.nodes[e.from].column);
+    }
+    QCOMPARE(node("pipe->mutex").column, 0);
+    QCOMPARE(node("i_rwsem").column, 0);
+    QCOMPARE(node("mmap_lock").column, 1);
+    QCOMPARE(node("kernfs_mutex").column, 2);
+    QCOMPARE(g.columns, 3);
+    QCOMPARE(g.rows, 2);
+    // Rows by weight: pipe->mutex explains more wait than i_rwsem.
+    QCOMPARE(node("pipe->mutex").row, 0);
+    QCOMPARE(node("i_rwsem").row, 1);
+    QCOMPARE(g.edges.front().wait_ns, g.max_wait);
+    // Edge weights are the session's edges, summed over its runs.
+    uint64_t pipe_to_mmap = 0;
+    for (const WaitEdge& e : snap_->session->edges)
+        if (e.lock_id == 1)
+            pipe_to_mmap += e.wait_ns;
+    QCOMPARE(g.edges.front().wait_ns, pipe_to_mmap);
+    QCOMPARE(node("mmap_lock").wait_in, node("pipe->mutex").wait_out + node("i_rwsem").wait_out);
+    QVERIFY(node("kernfs_mutex").root_state.size() > 0);  // its holders were sampled: preempted or running
+
+    // A cycle: A -> B -> A. One edge is drawn back; no column is unbounded.
+    Chain ab{{"A", "B", "A"}, 5, 500, true, false, {}};
+    Chain ba{{"B", "A", "B"}, 2, 200, true, false, {}};
+    const ChainGraph cycle = build_chain_graph({ab, ba});
+    QCOMPARE(cycle.edges.size(), size_t(2));
+    QCOMPARE(int(std::count_if(cycle.edges.begin(), cycle.edges.end(), [](const auto& e) { return e.back; })), 1);
+    QCOMPARE(cycle.columns, 2);
+    QVERIFY(build_chain_graph({}).empty());
 }
 
 QTEST_GUILESS_MAIN(ModelTest)

@@ -5,6 +5,8 @@
 #include "charts/chart_base.h"
 #include "charts/time_series_chart.h"
 #include "test_session.h"
+#include "views/chain_view.h"
+#include "views/locks_page.h"
 #include "views/main_window.h"
 #include "views/screenshot.h"
 
@@ -78,6 +80,7 @@ void ScreenshotTest::everyPageHasInk_data()
     QTest::addColumn<int>("charts");
     QTest::newRow("overview") << "overview" << 4;
     QTest::newRow("locks") << "locks" << 3;
+    QTest::newRow("chains") << "chains" << 3;
     QTest::newRow("diff") << "diff" << 1;
 }
 
@@ -110,6 +113,19 @@ void ScreenshotTest::everyPageHasInk()
         ++checked;
     }
     QCOMPARE(checked, charts);
+    if (page == QLatin1String("chains")) {
+        // The wait-chain graph: boxes, arrows and labels, not the empty text.
+        ChainView* graph = w.locks()->chains();
+        QVERIFY(graph->isVisible());
+        QVERIFY(!graph->graph().empty());
+        const QImage g = graph->grab().toImage();
+        const Ink ink = measure(g, g.rect());
+        QVERIFY2(!looks_blank(ink), qPrintable(QStringLiteral("chain graph looks blank (%1 colours, %2% ink)")
+                                                   .arg(ink.distinct_colours)
+                                                   .arg(ink.drawn_fraction * 100, 0, 'f', 2)));
+        QVERIFY2(graph->nodeRect(graph->graph().nodes.size() - 1).bottom() <= graph->height(),
+                 "every lock box is inside the view");
+    }
 }
 
 void ScreenshotTest::blankChartIsDetected()

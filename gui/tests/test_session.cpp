@@ -170,6 +170,22 @@ struct LiveSession::State {
         return out;
     }
 
+    // Wait chains, cumulative per run: pipe writers and unlinkers queue behind
+    // holders that fault and wait for mmap_lock, whose holders wait for
+    // kernfs_mutex (when the session has that many locks).
+    std::vector<WaitEdge> edges(int locks) const
+    {
+        std::vector<WaitEdge> out;
+        const uint64_t n = uint64_t(next_index + 1);
+        if (locks >= 4)
+            out.push_back({run, 1, 4, 6 * n, 6 * n * 52'000});  // pipe->mutex -> mmap_lock
+        if (locks >= 5)
+            out.push_back({run, 2, 5, 2 * n, 2 * n * 90'000});  // i_rwsem -> mmap_lock
+        if (locks >= 8)
+            out.push_back({run, 4, 8, 1 * n, 1 * n * 30'000});  // mmap_lock -> kernfs_mutex
+        return out;
+    }
+
     void interval()
     {
         const int locks = shape.locks;
@@ -248,6 +264,7 @@ struct LiveSession::State {
             task.counters.add(share);
         }
         b.stacks = stacks(locks);
+        b.edges = edges(locks);
         b.tasks = tasks;
         b.run.id = run;
         b.run.lost = lost;

@@ -9,12 +9,14 @@
 #include "models/owner_state_model.h"
 #include "models/stack_model.h"
 #include "session/lock_detail.h"
+#include "views/chain_view.h"
 #include "views/chart_feed.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -104,6 +106,17 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     objects->setAlternatingRowColors(true);
     objects->header()->setSectionResizeMode(InstanceModel::Object, QHeaderView::ResizeToContents);
     stacks->addTab(objects, tr("Objects"));
+    // The session's wait chains: a graph of all locks, the selected one
+    // highlighted; clicking a lock there selects it in the table.
+    chains_ = new ChainView(this);
+    auto* chain_scroll = new QScrollArea(this);
+    chain_scroll->setWidget(chains_);
+    chain_scroll->setWidgetResizable(true);
+    chain_scroll->setFrameShape(QFrame::NoFrame);
+    stacks->addTab(chain_scroll, tr("Wait chains"));
+    chains_tab_ = stacks->indexOf(chain_scroll);
+    stacks_ = stacks;
+    connect(chains_, &ChainView::lockClicked, this, &LocksPage::selectLockNamed);
 
     auto* charts_left = new QSplitter(Qt::Vertical, this);
     charts_left->addWidget(histogram_chart_);
@@ -145,6 +158,10 @@ void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
 {
     const QString keep = selected_key_;
     table_->setSnapshot(snapshot);
+    chains_->setGraph(snapshot ? build_chain_graph(snapshot->report.chains) : ChainGraph{});
+    stacks_->setTabText(chains_tab_, chains_->graph().empty()
+                                         ? tr("Wait chains")
+                                         : tr("Wait chains (%1)").arg(chains_->graph().edges.size()));
     view_->resizeColumnsToContents();
     // Long kernel names would push the numbers off a 1280 px screen; the
     // tooltip has the whole name.
@@ -172,6 +189,28 @@ void LocksPage::selectFirstRow()
             filter_->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
+bool LocksPage::selectLockNamed(const QString& name)
+{
+    auto find = [&]() -> QModelIndex {
+        for (int r = 0; r < filter_->rowCount(); ++r) {
+            const QModelIndex index = filter_->index(r, LockTableModel::Name);
+            if (index.data(Qt::DisplayRole).toString() == name)
+                return index;
+        }
+        return {};
+    };
+    QModelIndex index = find();
+    if (!index.isValid() && !filter_edit_->text().isEmpty()) {
+        filter_edit_->clear();  // the filter hid it: show every lock again
+        index = find();
+    }
+    if (!index.isValid())
+        return false;
+    view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    view_->scrollTo(index);
+    return true;
+}
+
 void LocksPage::focusFilter()
 {
     filter_edit_->setFocus(Qt::ShortcutFocusReason);
@@ -189,6 +228,7 @@ void LocksPage::showSelected()
     const SnapshotPtr& snap = table_->snapshot();
     if (!current.isValid() || !snap) {
         selected_key_.clear();
+        chains_->setSelectedLock({});
         detail_title_->setText(tr("Select a lock to see its details"));
         histogram_->clear();
         owner_->setCounts({});
@@ -202,6 +242,7 @@ void LocksPage::showSelected()
         return;
     }
     selected_key_ = current.data(LockTableModel::LockKeyRole).toString();
+    chains_->setSelectedLock(current.siblingAtColumn(LockTableModel::Name).data(Qt::DisplayRole).toString());
     const int group = current.data(LockTableModel::GroupIndexRole).toInt();
     const LockDetail detail = build_lock_detail(*snap, size_t(group));
     detail_title_->setText(QString::fromStdString(detail.name));

@@ -1,5 +1,6 @@
 // Locks: the sortable, filterable table and, for the selected row, its wait
-// histogram, time series, owner state at queueing, caller, waker and holder stacks.
+// histogram, time series, owner state at queueing, caller, waker and holder
+// stacks, and the session's wait chains (a graph; clicking a lock selects it).
 #pragma once
 
 #include "session/snapshot.h"
@@ -7,6 +8,7 @@
 #include <QWidget>
 
 class QLabel;
+class QTabWidget;
 class QLineEdit;
 class QTableView;
 class QTreeView;
@@ -19,6 +21,7 @@ class LockTableModel;
 class OwnerStateModel;
 class StackModel;
 class InstanceModel;
+class ChainView;
 namespace charts {
 class BarChart;
 class TimeSeriesChart;
@@ -40,8 +43,13 @@ public:
     StackModel* wakers() const { return wakers_; }
     StackModel* holders() const { return holders_; }
     InstanceModel* instances() const { return instances_; }
+    ChainView* chains() const { return chains_; }
+    QTabWidget* detailTabs() const { return stacks_; }
 
     void selectFirstRow();
+    // Selects the lock row of that name (clearing a filter that hides it);
+    // false when the table has no such lock.
+    bool selectLockNamed(const QString& name);
     void focusFilter();
 
 signals:
@@ -69,6 +77,9 @@ private:
     QTreeView* waiter_view_;
     QTreeView* waker_view_;
     QTreeView* holder_view_;
+    ChainView* chains_;
+    QTabWidget* stacks_;
+    int chains_tab_ = -1;
     QString selected_key_;  // kept across live reloads
 };
 

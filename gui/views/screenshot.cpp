@@ -1,6 +1,8 @@
 #include "views/screenshot.h"
 
 #include "views/locks_page.h"
+
+#include <QTabWidget>
 #include "views/main_window.h"
 
 #include <QApplication>
@@ -52,10 +54,12 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
         if (!error.isEmpty())
             return error;
     }
-    w.showPage(diff ? MainWindow::Diff
-                    : r.page == QLatin1String("locks") ? MainWindow::Locks : MainWindow::Overview);
-    if (r.page == QLatin1String("locks"))
+    const bool locks = r.page == QLatin1String("locks") || r.page == QLatin1String("chains");
+    w.showPage(diff ? MainWindow::Diff : locks ? MainWindow::Locks : MainWindow::Overview);
+    if (locks)
         w.locks()->selectFirstRow();
+    if (r.page == QLatin1String("chains"))  // the Locks page with its Wait chains tab open
+        w.locks()->detailTabs()->setCurrentIndex(w.locks()->detailTabs()->count() - 1);
     // Let layouts settle and charts lay out their plot areas.
     for (int i = 0; i < 5; ++i)
         QApplication::processEvents();
@@ -65,8 +69,8 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
 int render_screenshot(const ScreenshotRequest& r)
 {
     if (r.page != QLatin1String("overview") && r.page != QLatin1String("locks") &&
-        r.page != QLatin1String("diff")) {
-        std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks or diff\n",
+        r.page != QLatin1String("chains") && r.page != QLatin1String("diff")) {
+        std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains or diff\n",
                      qPrintable(r.page));
         return 2;
     }

@@ -11,7 +11,7 @@ class MainWindow;
 
 struct ScreenshotRequest {
     QString output;
-    QString page = QStringLiteral("overview");  // overview, locks or diff
+    QString page = QStringLiteral("overview");  // overview, locks, chains or diff
     QStringList files;                          // diff: A and B
 };
 
