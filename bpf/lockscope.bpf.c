@@ -139,6 +139,16 @@ struct {
 	__type(value, struct ls_holder_stack);
 } holder_scratch SEC(".maps");
 
+/* The sampled holders' tasks per lock row (samples only: the wait behind a
+ * holder is on its stack's row). Full: the holder stack still counts; user
+ * space sees fewer task samples than holder samples and says so. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_MAX_HOLDER_TASKS);
+	__type(key, struct ls_holder_task_key);
+	__type(value, struct ls_holder_task);
+} holder_tasks SEC(".maps");
+
 /* Wait-chain edges between lock rows, from the sampled holders. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -433,6 +443,8 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 	struct ls_stack_key key = { .lock = lock, .flags = ep->flags };
 	struct task_struct *t, *now_owner;
 	struct ls_holder_stack *buf;
+	struct ls_holder_task_key task_key = { .lock = lock, .flags = ep->flags };
+	struct ls_holder_task who = { .samples = 1 }, *known;
 	u64 h = 14695981039346656037ULL; /* FNV-1a over the frames */
 	u32 zero = 0, id, role, chain_flags = 0;
 	u64 chain_lock = 0;
@@ -460,6 +472,9 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 		role = LS_ROLE_HOLDER_SLEEPING;
 	n = bpf_get_task_stack(t, buf->ips, sizeof(buf->ips), 0);
 	holder_waits_on(t, &chain_lock, &chain_flags);
+	who.tgid = BPF_CORE_READ(t, tgid);
+	BPF_CORE_READ_STR_INTO(&who.comm, t, comm);
+	task_key.tid = BPF_CORE_READ(t, pid);
 	same = (u64)t == (u64)holder; /* the pid now names another task */
 	asm volatile("" : "+r"(t));
 	bpf_task_release(t);
@@ -495,6 +510,11 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 	key.role = role;
 	count_stack_sample(cnt, &key, 0);
 	cnt->holder_samples++;
+	known = bpf_map_lookup_elem(&holder_tasks, &task_key);
+	if (known)
+		__sync_fetch_and_add(&known->samples, 1);
+	else
+		bpf_map_update_elem(&holder_tasks, &task_key, &who, BPF_NOEXIST);
 	ep->holder_stack = id;
 	ep->holder_role = role;
 	ep->chain_lock = chain_lock;

@@ -142,6 +142,22 @@ struct ls_edge_key {
 	__u32 holder_flags;
 };
 
+/* Which task held a lock when a waiter queued (sampled holders): map
+ * holder_tasks, keyed by the lock row and the holder's thread id. */
+#define LS_MAX_HOLDER_TASKS 4096
+struct ls_holder_task_key {
+	__u64 lock;
+	__u32 flags;
+	__u32 tid;
+};
+
+struct ls_holder_task {
+	__u64 samples;
+	__u32 tgid;
+	__u32 pad;
+	char comm[16];
+};
+
 /* The frames of a holder stack (ids with LS_HOLDER_STACK_BIT). */
 struct ls_holder_stack {
 	__u64 ips[LS_MAX_STACK_DEPTH];

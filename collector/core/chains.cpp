@@ -36,8 +36,10 @@ ChainRoot root_of(const std::string& lock, const std::map<std::string, HolderSum
         root.state = "reader-owned";
         return root;
     }
-    if (best)
+    if (best) {
         root.frames = s.frames;
+        root.task = s.task;
+    }
     return root;
 }
 
@@ -126,6 +128,22 @@ std::vector<Chain> session_chains(const Session& session, std::optional<int64_t>
         if (w > h.frames_wait_ns || h.frames.empty()) {
             h.frames_wait_ns = w;
             h.frames = st.frames;
+        }
+    }
+    std::map<std::pair<std::string, uint32_t>, std::pair<std::string, uint64_t>> task_samples;  // (lock, tid)
+    for (const HolderTask& t : session.holder_tasks) {
+        auto l = locks.find(t.lock_id);
+        if (!wanted(t.run) || l == locks.end())
+            continue;
+        auto& [comm, n] = task_samples[{l->second->name, t.tid}];
+        comm = t.comm;
+        n = sat_add(n, t.samples);
+    }
+    for (const auto& [key, value] : task_samples) {
+        HolderSummary& h = holders[key.first];
+        if (value.second > h.task_samples) {
+            h.task_samples = value.second;
+            h.task = value.first + "[" + std::to_string(key.second) + "]";
         }
     }
     for (const LockInterval& li : session.lock_intervals) {

@@ -29,6 +29,8 @@ struct HolderSummary {
     std::map<std::string, uint64_t> samples_by_state;  // running, preempted, sleeping, io-wait
     std::vector<std::string> frames;                    // the stack with the most wait behind it
     uint64_t frames_wait_ns = 0;
+    std::string task;           // the task sampled holding it most often: "comm[tid]"
+    uint64_t task_samples = 0;
     uint64_t reader_owned = 0;  // queueings that found the lock reader-owned (no single holder)
     uint64_t one_owner = 0;     // queueings that found one owner
 };
@@ -40,6 +42,7 @@ struct ChainRoot {
     // no holder of the lock was sampled.
     std::string state;
     std::vector<std::string> frames;  // the root's heaviest holder stack; empty if none or unreadable
+    std::string task;                 // the root's most sampled holder task, "comm[tid]"; "" unknown
 };
 
 struct Chain {

@@ -120,6 +120,16 @@ struct WaitEdge {
     uint64_t wait_ns = 0;  // of the sampled waiters
 };
 
+// A task found holding lock_id when a waiter queued (sampled holders).
+struct HolderTask {
+    int64_t run = 0;
+    int64_t lock_id = 0;
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    uint64_t samples = 0;
+};
+
 // LS_ROLE_* as stored: "waiter", "waker", "holder:running",
 // "holder:preempted", "holder:sleeping", "holder:io-wait".
 std::string stack_role_name(uint32_t role);
@@ -190,6 +200,7 @@ struct Session {
     std::vector<LockInterval> lock_intervals; // ordered by run, index, lock_id
     std::vector<StackSample> stacks;
     std::vector<WaitEdge> edges;  // sessions from version 3
+    std::vector<HolderTask> holder_tasks;  // table holder_tasks, added to version 3 without a bump
     std::vector<TaskStats> tasks;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;

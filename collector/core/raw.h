@@ -56,6 +56,15 @@ struct RawEdge {
     uint64_t wait_ns = 0;
 };
 
+struct RawHolderTask {
+    uint64_t address = 0;
+    uint32_t flags = 0;
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    uint64_t samples = 0;
+};
+
 struct RawTask {
     uint32_t pid = 0;
     uint32_t tgid = 0;
@@ -81,6 +90,7 @@ struct RawSnapshot {
     std::map<int32_t, std::vector<uint64_t>> stack_ips;  // only ids not delivered before
     std::vector<RawTask> tasks;
     std::vector<RawEdge> edges;
+    std::vector<RawHolderTask> holder_tasks;  // the sampled holders' tasks, per lock row
     std::map<uint64_t, std::string> cgroup_paths;  // the tasks' cgroup ids, as paths ("/" the root)
     uint64_t idle_ns = 0;              // summed over CPUs, including ongoing idle periods
     uint32_t cpus = 0;                 // online CPUs

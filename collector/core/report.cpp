@@ -68,6 +68,27 @@ void attach_holders(const Session& session, const std::function<bool(int64_t)>& 
         g->row.holders = std::move(list);
         g->row.holder_samples = samples;
     }
+    std::map<Group*, std::map<uint32_t, HolderTaskShare>> tasks;
+    for (const HolderTask& h : session.holder_tasks) {
+        auto g = group_of.find(h.lock_id);
+        if (!wanted(h.run) || g == group_of.end())
+            continue;
+        HolderTaskShare& t = tasks[g->second][h.tid];
+        t.tid = h.tid;
+        t.tgid = h.tgid;
+        t.comm = h.comm;
+        t.samples = sat_add(t.samples, h.samples);
+    }
+    for (auto& [g, by_tid] : tasks) {
+        std::vector<HolderTaskShare> list;
+        for (auto& [tid, t] : by_tid)
+            list.push_back(std::move(t));
+        std::stable_sort(list.begin(), list.end(),
+                         [](const HolderTaskShare& a, const HolderTaskShare& b) { return a.samples > b.samples; });
+        if (list.size() > kHoldersPerRow)
+            list.resize(kHoldersPerRow);
+        g->row.holder_tasks = std::move(list);
+    }
 }
 
 template <typename Key>

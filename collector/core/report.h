@@ -43,6 +43,14 @@ struct HolderShare {
     double share = 0;      // of the row's sampled holders' wait: "held while"
 };
 
+// A task that held the row's lock when a waiter queued.
+struct HolderTaskShare {
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    uint64_t samples = 0;
+};
+
 struct ReportRow {
     std::string name;    // lock name, caller function, kind(/mode) or "comm[pid]"
     std::string kind;
@@ -56,6 +64,7 @@ struct ReportRow {
     double share_of_wait = 0;  // of the totals' wait_ns
     std::vector<HolderShare> holders;  // by lock or instance: the top holder stacks, by wait
     uint64_t holder_samples = 0;       // all of the row's holder samples
+    std::vector<HolderTaskShare> holder_tasks;  // the tasks behind those samples, most samples first
 };
 
 struct ReportTotals {

@@ -331,6 +331,8 @@ std::string root_text(const ChainRoot& root)
         text += " in " + function_of(root.frames[0]);
     else if (root.state == "running")
         text += " on another CPU";
+    if (!root.task.empty())
+        text += " (" + root.task + ")";
     return text;
 }
 
@@ -389,6 +391,13 @@ void holders_block(std::ostringstream& out, const Report& rep)
                 where = h.state == "running" ? "(running on another CPU: its stack cannot be read)" : "(no frames)";
             out << "  " << pad(format_percent_cell(h.share), 6, true) << "  " << pad(h.state, 9, false) << " "
                 << where << "\n";
+        }
+        if (!r.holder_tasks.empty()) {
+            std::string who;
+            for (const HolderTaskShare& t : r.holder_tasks)
+                who += (who.empty() ? "" : ", ") + t.comm + "[" + std::to_string(t.tid) + "] " +
+                       std::to_string(t.samples) + (t.samples == 1 ? " sample" : " samples");
+            out << wrap_text(who, "    held by ", 12, 100);
         }
     }
 }
@@ -511,6 +520,10 @@ std::string format_json(const Report& rep)
                                    {"wait_ns", h.wait_ns}, {"share", h.share}});
             row["holders"] = std::move(holders);
             row["holder_samples"] = r.holder_samples;
+            auto tasks = nlohmann::ordered_json::array();
+            for (const HolderTaskShare& t : r.holder_tasks)
+                tasks.push_back({{"tid", t.tid}, {"tgid", t.tgid}, {"comm", t.comm}, {"samples", t.samples}});
+            row["holder_tasks"] = std::move(tasks);
         }
         locks.push_back(std::move(row));
     }
@@ -524,7 +537,7 @@ std::string format_json(const Report& rep)
         chain["wait_ns"] = c.wait_ns;
         chain["cycle"] = c.cycle;
         chain["truncated"] = c.truncated;
-        chain["root"] = {{"lock", c.root.lock}, {"state", c.root.state}, {"stack", c.root.frames}};
+        chain["root"] = {{"lock", c.root.lock}, {"state", c.root.state}, {"stack", c.root.frames}, {"task", c.root.task}};
         chains.push_back(std::move(chain));
     }
     j["chains"] = std::move(chains);

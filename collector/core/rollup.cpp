@@ -75,6 +75,9 @@ void Rollup::baseline(const RawSnapshot& snap)
     run_start_edges_.clear();
     for (const RawEdge& e : snap.edges)
         run_start_edges_[{e.address, e.flags, e.holder_address, e.holder_flags}] = {e.samples, e.wait_ns};
+    run_start_holder_tasks_.clear();
+    for (const RawHolderTask& h : snap.holder_tasks)
+        run_start_holder_tasks_[{h.address, h.flags, h.tid}] = h.samples;
     run_ = RunInfo{};
 }
 
@@ -197,6 +200,14 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         const uint64_t wait = e.wait_ns - (base == run_start_edges_.end() ? 0 : base->second.second);
         if (samples)
             b.edges.push_back({run, from, to, samples, wait});
+    }
+
+    for (const RawHolderTask& h : snap.holder_tasks) {
+        const int64_t lock_id = kept_row(h.address, h.flags);
+        auto base = run_start_holder_tasks_.find({h.address, h.flags, h.tid});
+        const uint64_t samples = h.samples - (base == run_start_holder_tasks_.end() ? 0 : base->second);
+        if (lock_id && samples)
+            b.holder_tasks.push_back({run, lock_id, h.tid, h.tgid, h.comm, samples});
     }
 
     for (const RawTask& t : snap.tasks) {

@@ -61,6 +61,7 @@ private:
     std::map<uint32_t, LockCounters> run_start_tasks_;
     std::map<std::tuple<uint64_t, uint32_t, int32_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_stacks_;
     std::map<std::tuple<uint64_t, uint32_t, uint64_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_edges_;
+    std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint64_t> run_start_holder_tasks_;  // samples
     RunInfo run_;
 };
 

@@ -103,7 +103,8 @@ int open_output(const std::string& path, bool overwrite)
 
 struct SessionWriter::Statements {
     Stmt upsert_meta, insert_run, update_run, insert_lock, insert_interval, insert_lock_interval,
-        delete_stacks, insert_stack, delete_edges, insert_edge, delete_tasks, insert_task, insert_episode;
+        delete_stacks, insert_stack, delete_edges, insert_edge, delete_holder_tasks, insert_holder_task, delete_tasks,
+        insert_task, insert_episode;
 };
 
 SessionWriter::SessionWriter(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
@@ -210,6 +211,9 @@ void SessionWriter::prepare()
                                    "VALUES(?, ?, ?, ?, ?)");
         s->insert_stack = Stmt(db_, "INSERT INTO stacks(run, lock_id, role, frames, samples, "
                                     "wait_ns) VALUES(?, ?, ?, ?, ?, ?)");
+        s->delete_holder_tasks = Stmt(db_, "DELETE FROM holder_tasks WHERE run = ?");
+        s->insert_holder_task = Stmt(db_, "INSERT INTO holder_tasks(run, lock_id, tid, tgid, comm, samples) "
+                                          "VALUES(?, ?, ?, ?, ?, ?)");
         s->delete_tasks = Stmt(db_, "DELETE FROM tasks WHERE run = ?");
         s->insert_task =
             Stmt(db_, ("INSERT INTO tasks(run, pid, tgid, comm, " + counters + ", cgroup) VALUES(" +
@@ -398,46 +402,48 @@ void SessionWriter::write_interval(const IntervalBatch& b)
             LOCKSCOPE_STEP(st);
         }
 
-        st = stmts_->delete_stacks.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        LOCKSCOPE_STEP(st);
-        st = stmts_->insert_stack.get();
-        for (const StackSample& s : b.stacks) {
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, s.lock_id);
-            bind_text(st, 3, s.role);
-            bind_text(st, 4, join_frames(s.frames));
-            sqlite3_bind_int64(st, 5, to_db(s.samples));
-            sqlite3_bind_int64(st, 6, to_db(s.wait_ns));
-            LOCKSCOPE_STEP(st);
-        }
-
-        st = stmts_->delete_edges.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        LOCKSCOPE_STEP(st);
-        st = stmts_->insert_edge.get();
-        for (const WaitEdge& e : b.edges) {
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, e.lock_id);
-            sqlite3_bind_int64(st, 3, e.holder_lock_id);
-            sqlite3_bind_int64(st, 4, to_db(e.samples));
-            sqlite3_bind_int64(st, 5, to_db(e.wait_ns));
-            LOCKSCOPE_STEP(st);
-        }
-
-        st = stmts_->delete_tasks.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        LOCKSCOPE_STEP(st);
-        st = stmts_->insert_task.get();
-        for (const TaskStats& task : b.tasks) {
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, task.pid);
-            sqlite3_bind_int64(st, 3, task.tgid);
-            bind_text(st, 4, task.comm);
-            detail::bind_counters(st, 5, task.counters);
-            bind_text(st, 5 + detail::kCounterColumnCount, task.cgroup);
-            LOCKSCOPE_STEP(st);
-        }
+        // Stacks, edges, holders' tasks and tasks are cumulative per run:
+        // each interval's rows replace the run's earlier ones.
+        auto replace_run_rows = [&](sqlite3_stmt* del, sqlite3_stmt* ins, const auto& rows, const auto& bind) {
+            sqlite3_bind_int64(del, 1, t.run);
+            LOCKSCOPE_STEP(del);
+            for (const auto& row : rows) {
+                sqlite3_bind_int64(ins, 1, t.run);
+                bind(ins, row);
+                LOCKSCOPE_STEP(ins);
+            }
+        };
+        replace_run_rows(stmts_->delete_stacks.get(), stmts_->insert_stack.get(), b.stacks,
+                         [](sqlite3_stmt* q, const StackSample& s) {
+                             sqlite3_bind_int64(q, 2, s.lock_id);
+                             bind_text(q, 3, s.role);
+                             bind_text(q, 4, join_frames(s.frames));
+                             sqlite3_bind_int64(q, 5, to_db(s.samples));
+                             sqlite3_bind_int64(q, 6, to_db(s.wait_ns));
+                         });
+        replace_run_rows(stmts_->delete_edges.get(), stmts_->insert_edge.get(), b.edges,
+                         [](sqlite3_stmt* q, const WaitEdge& e) {
+                             sqlite3_bind_int64(q, 2, e.lock_id);
+                             sqlite3_bind_int64(q, 3, e.holder_lock_id);
+                             sqlite3_bind_int64(q, 4, to_db(e.samples));
+                             sqlite3_bind_int64(q, 5, to_db(e.wait_ns));
+                         });
+        replace_run_rows(stmts_->delete_holder_tasks.get(), stmts_->insert_holder_task.get(), b.holder_tasks,
+                         [](sqlite3_stmt* q, const HolderTask& h) {
+                             sqlite3_bind_int64(q, 2, h.lock_id);
+                             sqlite3_bind_int64(q, 3, h.tid);
+                             sqlite3_bind_int64(q, 4, h.tgid);
+                             bind_text(q, 5, h.comm);
+                             sqlite3_bind_int64(q, 6, to_db(h.samples));
+                         });
+        replace_run_rows(stmts_->delete_tasks.get(), stmts_->insert_task.get(), b.tasks,
+                         [](sqlite3_stmt* q, const TaskStats& task) {
+                             sqlite3_bind_int64(q, 2, task.pid);
+                             sqlite3_bind_int64(q, 3, task.tgid);
+                             bind_text(q, 4, task.comm);
+                             detail::bind_counters(q, 5, task.counters);
+                             bind_text(q, 5 + detail::kCounterColumnCount, task.cgroup);
+                         });
 
         st = stmts_->insert_episode.get();
         for (const Episode& e : b.episodes) {

@@ -424,6 +424,7 @@ RawSnapshot Probe::snapshot()
         rwsem_spin_->merge_into(out);
     read_stacks(out);
     read_edges(out);
+    read_holder_tasks(out);
     return out;
 }
 
@@ -558,6 +559,16 @@ void Probe::read_edges(RawSnapshot& out)
         skel_->maps.chain_edges, possible_cpus_, [&](const ls_edge_key& key, const ls_stack_stats* per_cpu) {
             const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_);
             out.edges.push_back({key.lock, key.flags, key.holder_lock, key.holder_flags, samples, wait_ns});
+        });
+}
+
+void Probe::read_holder_tasks(RawSnapshot& out)
+{
+    for_each_entry<ls_holder_task_key, ls_holder_task>(
+        skel_->maps.holder_tasks, 1, [&](const ls_holder_task_key& key, const ls_holder_task* v) {
+            out.holder_tasks.push_back(
+                {key.lock, key.flags, key.tid, v->tgid, std::string(v->comm, strnlen(v->comm, sizeof v->comm)),
+                 v->samples});
         });
 }
 

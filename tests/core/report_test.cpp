@@ -201,6 +201,24 @@ TEST(ReportTest, HoldersRollUpWithTheirLockAndShareItsSampledWait)
     EXPECT_EQ(j["locks"][0]["holders"][0]["state"], "preempted");
     EXPECT_EQ(j["locks"][0]["holders"][0]["stack"][0], "__ext4_find_entry+0x16e");
     EXPECT_EQ(j["locks"][0]["holder_samples"], 10);
+    EXPECT_TRUE(j["locks"][0]["holder_tasks"].empty());
+
+    // The holders' tasks: merged over runs per thread, most samples first.
+    s.holder_tasks = {{1, ids.back(), 77, 70, "uffd", 3}, {2, ids.back(), 77, 70, "uffd", 2},
+                      {1, ids.front(), 78, 70, "splice", 1}};
+    const Report with_tasks = build_report(s, {.top = 0});
+    const ReportRow& r = with_tasks.rows[0];
+    ASSERT_EQ(r.holder_tasks.size(), 2u);
+    EXPECT_EQ(r.holder_tasks[0].tid, 77u);
+    EXPECT_EQ(r.holder_tasks[0].samples, 5u);
+    EXPECT_EQ(r.holder_tasks[1].comm, "splice");
+    EXPECT_NE(format_text(with_tasks).find("held by uffd[77] 5 samples, splice[78] 1 sample"), std::string::npos)
+        << format_text(with_tasks);
+    const nlohmann::json jt = nlohmann::json::parse(format_json(with_tasks));
+    EXPECT_EQ(jt["locks"][0]["holder_tasks"][0]["tid"], 77);
+    EXPECT_EQ(jt["locks"][0]["holder_tasks"][0]["tgid"], 70);
+    EXPECT_EQ(jt["locks"][0]["holder_tasks"][0]["samples"], 5);
+    EXPECT_EQ(build_report(s, {.top = 0, .run = 2}).rows[0].holder_tasks.at(0).samples, 2u);
     // Holders describe a lock: not a task, caller or kind.
     EXPECT_TRUE(build_report(s, {.by = GroupBy::Kind, .top = 0}).rows[0].holders.empty());
 }

@@ -142,6 +142,47 @@ TEST(SessionStoreTest, RoundTripReadsBackWhatWasWritten)
     EXPECT_EQ(s.tasks[0].cgroup, "/system.slice/db.service");
 }
 
+// The sampled holders' tasks per lock: cumulative per run like stacks, and
+// absent (not an error) in files written before the table existed.
+TEST(SessionStoreTest, HolderTasksRoundTripAndOlderFilesHaveNone)
+{
+    TempDir dir;
+    const std::string path = dir.file("h.lockscope");
+    {
+        auto w = SessionWriter::create(path, false);
+        const int64_t run = w.begin_run("r", 1'000'000'000ull);
+        for (int i = 0; i < 2; ++i) {
+            IntervalBatch b = sample_batch(run, i, 2);
+            b.holder_tasks = {{run, 1, 4242, 4240, "uffd-writer", uint64_t(3 + i)},
+                              {run, 2, 4243, 4240, "splice \"x\"", 1}};
+            w.write_interval(b);
+        }
+        RunInfo done;
+        done.id = run;
+        done.end_ns = 3'000'000'000ull;
+        done.status = "complete";
+        w.end_run(done);
+    }
+    Session s = load_session(path);
+    EXPECT_TRUE(s.warnings.empty());
+    ASSERT_EQ(s.holder_tasks.size(), 2u) << "the last interval's rows replace earlier ones";
+    EXPECT_EQ(s.holder_tasks[0].lock_id, 1);
+    EXPECT_EQ(s.holder_tasks[0].tid, 4242u);
+    EXPECT_EQ(s.holder_tasks[0].tgid, 4240u);
+    EXPECT_EQ(s.holder_tasks[0].comm, "uffd-writer");
+    EXPECT_EQ(s.holder_tasks[0].samples, 4u);
+    EXPECT_EQ(s.holder_tasks[1].comm, "splice \"x\"");
+
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE holder_tasks", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    s = load_session(path);
+    EXPECT_TRUE(s.warnings.empty());
+    EXPECT_TRUE(s.holder_tasks.empty());
+    EXPECT_EQ(s.locks.size(), 2u);
+}
+
 // Files written before nested and abandoned episodes were counted as lost
 // have no such columns: they load, with those causes 0 and the others intact.
 TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounted)

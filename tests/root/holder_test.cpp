@@ -5,6 +5,8 @@
 // owner states counted at queueing say how often sampling was due.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <atomic>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -150,9 +152,16 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
     ASSERT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
 
     using namespace std::chrono_literals;
-    std::thread holder([&] { (void)!write(fd, buffer, page); });
+    std::atomic<pid_t> holder_tid{0}, middle_tid{0};
+    std::thread holder([&] {
+        holder_tid = gettid();
+        (void)!write(fd, buffer, page);
+    });
     std::this_thread::sleep_for(200ms);
-    std::thread middle([&] { (void)!splice(pipefd[0], nullptr, fd, nullptr, sizeof bytes, 0); });
+    std::thread middle([&] {
+        middle_tid = gettid();
+        (void)!splice(pipefd[0], nullptr, fd, nullptr, sizeof bytes, 0);
+    });
     std::this_thread::sleep_for(200ms);
     std::vector<std::thread> waiters;
     for (int i = 0; i < 4; i++)
@@ -202,6 +211,19 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
                 splice_holder |= row.name.find("pipe") != std::string::npos && h.state == "sleeping" &&
                                  frame.find("splice") != std::string::npos;
     EXPECT_TRUE(splice_holder) << text;
+    // The right holder tasks: the i_rwsem was held by the faulting writer
+    // (the chain's root names it), the pipe's mutex by the splicing thread.
+    auto held_by = [&](const char* lock, pid_t tid) {
+        for (const ReportRow& row : rep.rows)
+            if (row.name.find(lock) != std::string::npos)
+                for (const HolderTaskShare& t : row.holder_tasks)
+                    if (t.tid == uint32_t(tid) && t.tgid == uint32_t(getpid()))
+                        return true;
+        return false;
+    };
+    EXPECT_TRUE(held_by("i_rwsem", holder_tid)) << "holder thread " << holder_tid << "\n" << text;
+    EXPECT_TRUE(held_by("pipe", middle_tid)) << "splicing thread " << middle_tid << "\n" << text;
+    EXPECT_NE(chain->root.task.find("[" + std::to_string(holder_tid) + "]"), std::string::npos) << text;
     EXPECT_NE(text.find("wait chains:"), std::string::npos) << text;
     EXPECT_NE(text.find("root: inode.i_rwsem's holder sleeping in handle_userfault"), std::string::npos) << text;
 }
