@@ -7,10 +7,14 @@ the run, each lockscope program's run_time_ns / run_cnt from the kernel
 (kernel.bpf_stats_enabled=1, restored afterwards) and the recorder's
 utime+stime from /proc. Reference programs (bench/floor.bpf.c, run by
 build/bpf_floor) give the yardsticks: empty programs on the same hooks
-through the same window, the floor any tp_btf program pays; and, in a run of
-the same workload right after without lockscope, programs on the contention
-hooks that only ask who runs and read the clock, the least a program timing
-waits per task pays. Needs root. Prints a Markdown table, writes JSON.
+through the same window, the floor any tp_btf program pays; programs on the
+contention hooks that only ask who runs and read the clock, the least a
+program timing waits per task pays, both in the same window (attached after
+lockscope's, so they see the same events, and lockscope's programs read the
+clock first on each) and, in a run of the same workload right after without
+lockscope, alone. The ratio of lockscope's contention programs to the
+same-window clock floor is the machine-independent figure. Needs root.
+Prints a Markdown table, writes JSON.
 
 usage: bench/bpf_cost.py [--lockscope build/lockscope] [--workload pipe]
                          [--threads 4] [--duration 12] [--repeat 3] [--json out.json]
@@ -83,14 +87,15 @@ def one_run(args, workdir, index):
         rec.wait()
         sys.exit(f"bpf_cost: lockscope did not start: {line}{rec.stderr.read()}")
     # Empty programs on the same hooks through the same window: the floor any
-    # tp_btf program pays here, on the very same events. Attached after
-    # lockscope's, they run after them on each event and leave lockscope's
-    # own cost as it is alone.
-    floor = start_floor(args, "empty", args.duration + 5)
+    # tp_btf program pays here, on the very same events; and on the
+    # contention hooks, who runs + clock read. Attached after lockscope's,
+    # they run after them on each event and leave lockscope's own cost as it
+    # is alone (and it, not they, pays the first clock read of an event).
+    floor = start_floor(args, "timed", args.duration + 5)
     time.sleep(settle)
-    s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR), cpu_seconds(rec.pid), time.monotonic()
+    s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + TIMED), cpu_seconds(rec.pid), time.monotonic()
     time.sleep(window)
-    s1, f1, c1, t1 = bpf_stats(PROGRAMS), bpf_stats(FLOOR), cpu_seconds(rec.pid), time.monotonic()
+    s1, f1, c1, t1 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + TIMED), cpu_seconds(rec.pid), time.monotonic()
     hwm = rss_kib(rec.pid)
     rec.stderr.read()
     if rec.wait() != 0:
@@ -114,7 +119,10 @@ def one_run(args, workdir, index):
     timed.wait()
 
     per_prog, ns_per_event, total_cnt = per_event(s0, s1)
-    floor_prog, floor_ns, _ = per_event(f0, f1)
+    floor_prog, floor_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(FLOOR)},
+                                        {k: v for k, v in f1.items() if v[0].startswith(FLOOR)})
+    _, same_timed_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(TIMED)},
+                                    {k: v for k, v in f1.items() if v[0].startswith(TIMED)})
     timed_prog, timed_ns, _ = per_event(m0, m1)
     lockscope_contention = [per_prog[n] for n in per_prog if n.startswith("on_contention_")]
     contention_ns = sum(v[0] for v in lockscope_contention)
@@ -129,6 +137,9 @@ def one_run(args, workdir, index):
         "floor_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in floor_prog.items()},
         "contention_ns_per_event": contention_ns / contention_cnt if contention_cnt else 0.0,
         "timed_ns_per_event": timed_ns,
+        "timed_same_run_ns_per_event": same_timed_ns,
+        "contention_vs_timed_same_run": (contention_ns / contention_cnt / same_timed_ns
+                                         if contention_cnt and same_timed_ns else 0.0),
         "timed_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in timed_prog.items()},
         "per_program": {n: {"ns_per_event": (rt / cnt if cnt else 0.0), "events_per_s": cnt / (t1 - t0)}
                         for n, (rt, cnt) in per_prog.items()},
@@ -177,6 +188,8 @@ def main():
             ("empty tp_btf program on the same hooks (ns)", "floor_ns_per_event", "{:.0f}"),
             ("lockscope's work above that floor (ns)", "above_floor_ns", "{:.0f}"),
             ("lockscope on the contention hooks only (ns)", "contention_ns_per_event", "{:.0f}"),
+            ("who runs + clock read, contention hooks, same run (ns)", "timed_same_run_ns_per_event", "{:.0f}"),
+            ("lockscope's contention hooks / that, same run (x)", "contention_vs_timed_same_run", "{:.2f}"),
             ("who runs + clock read only, same hooks, alone (ns)", "timed_ns_per_event", "{:.0f}"),
             ("handled events per second", "events_per_s", "{:,.0f}"),
             ("contentions per second", "contentions_per_s", "{:,.0f}"),

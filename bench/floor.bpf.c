@@ -6,7 +6,11 @@
  *    here (trampoline and dispatch);
  *  - timed_*: on the contention hooks, the least a program that times waits
  *    per task must do: ask who runs (bpf_get_current_pid_tgid) and read the
- *    clock (bpf_ktime_get_ns), kept in a per-CPU slot so nothing is elided.
+ *    clock (bpf_ktime_get_ns), kept in a per-CPU slot so nothing is elided;
+ *  - hash_*: the usual way to time a wait per task, clock + hash lookup: the
+ *    begin keeps the time in a hash map by thread id, the end looks it up
+ *    and adds the wait to a per-CPU slot (what a bpftrace script does,
+ *    without the per-lock aggregation).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -50,3 +54,38 @@ int timed_contention_begin(void *ctx) { return timed(); }
 
 SEC("tp_btf/contention_end")
 int timed_contention_end(void *ctx) { return timed(); }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} started SEC(".maps");
+
+SEC("tp_btf/contention_begin")
+int hash_contention_begin(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u64 *t = bpf_map_lookup_elem(&started, &tid);
+
+	if (t)
+		*t = now;
+	else
+		bpf_map_update_elem(&started, &tid, &now, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/contention_end")
+int hash_contention_end(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u64 *t = bpf_map_lookup_elem(&started, &tid);
+	__u32 zero = 0;
+	__u64 *slot = bpf_map_lookup_elem(&sink, &zero);
+
+	if (t && slot)
+		*slot += now - *t;
+	return 0;
+}

@@ -14,6 +14,10 @@ Profilers:
   bpftrace-kstack  the same, with wait time and count also per lock and kernel
                    stack (taken at the first contention_begin)
   perf-lock        perf lock record -a
+  floor-empty      yardsticks, not profilers (bench/floor.bpf.c, run by
+  floor-timed      bpf_floor next to lockscope): empty programs on the four
+  floor-hash       hooks; on the contention hooks, who runs + clock read; and
+                   clock + hash lookup by thread id (a per-task wait timer)
 
 Figures per profiler: throughput ratio vs bare; BPF run time per handled
 event from the kernel's BPF statistics (kernel.bpf_stats_enabled=1, restored
@@ -28,7 +32,8 @@ Writes overhead.md and overhead.json to --out.
 
 usage: bench/overhead.py [--lockscope build/lockscope] [--workloads pipe,unlink1,mmap1]
                          [--threads 4] [--duration 5] [--pairs 5]
-                         [--profilers lockscope,bpftrace,bpftrace-kstack,perf-lock] [--out DIR]
+                         [--profilers lockscope,bpftrace,bpftrace-kstack,perf-lock,floor-empty,...]
+                         [--floor build/bpf_floor] [--out DIR]
 """
 import argparse
 import contextlib
@@ -63,7 +68,7 @@ tracepoint:lock:contention_end /@start[tid]/ {
   delete(@start[tid]); delete(@lock[tid]); delete(@stack[tid]);
 }
 """
-PROFILERS = ("lockscope", "bpftrace", "bpftrace-kstack", "perf-lock")
+PROFILERS = ("lockscope", "bpftrace", "bpftrace-kstack", "perf-lock", "floor-empty", "floor-timed", "floor-hash")
 
 
 def die(msg):
@@ -158,6 +163,9 @@ class Profiler:
             self.output = os.path.join(workdir, f"{tag}.perf.data")
             cmd = ["perf", "lock", "record", "-a", "-o", self.output]
             ready = None
+        elif kind.startswith("floor-"):
+            cmd = [args.floor, "100000", kind[len("floor-"):]]
+            ready = "attached"
         else:
             die(f"unknown profiler {kind}")
         self.started = time.monotonic()
@@ -288,19 +296,26 @@ def main():
     p.add_argument("--duration", type=float, default=5)
     p.add_argument("--pairs", type=int, default=5)
     p.add_argument("--profilers", default=",".join(PROFILERS))
+    p.add_argument("--floor", help="bpf_floor (default: next to --lockscope)")
     p.add_argument("--out", default="overhead-results")
     args = p.parse_args()
     if os.geteuid() != 0:
         die("needs root (BPF programs, kernel BPF statistics, perf -a)")
-    for tool in ("bpftool", "bpftrace", "perf"):
-        if not shutil.which(tool):
-            die(f"{tool} not found: run scripts/install-deps.sh --bench")
     if not os.access(args.lockscope, os.X_OK):
         die(f"{args.lockscope} is not an executable; build first (scripts/build.sh) or pass --lockscope")
+    args.floor = args.floor or os.path.join(os.path.dirname(args.lockscope), "bpf_floor")
     profilers = [x for x in args.profilers.split(",") if x]
+    if any(x.startswith("floor-") for x in profilers) and not os.access(args.floor, os.X_OK):
+        die(f"{args.floor} is not an executable; build first or pass --floor")
     for x in profilers:
         if x not in PROFILERS:
             die(f"unknown profiler '{x}' (choose from {', '.join(PROFILERS)})")
+    # perf: perf lock record, and the independent count of lockscope's pass
+    needed = {"bpftool": True, "bpftrace": any(x.startswith("bpftrace") for x in profilers),
+              "perf": "perf-lock" in profilers or "lockscope" in profilers}
+    for tool in (t for t, need in needed.items() if need):
+        if not shutil.which(tool):
+            die(f"{tool} not found: run scripts/install-deps.sh --bench")
     if args.pairs < 1 or args.duration <= 0 or args.threads < 1:
         die("--pairs, --duration and --threads must be positive")
     os.makedirs(args.out, exist_ok=True)

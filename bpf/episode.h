@@ -85,7 +85,8 @@ struct ls_task_state {
  * running there, handed over at every context switch, the CPU's counters,
  * and a direct-mapped cache of (lock, kind) -> lock_stats row. Rows are
  * assigned once and never move, so a stale or evicted slot costs one hash
- * lookup and never loses or misplaces a count. User space reads cnt.
+ * lookup and never loses or misplaces a count. User space reads cnt, and
+ * pending once the programs are detached.
  */
 #define LS_ROW_CACHE 16
 struct ls_row_slot {
@@ -94,9 +95,27 @@ struct ls_row_slot {
 	__u32 row_plus1; /* 0: empty */
 };
 
+/*
+ * A finished episode not yet added to its lock's counters. contention_end
+ * runs with the lock held, and every nanosecond there lengthens the critical
+ * section everyone queues on: it only stashes the episode here, and the CPU's
+ * next contention_begin or sched_switch (which comes before the task's
+ * totals are published, and before it can run anywhere else) adds it with
+ * ls_account(). So the counters lag by at most one episode per CPU while
+ * recording, and never go back; the final snapshot, taken once the programs
+ * are detached, adds what is still pending (collector/probe/probe.cpp).
+ */
+struct ls_pending {
+	struct ls_episode ep;
+	__u64 end_ns;
+	__s32 ret;
+	__u32 row_plus1; /* the lock_stats row + 1; 0: nothing pending */
+};
+
 struct ls_cpu_state {
 	__u64 owner;            /* pid + 1 of the task whose state ts holds; 0: none */
 	struct ls_counters cnt;
+	struct ls_pending pending;
 	struct ls_task_state ts;
 	struct ls_row_slot rows[LS_ROW_CACHE];
 };

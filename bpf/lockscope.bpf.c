@@ -218,6 +218,22 @@ static __always_inline struct ls_cpu_state *cpu_hot(void)
 	return bpf_map_lookup_elem(&hot_state, &zero);
 }
 
+/* Adds the CPU's pending episode (episode.h, ls_pending) to its lock row. */
+static __always_inline void fold_pending(struct ls_cpu_state *hot)
+{
+	struct ls_pending *p = &hot->pending;
+	struct ls_lock_stats *s;
+	u32 row = p->row_plus1;
+
+	if (!row)
+		return;
+	row--;
+	p->row_plus1 = 0;
+	s = bpf_map_lookup_elem(&lock_stats, &row);
+	if (s)
+		ls_account(s, &p->ep, p->end_ns, p->ret);
+}
+
 /*
  * Events that fire inside our own begin/end programs. The kernel skips a
  * program nested in itself, not begin nested in end: of such an episode we
@@ -627,8 +643,11 @@ static __always_inline int handle_begin(u64 lock, u32 flags, bool holders)
 
 	if (!hot || nested_in_own(&hot->cnt))
 		return 0;
-	if (kernel)
+	if (kernel) {
 		hot->cnt.busy = LS_BUSY_HANDLER;
+		/* the end just before, out of its critical section now */
+		fold_pending(hot);
+	}
 	begin_event(hot, &hot->cnt, pid_tgid, lock, flags, holders);
 	if (kernel)
 		hot->cnt.busy = 0;
@@ -809,22 +828,19 @@ static __always_inline void identify(u32 row, u64 lock, u32 flags, bool kmem)
 }
 
 /*
- * The lock_stats row of (lock, flags): from the CPU's row cache, else from
- * lock_index, else a new row (*created), identified first (never per
- * event). NULL when max_locks rows are taken.
+ * The lock_stats row of (lock, flags), plus one: from the CPU's row cache,
+ * else from lock_index, else a new row (*created), identified first (never
+ * per event). 0 when max_locks rows are taken.
  */
-static __always_inline struct ls_lock_stats *lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags,
-							struct ls_counters *cnt, bool *created, bool ident,
-							bool kmem)
+static __always_inline u32 lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags, struct ls_counters *cnt,
+				    bool *created, bool ident, bool kmem)
 {
 	struct ls_row_slot *slot = &hot->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
 	struct ls_lock_key key = {};
 	u32 row, *found;
 
-	if (slot->row_plus1 && slot->lock == lock && slot->flags == flags) {
-		row = slot->row_plus1 - 1;
-		return bpf_map_lookup_elem(&lock_stats, &row);
-	}
+	if (slot->row_plus1 && slot->lock == lock && slot->flags == flags)
+		return slot->row_plus1;
 	key.lock = lock;
 	key.flags = flags;
 	found = bpf_map_lookup_elem(&lock_index, &key);
@@ -854,57 +870,83 @@ static __always_inline struct ls_lock_stats *lock_row(struct ls_cpu_state *hot, 
 	slot->lock = lock;
 	slot->flags = flags;
 	slot->row_plus1 = row + 1;
-	return bpf_map_lookup_elem(&lock_stats, &row);
+	return row + 1;
 full:
 	cnt->lost_lock_map_full++;
 	return 0;
 }
 
+/*
+ * The end of an episode runs with the lock held: a kernel end only stashes
+ * the finished episode in the CPU's pending slot (episode.h, ls_pending),
+ * and the CPU's next begin or switch adds it to the lock's counters. What
+ * needs the end's own moment stays here: its stack, the task's totals, a
+ * traced episode. An episode whose holder was sampled adds its wait to the
+ * holder's stack and chain edge here too (hash lookups, at one queued
+ * episode in holder_period). USDT programs run preemptible, where a switch
+ * could fold a half-written slot: they account at once, as they always did.
+ */
 static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struct ls_counters *cnt,
 				      u64 pid_tgid, u64 lock, s32 ret, bool user, bool kmem)
 {
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
-	struct ls_episode ep;
-	u32 abandoned = 0;
+	struct ls_episode user_ep, *ep;
+	u32 abandoned = 0, row;
 	bool sample, created = false;
 	u64 now;
 
 	cnt->ends++;
 	ts = current_state(hot, pid_tgid, false);
 	now = bpf_ktime_get_ns();
-	if (!ts || !ls_end(ts, lock, ret, now, &ep, &abandoned)) {
+	/* an end nested in this one's episode, with no begin or switch between */
+	if (!user)
+		fold_pending(hot);
+	ep = user ? &user_ep : &hot->pending.ep;
+	if (!ts || !ls_end(ts, lock, ret, now, ep, &abandoned)) {
 		cnt->unmatched_ends++;
 		return;
 	}
 	cnt->lost_abandoned += abandoned;
 	/* --kind: the state machine saw the episode (its end must pair with its
 	 * begin), but it is neither counted nor sampled. */
-	if (targ_kinds && !(targ_kinds & (1U << (ls_kind_bit(ep.flags) & 31))))
+	if (targ_kinds && !(targ_kinds & (1U << (ls_kind_bit(ep->flags) & 31))))
 		return;
 
-	s = lock_row(hot, lock, ep.flags, cnt, &created, !user, kmem);
-	if (!s)
+	row = lock_row(hot, lock, ep->flags, cnt, &created, !user, kmem);
+	if (!row)
 		return;
 	/* A kernel stack says nothing about a user-space lock; every lock
 	 * gets at least one stack. */
 	sample = !user && (created ? stack_period != 0 : sample_due(cnt));
-	ls_account(s, &ep, now, ret);
-	ls_account_task(ts, &ep, now);
+	ls_account_task(ts, ep, now);
 	if (sample)
-		sample_stack(ctx, cnt, lock, ep.flags, LS_ROLE_WAITER, now - ep.begin_ns);
-	if (ep.holder_stack) {
+		sample_stack(ctx, cnt, lock, ep->flags, LS_ROLE_WAITER, now - ep->begin_ns);
+	if (trace_episodes)
+		trace_episode(ep, ts->depth, now, ret, pid_tgid, cnt);
+	if (!user && !ep->holder_stack && !ep->chain_lock) {
+		hot->pending.end_ns = now;
+		hot->pending.ret = ret;
+		hot->pending.row_plus1 = row;
+		return;
+	}
+	row--;
+	s = bpf_map_lookup_elem(&lock_stats, &row);
+	if (!s)
+		return;
+	ls_account(s, ep, now, ret);
+	if (ep->holder_stack) {
 		/* the wait its holder's stack explains ("held while") */
-		struct ls_stack_key hk = { .lock = lock, .flags = ep.flags, .stack_id = (s32)ep.holder_stack,
-					   .role = ep.holder_role };
+		struct ls_stack_key hk = { .lock = lock, .flags = ep->flags, .stack_id = (s32)ep->holder_stack,
+					   .role = ep->holder_role };
 		struct ls_stack_stats *hs = bpf_map_lookup_elem(&stack_samples, &hk);
 
 		if (hs)
-			hs->wait_ns += now - ep.begin_ns;
+			hs->wait_ns += now - ep->begin_ns;
 	}
-	if (ep.chain_lock) {
-		struct ls_edge_key ek = { .lock = lock, .flags = ep.flags, .holder_lock = ep.chain_lock,
-					  .holder_flags = ep.chain_flags };
+	if (ep->chain_lock) {
+		struct ls_edge_key ek = { .lock = lock, .flags = ep->flags, .holder_lock = ep->chain_lock,
+					  .holder_flags = ep->chain_flags };
 		struct ls_stack_stats *es, init = {};
 
 		es = bpf_map_lookup_elem(&chain_edges, &ek);
@@ -914,13 +956,11 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 		}
 		if (es) {
 			es->samples++;
-			es->wait_ns += now - ep.begin_ns;
+			es->wait_ns += now - ep->begin_ns;
 		} else {
 			cnt->lost_stack_map_full++;
 		}
 	}
-	if (trace_episodes)
-		trace_episode(&ep, ts->depth, now, ret, pid_tgid, cnt);
 }
 
 static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user, bool kmem)
@@ -984,6 +1024,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	hot = cpu_hot();
 	if (!hot)
 		return 0;
+	/* Before prev's totals are published, and before it can run elsewhere. */
+	fold_pending(hot);
 	/* A preempted task stays runnable whatever its state says. */
 	blocked = !preempt && prev_state != 0;
 	if (hot->owner == (u64)prev->pid + 1) {

@@ -367,6 +367,7 @@ void Probe::detach()
         rwsem_spin_->detach();
     // A program already running on another CPU finishes within microseconds.
     usleep(10 * 1000);
+    detached_ = true;
     if (trace_)
         trace_->finish();
 }
@@ -462,6 +463,9 @@ void Probe::read_cpu_state(RawSnapshot& out)
 
 // lock_index gives each (lock, kind) its row of lock_stats once; the index is
 // read first, so a row added meanwhile is read at the next snapshot, whole.
+// While the programs run, a row lags by the episodes still pending on a CPU
+// (at most one per CPU, added at that CPU's next event): never counted twice,
+// never going back. Once they are detached, those are added here.
 void Probe::read_locks(RawSnapshot& out)
 {
     std::vector<std::pair<ls_lock_key, uint32_t>> keys;
@@ -471,7 +475,9 @@ void Probe::read_locks(RawSnapshot& out)
     uint32_t rows = 0;
     for (const auto& [key, row] : keys)
         rows = std::max(rows, row + 1);
-    const std::vector<ls_lock_stats> stats = read_percpu_rows<ls_lock_stats>(skel_->maps.lock_stats, rows, possible_cpus_);
+    std::vector<ls_lock_stats> stats = read_percpu_rows<ls_lock_stats>(skel_->maps.lock_stats, rows, possible_cpus_);
+    if (detached_)
+        add_pending(stats, rows);
     for (const auto& [key, row] : keys) {
         RawLock lock;
         lock.address = key.lock;
@@ -480,6 +486,24 @@ void Probe::read_locks(RawSnapshot& out)
             lock.counters.add(to_counters(stats[size_t(row) * possible_cpus_ + cpu]));
         lock.identity = identity_of(row);
         out.locks.push_back(std::move(lock));
+    }
+}
+
+// Each CPU's episode that ended but is not in its lock's row yet (episode.h,
+// ls_pending), added as the BPF side would: only once nothing runs, as a
+// pending slot read while programs run could be folded between two reads.
+void Probe::add_pending(std::vector<ls_lock_stats>& stats, uint32_t rows)
+{
+    const uint32_t zero = 0;
+    std::vector<ls_cpu_state> cpu(possible_cpus_);
+    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(),
+                             cpu.size() * sizeof(ls_cpu_state), 0) != 0)
+        return;
+    for (uint32_t c = 0; c < possible_cpus_; c++) {
+        const ls_pending& p = cpu[c].pending;
+        if (p.row_plus1 == 0 || p.row_plus1 > rows)
+            continue;
+        ls_account(&stats[size_t(p.row_plus1 - 1) * possible_cpus_ + c], &p.ep, p.end_ns, p.ret);
     }
 }
 

@@ -16,6 +16,7 @@
 
 struct lockscope_bpf;
 struct bpf_link;
+struct ls_lock_stats;
 
 namespace lockscope::probe {
 
@@ -61,7 +62,9 @@ public:
 
     // Stops every program; what they counted stays readable. Afterwards
     // snapshot() and take_episodes() see the final state: nothing can end
-    // between them, so the trace and the counters cover the same episodes.
+    // between them, so the trace and the counters cover the same episodes,
+    // and the episodes still pending on a CPU (an end's aggregation waits for
+    // the CPU's next event, episode.h) are added to their locks.
     void detach();
 
     // True when lock rows record their slab cache (bpf_get_kmem_cache).
@@ -85,6 +88,7 @@ public:
 private:
     explicit Probe(lockscope_bpf* skel, uint32_t cpus);
     void read_locks(RawSnapshot& out);
+    void add_pending(std::vector<ls_lock_stats>& stats, uint32_t rows);
     void read_stacks(RawSnapshot& out);
     void read_tasks(RawSnapshot& out);
     void read_edges(RawSnapshot& out);
@@ -98,6 +102,7 @@ private:
     std::vector<::bpf_link*> user_links_;
     bool user_probes_ = false;
     bool slab_lookup_ = false;
+    bool detached_ = false;
     std::set<uint32_t> exited_seen_;  // processes of the tree seen exited at the last read
     std::vector<std::optional<RawIdentity>> identities_;  // by lock row
     CgroupNames cgroup_names_;

@@ -448,8 +448,10 @@ RecordResult record(const RecordOptions& o)
                 continue;
             if (final)
                 child.stop();  // before the last snapshot: its exit is part of the run
-            if (final && o.probe.trace)
-                probe->detach();  // the last counters and the last traced episodes agree
+            // The last counters include the episodes still pending on a CPU,
+            // and agree with the last traced episodes.
+            if (final)
+                probe->detach();
             // Taken before the snapshot, so every episode's lock has a row by then.
             std::vector<Episode> episodes = probe->take_episodes();
             RawSnapshot snap = probe->snapshot();
