@@ -149,6 +149,14 @@ struct {
 	__type(value, struct ls_holder_task);
 } holder_tasks SEC(".maps");
 
+/* The cgroups of the sampled waiters per lock row (ls_lock_cgroup_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_MAX_LOCK_CGROUPS);
+	__type(key, struct ls_lock_cgroup_key);
+	__type(value, u64);
+} lock_cgroups SEC(".maps");
+
 /* Wait-chain edges between lock rows, from the sampled holders. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -690,6 +698,17 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 	cnt->stack_samples++;
 	key.stack_id = (s32)id;
 	count_stack_sample(cnt, &key, wait_ns);
+	if (role == LS_ROLE_WAITER) {
+		/* whose container waited: on the sampled path only */
+		struct ls_lock_cgroup_key ck = { .lock = lock, .flags = flags,
+						 .cgroup = bpf_get_current_cgroup_id() };
+		u64 one = 1, *n = bpf_map_lookup_elem(&lock_cgroups, &ck);
+
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			bpf_map_update_elem(&lock_cgroups, &ck, &one, BPF_NOEXIST);
+	}
 }
 
 /* Publishes a task's totals; called when it is switched out (and so at exit). */

@@ -158,6 +158,17 @@ struct ls_holder_task {
 	char comm[16];
 };
 
+/* Which cgroups' tasks waited on a lock: counted at the sampled waiter
+ * stacks (the first episode of each lock and one in stack_period per CPU),
+ * so every lock has at least one. Map lock_cgroups, value: samples. */
+#define LS_MAX_LOCK_CGROUPS 8192
+struct ls_lock_cgroup_key {
+	__u64 lock;
+	__u64 cgroup; /* cgroup v2 id of the waiting task */
+	__u32 flags;
+	__u32 pad;
+};
+
 /* The frames of a holder stack (ids with LS_HOLDER_STACK_BIT). */
 struct ls_holder_stack {
 	__u64 ips[LS_MAX_STACK_DEPTH];

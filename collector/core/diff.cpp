@@ -482,6 +482,7 @@ Session select_runs(const Session& s, const std::string& pattern)
     std::erase_if(out.stacks, kept);
     std::erase_if(out.edges, kept);
     std::erase_if(out.holder_tasks, kept);
+    std::erase_if(out.lock_cgroups, kept);
     std::erase_if(out.tasks, kept);
     std::set<int64_t> seen;
     for (const LockInterval& li : out.lock_intervals)

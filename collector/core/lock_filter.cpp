@@ -173,6 +173,7 @@ Session filter_session(const Session& s, const LockFilter& filter)
     std::erase_if(out.stacks, [&](const StackSample& st) { return !keep.count(st.lock_id); });
     std::erase_if(out.edges, [&](const WaitEdge& e) { return !keep.count(e.lock_id) || !keep.count(e.holder_lock_id); });
     std::erase_if(out.holder_tasks, [&](const HolderTask& h) { return !keep.count(h.lock_id); });
+    std::erase_if(out.lock_cgroups, [&](const LockCgroup& c) { return !keep.count(c.lock_id); });
     // Each interval's lock counters are now those of the kept locks.
     std::map<std::pair<int64_t, int64_t>, LockCounters> sums;
     for (const LockInterval& li : out.lock_intervals)

@@ -130,6 +130,14 @@ struct HolderTask {
     uint64_t samples = 0;
 };
 
+// A cgroup whose tasks were sampled waiting on lock_id (waiter stacks).
+struct LockCgroup {
+    int64_t run = 0;
+    int64_t lock_id = 0;
+    std::string cgroup;  // cgroup v2 path ("/" the root); "" when it could not be resolved
+    uint64_t samples = 0;
+};
+
 // LS_ROLE_* as stored: "waiter", "waker", "holder:running",
 // "holder:preempted", "holder:sleeping", "holder:io-wait".
 std::string stack_role_name(uint32_t role);
@@ -201,6 +209,7 @@ struct Session {
     std::vector<StackSample> stacks;
     std::vector<WaitEdge> edges;  // sessions from version 3
     std::vector<HolderTask> holder_tasks;  // table holder_tasks, added to version 3 without a bump
+    std::vector<LockCgroup> lock_cgroups;  // table lock_cgroups, the same
     std::vector<TaskStats> tasks;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;

@@ -65,6 +65,13 @@ struct RawHolderTask {
     uint64_t samples = 0;
 };
 
+struct RawLockCgroup {
+    uint64_t address = 0;
+    uint32_t flags = 0;
+    uint64_t cgroup_id = 0;
+    uint64_t samples = 0;  // sampled waiter stacks of tasks in that cgroup
+};
+
 struct RawTask {
     uint32_t pid = 0;
     uint32_t tgid = 0;
@@ -91,6 +98,7 @@ struct RawSnapshot {
     std::vector<RawTask> tasks;
     std::vector<RawEdge> edges;
     std::vector<RawHolderTask> holder_tasks;  // the sampled holders' tasks, per lock row
+    std::vector<RawLockCgroup> lock_cgroups;  // the sampled waiters' cgroups, per lock row
     std::map<uint64_t, std::string> cgroup_paths;  // the tasks' cgroup ids, as paths ("/" the root)
     uint64_t idle_ns = 0;              // summed over CPUs, including ongoing idle periods
     uint32_t cpus = 0;                 // online CPUs

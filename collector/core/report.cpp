@@ -79,6 +79,19 @@ void attach_holders(const Session& session, const std::function<bool(int64_t)>& 
         t.comm = h.comm;
         t.samples = sat_add(t.samples, h.samples);
     }
+    std::map<Group*, std::map<std::string, uint64_t>> cgroups;
+    for (const LockCgroup& c : session.lock_cgroups) {
+        auto g = group_of.find(c.lock_id);
+        if (wanted(c.run) && g != group_of.end()) {
+            uint64_t& n = cgroups[g->second][c.cgroup.empty() ? "(unknown cgroup)" : c.cgroup];
+            n = sat_add(n, c.samples);
+        }
+    }
+    for (auto& [g, by_path] : cgroups) {
+        g->row.cgroups.assign(by_path.begin(), by_path.end());
+        std::stable_sort(g->row.cgroups.begin(), g->row.cgroups.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+    }
     for (auto& [g, by_tid] : tasks) {
         std::vector<HolderTaskShare> list;
         for (auto& [tid, t] : by_tid)

@@ -65,6 +65,9 @@ struct ReportRow {
     std::vector<HolderShare> holders;  // by lock or instance: the top holder stacks, by wait
     uint64_t holder_samples = 0;       // all of the row's holder samples
     std::vector<HolderTaskShare> holder_tasks;  // the tasks behind those samples, most samples first
+    // By lock or instance: the cgroups whose tasks were sampled waiting on
+    // it (path, sampled waiter stacks), most samples first; every one.
+    std::vector<std::pair<std::string, uint64_t>> cgroups;
 };
 
 struct ReportTotals {

@@ -521,9 +521,13 @@ std::string format_json(const Report& rep)
             row["holders"] = std::move(holders);
             row["holder_samples"] = r.holder_samples;
             auto tasks = nlohmann::ordered_json::array();
-            for (const HolderTaskShare& t : r.holder_tasks)
-                tasks.push_back({{"tid", t.tid}, {"tgid", t.tgid}, {"comm", t.comm}, {"samples", t.samples}});
+            for (const HolderTaskShare& ht : r.holder_tasks)
+                tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});
             row["holder_tasks"] = std::move(tasks);
+            auto cgroups = nlohmann::ordered_json::array();
+            for (const auto& [path, samples] : r.cgroups)
+                cgroups.push_back({{"cgroup", path}, {"samples", samples}});
+            row["cgroups"] = std::move(cgroups);
         }
         locks.push_back(std::move(row));
     }

@@ -78,6 +78,9 @@ void Rollup::baseline(const RawSnapshot& snap)
     run_start_holder_tasks_.clear();
     for (const RawHolderTask& h : snap.holder_tasks)
         run_start_holder_tasks_[{h.address, h.flags, h.tid}] = h.samples;
+    run_start_lock_cgroups_.clear();
+    for (const RawLockCgroup& c : snap.lock_cgroups)
+        run_start_lock_cgroups_[{c.address, c.flags, c.cgroup_id}] = c.samples;
     run_ = RunInfo{};
 }
 
@@ -208,6 +211,15 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         const uint64_t samples = h.samples - (base == run_start_holder_tasks_.end() ? 0 : base->second);
         if (lock_id && samples)
             b.holder_tasks.push_back({run, lock_id, h.tid, h.tgid, h.comm, samples});
+    }
+
+    for (const RawLockCgroup& c : snap.lock_cgroups) {
+        const int64_t lock_id = kept_row(c.address, c.flags);
+        auto base = run_start_lock_cgroups_.find({c.address, c.flags, c.cgroup_id});
+        const uint64_t samples = c.samples - (base == run_start_lock_cgroups_.end() ? 0 : base->second);
+        auto path = snap.cgroup_paths.find(c.cgroup_id);
+        if (lock_id && samples)
+            b.lock_cgroups.push_back({run, lock_id, path == snap.cgroup_paths.end() ? "" : path->second, samples});
     }
 
     for (const RawTask& t : snap.tasks) {

@@ -466,30 +466,47 @@ Session load_session(const std::string& path, const LoadOptions& options)
                 return skips.add("edges", r.why());
             s.edges.push_back(e);
         });
-        int holder_tasks = 0;  // a table added to version 3 without a bump
-        if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'holder_tasks'",
-                      &holder_tasks) != SQLITE_OK)
-            throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
-        if (holder_tasks) {
+        // Tables added to version 3 without a bump: absent in older files.
+        auto has_table = [&](const char* name) {
+            int n = 0;
+            const std::string sql =
+                std::string("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '") + name + "'";
+            if (query_int(db, sql.c_str(), &n) != SQLITE_OK)
+                throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
+            return n == 1;
+        };
+        if (has_table("lock_cgroups")) {
+            q = select(db, path, "SELECT run, lock_id, cgroup, samples FROM lock_cgroups ORDER BY run, lock_id, rowid");
+            each_row(db, q.get(), path, [&] {
+                RowReader r(q.get());
+                LockCgroup c{r.i64(0, "run"), r.i64(1, "lock_id"), r.text(2, "cgroup"), r.u64(3, "samples")};
+                known_run(r, c.run);
+                known_lock(r, c.lock_id);
+                if (!r.ok())
+                    return skips.add("lock_cgroups", r.why());
+                s.lock_cgroups.push_back(std::move(c));
+            });
+        }
+        if (has_table("holder_tasks")) {
             q = select(db, path,
                        "SELECT run, lock_id, tid, tgid, comm, samples FROM holder_tasks ORDER BY run, lock_id, rowid");
             each_row(db, q.get(), path, [&] {
                 RowReader r(q.get());
-                HolderTask h;
-                h.run = r.i64(0, "run");
-                h.lock_id = r.i64(1, "lock_id");
+                HolderTask ht;
+                ht.run = r.i64(0, "run");
+                ht.lock_id = r.i64(1, "lock_id");
                 const uint64_t tid = r.u64(2, "tid"), tgid = r.u64(3, "tgid");
-                h.comm = r.text(4, "comm");
-                h.samples = r.u64(5, "samples");
-                known_run(r, h.run);
-                known_lock(r, h.lock_id);
+                ht.comm = r.text(4, "comm");
+                ht.samples = r.u64(5, "samples");
+                known_run(r, ht.run);
+                known_lock(r, ht.lock_id);
                 if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX))
                     r.fail("value out of range");
                 if (!r.ok())
                     return skips.add("holder_tasks", r.why());
-                h.tid = uint32_t(tid);
-                h.tgid = uint32_t(tgid);
-                s.holder_tasks.push_back(std::move(h));
+                ht.tid = uint32_t(tid);
+                ht.tgid = uint32_t(tgid);
+                s.holder_tasks.push_back(std::move(ht));
             });
         }
     }

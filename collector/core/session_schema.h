@@ -94,6 +94,8 @@ inline constexpr const char* kSchemaSql =
     " samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
     "CREATE TABLE holder_tasks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, tid INTEGER NOT NULL, "
     " tgid INTEGER NOT NULL, comm TEXT NOT NULL, samples INTEGER NOT NULL);"
+    "CREATE TABLE lock_cgroups(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, cgroup TEXT NOT NULL, "
+    " samples INTEGER NOT NULL);"
     "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
     " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ", cgroup TEXT NOT NULL DEFAULT '');"
     "CREATE INDEX tasks_by_run ON tasks(run);"

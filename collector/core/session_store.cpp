@@ -104,7 +104,7 @@ int open_output(const std::string& path, bool overwrite)
 struct SessionWriter::Statements {
     Stmt upsert_meta, insert_run, update_run, insert_lock, insert_interval, insert_lock_interval,
         delete_stacks, insert_stack, delete_edges, insert_edge, delete_holder_tasks, insert_holder_task, delete_tasks,
-        insert_task, insert_episode;
+        insert_task, insert_episode, delete_lock_cgroups, insert_lock_cgroup;
 };
 
 SessionWriter::SessionWriter(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
@@ -214,6 +214,9 @@ void SessionWriter::prepare()
         s->delete_holder_tasks = Stmt(db_, "DELETE FROM holder_tasks WHERE run = ?");
         s->insert_holder_task = Stmt(db_, "INSERT INTO holder_tasks(run, lock_id, tid, tgid, comm, samples) "
                                           "VALUES(?, ?, ?, ?, ?, ?)");
+        s->delete_lock_cgroups = Stmt(db_, "DELETE FROM lock_cgroups WHERE run = ?");
+        s->insert_lock_cgroup =
+            Stmt(db_, "INSERT INTO lock_cgroups(run, lock_id, cgroup, samples) VALUES(?, ?, ?, ?)");
         s->delete_tasks = Stmt(db_, "DELETE FROM tasks WHERE run = ?");
         s->insert_task =
             Stmt(db_, ("INSERT INTO tasks(run, pid, tgid, comm, " + counters + ", cgroup) VALUES(" +
@@ -435,6 +438,12 @@ void SessionWriter::write_interval(const IntervalBatch& b)
                              sqlite3_bind_int64(q, 4, h.tgid);
                              bind_text(q, 5, h.comm);
                              sqlite3_bind_int64(q, 6, to_db(h.samples));
+                         });
+        replace_run_rows(stmts_->delete_lock_cgroups.get(), stmts_->insert_lock_cgroup.get(), b.lock_cgroups,
+                         [](sqlite3_stmt* q, const LockCgroup& c) {
+                             sqlite3_bind_int64(q, 2, c.lock_id);
+                             bind_text(q, 3, c.cgroup);
+                             sqlite3_bind_int64(q, 4, to_db(c.samples));
                          });
         replace_run_rows(stmts_->delete_tasks.get(), stmts_->insert_task.get(), b.tasks,
                          [](sqlite3_stmt* q, const TaskStats& task) {

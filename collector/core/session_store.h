@@ -91,6 +91,7 @@ struct IntervalBatch {
     std::vector<StackSample> stacks;   // the run's cumulative samples: replace that run's rows
     std::vector<WaitEdge> edges;       // the same, for the wait-chain edges
     std::vector<HolderTask> holder_tasks;  // the same, for the sampled holders' tasks
+    std::vector<LockCgroup> lock_cgroups;  // the same, for the sampled waiters' cgroups
     std::vector<TaskStats> tasks;      // cumulative per task: replace that run's rows
     RunInfo run;                       // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;     // --trace: episodes finished in the interval (stored under totals.run)

@@ -426,6 +426,13 @@ RawSnapshot Probe::snapshot()
     read_stacks(out);
     read_edges(out);
     read_holder_tasks(out);
+    read_lock_cgroups(out);
+    std::vector<uint64_t> ids;
+    for (const RawTask& t : out.tasks)
+        ids.push_back(t.cgroup_id);
+    for (const RawLockCgroup& c : out.lock_cgroups)
+        ids.push_back(c.cgroup_id);
+    out.cgroup_paths = cgroup_names_.resolve(ids);
     return out;
 }
 
@@ -614,10 +621,14 @@ void Probe::read_tasks(RawSnapshot& out)
         t.cgroup_id = v->cgroup;
         out.tasks.push_back(std::move(t));
     });
-    std::vector<uint64_t> ids;
-    for (const RawTask& t : out.tasks)
-        ids.push_back(t.cgroup_id);
-    out.cgroup_paths = cgroup_names_.resolve(ids);
+}
+
+void Probe::read_lock_cgroups(RawSnapshot& out)
+{
+    for_each_entry<ls_lock_cgroup_key, uint64_t>(
+        skel_->maps.lock_cgroups, 1, [&](const ls_lock_cgroup_key& key, const uint64_t* samples) {
+            out.lock_cgroups.push_back({key.lock, key.flags, key.cgroup, *samples});
+        });
 }
 
 }  // namespace lockscope::probe

@@ -2,6 +2,8 @@
 
 #include "models/display.h"
 
+#include <QStringList>
+
 namespace lockscope::gui {
 namespace {
 
@@ -57,8 +59,22 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
     case OffCpuTime: return display::duration(double(c.offcpu_ns()));
     case Sleeps: return display::count(c.sleeps);
     case ShareOfWait: return display::percent(r.share_of_wait);
+    case Cgroups:
+        if (r.cgroups.empty())
+            return QStringLiteral("–");
+        if (r.cgroups.size() == 1)
+            return QString::fromStdString(r.cgroups.front().first);
+        return tr("%1 (+%2 more)").arg(QString::fromStdString(r.cgroups.front().first)).arg(r.cgroups.size() - 1);
     }
     return {};
+}
+
+QString LockTableModel::cgroupList(const ReportRow& r)
+{
+    QStringList paths;
+    for (const auto& [path, samples] : r.cgroups)
+        paths << QString::fromStdString(path);
+    return paths.join(QLatin1Char('\n'));
 }
 
 QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
@@ -79,6 +95,7 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
     case OffCpuTime: return qulonglong(c.offcpu_ns());
     case Sleeps: return qulonglong(c.sleeps);
     case ShareOfWait: return r.share_of_wait;
+    case Cgroups: return cgroupList(r);
     }
     return {};
 }
@@ -95,9 +112,15 @@ QVariant LockTableModel::data(const QModelIndex& index, int role) const
     case GroupIndexRole: return index.row();
     case LockKeyRole: return lockKey(r);
     case Qt::TextAlignmentRole:
-        return index.column() >= Contentions ? int(Qt::AlignRight | Qt::AlignVCenter)
-                                             : int(Qt::AlignLeft | Qt::AlignVCenter);
+        return index.column() >= Contentions && index.column() != Cgroups ? int(Qt::AlignRight | Qt::AlignVCenter)
+                                                                            : int(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ToolTipRole:
+        if (index.column() == Cgroups && !r.cgroups.empty()) {
+            QString tip = tr("Cgroups whose tasks were sampled waiting on this lock (sampled waiter stacks):");
+            for (const auto& [path, samples] : r.cgroups)
+                tip += QStringLiteral("\n  %1  %2").arg(display::count(samples), QString::fromStdString(path));
+            return tip;
+        }
         if (index.column() <= Source)
             return QStringLiteral("%1\n%2, caller with the most wait: %3\nname from: %4, %5 lock object(s)")
                 .arg(QString::fromStdString(r.name), display::kind(r.kind, r.mode),
@@ -116,7 +139,7 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         return QAbstractTableModel::headerData(section, orientation, role);
     static const char* const titles[ColumnCount] = {
         "Lock", "Kind", "Caller", "Name from", "Contentions", "Spins", "Spin fail", "Wait",
-        "Mean", "Max", "Spinning", "Off CPU", "Sleeps", "Share"};
+        "Mean", "Max", "Spinning", "Off CPU", "Sleeps", "Share", "Cgroups"};
     static const char* const tips[ColumnCount] = {
         "Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
         "the caller, or kind@caller",
@@ -134,7 +157,10 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         "Time spent spinning",
         "Off-CPU time: the waiter was switched out, asleep or preempted",
         "Times the waiter went to sleep",
-        "Share of wait: this lock's part of all wait in the session"};
+        "Share of wait: this lock's part of all wait in the session",
+        "The cgroups (containers, services) whose tasks were sampled waiting on this lock, most samples "
+        "first: from the sampled waiter stacks, so every lock has at least one, but a cgroup that waited "
+        "rarely may be missing. The filter matches any of them."};
     if (role == Qt::DisplayRole)
         return QString::fromUtf8(titles[section]);
     if (role == Qt::ToolTipRole)

@@ -26,6 +26,7 @@ public:
         OffCpuTime,
         Sleeps,
         ShareOfWait,
+        Cgroups,  // the cgroups whose tasks were sampled waiting on it
         ColumnCount
     };
     enum Roles {
@@ -45,6 +46,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
     static QString lockKey(const ReportRow& row);
+
+    // Every cgroup of the row, most sampled first, one per line.
+    static QString cgroupList(const ReportRow& row);
 
 private:
     QVariant display(const ReportRow& row, int column) const;

@@ -39,6 +39,7 @@ private slots:
     void diffModels();
     void stepsAgreeWithDetailed();
     void chainGraphLaysOutChainsLeftToRight();
+    void cgroupColumnShowsAndFiltersTheWaitersCgroups();
 
 private:
     QTemporaryDir dir_;
@@ -309,6 +310,37 @@ void ModelTest::chainGraphLaysOutChainsLeftToRight()
     QCOMPARE(int(std::count_if(cycle.edges.begin(), cycle.edges.end(), [](const auto& e) { return e.back; })), 1);
     QCOMPARE(cycle.columns, 2);
     QVERIFY(build_chain_graph({}).empty());
+}
+
+// The Cgroups column: the sampled waiters' cgroups, the most sampled
+// first, and the filter finds a lock by any of them.
+void ModelTest::cgroupColumnShowsAndFiltersTheWaitersCgroups()
+{
+    LockTableModel table;
+    table.setSnapshot(snap_);
+    LockFilterModel filter;
+    filter.setSourceModel(&table);
+    int pipe = -1;
+    for (int r = 0; r < table.rowCount(); ++r)
+        if (table.index(r, LockTableModel::Name).data().toString() == QStringLiteral("pipe->mutex"))
+            pipe = r;
+    QVERIFY(pipe >= 0);
+    QCOMPARE(table.index(pipe, LockTableModel::Cgroups).data().toString(),
+             QStringLiteral("/system.slice/web.service (+1 more)"));
+    QVERIFY(table.index(pipe, LockTableModel::Cgroups).data(Qt::ToolTipRole).toString().contains(
+        QStringLiteral("/user.slice/user-1000.slice")));
+    filter.setFilterText(QStringLiteral("user-1000"));
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.index(0, LockTableModel::Name).data().toString(), QStringLiteral("pipe->mutex"));
+    filter.setFilterText(QStringLiteral("db.service"));
+    QCOMPARE(filter.rowCount(), table.rowCount() - 1);
+    // Samples add up over runs, as the report's JSON has them.
+    const ReportRow& row = snap_->report.rows[size_t(pipe)];
+    uint64_t web = 0;
+    for (const LockCgroup& c : snap_->session->lock_cgroups)
+        if (c.lock_id == 1 && c.cgroup == "/system.slice/web.service")
+            web += c.samples;
+    QCOMPARE(row.cgroups.front().second, web);
 }
 
 QTEST_GUILESS_MAIN(ModelTest)

@@ -186,6 +186,23 @@ struct LiveSession::State {
         return out;
     }
 
+    // The sampled waiters' cgroups, cumulative per run: the pipe is shared by
+    // a web service and a user session, the rest is the database's.
+    std::vector<LockCgroup> lock_cgroups(int locks) const
+    {
+        std::vector<LockCgroup> out;
+        const uint64_t n = uint64_t(next_index + 1);
+        for (int id = 1; id <= locks; ++id) {
+            if (id == 1) {
+                out.push_back({run, id, "/system.slice/web.service", 5 * n});
+                out.push_back({run, id, "/user.slice/user-1000.slice", 2 * n});
+            } else {
+                out.push_back({run, id, "/system.slice/db.service", n});
+            }
+        }
+        return out;
+    }
+
     void interval()
     {
         const int locks = shape.locks;
@@ -265,6 +282,7 @@ struct LiveSession::State {
         }
         b.stacks = stacks(locks);
         b.edges = edges(locks);
+        b.lock_cgroups = lock_cgroups(locks);
         b.tasks = tasks;
         b.run.id = run;
         b.run.lost = lost;

@@ -54,7 +54,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     instances_ = new InstanceModel(this);
 
     filter_edit_ = new QLineEdit(this);
-    filter_edit_->setPlaceholderText(tr("Filter by lock, kind, caller or name source  (Ctrl+F)"));
+    filter_edit_->setPlaceholderText(tr("Filter by lock, kind, caller, name source or cgroup  (Ctrl+F)"));
     filter_edit_->setClearButtonEnabled(true);
     count_ = new QLabel(this);
     connect(filter_edit_, &QLineEdit::textChanged, this, [this](const QString& text) {

@@ -143,6 +143,23 @@ TEST(Cgroups, ByCgroupSplitsASystemWideRecording)
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("cgroup"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find(name), std::string::npos) << text.out;
+
+    // By lock, each lock names the cgroups whose tasks were sampled waiting
+    // on it (the dashboard's Cgroups column): the pipe's mutex has ours.
+    const Report by_lock = build_report(s, ReportOptions{.top = 0});
+    size_t with_cgroups = 0;
+    bool pipe_has_ours = false;
+    for (const ReportRow& row : by_lock.rows) {
+        with_cgroups += !row.cgroups.empty();
+        if (row.name.find("pipe") != std::string::npos && row.kind == "mutex")
+            for (const auto& [path, samples] : row.cgroups)
+                pipe_has_ours |= path == name && samples > 0;
+    }
+    EXPECT_TRUE(pipe_has_ours) << "the pipe mutex's waiters in " << name << " were never sampled";
+    // The first episode of every lock is sampled: only a stack lost to a full
+    // map or an unreadable stack leaves a lock without one.
+    EXPECT_GE(double(with_cgroups), 0.9 * double(by_lock.rows.size()))
+        << with_cgroups << " of " << by_lock.rows.size() << " locks name a cgroup";
 }
 
 TEST(Cgroups, APathThatIsNoCgroupIsOneSentence)
