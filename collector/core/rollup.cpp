@@ -7,22 +7,17 @@
 
 namespace lockscope {
 
+// The running maximum below is the only one the kernel keeps.
+static_assert(std::ranges::count(kCounterFields, Merge::max, &CounterField::merge) == 1 &&
+              kCounterFields[10].member == &LockCounters::max_wait_ns);
+
 LockCounters counter_delta(const LockCounters& now, const LockCounters& before)
 {
     auto d = [](uint64_t a, uint64_t b) { return a >= b ? a - b : 0; };
     LockCounters c;
-    c.contentions = d(now.contentions, before.contentions);
-    c.spin_attempts = d(now.spin_attempts, before.spin_attempts);
-    c.spin_failures = d(now.spin_failures, before.spin_failures);
-    c.spin_successes = d(now.spin_successes, before.spin_successes);
-    c.wait_ns = d(now.wait_ns, before.wait_ns);
-    c.spin_ns = d(now.spin_ns, before.spin_ns);
-    c.sleep_ns = d(now.sleep_ns, before.sleep_ns);
-    c.preempt_ns = d(now.preempt_ns, before.preempt_ns);
-    c.sleeps = d(now.sleeps, before.sleeps);
-    c.preemptions = d(now.preemptions, before.preemptions);
-    c.errors = d(now.errors, before.errors);
-    c.wakeups = d(now.wakeups, before.wakeups);
+    for (const CounterField& f : kCounterFields)
+        if (f.merge == Merge::sum)
+            c.*f.member = d(now.*f.member, before.*f.member);
     for (size_t i = 0; i < c.owner.size(); i++)
         c.owner[i] = d(now.owner[i], before.owner[i]);
     uint64_t top_bucket_changed = 0;

@@ -328,11 +328,9 @@ Session load_session(const std::string& path, const LoadOptions& options)
         run.ops = r.opt_real(7, "ops");
         run.holder_samples = r.u64(8, "holder_samples");
         run.holder_changed = r.u64(9, "holder_changed");
-        LostCounters& l = run.lost;
         int col = 10;
-#define LOCKSCOPE_X(member, label) l.member = r.u64(col++, "lost_" #member);
-        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+        for (const LostField& f : kLostFields)
+            run.lost.*f.member = r.u64(col++, f.column);
         if (!r.ok())
             return skips.add("runs", r.why());
         run_ids.insert(run.id);

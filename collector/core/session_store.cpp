@@ -319,11 +319,9 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
     bind_opt(st, 5, r.ops);
     sqlite3_bind_int64(st, 6, to_db(r.holder_samples));
     sqlite3_bind_int64(st, 7, to_db(r.holder_changed));
-    const LostCounters& l = r.lost;
     int col = 8;
-#define LOCKSCOPE_X(member, label) sqlite3_bind_int64(st, col++, to_db(l.member));
-    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+    for (const LostField& f : kLostFields)
+        sqlite3_bind_int64(st, col++, to_db(r.lost.*f.member));
     sqlite3_bind_int64(st, col, id);
 }
 
