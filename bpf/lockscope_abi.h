@@ -136,6 +136,17 @@ struct ls_lock_key {
 	X(abandoned, "end never seen")            /* inner episodes popped by an outer end */   \
 	X(process_map_full, "process-map")        /* a traced tree's process not followed */
 
+/*
+ * Per-run counts beside the losses: ls_counters.<name>, user space's
+ * RunInfo.<name>, the session's runs.<name>. X(name, version): the session
+ * schema version from which the runs table has the column (older files read 0).
+ */
+#define LS_RUN_COUNTS(X)                                                                        \
+	X(unmatched_ends, 1) /* ends without a begin seen (started before recording) */         \
+	X(stack_samples, 1)  /* stacks captured */                                              \
+	X(holder_samples, 3) /* holder stacks captured */                                       \
+	X(holder_changed, 3) /* holder stacks dropped: the lock changed hands while one was taken */
+
 #define LS_U64_COUNTER(name, merge, help) __u64 name;
 #define LS_U64_FIELD(name) __u64 name;
 

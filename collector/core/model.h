@@ -187,11 +187,26 @@ struct RunInfo {
     uint64_t end_ns = 0;
     std::string status;  // "running", "complete", "interrupted", "failed"
     LostCounters lost;
-    uint64_t unmatched_ends = 0;  // ends whose begin preceded the recording
-    uint64_t stack_samples = 0;
-    uint64_t holder_samples = 0;  // holder stacks captured (sessions from version 3)
-    uint64_t holder_changed = 0;  // holder stacks dropped: the lock changed hands while one was taken
+    // One per LS_RUN_COUNTS entry: unmatched_ends (ends whose begin preceded
+    // the recording), stack_samples, holder_samples (holder stacks captured;
+    // sessions from version 3) and holder_changed (holder stacks dropped: the
+    // lock changed hands while one was taken). kRunFields lists them.
+#define LOCKSCOPE_X(name, version) uint64_t name = 0;
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     std::optional<double> ops;    // workload operations over the run
+};
+
+// The run's counts, as kLostFields for its losses: name is also the column.
+struct RunField {
+    const char* name;
+    uint64_t RunInfo::*member;
+    int since_version;  // the session version whose runs table has the column
+};
+inline constexpr RunField kRunFields[] = {
+#define LOCKSCOPE_X(name, version) {#name, &RunInfo::name, version},
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 };
 
 // Everything a session file holds, loaded.

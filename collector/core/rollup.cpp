@@ -205,10 +205,9 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
 
     run_.id = run;
     run_.lost = snap.counters.lost.since(run_start_counters_.lost);
-    run_.unmatched_ends = snap.counters.unmatched_ends - run_start_counters_.unmatched_ends;
-    run_.stack_samples = snap.counters.stack_samples - run_start_counters_.stack_samples;
-    run_.holder_samples = snap.counters.holder_samples - run_start_counters_.holder_samples;
-    run_.holder_changed = snap.counters.holder_changed - run_start_counters_.holder_changed;
+#define LOCKSCOPE_X(name, version) run_.name = snap.counters.name - run_start_counters_.name;
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     b.run = run_;
     prev_ = snap;
     return b;

@@ -60,14 +60,14 @@ inline constexpr const char* kLockColumns = "id, name, kind, mode, caller, addre
     " phases TEXT NOT NULL);"
 
 #define LOCKSCOPE_LOST_DDL(name, label) " lost_" #name " INTEGER NOT NULL DEFAULT 0, "
+#define LOCKSCOPE_RUN_DDL(name, version) " " #name " INTEGER NOT NULL DEFAULT 0, "
 inline constexpr const char* kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
     " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
     LS_LOST_CAUSES(LOCKSCOPE_LOST_DDL)
-    " unmatched_ends INTEGER NOT NULL DEFAULT 0, "
-    " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL, "
-    " holder_samples INTEGER NOT NULL DEFAULT 0, holder_changed INTEGER NOT NULL DEFAULT 0);"
+    LS_RUN_COUNTS(LOCKSCOPE_RUN_DDL)
+    " ops REAL);"
     "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
     " mode TEXT NOT NULL, caller TEXT NOT NULL, address INTEGER NOT NULL, flags INTEGER NOT NULL, "
     " name_source TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '', "
@@ -93,6 +93,7 @@ inline constexpr const char* kSchemaSql =
 #undef LOCKSCOPE_COUNTER_COLUMN
 #undef LOCKSCOPE_EPISODES_DDL
 #undef LOCKSCOPE_LOST_DDL
+#undef LOCKSCOPE_RUN_DDL
 
 // SQLite integers are signed; no real counter reaches 2^63, so saturate
 // instead of letting a bit pattern turn negative (which the loader rejects).

@@ -25,6 +25,9 @@ static_assert(sizeof(ls_counters) == sizeof(uint64_t) * (9 + std::size(kLostFiel
 #define LOCKSCOPE_X(name, label) static_assert(sizeof(ls_counters::lost_##name) == sizeof(uint64_t));
 LS_LOST_CAUSES(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
+#define LOCKSCOPE_X(name, version) static_assert(sizeof(ls_counters::name) == sizeof(uint64_t));
+LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 80);

@@ -436,10 +436,9 @@ void Probe::read_cpu_state(RawSnapshot& out)
             const ls_counters& c = state.cnt;
             r.begins += c.begins;
             r.ends += c.ends;
-            r.unmatched_ends += c.unmatched_ends;
-            r.stack_samples += c.stack_samples;
-            r.holder_samples += c.holder_samples;
-            r.holder_changed += c.holder_changed;
+#define LOCKSCOPE_X(name, version) r.name += c.name;
+            LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 #define LOCKSCOPE_X(name, label) r.lost.name += c.lost_##name;
             LS_LOST_CAUSES(LOCKSCOPE_X)
 #undef LOCKSCOPE_X

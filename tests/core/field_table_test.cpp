@@ -151,8 +151,8 @@ TEST(FieldTable, AddSumsEveryCountAndKeepsTheLargestMax)
 }
 
 // The run's lost counters are rebased on the counts before the run, every
-// cause (rollup once missed ring_buffer: 8 of 9 were rebased by hand); every
-// lock and task counter is an interval delta.
+// cause (rollup once missed ring_buffer: 8 of 9 were rebased by hand), and so
+// are its other counts; every lock and task counter is an interval delta.
 TEST(FieldTable, RollupSubtractsEveryCounterAndRebasesEveryLoss)
 {
     const LockCounters before = distinct_counters(1'000'000), step = distinct_counters(0);
@@ -175,6 +175,10 @@ TEST(FieldTable, RollupSubtractsEveryCounterAndRebasesEveryLoss)
     task.counters = before;
     s0.tasks = {task};
     s0.counters.lost = distinct_lost(500);
+    uint64_t v = 600;
+#define LOCKSCOPE_X(name, version) s0.counters.name = ++v;
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 
     Rollup r(KernelSymbols::parse(""));
     r.baseline(s0);
@@ -184,6 +188,10 @@ TEST(FieldTable, RollupSubtractsEveryCounterAndRebasesEveryLoss)
     s1.tasks[0].counters = after;
     const LostCounters lost_step = distinct_lost(0);
     s1.counters.lost.add(lost_step);
+    v = 0;
+#define LOCKSCOPE_X(name, version) s1.counters.name += ++v;
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     const IntervalBatch b = r.next(s1, 1, 0);
 
     LockCounters want = step;
@@ -202,6 +210,9 @@ TEST(FieldTable, RollupSubtractsEveryCounterAndRebasesEveryLoss)
     }
 
     expect_every_loss(b.run.lost, lost_step, "run lost");
+    v = 0;
+    for (const RunField& f : kRunFields)
+        EXPECT_EQ(b.run.*f.member, ++v) << "run: " << f.name;
     EXPECT_EQ(b.totals.lost, lost_step.total());
 }
 
@@ -238,6 +249,9 @@ TEST(FieldTable, EveryCounterAndLossSurvivesASessionRoundTrip)
         done.end_ns = 3'000;
         done.status = "complete";
         done.lost = distinct_lost(500);
+        uint64_t v = 600;
+        for (const RunField& f : kRunFields)
+            done.*f.member = ++v;
         w.end_run(done);
     }
     const Session s = load_session(path);
@@ -250,6 +264,8 @@ TEST(FieldTable, EveryCounterAndLossSurvivesASessionRoundTrip)
     expect_every_counter(s.tasks[0].counters, batch.tasks[0].counters, "tasks");
     ASSERT_EQ(s.runs.size(), 1u);
     expect_every_loss(s.runs[0].lost, done.lost, "runs");
+    for (const RunField& f : kRunFields)
+        EXPECT_EQ(s.runs[0].*f.member, done.*f.member) << "runs: " << f.name;
 }
 
 TEST(FieldTable, JsonAndCsvCarryEveryFieldUnderItsName)
