@@ -392,46 +392,39 @@ void SessionWriter::write_interval(const IntervalBatch& b)
             LOCKSCOPE_STEP(st);
         }
 
-        st = stmts_->delete_stacks.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        LOCKSCOPE_STEP(st);
-        st = stmts_->insert_stack.get();
-        for (const StackSample& s : b.stacks) {
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, s.lock_id);
-            bind_text(st, 3, s.role);
-            bind_text(st, 4, join_frames(s.frames));
-            sqlite3_bind_int64(st, 5, to_db(s.samples));
-            sqlite3_bind_int64(st, 6, to_db(s.wait_ns));
-            LOCKSCOPE_STEP(st);
-        }
-
-        st = stmts_->delete_edges.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        LOCKSCOPE_STEP(st);
-        st = stmts_->insert_edge.get();
-        for (const WaitEdge& e : b.edges) {
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, e.lock_id);
-            sqlite3_bind_int64(st, 3, e.holder_lock_id);
-            sqlite3_bind_int64(st, 4, to_db(e.samples));
-            sqlite3_bind_int64(st, 5, to_db(e.wait_ns));
-            LOCKSCOPE_STEP(st);
-        }
-
-        st = stmts_->delete_tasks.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        LOCKSCOPE_STEP(st);
-        st = stmts_->insert_task.get();
-        for (const TaskStats& task : b.tasks) {
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, task.pid);
-            sqlite3_bind_int64(st, 3, task.tgid);
-            bind_text(st, 4, task.comm);
-            detail::bind_counters(st, 5, task.counters);
-            bind_text(st, 5 + detail::kCounterColumnCount, task.cgroup);
-            LOCKSCOPE_STEP(st);
-        }
+        // The cumulative tables: the run's rows are replaced by the batch's.
+        auto replace_run_rows = [&](sqlite3_stmt* del, sqlite3_stmt* ins, const auto& rows, auto bind_row) {
+            sqlite3_bind_int64(del, 1, t.run);
+            LOCKSCOPE_STEP(del);
+            for (const auto& row : rows) {
+                sqlite3_bind_int64(ins, 1, t.run);
+                bind_row(ins, row);
+                LOCKSCOPE_STEP(ins);
+            }
+        };
+        replace_run_rows(stmts_->delete_stacks.get(), stmts_->insert_stack.get(), b.stacks,
+                         [](sqlite3_stmt* row_st, const StackSample& s) {
+                             sqlite3_bind_int64(row_st, 2, s.lock_id);
+                             bind_text(row_st, 3, s.role);
+                             bind_text(row_st, 4, join_frames(s.frames));
+                             sqlite3_bind_int64(row_st, 5, to_db(s.samples));
+                             sqlite3_bind_int64(row_st, 6, to_db(s.wait_ns));
+                         });
+        replace_run_rows(stmts_->delete_edges.get(), stmts_->insert_edge.get(), b.edges,
+                         [](sqlite3_stmt* row_st, const WaitEdge& e) {
+                             sqlite3_bind_int64(row_st, 2, e.lock_id);
+                             sqlite3_bind_int64(row_st, 3, e.holder_lock_id);
+                             sqlite3_bind_int64(row_st, 4, to_db(e.samples));
+                             sqlite3_bind_int64(row_st, 5, to_db(e.wait_ns));
+                         });
+        replace_run_rows(stmts_->delete_tasks.get(), stmts_->insert_task.get(), b.tasks,
+                         [](sqlite3_stmt* row_st, const TaskStats& task) {
+                             sqlite3_bind_int64(row_st, 2, task.pid);
+                             sqlite3_bind_int64(row_st, 3, task.tgid);
+                             bind_text(row_st, 4, task.comm);
+                             detail::bind_counters(row_st, 5, task.counters);
+                             bind_text(row_st, 5 + detail::kCounterColumnCount, task.cgroup);
+                         });
 
         st = stmts_->insert_episode.get();
         for (const Episode& e : b.episodes) {
