@@ -60,14 +60,7 @@ struct ls_episode {
 /* A task's cumulative totals; copied to the task_stats map when it is
  * switched out, so the per-episode path needs no hash lookup for them. */
 struct ls_task_totals {
-	__u64 contentions;
-	__u64 spin_attempts;
-	__u64 spin_failures;
-	__u64 wait_ns;
-	__u64 spin_ns;
-	__u64 sleep_ns;
-	__u64 preempt_ns;
-	__u64 sleeps;
+	LS_TASK_COUNTERS(LS_U64_FIELD)
 };
 
 struct ls_task_state {

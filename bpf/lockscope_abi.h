@@ -88,21 +88,72 @@ struct ls_lock_key {
 	__u32 pad;
 };
 
-/* Per-CPU cumulative counters of one lock key; user space sums CPUs. */
+/*
+ * The field tables. Each name is the same in BPF, in user space's structs
+ * (core/model.h), in the session's columns and in the report's JSON and CSV:
+ * everything that sums, subtracts, stores, loads or prints these counters
+ * walks these lists (core/model.h's kCounterFields and kLostFields).
+ *
+ * LS_LOCK_COUNTERS: the counters of one lock, in ls_lock_stats order.
+ * X(name, merge, help): merge is how CPUs and intervals combine (sum, or
+ * max: a running maximum, not a count); help says what it counts (also the
+ * Prometheus help).
+ */
+#define LS_LOCK_COUNTERS(X)                                                                     \
+	X(contentions, sum, "Contention episodes that ended")                                   \
+	X(spin_attempts, sum, "Optimistic spin phases of sleeping locks")                       \
+	X(spin_failures, sum, "Spin phases that ended with the waiter queueing")                \
+	X(spin_successes, sum, "Spin phases that ended with the lock taken")                    \
+	X(wait_ns, sum, "Time waiters waited")                                                  \
+	X(spin_ns, sum, "Time waiters spent spinning")                                          \
+	X(sleep_ns, sum, "Time waiters were switched out blocked")                              \
+	X(preempt_ns, sum, "Time waiters were switched out runnable")                           \
+	X(sleeps, sum, "Times a waiter was switched out blocked")                               \
+	X(preemptions, sum, "Times a waiter was switched out runnable")                         \
+	X(max_wait_ns, max, "Longest wait")                                                     \
+	X(errors, sum, "Waits that ended with an error (signal, timeout)")                      \
+	X(wakeups, sum, "Times another task woke a queued waiter")
+
+/* The subset a task keeps (ls_task_stats, episode.h's ls_task_totals): X(name). */
+#define LS_TASK_COUNTERS(X)                                                                     \
+	X(contentions) X(spin_attempts) X(spin_failures) X(wait_ns) X(spin_ns) X(sleep_ns)      \
+	X(preempt_ns) X(sleeps)
+
+/*
+ * Drops, by cause: ls_counters.lost_<name>, user space's LostCounters.<name>,
+ * the session's runs.lost_<name>, the JSON's lost_by_cause.<name>.
+ * X(name, label): label names the cause in the text report.
+ */
+#define LS_LOST_CAUSES(X)                                                                       \
+	X(depth, "depth")                         /* nesting deeper than LS_MAX_DEPTH */        \
+	X(lock_map_full, "lock-map")              /* lock map full: episode not aggregated */   \
+	X(stack, "stack")                         /* bpf_get_stackid failed */                  \
+	X(stack_map_full, "stack-map")            /* stack sample map full */                   \
+	X(task_map_full, "task-map")              /* task map full */                           \
+	X(task_storage, "task-storage")           /* task storage could not be created */       \
+	X(ring_buffer, "ringbuf")                 /* finished episodes not streamed */          \
+	X(nested, "nested in lockscope")          /* events of an interrupt in our own program */ \
+	X(abandoned, "end never seen")            /* inner episodes popped by an outer end */   \
+	X(process_map_full, "process-map")        /* a traced tree's process not followed */
+
+/*
+ * Per-run counts beside the losses: ls_counters.<name>, user space's
+ * RunInfo.<name>, the session's runs.<name>. X(name, version): the session
+ * schema version from which the runs table has the column (older files read 0).
+ */
+#define LS_RUN_COUNTS(X)                                                                        \
+	X(unmatched_ends, 1) /* ends without a begin seen (started before recording) */         \
+	X(stack_samples, 1)  /* stacks captured */                                              \
+	X(holder_samples, 3) /* holder stacks captured */                                       \
+	X(holder_changed, 3) /* holder stacks dropped: the lock changed hands while one was taken */
+
+#define LS_U64_COUNTER(name, merge, help) __u64 name;
+#define LS_U64_FIELD(name) __u64 name;
+
+/* Per-CPU cumulative counters of one lock key; user space sums CPUs (and
+ * takes the max of max_wait_ns, which is per CPU). */
 struct ls_lock_stats {
-	__u64 contentions;    /* finished episodes */
-	__u64 spin_attempts;  /* SPIN begins of sleeping locks */
-	__u64 spin_failures;  /* spin phases ended by a queued begin */
-	__u64 spin_successes; /* spin phases ended by contention_end */
-	__u64 wait_ns;        /* sum of end - first begin */
-	__u64 spin_ns;        /* sum of spin phases */
-	__u64 sleep_ns;       /* switched out blocked while waiting */
-	__u64 preempt_ns;     /* switched out runnable while waiting */
-	__u64 sleeps;
-	__u64 preemptions;
-	__u64 max_wait_ns;    /* per CPU; user space takes the max */
-	__u64 errors;         /* contention_end with ret != 0 */
-	__u64 wakeups;        /* sched_waking of a queued waiter */
+	LS_LOCK_COUNTERS(LS_U64_COUNTER)
 	__u64 owner[LS_OWNER_STATES];
 	__u64 hist[LS_HIST_BUCKETS];
 };
@@ -179,14 +230,7 @@ struct ls_task_stats {
 	__u32 tgid;
 	__u32 pad;
 	char comm[16];
-	__u64 contentions;
-	__u64 spin_attempts;
-	__u64 spin_failures;
-	__u64 wait_ns;
-	__u64 spin_ns;
-	__u64 sleep_ns;
-	__u64 preempt_ns;
-	__u64 sleeps;
+	LS_TASK_COUNTERS(LS_U64_FIELD)
 	__u64 cgroup; /* the task's cgroup v2 id (its directory's inode) when last flushed */
 };
 
@@ -197,8 +241,8 @@ struct ls_cpu_idle {
 };
 
 /* Per-CPU event and loss counters (the cnt of each CPU's ls_cpu_state).
- * The first four share a cache line with the state's owner word. Each
- * lost_<cause> is LostCounters' <cause> in user space (core/model.h). */
+ * The first four share a cache line with the state's owner word. One
+ * lost_<name> per LS_LOST_CAUSES entry (probe/abi_check.cpp checks). */
 struct ls_counters {
 	__u64 begins;
 	__u64 ends;

@@ -1,6 +1,7 @@
 // `lockscope export --format csv`: the per-lock and the per-interval tables.
 #include "core/export.h"
 
+#include "core/counter_columns.h"
 #include "core/report.h"
 
 #include <cstdio>
@@ -17,20 +18,17 @@ std::string number(double v)
 
 void intervals_csv(const Session& session, std::ostream& out)
 {
-    out << "run,interval,start_s,end_s,seconds,contentions,spin_attempts,spin_failures,"
-           "spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
-           "max_wait_ns,errors,wakeups,idle_fraction,events,lost,ops\n";
+    out << "run,interval,start_s,end_s,seconds," << counter_csv_header({kOffcpuNs})
+        << ",idle_fraction,events,lost,ops\n";
     // Times in seconds since the session's first run started, like the trace.
     const uint64_t origin = session.runs.empty() ? 0 : session.runs.front().start_ns;
     auto seconds_since = [&](uint64_t ns) { return number((double(ns) - double(origin)) / 1e9); };
     for (const IntervalTotals& in : session.intervals) {
-        const LockCounters& c = in.counters;
         out << in.run << ',' << in.index << ',' << seconds_since(in.start_ns) << ','
             << seconds_since(in.end_ns) << ',' << number(in.seconds());
-        for (uint64_t v : {c.contentions, c.spin_attempts, c.spin_failures, c.spin_successes,
-                           c.wait_ns, c.spin_ns, c.offcpu_ns(), c.sleep_ns, c.preempt_ns,
-                           c.sleeps, c.preemptions, c.max_wait_ns, c.errors, c.wakeups})
-            out << ',' << v;
+        for_each_counter_column(
+            in.counters, {kOffcpuNs}, [&](const char*, uint64_t v) { out << ',' << v; },
+            [&](const char*, double v) { out << ',' << number(v); });
         out << ',' << number(in.idle_fraction()) << ',' << in.events << ',' << in.lost << ',';
         if (in.ops)
             out << number(*in.ops);

@@ -26,19 +26,9 @@ double LockCounters::spin_failure_rate() const
 
 void LockCounters::add(const LockCounters& o)
 {
-    contentions = sat_add(contentions, o.contentions);
-    spin_attempts = sat_add(spin_attempts, o.spin_attempts);
-    spin_failures = sat_add(spin_failures, o.spin_failures);
-    spin_successes = sat_add(spin_successes, o.spin_successes);
-    wait_ns = sat_add(wait_ns, o.wait_ns);
-    spin_ns = sat_add(spin_ns, o.spin_ns);
-    sleep_ns = sat_add(sleep_ns, o.sleep_ns);
-    preempt_ns = sat_add(preempt_ns, o.preempt_ns);
-    sleeps = sat_add(sleeps, o.sleeps);
-    preemptions = sat_add(preemptions, o.preemptions);
-    max_wait_ns = std::max(max_wait_ns, o.max_wait_ns);
-    errors = sat_add(errors, o.errors);
-    wakeups = sat_add(wakeups, o.wakeups);
+    for (const CounterField& f : kCounterFields)
+        this->*f.member = f.merge == Merge::max ? std::max(this->*f.member, o.*f.member)
+                                                : sat_add(this->*f.member, o.*f.member);
     for (size_t i = 0; i < owner.size(); ++i)
         owner[i] = sat_add(owner[i], o.owner[i]);
     for (size_t i = 0; i < hist.size(); ++i)
@@ -48,25 +38,22 @@ void LockCounters::add(const LockCounters& o)
 uint64_t LostCounters::total() const
 {
     uint64_t t = 0;
-#define LOCKSCOPE_X(f, label) t = sat_add(t, f);
-    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+    for (const LostField& f : kLostFields)
+        t = sat_add(t, this->*f.member);
     return t;
 }
 
 void LostCounters::add(const LostCounters& o)
 {
-#define LOCKSCOPE_X(f, label) f = sat_add(f, o.f);
-    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+    for (const LostField& f : kLostFields)
+        this->*f.member = sat_add(this->*f.member, o.*f.member);
 }
 
 LostCounters LostCounters::since(const LostCounters& base) const
 {
     LostCounters d;
-#define LOCKSCOPE_X(f, label) d.f = f >= base.f ? f - base.f : 0;
-    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+    for (const LostField& f : kLostFields)
+        d.*f.member = this->*f.member >= base.*f.member ? this->*f.member - base.*f.member : 0;
     return d;
 }
 

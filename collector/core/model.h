@@ -7,7 +7,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "lockscope_abi.h"
 
 namespace lockscope {
 
@@ -19,27 +22,22 @@ inline uint64_t sat_add(uint64_t a, uint64_t b)
     return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-inline constexpr int kHistBuckets = 36;  // log2(ns) buckets, the last is open-ended
-inline constexpr int kOwnerStates = 5;
+inline constexpr int kHistBuckets = LS_HIST_BUCKETS;  // log2(ns) buckets, the last is open-ended
+inline constexpr int kOwnerStates = LS_OWNER_STATES;
 
 enum class OwnerState : int { OnCpu = 0, OffCpu, ReaderOwned, NonSpinnable, None };
 const char* owner_state_name(int state);  // "on-cpu", "off-cpu", "reader-owned", ...
 
 // Counters of one lock (or any roll-up of locks) over some span of time.
+// One member per LS_LOCK_COUNTERS entry (bpf/lockscope_abi.h: the kernel's
+// names, what each counts): contentions, spin_attempts, spin_failures,
+// spin_successes, wait_ns, spin_ns, sleep_ns (off CPU, blocked), preempt_ns
+// (off CPU, runnable), sleeps, preemptions, max_wait_ns, errors (waits that
+// ended with a signal or timeout), wakeups. kCounterFields lists them.
 struct LockCounters {
-    uint64_t contentions = 0;
-    uint64_t spin_attempts = 0;
-    uint64_t spin_failures = 0;
-    uint64_t spin_successes = 0;
-    uint64_t wait_ns = 0;
-    uint64_t spin_ns = 0;
-    uint64_t sleep_ns = 0;    // off CPU, blocked
-    uint64_t preempt_ns = 0;  // off CPU, runnable
-    uint64_t sleeps = 0;
-    uint64_t preemptions = 0;
-    uint64_t max_wait_ns = 0;
-    uint64_t errors = 0;      // waits that ended with an error (signal, timeout)
-    uint64_t wakeups = 0;     // queued waiters woken by another task
+#define LOCKSCOPE_X(name, merge, help) uint64_t name = 0;
+    LS_LOCK_COUNTERS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     std::array<uint64_t, kOwnerStates> owner{};  // owner state at queueing
     std::array<uint64_t, kHistBuckets> hist{};   // wait-time log2 histogram
 
@@ -151,37 +149,53 @@ struct TaskStats {
     std::string cgroup;     // cgroup v2 path when last switched out ("/" the root); "" unknown, old sessions
 };
 
-// Every lost counter, once: X(member, label). Sums and differences, the
-// session's lost_<member> columns, the report's causes (label in text,
-// member in JSON) and the BPF side's ls_counters.lost_<member> all walk
-// this list.
-#define LOCKSCOPE_LOST_FIELDS(X)                                                                      \
-    X(depth, "depth") X(lock_map_full, "lock-map") X(stack, "stack") X(stack_map_full, "stack-map")   \
-    X(task_map_full, "task-map") X(task_storage, "task-storage") X(ring_buffer, "ringbuf")            \
-    X(nested, "nested in lockscope") X(abandoned, "end never seen") X(process_map_full, "process-map")
-
-// Drops, by cause. Always stored, always reported.
+// Drops, by cause: one member per LS_LOST_CAUSES entry (bpf/lockscope_abi.h:
+// depth, lock_map_full, stack, stack_map_full, task_map_full, task_storage,
+// ring_buffer, nested, abandoned, process_map_full). kLostFields lists them.
+// Always stored, always reported.
 struct LostCounters {
-    uint64_t depth = 0;          // nesting deeper than the per-task stack
-    uint64_t lock_map_full = 0;  // episodes not aggregated
-    uint64_t stack = 0;          // stacks not captured
-    uint64_t stack_map_full = 0;
-    uint64_t task_map_full = 0;
-    uint64_t task_storage = 0;
-    uint64_t ring_buffer = 0;
-    // Events of an interrupt that contended while lockscope's own begin or
-    // end program ran on its CPU: the kernel runs only one of the pair.
-    uint64_t nested = 0;
-    // Inner episodes whose end never came, closed by the end of an outer one.
-    uint64_t abandoned = 0;
-    // Processes of a traced tree (record -- COMMAND, -p) not followed: the
-    // kernel's map of them was full; their contention is missing.
-    uint64_t process_map_full = 0;
+#define LOCKSCOPE_X(name, label) uint64_t name = 0;
+    LS_LOST_CAUSES(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     uint64_t total() const;
     void add(const LostCounters& o);
     // What was counted after `base` (cumulative counters; never below 0).
     LostCounters since(const LostCounters& base) const;
     bool operator==(const LostCounters&) const = default;
+};
+
+// The field tables: every consumer that adds, subtracts, stores, loads or
+// prints counters walks these instead of naming members. `name` is the
+// member's, the BPF field's, the session column's and the JSON/CSV key.
+enum class Merge { sum, max };  // over CPUs, locks and intervals; a max is no count
+struct CounterField {
+    const char* name;
+    uint64_t LockCounters::*member;
+    Merge merge;
+    const char* help;   // what it counts, one phrase
+    bool per_task;      // also kept per task (LS_TASK_COUNTERS)
+};
+namespace field_detail {
+#define LOCKSCOPE_X(name) || std::string_view(#name) == field
+constexpr bool per_task(std::string_view field) { return false LS_TASK_COUNTERS(LOCKSCOPE_X); }
+#undef LOCKSCOPE_X
+}  // namespace field_detail
+inline constexpr CounterField kCounterFields[] = {
+#define LOCKSCOPE_X(name, merge, help) {#name, &LockCounters::name, Merge::merge, help, field_detail::per_task(#name)},
+    LS_LOCK_COUNTERS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+};
+
+struct LostField {
+    const char* name;    // also the JSON's lost_by_cause key
+    const char* column;  // the session's runs column: lost_<name>
+    const char* label;   // in the text report
+    uint64_t LostCounters::*member;
+};
+inline constexpr LostField kLostFields[] = {
+#define LOCKSCOPE_X(name, label) {#name, "lost_" #name, label, &LostCounters::name},
+    LS_LOST_CAUSES(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 };
 
 struct RunInfo {
@@ -191,11 +205,26 @@ struct RunInfo {
     uint64_t end_ns = 0;
     std::string status;  // "running", "complete", "interrupted", "failed"
     LostCounters lost;
-    uint64_t unmatched_ends = 0;  // ends whose begin preceded the recording
-    uint64_t stack_samples = 0;
-    uint64_t holder_samples = 0;  // holder stacks captured (sessions from version 3)
-    uint64_t holder_changed = 0;  // holder stacks dropped: the lock changed hands while one was taken
+    // One per LS_RUN_COUNTS entry: unmatched_ends (ends whose begin preceded
+    // the recording), stack_samples, holder_samples (holder stacks captured;
+    // sessions from version 3) and holder_changed (holder stacks dropped: the
+    // lock changed hands while one was taken). kRunFields lists them.
+#define LOCKSCOPE_X(name, version) uint64_t name = 0;
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     std::optional<double> ops;    // workload operations over the run
+};
+
+// The run's counts, as kLostFields for its losses: name is also the column.
+struct RunField {
+    const char* name;
+    uint64_t RunInfo::*member;
+    int since_version;  // the session version whose runs table has the column
+};
+inline constexpr RunField kRunFields[] = {
+#define LOCKSCOPE_X(name, version) {#name, &RunInfo::name, version},
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 };
 
 // Everything a session file holds, loaded.

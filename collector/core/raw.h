@@ -83,10 +83,9 @@ struct RawTask {
 struct RawCounters {
     uint64_t begins = 0;
     uint64_t ends = 0;
-    uint64_t unmatched_ends = 0;
-    uint64_t stack_samples = 0;
-    uint64_t holder_samples = 0;  // holder stacks captured
-    uint64_t holder_changed = 0;  // holder stacks dropped: the lock changed hands meanwhile
+#define LOCKSCOPE_X(name, version) uint64_t name = 0;
+    LS_RUN_COUNTS(LOCKSCOPE_X)  // as RunInfo's, since the probe was loaded
+#undef LOCKSCOPE_X
     LostCounters lost;
 };
 

@@ -143,26 +143,18 @@ std::vector<LockCounters> split_counters(const LockCounters& c, const std::vecto
         if (given < total)  // rounding of huge counts: the largest remainder takes the rest
             field(parts[rest[0].second]) += total - given;
     };
-#define LOCKSCOPE_SPLIT(member) split(c.member, [](LockCounters& p) -> uint64_t& { return p.member; })
-    LOCKSCOPE_SPLIT(contentions);
-    LOCKSCOPE_SPLIT(spin_attempts);
-    LOCKSCOPE_SPLIT(spin_failures);
-    LOCKSCOPE_SPLIT(spin_successes);
-    LOCKSCOPE_SPLIT(wait_ns);
-    LOCKSCOPE_SPLIT(spin_ns);
-    LOCKSCOPE_SPLIT(sleep_ns);
-    LOCKSCOPE_SPLIT(preempt_ns);
-    LOCKSCOPE_SPLIT(sleeps);
-    LOCKSCOPE_SPLIT(preemptions);
-    LOCKSCOPE_SPLIT(errors);
-    LOCKSCOPE_SPLIT(wakeups);
-#undef LOCKSCOPE_SPLIT
+    for (const CounterField& f : kCounterFields) {
+        const auto member = f.member;
+        if (f.merge == Merge::sum)
+            split(c.*member, [member](LockCounters& p) -> uint64_t& { return p.*member; });
+        else
+            for (LockCounters& p : parts)
+                p.*member = c.*member;
+    }
     for (size_t k = 0; k < c.owner.size(); ++k)
         split(c.owner[k], [k](LockCounters& p) -> uint64_t& { return p.owner[k]; });
     for (size_t k = 0; k < c.hist.size(); ++k)
         split(c.hist[k], [k](LockCounters& p) -> uint64_t& { return p.hist[k]; });
-    for (LockCounters& p : parts)
-        p.max_wait_ns = c.max_wait_ns;
     return parts;
 }
 

@@ -1,4 +1,5 @@
 // Text, JSON and CSV renderings of a Report.
+#include "core/counter_columns.h"
 #include "core/format.h"
 #include "core/lock_naming.h"
 #include "core/report.h"
@@ -13,22 +14,6 @@
 
 namespace lockscope {
 namespace {
-
-// Each cause of loss: its JSON key, its label in the text report, its count.
-struct LostCause {
-    const char* key;
-    const char* label;
-    uint64_t count;
-};
-
-std::vector<LostCause> lost_causes(const LostCounters& l)
-{
-    return {
-#define LOCKSCOPE_X(f, label) {#f, label, l.f},
-        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
-    };
-}
 
 constexpr size_t kTextWidth = 100;
 
@@ -200,10 +185,9 @@ void totals_block(std::ostringstream& out, const Report& rep)
     line("lost", format_count(t.lost) + (t.lost ? "  (results undercount)" : ""));
     // Only the causes that lost something.
     std::string causes;
-    for (const LostCause& cause : lost_causes(t.lost_by_cause))
-        if (cause.count)
-            causes += (causes.empty() ? "" : ", ") + std::string(cause.label) + " " +
-                      format_count(cause.count);
+    for (const LostField& f : kLostFields)
+        if (const uint64_t n = t.lost_by_cause.*f.member)
+            causes += (causes.empty() ? "" : ", ") + std::string(f.label) + " " + format_count(n);
     if (!causes.empty())
         line("", causes);
     names_block(out, t);
@@ -405,23 +389,8 @@ void holders_block(std::ostringstream& out, const Report& rep)
 nlohmann::ordered_json counters_json(const LockCounters& c)
 {
     nlohmann::ordered_json j;
-    j["contentions"] = c.contentions;
-    j["spin_attempts"] = c.spin_attempts;
-    j["spin_failures"] = c.spin_failures;
-    j["spin_successes"] = c.spin_successes;
-    j["spin_failure_rate"] = c.spin_failure_rate();
-    j["wait_ns"] = c.wait_ns;
-    j["spin_ns"] = c.spin_ns;
-    j["queued_ns"] = c.queued_ns();
-    j["offcpu_ns"] = c.offcpu_ns();
-    j["sleep_ns"] = c.sleep_ns;
-    j["preempt_ns"] = c.preempt_ns;
-    j["sleeps"] = c.sleeps;
-    j["preemptions"] = c.preemptions;
-    j["max_wait_ns"] = c.max_wait_ns;
-    j["mean_wait_ns"] = c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
-    j["errors"] = c.errors;
-    j["wakeups"] = c.wakeups;
+    auto put = [&](const char* name, auto value) { j[name] = value; };
+    for_each_counter_column(c, {kSpinFailureRate, kQueuedNs, kOffcpuNs, kMeanWaitNs}, put, put);
     nlohmann::ordered_json owner;
     for (int i = 0; i < kOwnerStates; ++i)
         owner[owner_state_name(i)] = c.owner[size_t(i)];
@@ -475,8 +444,8 @@ std::string format_json(const Report& rep)
     totals["idle_fraction"] = t.idle_fraction;
     totals["lost"] = t.lost;
     nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
-    for (const LostCause& cause : lost_causes(t.lost_by_cause))
-        by_cause[cause.key] = cause.count;
+    for (const LostField& f : kLostFields)
+        by_cause[f.name] = t.lost_by_cause.*f.member;
     totals["lost_by_cause"] = by_cause;
     totals["events"] = t.events;
     totals["duration_s"] = t.duration_s;
@@ -549,24 +518,19 @@ std::string format_json(const Report& rep)
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+// The per-lock CSV's computed columns (the JSON adds queued_ns).
+constexpr std::initializer_list<DerivedCounter> kReportCsvDerived = {kSpinFailureRate, kOffcpuNs, kMeanWaitNs};
+
 std::string format_csv(const Report& rep)
 {
-    std::string out =
-        "name,kind,mode,caller,contentions,spin_attempts,spin_failures,spin_successes,"
-        "spin_failure_rate,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
-        "max_wait_ns,mean_wait_ns,errors,wakeups,share_of_wait,name_source,instance\n";
+    std::string out = "name,kind,mode,caller," + counter_csv_header(kReportCsvDerived) +
+                      ",share_of_wait,name_source,instance\n";
     for (const ReportRow& r : rep.rows) {
-        const LockCounters& c = r.counters;
         out += csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.mode) + ',' +
                csv_field(r.caller);
-        for (uint64_t v : {c.contentions, c.spin_attempts, c.spin_failures, c.spin_successes})
-            out += ',' + std::to_string(v);
-        out += ',' + number(c.spin_failure_rate());
-        for (uint64_t v : {c.wait_ns, c.spin_ns, c.offcpu_ns(), c.sleep_ns, c.preempt_ns, c.sleeps,
-                           c.preemptions, c.max_wait_ns})
-            out += ',' + std::to_string(v);
-        out += ',' + number(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0);
-        out += ',' + std::to_string(c.errors) + ',' + std::to_string(c.wakeups);
+        for_each_counter_column(
+            r.counters, kReportCsvDerived, [&](const char*, uint64_t v) { out += ',' + std::to_string(v); },
+            [&](const char*, double v) { out += ',' + number(v); });
         out += ',' + number(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) + '\n';
     }
     return out;

@@ -7,22 +7,17 @@
 
 namespace lockscope {
 
+// The running maximum below is the only one the kernel keeps.
+static_assert(std::ranges::count(kCounterFields, Merge::max, &CounterField::merge) == 1 &&
+              kCounterFields[10].member == &LockCounters::max_wait_ns);
+
 LockCounters counter_delta(const LockCounters& now, const LockCounters& before)
 {
     auto d = [](uint64_t a, uint64_t b) { return a >= b ? a - b : 0; };
     LockCounters c;
-    c.contentions = d(now.contentions, before.contentions);
-    c.spin_attempts = d(now.spin_attempts, before.spin_attempts);
-    c.spin_failures = d(now.spin_failures, before.spin_failures);
-    c.spin_successes = d(now.spin_successes, before.spin_successes);
-    c.wait_ns = d(now.wait_ns, before.wait_ns);
-    c.spin_ns = d(now.spin_ns, before.spin_ns);
-    c.sleep_ns = d(now.sleep_ns, before.sleep_ns);
-    c.preempt_ns = d(now.preempt_ns, before.preempt_ns);
-    c.sleeps = d(now.sleeps, before.sleeps);
-    c.preemptions = d(now.preemptions, before.preemptions);
-    c.errors = d(now.errors, before.errors);
-    c.wakeups = d(now.wakeups, before.wakeups);
+    for (const CounterField& f : kCounterFields)
+        if (f.merge == Merge::sum)
+            c.*f.member = d(now.*f.member, before.*f.member);
     for (size_t i = 0; i < c.owner.size(); i++)
         c.owner[i] = d(now.owner[i], before.owner[i]);
     uint64_t top_bucket_changed = 0;
@@ -233,10 +228,9 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
 
     run_.id = run;
     run_.lost = snap.counters.lost.since(run_start_counters_.lost);
-    run_.unmatched_ends = snap.counters.unmatched_ends - run_start_counters_.unmatched_ends;
-    run_.stack_samples = snap.counters.stack_samples - run_start_counters_.stack_samples;
-    run_.holder_samples = snap.counters.holder_samples - run_start_counters_.holder_samples;
-    run_.holder_changed = snap.counters.holder_changed - run_start_counters_.holder_changed;
+#define LOCKSCOPE_X(name, version) run_.name = snap.counters.name - run_start_counters_.name;
+    LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     b.run = run_;
     prev_ = snap;
     return b;

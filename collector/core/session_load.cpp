@@ -309,12 +309,12 @@ Session load_session(const std::string& path, const LoadOptions& options)
                 missing_lost.push_back(column);
         }
     }
-    const std::string lost_columns = detail::lost_columns(missing_lost);
+    std::string run_columns;  // a count the file's version does not have reads as 0
+    for (const RunField& f : kRunFields)
+        run_columns += std::string(s.schema_version >= f.since_version ? f.name : "0") + ", ";
     q = select(db, path,
-               std::string("SELECT id, label, start_ns, end_ns, status, unmatched_ends, "
-                           "stack_samples, ops, ") +
-                   (s.schema_version >= 3 ? "holder_samples, holder_changed, " : "0, 0, ") +
-                   lost_columns + " FROM runs ORDER BY id");
+               "SELECT id, label, start_ns, end_ns, status, ops, " + run_columns +
+                   detail::lost_columns(missing_lost) + " FROM runs ORDER BY id");
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
         RunInfo run;
@@ -323,16 +323,12 @@ Session load_session(const std::string& path, const LoadOptions& options)
         run.start_ns = r.u64(2, "start_ns");
         run.end_ns = r.u64(3, "end_ns");
         run.status = r.text(4, "status");
-        run.unmatched_ends = r.u64(5, "unmatched_ends");
-        run.stack_samples = r.u64(6, "stack_samples");
-        run.ops = r.opt_real(7, "ops");
-        run.holder_samples = r.u64(8, "holder_samples");
-        run.holder_changed = r.u64(9, "holder_changed");
-        LostCounters& l = run.lost;
-        int col = 10;
-#define LOCKSCOPE_X(member, label) l.member = r.u64(col++, "lost_" #member);
-        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+        run.ops = r.opt_real(5, "ops");
+        int col = 6;
+        for (const RunField& f : kRunFields)
+            run.*f.member = r.u64(col++, f.name);
+        for (const LostField& f : kLostFields)
+            run.lost.*f.member = r.u64(col++, f.column);
         if (!r.ok())
             return skips.add("runs", r.why());
         run_ids.insert(run.id);

@@ -13,11 +13,10 @@ namespace lockscope::detail {
 
 std::vector<std::string> lost_column_names()
 {
-    return {
-#define LOCKSCOPE_X(member, label) "lost_" #member,
-        LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
-    };
+    std::vector<std::string> out;
+    for (const LostField& f : kLostFields)
+        out.push_back(f.column);
+    return out;
 }
 
 std::string lost_columns(const std::vector<std::string>& missing)
@@ -77,13 +76,9 @@ bool decode_sparse(const char* text, uint64_t* values, size_t n)
 
 void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c)
 {
-    const uint64_t scalars[] = {c.contentions, c.spin_attempts, c.spin_failures, c.spin_successes,
-                                c.wait_ns,     c.spin_ns,       c.sleep_ns,      c.preempt_ns,
-                                c.sleeps,      c.preemptions,   c.max_wait_ns,   c.errors,
-                                c.wakeups};
     int col = first;
-    for (uint64_t v : scalars)
-        sqlite3_bind_int64(st, col++, to_db(v));
+    for (const CounterField& f : kCounterFields)
+        sqlite3_bind_int64(st, col++, to_db(c.*f.member));
     sqlite3_bind_text(st, col++, encode_sparse(c.owner.data(), c.owner.size()).c_str(), -1,
                       SQLITE_TRANSIENT);
     sqlite3_bind_text(st, col++, encode_sparse(c.hist.data(), c.hist.size()).c_str(), -1,
@@ -142,17 +137,9 @@ std::optional<double> RowReader::opt_real(int col, const char* name)
 
 void RowReader::counters(int first, LockCounters& c)
 {
-    static const char* const names[] = {"contentions", "spin_attempts", "spin_failures",
-                                        "spin_successes", "wait_ns", "spin_ns", "sleep_ns",
-                                        "preempt_ns", "sleeps", "preemptions", "max_wait_ns",
-                                        "errors", "wakeups"};
-    uint64_t* const fields[] = {&c.contentions, &c.spin_attempts, &c.spin_failures,
-                                &c.spin_successes, &c.wait_ns, &c.spin_ns, &c.sleep_ns,
-                                &c.preempt_ns, &c.sleeps, &c.preemptions, &c.max_wait_ns,
-                                &c.errors, &c.wakeups};
     int col = first;
-    for (size_t i = 0; i < std::size(fields); ++i)
-        *fields[i] = u64(col++, names[i]);
+    for (const CounterField& f : kCounterFields)
+        c.*f.member = u64(col++, f.name);
     // The sparse columns are decoded in place (sqlite's text is
     // NUL-terminated): no copy per row.
     const char* owner = sparse_text(col++, "owner");

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,30 +15,22 @@
 
 namespace lockscope::detail {
 
-// Counter columns shared by intervals, lock_intervals and tasks. Scalars
+// Counter columns shared by intervals, lock_intervals and tasks: one per
+// LS_LOCK_COUNTERS entry, named as the field, then owner and hist. Scalars
 // are plain INTEGER columns (SQLite stores 0 and 1 in zero payload bytes,
 // small values in one or two); the owner-state counters and the 36-bucket
 // histogram are sparse text "bucket:count ..." because most buckets are 0.
-inline constexpr const char* kCounterColumns =
-    "contentions, spin_attempts, spin_failures, spin_successes, wait_ns, spin_ns, sleep_ns, "
-    "preempt_ns, sleeps, preemptions, max_wait_ns, errors, wakeups, owner, hist";
-inline constexpr int kCounterColumnCount = 15;
+#define LOCKSCOPE_X(name, merge, help) #name ", "
+inline constexpr const char* kCounterColumns = LS_LOCK_COUNTERS(LOCKSCOPE_X) "owner, hist";
+#undef LOCKSCOPE_X
+inline constexpr int kCounterColumnCount = int(std::size(kCounterFields)) + 2;
 
-#define LOCKSCOPE_COUNTER_DDL                                                                  \
-    "contentions INTEGER NOT NULL DEFAULT 0, spin_attempts INTEGER NOT NULL DEFAULT 0, "       \
-    "spin_failures INTEGER NOT NULL DEFAULT 0, spin_successes INTEGER NOT NULL DEFAULT 0, "    \
-    "wait_ns INTEGER NOT NULL DEFAULT 0, spin_ns INTEGER NOT NULL DEFAULT 0, "                 \
-    "sleep_ns INTEGER NOT NULL DEFAULT 0, preempt_ns INTEGER NOT NULL DEFAULT 0, "             \
-    "sleeps INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0, "              \
-    "max_wait_ns INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0, "              \
-    "wakeups INTEGER NOT NULL DEFAULT 0, owner TEXT NOT NULL DEFAULT '', "                     \
-    "hist TEXT NOT NULL DEFAULT ''"
+#define LOCKSCOPE_COUNTER_COLUMN(name, merge, help) #name " INTEGER NOT NULL DEFAULT 0, "
+#define LOCKSCOPE_COUNTER_DDL LS_LOCK_COUNTERS(LOCKSCOPE_COUNTER_COLUMN) "owner TEXT NOT NULL DEFAULT '', hist TEXT NOT NULL DEFAULT ''"
 
-// Run-level lost counters: one column lost_<member> per LOCKSCOPE_LOST_FIELDS
-// entry, in that order.
-#define LOCKSCOPE_LOST_COUNT(member, label) +1
-inline constexpr int kLostColumnCount = 0 LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_LOST_COUNT);
-#undef LOCKSCOPE_LOST_COUNT
+// Run-level lost counters: one column lost_<name> per LS_LOST_CAUSES entry,
+// in that order.
+inline constexpr int kLostColumnCount = int(std::size(kLostFields));
 // "lost_depth, lost_lock_map_full, ...", or with `missing` columns (a
 // version-1 file written before they were counted) read as 0.
 std::string lost_columns(const std::vector<std::string>& missing = {});
@@ -67,15 +60,15 @@ inline constexpr const char* kLockColumns = "id, name, kind, mode, caller, addre
     " phases TEXT NOT NULL, waker_tgid INTEGER NOT NULL DEFAULT 0, "                               \
     " wake_ns INTEGER NOT NULL DEFAULT 0);"
 
-#define LOCKSCOPE_LOST_DDL(member, label) " lost_" #member " INTEGER NOT NULL DEFAULT 0, "
+#define LOCKSCOPE_LOST_DDL(name, label) " lost_" #name " INTEGER NOT NULL DEFAULT 0, "
+#define LOCKSCOPE_RUN_DDL(name, version) " " #name " INTEGER NOT NULL DEFAULT 0, "
 inline constexpr const char* kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
     " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
-    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_LOST_DDL)
-    " unmatched_ends INTEGER NOT NULL DEFAULT 0, "
-    " stack_samples INTEGER NOT NULL DEFAULT 0, ops REAL, "
-    " holder_samples INTEGER NOT NULL DEFAULT 0, holder_changed INTEGER NOT NULL DEFAULT 0);"
+    LS_LOST_CAUSES(LOCKSCOPE_LOST_DDL)
+    LS_RUN_COUNTS(LOCKSCOPE_RUN_DDL)
+    " ops REAL);"
     "CREATE TABLE locks(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, "
     " mode TEXT NOT NULL, caller TEXT NOT NULL, address INTEGER NOT NULL, flags INTEGER NOT NULL, "
     " name_source TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '', "
@@ -102,8 +95,10 @@ inline constexpr const char* kSchemaSql =
     LOCKSCOPE_EPISODES_DDL;
 
 #undef LOCKSCOPE_COUNTER_DDL
+#undef LOCKSCOPE_COUNTER_COLUMN
 #undef LOCKSCOPE_EPISODES_DDL
 #undef LOCKSCOPE_LOST_DDL
+#undef LOCKSCOPE_RUN_DDL
 
 // SQLite integers are signed; no real counter reaches 2^63, so saturate
 // instead of letting a bit pattern turn negative (which the loader rejects).

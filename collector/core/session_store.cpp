@@ -189,8 +189,9 @@ void SessionWriter::prepare()
                                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
         s->insert_run =
             Stmt(db_, "INSERT INTO runs(label, start_ns, status) VALUES(?, ?, 'running')");
-        string update = "UPDATE runs SET end_ns = ?, status = ?, unmatched_ends = ?, "
-                        "stack_samples = ?, ops = ?, holder_samples = ?, holder_changed = ?";
+        string update = "UPDATE runs SET end_ns = ?, status = ?, ops = ?";
+        for (const RunField& f : kRunFields)
+            update += string(", ") + f.name + " = ?";
         for (const string& c : detail::lost_column_names())
             update += ", " + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
@@ -322,16 +323,12 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
 {
     sqlite3_bind_int64(st, 1, to_db(r.end_ns));
     bind_text(st, 2, status);
-    sqlite3_bind_int64(st, 3, to_db(r.unmatched_ends));
-    sqlite3_bind_int64(st, 4, to_db(r.stack_samples));
-    bind_opt(st, 5, r.ops);
-    sqlite3_bind_int64(st, 6, to_db(r.holder_samples));
-    sqlite3_bind_int64(st, 7, to_db(r.holder_changed));
-    const LostCounters& l = r.lost;
-    int col = 8;
-#define LOCKSCOPE_X(member, label) sqlite3_bind_int64(st, col++, to_db(l.member));
-    LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
-#undef LOCKSCOPE_X
+    bind_opt(st, 3, r.ops);
+    int col = 4;
+    for (const RunField& f : kRunFields)
+        sqlite3_bind_int64(st, col++, to_db(r.*f.member));
+    for (const LostField& f : kLostFields)
+        sqlite3_bind_int64(st, col++, to_db(r.lost.*f.member));
     sqlite3_bind_int64(st, col, id);
 }
 

@@ -1,6 +1,7 @@
 #include "metrics/exposition.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -30,7 +31,7 @@ std::vector<ClientMetric::Label> lock_labels(const SeriesKey& key)
     return {{"kind", key.kind}, {"lock", key.lock}};
 }
 
-MetricFamily family(const char* name, const char* help, MetricType type)
+MetricFamily family(const std::string& name, const std::string& help, MetricType type)
 {
     MetricFamily f;
     f.name = name;
@@ -59,11 +60,12 @@ double seconds(uint64_t ns) { return double(ns) / 1e9; }
 
 std::vector<ClientMetric::Label> cgroup_labels(const std::string& cgroup) { return {{"cgroup", cgroup}}; }
 
+using CounterValue = std::function<double(const LockCounters&)>;
+
 // One counter family with a sample per series.
 template <class Key>
-MetricFamily per_series(const BoundedSeries<Key>& series, const char* name, const char* help,
-                        double (*value)(const LockCounters&),
-                        std::vector<ClientMetric::Label> (*labels)(const Key&))
+MetricFamily per_series(const BoundedSeries<Key>& series, const std::string& name, const std::string& help,
+                        const CounterValue& value, std::vector<ClientMetric::Label> (*labels)(const Key&))
 {
     MetricFamily f = family(name, help, MetricType::Counter);
     for (const auto& [key, c] : series.series())
@@ -71,14 +73,14 @@ MetricFamily per_series(const BoundedSeries<Key>& series, const char* name, cons
     return f;
 }
 
-MetricFamily per_lock(const LockSeries& locks, const char* name, const char* help,
-                      double (*value)(const LockCounters&))
+MetricFamily per_lock(const LockSeries& locks, const std::string& name, const std::string& help,
+                      const CounterValue& value)
 {
     return per_series<SeriesKey>(locks, name, help, value, lock_labels);
 }
 
-MetricFamily per_cgroup(const CgroupSeries& cgroups, const char* name, const char* help,
-                        double (*value)(const LockCounters&))
+MetricFamily per_cgroup(const CgroupSeries& cgroups, const std::string& name, const std::string& help,
+                        const CounterValue& value)
 {
     return per_series<std::string>(cgroups, name, help, value, cgroup_labels);
 }
@@ -102,6 +104,13 @@ MetricFamily wait_histograms(const LockSeries& locks)
 }
 
 }  // namespace
+
+CounterMetric counter_metric(std::string_view field)
+{
+    if (field.ends_with("_ns"))
+        return {std::string(field.substr(0, field.size() - 3)) + "_seconds_total", 1e-9};
+    return {std::string(field) + "_total", 1.0};
+}
 
 std::string kind_label(const LockInfo& lock)
 {
@@ -177,37 +186,27 @@ std::vector<MetricFamily> MetricsState::families() const
     info.metric.push_back(gauge(1, to_labels(build_labels_)));
     out.push_back(std::move(info));
 
-    out.push_back(per_lock(locks_, "lockscope_contentions_total", "Contention episodes that ended",
-                           [](const LockCounters& c) { return double(c.contentions); }));
-    out.push_back(per_lock(locks_, "lockscope_spin_attempts_total", "Optimistic spin phases of sleeping locks",
-                           [](const LockCounters& c) { return double(c.spin_attempts); }));
-    out.push_back(per_lock(locks_, "lockscope_spin_failures_total",
-                           "Spin phases that ended with the waiter queueing",
-                           [](const LockCounters& c) { return double(c.spin_failures); }));
-    out.push_back(per_lock(locks_, "lockscope_wait_seconds_total", "Time waiters waited",
-                           [](const LockCounters& c) { return seconds(c.wait_ns); }));
-    out.push_back(per_lock(locks_, "lockscope_spin_seconds_total", "Time waiters spent spinning",
-                           [](const LockCounters& c) { return seconds(c.spin_ns); }));
+    // A family per summed field of kCounterFields (a running max is no
+    // counter: the histogram has the waits), per cgroup those tasks keep.
+    for (const CounterField& f : kCounterFields) {
+        if (f.merge != Merge::sum)
+            continue;
+        const CounterMetric m = counter_metric(f.name);
+        const auto member = f.member;
+        const CounterValue value = [member, scale = m.scale](const LockCounters& c) { return double(c.*member) * scale; };
+        out.push_back(per_lock(locks_, "lockscope_" + m.name, f.help, value));
+        if (per_cgroup_ && f.per_task)
+            out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_" + m.name, std::string(f.help) + ", by the cgroup's tasks",
+                                     value));
+    }
     out.push_back(per_lock(locks_, "lockscope_offcpu_seconds_total",
                            "Time waiters were switched out (asleep or preempted)",
                            [](const LockCounters& c) { return seconds(c.offcpu_ns()); }));
-    out.push_back(per_lock(locks_, "lockscope_sleeps_total", "Times a waiter was switched out blocked",
-                           [](const LockCounters& c) { return double(c.sleeps); }));
-    out.push_back(wait_histograms(locks_));
-    if (per_cgroup_) {
-        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_contentions_total",
-                                 "Contention episodes of the cgroup's tasks",
-                                 [](const LockCounters& c) { return double(c.contentions); }));
-        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_wait_seconds_total",
-                                 "Time the cgroup's tasks waited for locks",
-                                 [](const LockCounters& c) { return seconds(c.wait_ns); }));
-        out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_spin_seconds_total",
-                                 "Time the cgroup's tasks spent spinning on locks",
-                                 [](const LockCounters& c) { return seconds(c.spin_ns); }));
+    if (per_cgroup_)
         out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_offcpu_seconds_total",
                                  "Time the cgroup's tasks were switched out waiting for locks",
                                  [](const LockCounters& c) { return seconds(c.offcpu_ns()); }));
-    }
+    out.push_back(wait_histograms(locks_));
 
     auto single = [&](const char* name, const char* help, MetricType type, double value) {
         MetricFamily f = family(name, help, type);

@@ -24,6 +24,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model.h"
@@ -143,5 +144,14 @@ private:
 
 // "mutex", or "rwsem/write" when the lock has a mode.
 std::string kind_label(const LockInfo& lock);
+
+// A counter field's family name after "lockscope_" (or "lockscope_cgroup_"),
+// and the factor to its unit: <field>_total, and a time in ns as seconds,
+// <stem>_seconds_total (wait_ns: wait_seconds_total).
+struct CounterMetric {
+    std::string name;
+    double scale = 1.0;
+};
+CounterMetric counter_metric(std::string_view field);
 
 }  // namespace lockscope::metrics

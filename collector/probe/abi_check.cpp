@@ -3,6 +3,8 @@
 // whose size or layout changes on one side without the other fails the build
 // here instead of misreading maps at run time.
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
 
 #include "core/model.h"
 #include "episode.h"
@@ -11,13 +13,21 @@
 namespace lockscope::probe {
 
 static_assert(sizeof(ls_lock_key) == 16);
-static_assert(sizeof(ls_lock_stats) == 8 * (13 + LS_OWNER_STATES + LS_HIST_BUCKETS));
+static_assert(sizeof(ls_lock_stats) == sizeof(uint64_t) * (std::size(kCounterFields) + LS_OWNER_STATES + LS_HIST_BUCKETS));
 static_assert(sizeof(ls_lock_ident) == 128);
 static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 96);
 static_assert(sizeof(ls_cpu_idle) == 16);
-static_assert(sizeof(ls_counters) == 19 * 8);
+// ls_counters: nine event and sampling counters and one lost_<name> per
+// cause of LS_LOST_CAUSES (a missing one fails below, an extra one here).
+static_assert(sizeof(ls_counters) == sizeof(uint64_t) * (9 + std::size(kLostFields)));
+#define LOCKSCOPE_X(name, label) static_assert(sizeof(ls_counters::lost_##name) == sizeof(uint64_t));
+LS_LOST_CAUSES(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+#define LOCKSCOPE_X(name, version) static_assert(sizeof(ls_counters::name) == sizeof(uint64_t));
+LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
 static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8-byte units
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 88);

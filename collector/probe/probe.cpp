@@ -64,19 +64,9 @@ Error load_error(const char* what, int err)
 LockCounters to_counters(const ls_lock_stats& s)
 {
     LockCounters c;
-    c.contentions = s.contentions;
-    c.spin_attempts = s.spin_attempts;
-    c.spin_failures = s.spin_failures;
-    c.spin_successes = s.spin_successes;
-    c.wait_ns = s.wait_ns;
-    c.spin_ns = s.spin_ns;
-    c.sleep_ns = s.sleep_ns;
-    c.preempt_ns = s.preempt_ns;
-    c.sleeps = s.sleeps;
-    c.preemptions = s.preemptions;
-    c.max_wait_ns = s.max_wait_ns;
-    c.errors = s.errors;
-    c.wakeups = s.wakeups;
+#define LOCKSCOPE_X(name, merge, help) c.name = s.name;
+    LS_LOCK_COUNTERS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
     for (int i = 0; i < kOwnerStates; i++)
         c.owner[i] = s.owner[i];
     for (int i = 0; i < kHistBuckets; i++)
@@ -457,12 +447,11 @@ void Probe::read_cpu_state(RawSnapshot& out)
             const ls_counters& c = state.cnt;
             r.begins += c.begins;
             r.ends += c.ends;
-            r.unmatched_ends += c.unmatched_ends;
-            r.stack_samples += c.stack_samples;
-            r.holder_samples += c.holder_samples;
-            r.holder_changed += c.holder_changed;
-#define LOCKSCOPE_X(f, label) r.lost.f += c.lost_##f;
-            LOCKSCOPE_LOST_FIELDS(LOCKSCOPE_X)
+#define LOCKSCOPE_X(name, version) r.name += c.name;
+            LS_RUN_COUNTS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+#define LOCKSCOPE_X(name, label) r.lost.name += c.lost_##name;
+            LS_LOST_CAUSES(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
         }
     }
@@ -610,14 +599,9 @@ void Probe::read_tasks(RawSnapshot& out)
         t.pid = pid;
         t.tgid = v->tgid;
         t.comm.assign(v->comm, strnlen(v->comm, sizeof v->comm));
-        t.counters.contentions = v->contentions;
-        t.counters.spin_attempts = v->spin_attempts;
-        t.counters.spin_failures = v->spin_failures;
-        t.counters.wait_ns = v->wait_ns;
-        t.counters.spin_ns = v->spin_ns;
-        t.counters.sleep_ns = v->sleep_ns;
-        t.counters.preempt_ns = v->preempt_ns;
-        t.counters.sleeps = v->sleeps;
+#define LOCKSCOPE_X(name) t.counters.name = v->name;
+        LS_TASK_COUNTERS(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
         t.cgroup_id = v->cgroup;
         out.tasks.push_back(std::move(t));
     });

@@ -171,6 +171,67 @@ TEST(MetricsText, ScrapeShowsCountersHistogramsAndBuildInfo)
     EXPECT_NE(text.find("lockscope_events_total 42"), std::string::npos) << text;
 }
 
+// Every summed counter of kCounterFields has a family per lock, and per
+// cgroup those a task keeps, under its name (a time in seconds); the
+// families released before the table keep their names.
+TEST(MetricsText, EverySummedCounterHasAFamily)
+{
+    MetricsState state(50, {}, 10);
+    IntervalBatch batch;
+    batch.totals.end_ns = 1'000'000'000;
+    LockInterval d;
+    d.lock_id = 1;
+    TaskStats t;
+    t.run = 1;
+    t.pid = 10;
+    t.cgroup = "/a";
+    uint64_t v = 1000;
+    for (const CounterField& f : kCounterFields) {
+        d.counters.*f.member = v;
+        t.counters.*f.member = v + 1;
+        v += 1000;
+    }
+    batch.locks = {d};
+    batch.tasks = {t};
+    state.add_interval(batch, {lock(1, "pipe->mutex")});
+    const auto families = state.families();
+    auto find = [&](const std::string& name) -> const prometheus::MetricFamily* {
+        for (const auto& f : families)
+            if (f.name == name)
+                return &f;
+        return nullptr;
+    };
+    size_t counters = 0;
+    for (const CounterField& f : kCounterFields) {
+        const CounterMetric m = counter_metric(f.name);
+        const prometheus::MetricFamily* lock_family = find("lockscope_" + m.name);
+        const prometheus::MetricFamily* cgroup_family = find("lockscope_cgroup_" + m.name);
+        if (f.merge == Merge::max) {
+            EXPECT_EQ(lock_family, nullptr) << f.name << " is a running max, no counter";
+            continue;
+        }
+        ++counters;
+        ASSERT_NE(lock_family, nullptr) << f.name;
+        EXPECT_EQ(lock_family->help, f.help);
+        ASSERT_EQ(lock_family->metric.size(), 1u) << f.name;
+        EXPECT_DOUBLE_EQ(lock_family->metric[0].counter.value, double(d.counters.*f.member) * m.scale) << f.name;
+        if (!f.per_task) {
+            EXPECT_EQ(cgroup_family, nullptr) << f.name << " is not kept per task";
+            continue;
+        }
+        ASSERT_NE(cgroup_family, nullptr) << f.name;
+        ASSERT_EQ(cgroup_family->metric.size(), 1u) << f.name;
+        EXPECT_DOUBLE_EQ(cgroup_family->metric[0].counter.value, double(t.counters.*f.member) * m.scale) << f.name;
+    }
+    EXPECT_GE(counters, 12u);
+    for (const char* released :
+         {"lockscope_contentions_total", "lockscope_spin_attempts_total", "lockscope_spin_failures_total",
+          "lockscope_wait_seconds_total", "lockscope_spin_seconds_total", "lockscope_offcpu_seconds_total",
+          "lockscope_sleeps_total", "lockscope_cgroup_contentions_total", "lockscope_cgroup_wait_seconds_total",
+          "lockscope_cgroup_spin_seconds_total", "lockscope_cgroup_offcpu_seconds_total"})
+        EXPECT_NE(find(released), nullptr) << released;
+}
+
 TaskStats task(int64_t run, uint32_t pid, const std::string& cgroup, uint64_t contentions, uint64_t wait_ns)
 {
     TaskStats t;
