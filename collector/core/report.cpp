@@ -27,8 +27,9 @@ struct Group {
 
 constexpr size_t kHoldersPerRow = 3;
 
-// The top holder stacks of each group, from the session's holder samples.
-void attach_holders(const Session& session, const std::function<bool(int64_t)>& wanted,
+// What the sampled stacks say about each lock group: its top holder stacks,
+// the holders' tasks, and the cgroups of its sampled waiters.
+void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted,
                     std::map<std::tuple<std::string, std::string, std::string>, Group>& groups)
 {
     std::map<int64_t, Group*> group_of;
@@ -395,7 +396,7 @@ Report build_report(const Session& session, const ReportOptions& options)
     }
 
     if (options.by == GroupBy::Lock || options.by == GroupBy::Instance)
-        attach_holders(session, wanted, groups);
+        attach_samples(session, wanted, groups);
     rep.chains = session_chains(session, options.run);
     rep.show_chains = options.chains;
     for (const RunInfo& r : session.runs) {

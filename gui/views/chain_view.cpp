@@ -39,7 +39,6 @@ void arrow_head(QPainter& p, QPointF tip, QPointF from, double size)
 
 ChainView::ChainView(QWidget* parent) : QWidget(parent)
 {
-    setMouseTracking(false);
     setMinimumSize(240, 120);
 }
 
