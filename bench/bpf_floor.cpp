@@ -5,6 +5,13 @@
 //                             who runs and read the clock (and the empty ones)
 //   bpf_floor SECONDS hash    on the contention hooks, clock + hash lookup by
 //                             thread id (and the empty ones)
+//   bpf_floor SECONDS locks   the same begin, and an end that also adds the
+//                             wait to a hash map keyed by the lock (and the
+//                             empty ones)
+//   bpf_floor SECONDS MODE only   the same, but the mode's programs alone on
+//                             the contention hooks (no empty ones beside them):
+//                             a floor whose throughput is compared with
+//                             lockscope's pays one program per event, as it does
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,8 +25,10 @@ int main(int argc, char** argv)
     const unsigned seconds = argc > 1 ? unsigned(std::atoi(argv[1])) : 10;
     const bool timed = argc > 2 && std::strcmp(argv[2], "timed") == 0;
     const bool hash = argc > 2 && std::strcmp(argv[2], "hash") == 0;
-    if (argc > 2 && !timed && !hash && std::strcmp(argv[2], "empty") != 0) {
-        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash]\n");
+    const bool locks = argc > 2 && std::strcmp(argv[2], "locks") == 0;
+    const bool only = argc > 3 && std::strcmp(argv[3], "only") == 0;
+    if (argc > 2 && !timed && !hash && !locks && std::strcmp(argv[2], "empty") != 0) {
+        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks] [only]\n");
         return 2;
     }
     floor_bpf* skel = floor_bpf__open();
@@ -29,8 +38,12 @@ int main(int argc, char** argv)
     }
     bpf_program__set_autoload(skel->progs.timed_contention_begin, timed);
     bpf_program__set_autoload(skel->progs.timed_contention_end, timed);
-    bpf_program__set_autoload(skel->progs.hash_contention_begin, hash);
+    bpf_program__set_autoload(skel->progs.hash_contention_begin, hash || locks);
     bpf_program__set_autoload(skel->progs.hash_contention_end, hash);
+    bpf_program__set_autoload(skel->progs.locks_contention_end, locks);
+    const bool empty_contention = !(only && (timed || hash || locks));
+    bpf_program__set_autoload(skel->progs.floor_contention_begin, empty_contention);
+    bpf_program__set_autoload(skel->progs.floor_contention_end, empty_contention);
     if (floor_bpf__load(skel) != 0 || floor_bpf__attach(skel) != 0) {
         std::fprintf(stderr, "bpf_floor: cannot load or attach (needs root)\n");
         floor_bpf__destroy(skel);

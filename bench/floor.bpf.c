@@ -10,7 +10,12 @@
  *  - hash_*: the usual way to time a wait per task, clock + hash lookup: the
  *    begin keeps the time in a hash map by thread id, the end looks it up
  *    and adds the wait to a per-CPU slot (what a bpftrace script does,
- *    without the per-lock aggregation).
+ *    without the per-lock aggregation);
+ *  - locks_*: the least a per-lock profiler pays: hash_'s begin, and an end
+ *    that also adds the wait and a count to the lock's entry in a hash map
+ *    keyed by the lock's address (bpftrace's @[arg0] = sum(...)). Its cost
+ *    grows with the number of distinct locks as any per-lock table's does
+ *    (bench/scale.py --floor).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -87,5 +92,41 @@ int hash_contention_end(void *ctx)
 
 	if (t && slot)
 		*slot += now - *t;
+	return 0;
+}
+
+struct lock_total {
+	__u64 count;
+	__u64 wait_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct lock_total);
+} per_lock SEC(".maps");
+
+/* tp_btf context: the tracepoint's arguments as u64s (lock, ret) */
+SEC("tp_btf/contention_end")
+int locks_contention_end(__u64 *ctx)
+{
+	__u64 lock = ctx[0];
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u64 *t = bpf_map_lookup_elem(&started, &tid);
+	struct lock_total *lt, init = {};
+
+	if (!t)
+		return 0;
+	lt = bpf_map_lookup_elem(&per_lock, &lock);
+	if (!lt) {
+		bpf_map_update_elem(&per_lock, &lock, &init, BPF_NOEXIST);
+		lt = bpf_map_lookup_elem(&per_lock, &lock);
+	}
+	if (lt) {
+		__sync_fetch_and_add(&lt->count, 1);
+		__sync_fetch_and_add(&lt->wait_ns, now - *t);
+	}
 	return 0;
 }

@@ -13,13 +13,14 @@ data and why (their detail). Locks in the kernel image's own data, which a
 kernel without data symbols, System.map or BTF variables gives no way to
 name (source `kernel-data`), are counted apart, as the report does.
 
-usage: python3 bench/naming_coverage.py [--lockscope build/lockscope] [--duration 10] [--json FILE]
+usage: python3 bench/naming_coverage.py [--lockscope build/lockscope] [--duration 10] [--json FILE] [--keep FILE]
 """
 import argparse
 import fcntl
 import json
 import multiprocessing as mp
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -149,6 +150,7 @@ def main():
     ap.add_argument("--lockscope", default=os.path.join(os.path.dirname(__file__), "..", "build", "lockscope"))
     ap.add_argument("--duration", type=float, default=10)
     ap.add_argument("--json", help="also write the shares and the unnamed locks here")
+    ap.add_argument("--keep", help="copy the recorded session here (to read every name's evidence with report)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("naming_coverage: needs root (lockscope record)")
@@ -190,6 +192,8 @@ def main():
         _, err = rec.communicate()
         if rec.returncode != 0:
             sys.exit("naming_coverage: lockscope record failed: " + err.strip())
+        if args.keep:
+            shutil.copyfile(session, args.keep)
         rep = subprocess.run([args.lockscope, "report", session, "--format", "json", "--top", "0"],
                              capture_output=True, text=True, check=True)
         inst = subprocess.run([args.lockscope, "report", session, "--format", "json", "--top", "0",

@@ -9,15 +9,19 @@ taken per pair, and the table reports its median with the min-max over pairs.
 
 Profilers:
   lockscope        lockscope record (system-wide, default aggregation, stacks)
+  lockscope-sample the same with --sample N (--sample, default 64): the
+                   always-on mode, times one episode in N per CPU
   bpftrace         a bpftrace script doing the same aggregation: begin/end
                    timing per lock, a log2 histogram, sum and count
   bpftrace-kstack  the same, with wait time and count also per lock and kernel
                    stack (taken at the first contention_begin)
   perf-lock        perf lock record -a
   floor-empty      yardsticks, not profilers (bench/floor.bpf.c, run by
-  floor-timed      bpf_floor next to lockscope): empty programs on the four
-  floor-hash       hooks; on the contention hooks, who runs + clock read; and
-                   clock + hash lookup by thread id (a per-task wait timer)
+  floor-timed      bpf_floor): empty programs on the four hooks; who runs +
+  floor-hash       clock read on the contention hooks (empty ones on the
+                   sched hooks); and clock + hash lookup by thread id there (a
+                   per-task wait timer). One program per event on each hook,
+                   as lockscope has.
 
 Figures per profiler: throughput ratio vs bare; BPF run time per handled
 event from the kernel's BPF statistics (kernel.bpf_stats_enabled=1, restored
@@ -33,7 +37,11 @@ Writes overhead.md and overhead.json to --out.
 usage: bench/overhead.py [--lockscope build/lockscope] [--workloads pipe,unlink1,mmap1]
                          [--threads 4] [--duration 5] [--pairs 5]
                          [--profilers lockscope,bpftrace,bpftrace-kstack,perf-lock,floor-empty,...]
-                         [--floor build/bpf_floor] [--out DIR]
+                         [--floor build/bpf_floor] [--sample N] [--out DIR]
+
+With lockscope-sample and floor-empty both measured, the table is followed by
+the difference of their throughput ratios (the always-on mode's target: at
+most 0.02 below the empty programs').
 """
 import argparse
 import contextlib
@@ -68,7 +76,7 @@ tracepoint:lock:contention_end /@start[tid]/ {
   delete(@start[tid]); delete(@lock[tid]); delete(@stack[tid]);
 }
 """
-PROFILERS = ("lockscope", "bpftrace", "bpftrace-kstack", "perf-lock", "floor-empty", "floor-timed", "floor-hash")
+PROFILERS = ("lockscope", "lockscope-sample", "bpftrace", "bpftrace-kstack", "perf-lock", "floor-empty", "floor-timed", "floor-hash")
 
 
 def die(msg):
@@ -148,9 +156,11 @@ class Profiler:
     def __init__(self, args, kind, workdir, tag):
         self.kind = kind
         self.output = None
-        if kind == "lockscope":
+        if kind in ("lockscope", "lockscope-sample"):
             self.output = os.path.join(workdir, f"{tag}.lockscope")
             cmd = [args.lockscope, "record", "-o", self.output, "-f"]
+            if kind == "lockscope-sample":
+                cmd += ["--sample", str(args.sample)]
             ready = "recording"
         elif kind.startswith("bpftrace"):
             script = os.path.join(workdir, f"{kind}.bt")
@@ -164,7 +174,9 @@ class Profiler:
             cmd = ["perf", "lock", "record", "-a", "-o", self.output]
             ready = None
         elif kind.startswith("floor-"):
-            cmd = [args.floor, "100000", kind[len("floor-"):]]
+            # the mode's programs alone on the contention hooks: one program
+            # per event, as lockscope runs
+            cmd = [args.floor, "100000", kind[len("floor-"):], "only"]
             ready = "attached"
         else:
             die(f"unknown profiler {kind}")
@@ -235,7 +247,7 @@ def measured_run(args, workload, kind, workdir, tag):
     per_prog, ns, cnt = bpf_delta(s0, s1)
     rss, mib_per_min, _ = prof.stop()
     lost = None
-    if kind == "lockscope":
+    if kind in ("lockscope", "lockscope-sample"):
         lost, _ = lockscope_lost(args, prof.output)
     elif kind == "perf-lock":
         lost = perf_lost(prof.output)
@@ -297,6 +309,7 @@ def main():
     p.add_argument("--pairs", type=int, default=5)
     p.add_argument("--profilers", default=",".join(PROFILERS))
     p.add_argument("--floor", help="bpf_floor (default: next to --lockscope)")
+    p.add_argument("--sample", type=int, default=64, help="N of the lockscope-sample profiler (record --sample N)")
     p.add_argument("--out", default="overhead-results")
     args = p.parse_args()
     if os.geteuid() != 0:
@@ -361,6 +374,14 @@ def main():
                          f"{fmt(s['events_per_s'], '{:.3g}')} | {fmt(s['cpu_pct'], '{:.2f}')} | "
                          f"{fmt(s['rss_mib'], '{:.1f}')} | {fmt(s['mib_per_min'], '{:.2f}')} | "
                          f"{fmt(s['lost'], '{:.0f}')} |")
+        s, e = w["summary"].get("lockscope-sample"), w["summary"].get("floor-empty")
+        if s and e:
+            # per round, the same machine state: the difference of the two ratios
+            diffs = [e_run["ratio"] - s_run["ratio"]
+                     for s_run, e_run in zip(w["runs"]["lockscope-sample"], w["runs"]["floor-empty"])]
+            d = summarize(diffs)
+            lines += ["", f"lockscope --sample {args.sample} vs empty programs, throughput ratio difference "
+                          f"(empty − sampled, per round): {fmt(d)}; target at most 0.02."]
         a = w["agreement"]
         if a:
             lines += ["", f"Independent count ({workload}): lockscope {a['lockscope_contentions']:,} contentions, "

@@ -13,7 +13,7 @@
 # Seeds:
 #   000  Hansen 2016, 4.7 i_rwsem vs the 4.6 i_mutex on unlink1 at 4 threads
 #        on a 4-core Skylake: rwsem -27.7%, rwsem with the owner-NULL check
-#        hacked out -2.5%. mutex@4.6 vs rwsem@4.7 vs rwsem@4.7-hacked,
+#        hacked out -2.5%. mutex@4.6 vs rwsem@4.2 vs rwsem@4.7-hacked,
 #        write-only, once with the release window WINDOW_NS and once at
 #        natural timing (window 0).
 #        The window is a knob, not a measurement: up_write (and the 4.6
@@ -24,10 +24,10 @@
 #   002  Low 2014, xfs_repair (mixed readers and writers of mmap_sem): 5x
 #        slower on 3.16-rc2 than on 3.15; the fix took it from 4m24s back
 #        to 1m26s. rwsem@3.15 vs rwsem@3.16-rc2 vs rwsem@3.16, READ_PCT reads.
-#   003  Long 2019, AIM7 shared_memory on 44 threads: 8.09M (5.2-rc6),
-#        7.57M (+ the tip rwsem rework = rwsem@5.3-rc-tip), 7.95M (+ the
-#        handoff writer spins = rwsem@5.4) jobs/min. The pre-rework 5.2
-#        rwsem is not modelled, so only the last step is replayed.
+#   003  Long 2019, AIM7 shared_memory on 44 threads: 8.09M (5.2-rc6, whose
+#        rwsem is rwsem@4.8's), 7.57M (+ the tip rwsem rework =
+#        rwsem@5.3-rc-tip), 7.95M (+ the handoff writer spins = rwsem@5.4)
+#        jobs/min. Both steps and the whole way, write-only.
 #
 # usage: bench/seed_replay.sh [SEED ...]       (default: 000 002 003)
 # environment: LOCKSCOPE (binary; default: build/lockscope, else PATH),
@@ -128,11 +128,11 @@ for seed in "${seeds[@]}"; do
             name=seed000-window$w
             echo "## Seed 000: 4.7 rwsem vs 4.6 mutex (unlink1), release window $w ns"
             echo
-            bench "$name" "$threads" mutex@4.6,rwsem@4.7-hacked,rwsem@4.7 --release-window "$w"
+            bench "$name" "$threads" mutex@4.6,rwsem@4.7-hacked,rwsem@4.2 --release-window "$w"
             header
-            compare "$name" "$threads" mutex@4.6 rwsem@4.7 0.723 "689,179 → 498,325 ops/s (4 threads, 4 cores)"
+            compare "$name" "$threads" mutex@4.6 rwsem@4.2 0.723 "689,179 → 498,325 ops/s (4 threads, 4 cores)"
             compare "$name" "$threads" mutex@4.6 rwsem@4.7-hacked 0.975 "689,179 → 671,706 ops/s"
-            compare "$name" "$threads" rwsem@4.7-hacked rwsem@4.7 0.742 "671,706 → 498,325 ops/s"
+            compare "$name" "$threads" rwsem@4.7-hacked rwsem@4.2 0.742 "671,706 → 498,325 ops/s"
             echo
         done
         ;;
@@ -148,12 +148,13 @@ for seed in "${seeds[@]}"; do
         ;;
     003)
         name=seed003
-        echo "## Seed 003: the handoff writer spins on the owner (AIM7 shared_memory)"
+        echo "## Seed 003: the rwsem rework with handoff, then the handoff writer spinning (AIM7 shared_memory)"
         echo
-        bench "$name" "$threads_2x" rwsem@5.3-rc-tip,rwsem@5.4
+        bench "$name" "$threads_2x" rwsem@4.8,rwsem@5.3-rc-tip,rwsem@5.4
         header
+        compare "$name" "$threads_2x" rwsem@4.8 rwsem@5.3-rc-tip 0.935 "8,092,486 → 7,567,568 jobs/min"
         compare "$name" "$threads_2x" rwsem@5.3-rc-tip rwsem@5.4 1.051 "7,567,568 → 7,954,545 jobs/min"
-        echo "| 5.2-rc6 → \`rwsem@5.3-rc-tip\` | – | 8,092,486 → 7,567,568 (0.935) | – | – | not replayed: the pre-rework 5.2 rwsem is not modelled |"
+        compare "$name" "$threads_2x" rwsem@4.8 rwsem@5.4 0.983 "8,092,486 → 7,954,545 jobs/min"
         echo
         ;;
     *)

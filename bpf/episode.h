@@ -5,13 +5,15 @@
  * Plain C with no helpers and no maps, so that the BPF program and the
  * C++ unit tests run the very same code: the caller passes timestamps in
  * and acts on what the functions return (read the owner word, aggregate a
- * finished episode, count a loss).
+ * finished episode, count a loss). The state it works on (ls_task_state,
+ * ls_cpu_state) is declared in lockscope_abi.h: user space reads it too.
  *
  * Sequences this kernel emits (flags: SPIN=1 READ=2 WRITE=4 RT=8 PERCPU=16 MUTEX=32):
  *   mutex:   B(MUTEX|SPIN) E             spin (or trylock) win
  *            B(MUTEX|SPIN) B(MUTEX) ... E  spin failed, queued
  *            ... B(MUTEX|SPIN) E | B(MUTEX)  woken first waiter spins again
  *   rwsem:   B(READ|WRITE) E             queued waits only
+ *   RT:      B(RT[|READ|WRITE]) E        PREEMPT_RT's rtmutex-based locks: queued
  *   others:  B(flags) E
  * A contended spinlock (the mutex's wait_lock) may nest inside an episode.
  */
@@ -31,87 +33,6 @@ static_assert((LS_MAX_DEPTH & (LS_MAX_DEPTH - 1)) == 0, "LS_MAX_DEPTH must be a 
 #else
 _Static_assert((LS_MAX_DEPTH & (LS_MAX_DEPTH - 1)) == 0, "LS_MAX_DEPTH must be a power of two");
 #endif
-
-struct ls_episode {
-	__u64 lock;
-	__u64 begin_ns;   /* first begin */
-	__u64 phase_ns;   /* start of the current spin phase */
-	__u64 spin_ns;
-	__u64 sleep_ns;
-	__u64 preempt_ns;
-	__u32 flags;      /* kind bits of the first begin */
-	__u16 spin_attempts;
-	__u16 spin_failures;
-	__u16 sleeps;
-	__u16 preemptions;
-	__u16 wakeups;
-	__u8 in_spin;      /* current phase is an optimistic spin */
-	__u8 spin_success; /* the episode ended in a spin phase */
-	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
-	__u8 queued;       /* the task queued (or slept, was preempted, was woken): see ls_account */
-	__u8 holder_role;  /* LS_ROLE_HOLDER_* of the holder stack sampled when it queued */
-	__u8 pad;
-	__u32 holder_stack; /* that stack's id (LS_HOLDER_STACK_BIT set); 0: none sampled */
-	__u64 chain_lock;   /* the lock that sampled holder was itself waiting for; 0: none */
-	__u32 chain_flags;  /* and its kind bits (a lock row's key, as flags above) */
-	__u32 pad2;
-};
-
-/* A task's cumulative totals; copied to the task_stats map when it is
- * switched out, so the per-episode path needs no hash lookup for them. */
-struct ls_task_totals {
-	LS_TASK_COUNTERS(LS_U64_FIELD)
-};
-
-struct ls_task_state {
-	__u64 switched_out_ns; /* 0 while on CPU */
-	__u32 depth;
-	__u32 out_blocked;     /* switched out in a blocked state (a sleep) */
-	__u32 dirty;           /* totals changed since the last flush */
-	__u32 pad;
-	struct ls_task_totals totals;
-	struct ls_episode ep[LS_MAX_DEPTH];
-};
-
-/*
- * Each CPU's state (lockscope.bpf.c's hot_state map): the state of the task
- * running there, handed over at every context switch, the CPU's counters,
- * and a direct-mapped cache of (lock, kind) -> lock_stats row. Rows are
- * assigned once and never move, so a stale or evicted slot costs one hash
- * lookup and never loses or misplaces a count. User space reads cnt, and
- * pending once the programs are detached.
- */
-#define LS_ROW_CACHE 16
-struct ls_row_slot {
-	__u64 lock;
-	__u32 flags;
-	__u32 row_plus1; /* 0: empty */
-};
-
-/*
- * A finished episode not yet added to its lock's counters. contention_end
- * runs with the lock held, and every nanosecond there lengthens the critical
- * section everyone queues on: it only stashes the episode here, and the CPU's
- * next contention_begin or sched_switch (which comes before the task's
- * totals are published, and before it can run anywhere else) adds it with
- * ls_account(). So the counters lag by at most one episode per CPU while
- * recording, and never go back; the final snapshot, taken once the programs
- * are detached, adds what is still pending (collector/probe/probe.cpp).
- */
-struct ls_pending {
-	struct ls_episode ep;
-	__u64 end_ns;
-	__s32 ret;
-	__u32 row_plus1; /* the lock_stats row + 1; 0: nothing pending */
-};
-
-struct ls_cpu_state {
-	__u64 owner;            /* pid + 1 of the task whose state ts holds; 0: none */
-	struct ls_counters cnt;
-	struct ls_pending pending;
-	struct ls_task_state ts;
-	struct ls_row_slot rows[LS_ROW_CACHE];
-};
 
 /* What the caller must do after a begin. */
 enum ls_begin_action {
@@ -161,7 +82,15 @@ LS_INLINE __u32 ls_kind_bit(__u32 flags)
 	return 11;                                            /* semaphore */
 }
 
-LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now)
+/*
+ * @timed: whether a new episode is timed (record --sample times one in N). An
+ * untimed episode runs the same state machine with every timestamp 0 (the
+ * caller passes now = 0 to its begins and end): its wait and spin are 0,
+ * while its counts are kept. Its switches are timed all the same: a waiter
+ * switched out costs microseconds, the clock there little, and the rare long
+ * waits are off CPU, which sampling would estimate worst.
+ */
+LS_INLINE int ls_begin_timed(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now, int timed)
 {
 	__u32 d = ts->depth;
 	struct ls_episode *ep;
@@ -191,12 +120,18 @@ LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 
 	if (d >= LS_MAX_DEPTH)
 		return LS_BEGIN_TOO_DEEP;
 
+	/* A task that begins runs: a switch-out left from before a switch-in
+	 * the programs did not see must not be charged to this episode, and an
+	 * untimed one (begin_ns 0) has no begin to bound it with. */
+	if (d == 0)
+		ts->switched_out_ns = 0;
 	ep = &ts->ep[d];
 	__builtin_memset(ep, 0, sizeof(*ep));
 	ep->lock = lock;
 	ep->begin_ns = now;
 	ep->phase_ns = now;
 	ep->flags = flags & LS_F_KIND_MASK;
+	ep->timed = timed != 0;
 	if (ls_is_spinlock(flags))
 		ep->flags |= LCB_F_SPIN; /* keeps spinlock and rwlock apart from rwsem */
 	if (ls_is_sleeping_spinner(flags) && spin) {
@@ -204,13 +139,21 @@ LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 
 		ep->in_spin = 1;
 	}
 	ts->depth = d + 1;
-	/* A mutex or rwsem entered without a spin phase queues right away. */
-	if (!spin && (flags & (LCB_F_MUTEX | LCB_F_READ | LCB_F_WRITE)) &&
-	    !(flags & (LCB_F_RT | LCB_F_PERCPU | LS_F_USER))) {
+	/* A mutex or rwsem entered without a spin phase queues right away; so
+	 * does every PREEMPT_RT lock (rtmutex-based: its begin is the
+	 * task_blocks_on_rt_mutex() that enqueues the waiter). */
+	if ((flags & (LCB_F_RT | LS_F_USER)) == LCB_F_RT ||
+	    (!spin && (flags & (LCB_F_MUTEX | LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_PERCPU | LS_F_USER)))) {
 		ep->queued = 1;
 		return LS_BEGIN_QUEUED;
 	}
 	return LS_BEGIN_NEW;
+}
+
+/* A begin with every episode timed. */
+LS_INLINE int ls_begin(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now)
+{
+	return ls_begin_timed(ts, lock, flags, now, 1);
 }
 
 /* The episode that was pushed or advanced by the last ls_begin(). */
@@ -224,18 +167,19 @@ LS_INLINE struct ls_episode *ls_top(struct ls_task_state *ts)
 	return &ts->ep[(d - 1) & (LS_MAX_DEPTH - 1)];
 }
 
-/*
- * Ends the innermost episode on @lock into *out. Inner episodes above it
- * (their end was missed) are dropped and counted in *abandoned. Returns 0
- * when no begin was seen for this lock.
- *
- * The episode is copied out, not finished in place: once it is popped, its
- * slot belongs to whatever comes next on this CPU, and something can come
- * before the caller is done with it: an interrupt contending on a spinlock,
- * or (a USDT program runs preemptible) another task's state handed over.
- */
-LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
-		     struct ls_episode *out, __u32 *abandoned)
+/* Ends the popped episode's clock at @now: its last spin phase, a spinlock's wait. */
+LS_INLINE void ls_stop_clock(struct ls_episode *out, __u64 now)
+{
+	if (out->in_spin)
+		out->spin_ns += now - out->phase_ns;
+	if (ls_is_spinlock(out->flags))
+		out->spin_ns = now - out->begin_ns;
+}
+
+/* ls_end() without the clock: the caller learns from out->timed whether to
+ * read it (0 for an untimed episode) and calls ls_stop_clock(). */
+LS_INLINE int ls_pop(struct ls_task_state *ts, __u64 lock, __s32 ret, struct ls_episode *out,
+		     __u32 *abandoned)
 {
 	__u32 d = ts->depth;
 	int i;
@@ -251,12 +195,8 @@ LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
 		if (ep->lock != lock)
 			continue;
 		*out = *ep;
-		if (out->in_spin) {
-			out->spin_ns += now - out->phase_ns;
+		if (out->in_spin)
 			out->spin_success = ret == 0;
-		}
-		if (ls_is_spinlock(out->flags))
-			out->spin_ns = now - out->begin_ns;
 		if (ret != 0)
 			out->queued = 1;
 		*abandoned = d - 1 - (__u32)i;
@@ -264,6 +204,25 @@ LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Ends the innermost episode on @lock into *out. Inner episodes above it
+ * (their end was missed) are dropped and counted in *abandoned. Returns 0
+ * when no begin was seen for this lock.
+ *
+ * The episode is copied out, not finished in place: once it is popped, its
+ * slot belongs to whatever comes next on this CPU, and something can come
+ * before the caller is done with it: an interrupt contending on a spinlock,
+ * or (a USDT program runs preemptible) another task's state handed over.
+ */
+LS_INLINE int ls_end(struct ls_task_state *ts, __u64 lock, __s32 ret, __u64 now,
+		     struct ls_episode *out, __u32 *abandoned)
+{
+	if (!ls_pop(ts, lock, ret, out, abandoned))
+		return 0;
+	ls_stop_clock(out, now);
+	return 1;
 }
 
 LS_INLINE void ls_switch_out(struct ls_task_state *ts, __u64 now, int blocked)
@@ -356,14 +315,24 @@ LS_INLINE __u32 ls_log2_bucket(__u64 v)
 	return r < LS_HIST_BUCKETS ? (__u32)r : LS_HIST_BUCKETS - 1;
 }
 
-/* Adds a finished episode to the task's own totals. */
-LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode *ep, __u64 now)
+/* The part of a finished timed episode's wait that is not off CPU: what
+ * record --sample estimates (its off-CPU time is measured in every episode). */
+LS_INLINE __u64 ls_on_cpu_wait(const struct ls_episode *ep, __u64 now)
+{
+	__u64 wait = now - ep->begin_ns, off = ep->sleep_ns + ep->preempt_ns;
+
+	return wait > off ? wait - off : 0;
+}
+
+/* Adds a finished episode to the task's own totals; @sampled as ls_account's. */
+LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode *ep, __u64 now, int sampled)
 {
 	struct ls_task_totals *t = &ts->totals;
 
 	t->contentions++;
 	t->spin_attempts += ep->spin_attempts;
-	t->wait_ns += now - ep->begin_ns;
+	if (ep->timed)
+		t->wait_ns += sampled ? ls_on_cpu_wait(ep, now) : now - ep->begin_ns;
 	t->spin_ns += ep->spin_ns;
 	if (ep->queued) {
 		t->spin_failures += ep->spin_failures;
@@ -371,6 +340,7 @@ LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode
 		t->preempt_ns += ep->preempt_ns;
 		t->sleeps += ep->sleeps;
 	}
+	t->timed += ep->timed;
 	ts->dirty = 1;
 }
 
@@ -401,6 +371,7 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
 	d->sleep_ns += s->sleep_ns;
 	d->preempt_ns += s->preempt_ns;
 	d->sleeps += s->sleeps;
+	d->timed += s->timed;
 	__builtin_memset(s, 0, sizeof(*s));
 	dst->dirty = 1;
 	delta->dirty = 0;
@@ -412,24 +383,41 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
  * sleep, preemption, wakeup or error moves is left alone for them (ep->queued
  * is 0 exactly when all of those are zero), which keeps the end of an
  * episode, run with the lock held, short.
+ *
+ * @sampled (record --sample): an untimed episode (now and its timestamps 0)
+ * adds its counts and its off-CPU times, measured in every episode; a timed
+ * one adds, as wait_ns, only the rest of its wait (on CPU), and its square,
+ * for the variance of the estimate. User space adds the two parts back
+ * together (core/analysis/estimate.h).
  */
-LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret)
+LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret,
+			  int sampled)
 {
-	__u64 wait = now - ep->begin_ns;
+	__u64 wait = now - ep->begin_ns, w;
 	__u32 b;
 	int i;
 
 	s->contentions++;
 	s->spin_attempts += ep->spin_attempts;
 	s->spin_successes += ep->spin_success;
-	s->wait_ns += wait;
-	s->spin_ns += ep->spin_ns;
-	if (wait > s->max_wait_ns)
-		s->max_wait_ns = wait;
-	b = ls_log2_bucket(wait);
-	if (b >= LS_HIST_BUCKETS)
-		b = LS_HIST_BUCKETS - 1;
-	s->hist[b]++;
+	s->timed += ep->timed;
+	if (ep->timed) {
+		s->wait_ns += sampled ? ls_on_cpu_wait(ep, now) : wait;
+		s->spin_ns += ep->spin_ns;
+		if (wait > s->max_wait_ns)
+			s->max_wait_ns = wait;
+		b = ls_log2_bucket(wait);
+		if (b >= LS_HIST_BUCKETS)
+			b = LS_HIST_BUCKETS - 1;
+		s->hist[b]++;
+		if (sampled) {
+			/* 256 ns units, rounded: a square of ns overflows past 4 s */
+			w = (ls_on_cpu_wait(ep, now) + 128) >> 8;
+			if (w > 0xffffffffull)
+				w = 0xffffffffull;
+			s->wait_var_us2 += w * w;
+		}
+	}
 	if (!ep->queued)
 		return;
 	s->spin_failures += ep->spin_failures;

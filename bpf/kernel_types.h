@@ -24,11 +24,21 @@ typedef _Bool bool;
 #define true 1
 #define false 0
 
+/* 6.16+: a process's private futex hash, a header and (hash_mask + 1) buckets */
+struct futex_hash_bucket {
+	int waiters;
+} __attribute__((preserve_access_index));
+
+struct futex_private_hash {
+	unsigned int hash_mask;
+} __attribute__((preserve_access_index));
+
 struct mm_struct {
 	/* a struct rw_semaphore since 5.8 (mmap_sem before) */
 	struct {
 		long count;
 	} mmap_lock;
+	struct futex_private_hash *futex_phash; /* 6.16+ */
 } __attribute__((preserve_access_index));
 
 struct mutex;
@@ -66,10 +76,18 @@ struct signal_struct {
 	} exec_update_lock; /* 5.11+ */
 } __attribute__((preserve_access_index));
 
+struct file;
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+} __attribute__((preserve_access_index));
+
 struct files_struct {
 	struct {
 		int x;
 	} file_lock;
+	struct fdtable *fdt;
 } __attribute__((preserve_access_index));
 
 struct file_system_type {
@@ -123,14 +141,30 @@ struct dentry {
 	} d_u;
 } __attribute__((preserve_access_index));
 
+/* Only its size is read (bpf_core_type_size). */
+struct pipe_inode_info {
+	struct {
+		long x;
+	} mutex;
+} __attribute__((preserve_access_index));
+
 struct inode {
+	unsigned short i_mode; /* umode_t */
 	struct super_block *i_sb;
+	struct pipe_inode_info *i_pipe; /* in an anonymous union */
 	unsigned long i_ino;
 	struct {
 		long x;
 	} i_rwsem;
 	struct hlist_head i_dentry;
 } __attribute__((preserve_access_index));
+
+struct file {
+	struct inode *f_inode;
+} __attribute__((preserve_access_index));
+
+#define S_IFMT 00170000
+#define S_IFIFO 0010000
 
 /* The task's cgroup v2 id: task->cgroups->dfl_cgrp->kn->id (5.5+: a u64) */
 struct kernfs_node {
@@ -181,6 +215,28 @@ struct rw_semaphore {
 	} owner;
 } __attribute__((preserve_access_index));
 
+/*
+ * kernel/locking/rtmutex_common.h: owner = task pointer | RT_MUTEX_HAS_WAITERS
+ * (bit 0). PREEMPT_RT's mutex, spinlock_t and rwlock/rwsem writers wait on
+ * one; elsewhere PI futexes use it (through proxy locking, which emits no
+ * contention events).
+ */
+struct rt_mutex_base {
+	struct task_struct *owner;
+} __attribute__((preserve_access_index));
+
+/*
+ * include/linux/rwbase_rt.h (PREEMPT_RT only, unchanged since 5.15):
+ * struct rwbase_rt { atomic_t readers; struct rt_mutex_base rtmutex; }, the
+ * rwsem and rwlock of RT, whose rtmutex a writer holds from its first step.
+ * Not declared for CO-RE: a type the running kernel lacks makes libbpf 1.1
+ * search the module BTFs, which needs CAP_SYS_ADMIN, and a recorder with only
+ * CAP_BPF + CAP_PERFMON could not load. The rtmutex follows the 4-byte
+ * counter at the next 8-byte boundary.
+ */
+#define RWBASE_RT_RTMUTEX_OFFSET 8
+
+#define RT_MUTEX_HAS_WAITERS 1UL
 #define MUTEX_FLAGS_MASK 0x07UL
 #define RWSEM_READER_OWNED (1UL << 0)
 #define RWSEM_NONSPINNABLE (1UL << 1)

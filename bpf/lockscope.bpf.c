@@ -55,7 +55,10 @@ const volatile __u32 stack_period = 256; /* sample one episode stack in N per CP
  * sleep, the slow path); 0: never */
 const volatile __u32 holder_period = 16;
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
-const volatile __u32 max_locks = 16384;  /* entries of lock_index and lock_stats */
+const volatile __u32 max_locks = LS_MAX_LOCKS_DEFAULT; /* entries of lock_index and lock_stats */
+/* record --sample N: time about one episode in N per CPU; 1: every one. The
+ * verifier prunes the sampling code when it is 1 (a frozen constant). */
+const volatile __u32 time_period = 1;
 
 /* Next free row of lock_stats (user space reads the rows lock_index names). */
 __u32 next_lock_row = 0;
@@ -68,7 +71,7 @@ struct {
 } task_state SEC(".maps");
 
 /*
- * Each CPU's state (episode.h): contention events touch only this (an
+ * Each CPU's state (lockscope_abi.h): contention events touch only this (an
  * inlined array lookup) instead of task storage. sched_switch hands its task
  * state over: the outgoing task's open episodes and totals go to its task
  * storage, the incoming task's open episodes come out of it.
@@ -88,14 +91,14 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384); /* max_locks: resized by user space before load */
+	__uint(max_entries, LS_MAX_LOCKS_DEFAULT); /* max_locks: resized by user space before load */
 	__type(key, struct ls_lock_key);
 	__type(value, u32);
 } lock_index SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 16384); /* max_locks */
+	__uint(max_entries, LS_MAX_LOCKS_DEFAULT); /* max_locks */
 	__type(key, u32);
 	__type(value, struct ls_lock_stats);
 } lock_stats SEC(".maps");
@@ -105,21 +108,21 @@ struct {
  * lock_index, so user space never reads a half-written identity. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 16384); /* max_locks */
+	__uint(max_entries, LS_MAX_LOCKS_DEFAULT); /* max_locks */
 	__type(key, u32);
 	__type(value, struct ls_lock_ident);
 } lock_ident SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
+	__uint(max_entries, LS_MAX_STACKS_DEFAULT); /* max_stacks */
 	__uint(key_size, sizeof(u32));
 	__uint(value_size, LS_MAX_STACK_DEPTH * sizeof(u64));
 } stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, LS_MAX_STACKS_DEFAULT); /* max_stacks */
 	__type(key, struct ls_stack_key);
 	__type(value, struct ls_stack_stats);
 } stack_samples SEC(".maps");
@@ -219,6 +222,37 @@ static __always_inline bool sample_due(struct ls_counters *cnt)
 	return every(&cnt->sample_tick, stack_period);
 }
 
+/*
+ * Whether the next new episode on this CPU is timed. The gaps between timed
+ * episodes are drawn uniformly from 1..2N-1 (mean N) rather than fixed at N,
+ * so that a workload whose episodes repeat with a period dividing N cannot
+ * line up with the sampling: each episode is timed with probability 1/N, and
+ * a timed one stands for N in the estimates.
+ */
+static __always_inline bool time_due(struct ls_cpu_state *hot)
+{
+	if (hot->time_tick) {
+		hot->time_tick--;
+		return false;
+	}
+	hot->time_tick = bpf_get_prandom_u32() % (2 * time_period - 1);
+	return true;
+}
+
+/* A begin on the top episode's lock continues it (ls_begin), timed or not;
+ * any other starts a new one. */
+static __always_inline bool begin_timed(struct ls_cpu_state *hot, struct ls_task_state *ts, u64 lock)
+{
+	struct ls_episode *top;
+
+	if (time_period <= 1)
+		return true;
+	top = ls_top(ts);
+	if (top && top->lock == lock)
+		return top->timed;
+	return time_due(hot);
+}
+
 static __always_inline struct ls_cpu_state *cpu_hot(void)
 {
 	u32 zero = 0;
@@ -226,7 +260,7 @@ static __always_inline struct ls_cpu_state *cpu_hot(void)
 	return bpf_map_lookup_elem(&hot_state, &zero);
 }
 
-/* Adds the CPU's pending episode (episode.h, ls_pending) to its lock row. */
+/* Adds the CPU's pending episode (lockscope_abi.h, ls_pending) to its lock row. */
 static __always_inline void fold_pending(struct ls_cpu_state *hot)
 {
 	struct ls_pending *p = &hot->pending;
@@ -239,7 +273,7 @@ static __always_inline void fold_pending(struct ls_cpu_state *hot)
 	p->row_plus1 = 0;
 	s = bpf_map_lookup_elem(&lock_stats, &row);
 	if (s)
-		ls_account(s, &p->ep, p->end_ns, p->ret);
+		ls_account(s, &p->ep, p->end_ns, p->ret, time_period > 1);
 }
 
 /*
@@ -369,15 +403,38 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 	te->lock = 0;
 }
 
-/* The owner of a mutex or rwsem at the moment a waiter queues: its state
- * (LS_OWNER_*), and in *task the owning task when one task owns it. */
+/* The owner of PREEMPT_RT's sleeping locks, all rtmutex-based: the rtmutex
+ * itself (mutex, spinlock_t), or the rwbase_rt whose rtmutex a writer holds. */
+static __always_inline u32 rt_owner_of(u64 lock, u32 flags, struct task_struct **task)
+{
+	struct task_struct *owner;
+
+	if (flags & LCB_F_WRITE)
+		/* a writer that holds the rtmutex waits for the readers to leave */
+		return LS_OWNER_READER;
+	/* a reader waits only while a writer holds the lock: its rwbase_rt's rtmutex */
+	if (flags & LCB_F_READ)
+		lock += RWBASE_RT_RTMUTEX_OFFSET;
+	owner = BPF_CORE_READ((struct rt_mutex_base *)lock, owner);
+	owner = (struct task_struct *)((unsigned long)owner & ~RT_MUTEX_HAS_WAITERS);
+	if (!owner)
+		return LS_OWNER_NONE;
+	*task = owner;
+	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
+}
+
+/* The owner of a mutex, rwsem or rtmutex at the moment a waiter queues: its
+ * state (LS_OWNER_*), and in *task the owning task when one task owns it. */
 static __always_inline u32 owner_of(u64 lock, u32 flags, struct task_struct **task)
 {
 	struct task_struct *owner;
 	long word;
 
 	*task = 0;
-	/* PREEMPT_RT's mutex and rwsem are rtmutex-based: no owner word here. */
+	if (flags & LCB_F_RT)
+		return rt_owner_of(lock, flags, task);
+	/* PREEMPT_RT's mutex and rwsem are rtmutex-based (LCB_F_RT above): a
+	 * kernel without these owner words emits no other mutex or rwsem. */
 	if (!bpf_core_field_exists(((struct mutex *)0)->owner) ||
 	    !bpf_core_field_exists(((struct rw_semaphore *)0)->owner))
 		return LS_OWNER_UNKNOWN;
@@ -420,6 +477,7 @@ static __always_inline void count_stack_sample(struct ls_counters *cnt, struct l
 			return;
 		}
 	}
+	/* a per-CPU value: no other CPU writes it */
 	ss->samples++;
 	ss->wait_ns += wait_ns;
 }
@@ -439,7 +497,7 @@ static __always_inline void holder_waits_on(struct task_struct *t, u64 *lock, u3
 	if (BPF_CORE_READ(t, on_cpu) && bpf_core_field_exists(t->cpu)) {
 		cpu = BPF_CORE_READ(t, cpu);
 		other = bpf_map_lookup_percpu_elem(&hot_state, &zero, cpu);
-		if (other && other->owner == (u64)BPF_CORE_READ(t, pid) + 1)
+		if (other && other->resident == (u64)BPF_CORE_READ(t, pid) + 1)
 			hts = &other->ts;
 	}
 	if (!hts)
@@ -592,7 +650,7 @@ static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *
 	struct ls_task_state *ts;
 	u64 busy;
 
-	if (hot->owner == (u64)(u32)pid_tgid + 1)
+	if (hot->resident == (u64)(u32)pid_tgid + 1)
 		return &hot->ts;
 	if (!create)
 		return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
@@ -609,9 +667,9 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 	struct task_struct *holder;
 	struct ls_task_state *ts;
 	struct ls_episode *ep;
-	u64 now;
+	u64 now = 0;
 	u32 owner = LS_OWNER_UNKNOWN;
-	int action;
+	int action, timed;
 
 	cnt->begins++;
 	ts = current_state(hot, pid_tgid, true);
@@ -619,8 +677,10 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 		cnt->lost_task_storage++;
 		return;
 	}
-	now = bpf_ktime_get_ns();
-	action = ls_begin(ts, lock, flags, now);
+	timed = begin_timed(hot, ts, lock);
+	if (timed)
+		now = bpf_ktime_get_ns();
+	action = ls_begin_timed(ts, lock, flags, now, timed);
 	if (action == LS_BEGIN_TOO_DEEP) {
 		cnt->lost_depth++;
 		return;
@@ -738,6 +798,7 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	t->sleep_ns = ts->totals.sleep_ns;
 	t->preempt_ns = ts->totals.preempt_ns;
 	t->sleeps = ts->totals.sleeps;
+	t->timed = ts->totals.timed;
 	/* Read here, off the episode path: a task is counted in the cgroup it
 	 * is in when it is switched out (a task moved during recording is
 	 * counted wholly in its last one). */
@@ -745,8 +806,9 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	ts->dirty = 0;
 }
 
-/* The creating task's well-known member @lock is, LS_TASK_* (0: none). */
-static __always_inline u32 task_member(u64 lock, u32 flags)
+/* The creating task's well-known member @lock is, LS_TASK_* (0: none); for
+ * one inside an object of the task's, the object's address in *object. */
+static __always_inline u32 task_member(u64 lock, u32 flags, u64 *object)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	u64 base;
@@ -771,6 +833,15 @@ static __always_inline u32 task_member(u64 lock, u32 flags)
 			return LS_TASK_RENAME;
 	}
 	/* spinlocks (and PREEMPT_RT's rtmutex-based ones) */
+	if (bpf_core_field_exists(((struct mm_struct *)0)->futex_phash)) {
+		base = (u64)BPF_CORE_READ(task, mm, futex_phash);
+		if (base && lock - base < bpf_core_type_size(struct futex_private_hash) +
+						  ((u64)BPF_CORE_READ((struct futex_private_hash *)base, hash_mask) + 1) *
+							  bpf_core_type_size(struct futex_hash_bucket)) {
+			*object = base;
+			return LS_TASK_FUTEX_HASH;
+		}
+	}
 	base = (u64)BPF_CORE_READ(task, sighand);
 	if (base && lock == base + bpf_core_field_offset(struct sighand_struct, siglock))
 		return LS_TASK_SIGLOCK;
@@ -813,10 +884,81 @@ static __always_inline void read_inode(struct ls_lock_ident *id, u64 lock)
 	bpf_probe_read_kernel_str(id->dentry_name, sizeof(id->dentry_name), BPF_CORE_READ(dentry, d_name.name));
 }
 
+/*
+ * A pipe's locks live in a generic kmalloc cache, where the slab cannot say
+ * what the object is. The waiter reached the pipe through a file it has
+ * open: compare the lock with the pipe_inode_info of each FIFO in its fd
+ * table (once per lock row that pipe_sized() lets through, at most
+ * LS_FD_SCAN_MAX descriptors). It runs in an end, with the lock held: about
+ * 33 ns a descriptor, and 4096 of them made a workload that contends on a
+ * new pipe every few operations 30 times slower (bench/scale.py).
+ */
+#define LS_FD_SCAN_MAX 256
+
+struct fd_scan {
+	u64 fd;   /* struct file ** */
+	u64 lock;
+	u64 size; /* sizeof(struct pipe_inode_info) */
+	struct ls_lock_ident *id;
+};
+
+static long scan_fd(u64 i, void *data)
+{
+	struct fd_scan *s = data;
+	struct file *file = NULL;
+	struct inode *inode;
+	u64 pipe;
+
+	bpf_probe_read_kernel(&file, sizeof(file), (void *)(s->fd + i * sizeof(file)));
+	if (!file)
+		return 0;
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFIFO)
+		return 0;
+	pipe = (u64)BPF_CORE_READ(inode, i_pipe);
+	if (!pipe || s->lock - pipe >= s->size)
+		return 0;
+	s->id->task_member = LS_TASK_PIPE;
+	s->id->object = pipe;
+	s->id->inode_ino = BPF_CORE_READ(inode, i_ino);
+	s->id->inode_dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	return 1;
+}
+
+static __always_inline void scan_open_pipes(struct ls_lock_ident *id, u64 lock)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct fd_scan s = { .lock = lock, .id = id };
+	u32 n;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop) || !fdt)
+		return;
+	s.fd = (u64)BPF_CORE_READ(fdt, fd);
+	s.size = bpf_core_type_size(struct pipe_inode_info);
+	n = BPF_CORE_READ(fdt, max_fds);
+	if (!s.fd || !s.size)
+		return;
+	id->sources |= LS_IDENT_FD_SCAN; /* compared: a pipe not found is not open here */
+	bpf_loop(n < LS_FD_SCAN_MAX ? n : LS_FD_SCAN_MAX, scan_fd, &s, 0);
+}
+
+/* Whether a lock may lie in a pipe: in a slab object that fits a
+ * pipe_inode_info with little to spare (kmalloc rounds up to at most twice
+ * the size), or anywhere when the slab cannot be asked. Keeps the fd scan to
+ * the few locks it can name. */
+static __always_inline bool pipe_sized(const struct ls_lock_ident *id, bool kmem)
+{
+	u32 pipe = bpf_core_type_size(struct pipe_inode_info);
+
+	return !kmem || (id->cache && id->object_size >= pipe && id->object_size < 2 * pipe);
+}
+
 /* Fills row @row's identity; the caller publishes the row afterwards. */
 static __always_inline void identify(u32 row, u64 lock, u32 flags, bool kmem)
 {
 	struct ls_lock_ident *id = bpf_map_lookup_elem(&lock_ident, &row);
+	bool rwsem = (flags & (LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_SPIN | LCB_F_PERCPU));
 	struct kmem_cache *cache;
 	u32 oo, min;
 
@@ -825,25 +967,28 @@ static __always_inline void identify(u32 row, u64 lock, u32 flags, bool kmem)
 	__builtin_memset(id, 0, sizeof(*id));
 	id->tgid = bpf_get_current_pid_tgid() >> 32;
 	id->sources = LS_IDENT_TASK_LOOKUP;
-	id->task_member = task_member(lock, flags);
-	if ((flags & (LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_SPIN | LCB_F_PERCPU)))
+	id->task_member = task_member(lock, flags, &id->object);
+	if (rwsem)
 		read_inode(id, lock);
-	if (!kmem)
-		return;
-	id->sources |= LS_IDENT_SLAB_LOOKUP;
-	cache = bpf_get_kmem_cache(lock);
-	if (!cache)
-		return;
-	id->cache = (u64)cache;
-	id->object_size = BPF_CORE_READ(cache, object_size);
-	id->slab_size = BPF_CORE_READ(cache, size);
-	if (bpf_core_field_exists(cache->red_left_pad))
-		id->red_left_pad = BPF_CORE_READ(cache, red_left_pad);
-	oo = BPF_CORE_READ(cache, oo.x);
-	min = BPF_CORE_READ(cache, min.x);
-	id->order = oo >> 16;
-	id->min_order = min >> 16;
-	bpf_probe_read_kernel_str(id->cache_name, sizeof(id->cache_name), BPF_CORE_READ(cache, name));
+	if (kmem) {
+		id->sources |= LS_IDENT_SLAB_LOOKUP;
+		cache = bpf_get_kmem_cache(lock);
+		if (cache) {
+			id->cache = (u64)cache;
+			id->object_size = BPF_CORE_READ(cache, object_size);
+			id->slab_size = BPF_CORE_READ(cache, size);
+			if (bpf_core_field_exists(cache->red_left_pad))
+				id->red_left_pad = BPF_CORE_READ(cache, red_left_pad);
+			oo = BPF_CORE_READ(cache, oo.x);
+			min = BPF_CORE_READ(cache, min.x);
+			id->order = oo >> 16;
+			id->min_order = min >> 16;
+			bpf_probe_read_kernel_str(id->cache_name, sizeof(id->cache_name),
+						  BPF_CORE_READ(cache, name));
+		}
+	}
+	if (!rwsem && id->task_member == LS_TASK_NONE && pipe_sized(id, kmem))
+		scan_open_pipes(id, lock);
 }
 
 /*
@@ -897,7 +1042,7 @@ full:
 
 /*
  * The end of an episode runs with the lock held: a kernel end only stashes
- * the finished episode in the CPU's pending slot (episode.h, ls_pending),
+ * the finished episode in the CPU's pending slot (lockscope_abi.h, ls_pending),
  * and the CPU's next begin or switch adds it to the lock's counters. What
  * needs the end's own moment stays here: its stack, the task's totals, a
  * traced episode. An episode whose holder was sampled adds its wait to the
@@ -917,15 +1062,17 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 
 	cnt->ends++;
 	ts = current_state(hot, pid_tgid, false);
-	now = bpf_ktime_get_ns();
 	/* an end nested in this one's episode, with no begin or switch between */
 	if (!user)
 		fold_pending(hot);
 	ep = user ? &user_ep : &hot->pending.ep;
-	if (!ts || !ls_end(ts, lock, ret, now, ep, &abandoned)) {
+	if (!ts || !ls_pop(ts, lock, ret, ep, &abandoned)) {
 		cnt->unmatched_ends++;
 		return;
 	}
+	/* an untimed episode's timestamps are 0, and so is its end's */
+	now = time_period <= 1 || ep->timed ? bpf_ktime_get_ns() : 0;
+	ls_stop_clock(ep, now);
 	cnt->lost_abandoned += abandoned;
 	/* --kind: the state machine saw the episode (its end must pair with its
 	 * begin), but it is neither counted nor sampled. */
@@ -938,7 +1085,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	/* A kernel stack says nothing about a user-space lock; every lock
 	 * gets at least one stack. */
 	sample = !user && (created ? stack_period != 0 : sample_due(cnt));
-	ls_account_task(ts, ep, now);
+	ls_account_task(ts, ep, now, time_period > 1);
 	if (sample)
 		sample_stack(ctx, cnt, lock, ep->flags, LS_ROLE_WAITER, now - ep->begin_ns);
 	if (trace_episodes)
@@ -953,7 +1100,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	s = bpf_map_lookup_elem(&lock_stats, &row);
 	if (!s)
 		return;
-	ls_account(s, ep, now, ret);
+	ls_account(s, ep, now, ret, time_period > 1);
 	if (ep->holder_stack) {
 		/* the wait its holder's stack explains ("held while") */
 		struct ls_stack_key hk = { .lock = lock, .flags = ep->flags, .stack_id = (s32)ep->holder_stack,
@@ -1047,7 +1194,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	fold_pending(hot);
 	/* A preempted task stays runnable whatever its state says. */
 	blocked = !preempt && prev_state != 0;
-	if (hot->owner == (u64)prev->pid + 1) {
+	if (hot->resident == (u64)prev->pid + 1) {
 		if (hot->ts.depth || hot->ts.dirty) {
 			if (!now)
 				now = bpf_ktime_get_ns();
@@ -1079,7 +1226,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (hot->ts.dirty)
 		__builtin_memset(&hot->ts.totals, 0, sizeof(hot->ts.totals));
 	hot->ts.dirty = 0;
-	hot->owner = (u64)next->pid + 1;
+	hot->resident = (u64)next->pid + 1;
 
 	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
 	if (next_ts && (next_ts->depth || next_ts->switched_out_ns)) {

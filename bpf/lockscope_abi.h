@@ -2,7 +2,8 @@
 /*
  * The whole ABI between lockscope's BPF programs and user space.
  * Fixed-width types only, explicit padding, no bool/enum/pointer members:
- * the C++ side checks every size with static_assert (probe/abi_check.cpp).
+ * the C++ side checks every size with static_assert (collector/probe/
+ * abi_check.cpp).
  */
 #ifndef LOCKSCOPE_ABI_H
 #define LOCKSCOPE_ABI_H
@@ -29,6 +30,11 @@
 #define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
 #define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
 #define LS_MAX_CGROUPS 8        /* record --cgroup PATH, at most this many */
+/* Default entries of the lock rows (lock_index, lock_stats, lock_ident) and
+ * of the stack maps; user space sizes the maps before load (record
+ * --max-locks). */
+#define LS_MAX_LOCKS_DEFAULT  16384
+#define LS_MAX_STACKS_DEFAULT 16384
 
 /* traced_tgids values: the parent's tgid, with this bit once the process
  * exited (user space lists it in the session, then deletes the entry). */
@@ -53,6 +59,7 @@
 #define LS_IDENT_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
 #define LS_IDENT_TASK_LOOKUP (1U << 1) /* the task's members were compared */
 #define LS_IDENT_INODE_READ  (1U << 2) /* the inode fields below were read */
+#define LS_IDENT_FD_SCAN     (1U << 3) /* the task's open pipes were compared */
 
 /* The creating task's members (task_member). */
 #define LS_TASK_NONE        0
@@ -63,6 +70,8 @@
 #define LS_TASK_FILE_LOCK   5 /* files->file_lock */
 #define LS_TASK_FS_LOCK     6 /* fs->seq.lock (fs->lock before 6.x) */
 #define LS_TASK_RENAME      7 /* the cwd's super_block s_vfs_rename_mutex */
+#define LS_TASK_PIPE        8 /* inside a pipe the task has open: object = its pipe_inode_info */
+#define LS_TASK_FUTEX_HASH  9 /* inside mm->futex_phash: object = the futex_private_hash */
 
 struct ls_lock_ident {
 	__u64 cache;          /* struct kmem_cache * holding the lock; 0: none found */
@@ -74,8 +83,9 @@ struct ls_lock_ident {
 	__u32 task_member;    /* LS_TASK_* */
 	__u32 tgid;           /* the creating task's process */
 	__u32 sources;        /* LS_IDENT_* */
-	__u32 inode_dev;      /* if the lock is an inode's i_rwsem: the super_block's s_dev, */
+	__u32 inode_dev;      /* if the lock is an inode's i_rwsem (or in its pipe): the super_block's s_dev, */
 	__u64 inode_ino;      /* the inode number, */
+	__u64 object;         /* LS_TASK_PIPE, _FUTEX_HASH: the object's address (the lock is inside it) */
 	char cache_name[32];
 	char fs_type[16];     /* the file system's name, */
 	char dentry_name[32]; /* and the name of the inode's first dentry */
@@ -112,12 +122,26 @@ struct ls_lock_key {
 	X(preemptions, sum, "Times a waiter was switched out runnable")                         \
 	X(max_wait_ns, max, "Longest wait")                                                     \
 	X(errors, sum, "Waits that ended with an error (signal, timeout)")                      \
-	X(wakeups, sum, "Times another task woke a queued waiter")
+	X(wakeups, sum, "Times another task woke a queued waiter")                              \
+	X(timed, sum, "Episodes whose times were measured (all, unless record --sample)")        \
+	X(wait_var_us2, sum, "Variance of the wait_ns estimate in us^2 (0: every wait timed)")
 
 /* The subset a task keeps (ls_task_stats, episode.h's ls_task_totals): X(name). */
 #define LS_TASK_COUNTERS(X)                                                                     \
 	X(contentions) X(spin_attempts) X(spin_failures) X(wait_ns) X(spin_ns) X(sleep_ns)      \
-	X(preempt_ns) X(sleeps)
+	X(preempt_ns) X(sleeps) X(timed)
+
+/*
+ * Sampled timing (record --sample N): every count above stays exact, but only
+ * about one episode in N per CPU is timed at its begin and end; the others
+ * add nothing to wait_ns, spin_ns, max_wait_ns or hist. Off-CPU times
+ * (sleep_ns, preempt_ns) are measured in every episode. In the kernel wait_ns
+ * then holds the timed episodes' on-CPU wait (wait minus off CPU) and
+ * wait_var_us2 the sum of its squares in (256 ns)^2 units; user space turns
+ * them into estimates and the variance of the wait estimate
+ * (collector/core/analysis/estimate.h) before anything stores or prints them. With
+ * full timing (N = 1) wait_var_us2 stays 0.
+ */
 
 /*
  * Drops, by cause: ls_counters.lost_<name>, user space's LostCounters.<name>,
@@ -266,6 +290,93 @@ struct ls_counters {
 };
 
 /*
+ * The per-CPU and per-task state of the episode state machine (episode.h
+ * holds its code). User space reads each CPU's ls_cpu_state (the hot_state
+ * map): its counters, and its pending episode once the programs are detached.
+ */
+struct ls_episode {
+	__u64 lock;
+	__u64 begin_ns;   /* first begin */
+	__u64 phase_ns;   /* start of the current spin phase */
+	__u64 spin_ns;
+	__u64 sleep_ns;
+	__u64 preempt_ns;
+	__u32 flags;      /* kind bits of the first begin */
+	__u16 spin_attempts;
+	__u16 spin_failures;
+	__u16 sleeps;
+	__u16 preemptions;
+	__u16 wakeups;
+	__u8 in_spin;      /* current phase is an optimistic spin */
+	__u8 spin_success; /* the episode ended in a spin phase */
+	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
+	__u8 queued;       /* the task queued (or slept, was preempted, was woken): see ls_account */
+	__u8 holder_role;  /* LS_ROLE_HOLDER_* of the holder stack sampled when it queued */
+	__u8 timed;        /* its times are measured: every episode, or one in N (record --sample) */
+	__u32 holder_stack; /* that stack's id (LS_HOLDER_STACK_BIT set); 0: none sampled */
+	__u64 chain_lock;   /* the lock that sampled holder was itself waiting for; 0: none */
+	__u32 chain_flags;  /* and its kind bits (a lock row's key, as flags above) */
+	__u32 pad2;
+};
+
+/* A task's cumulative totals; copied to the task_stats map when it is
+ * switched out, so the per-episode path needs no hash lookup for them. */
+struct ls_task_totals {
+	LS_TASK_COUNTERS(LS_U64_FIELD)
+};
+
+struct ls_task_state {
+	__u64 switched_out_ns; /* 0 while on CPU */
+	__u32 depth;
+	__u32 out_blocked;     /* switched out in a blocked state (a sleep) */
+	__u32 dirty;           /* totals changed since the last flush */
+	__u32 pad;
+	struct ls_task_totals totals;
+	struct ls_episode ep[LS_MAX_DEPTH];
+};
+
+/*
+ * Each CPU's state (lockscope.bpf.c's hot_state map): the state of the task
+ * running there, handed over at every context switch, the CPU's counters,
+ * and a direct-mapped cache of (lock, kind) -> lock_stats row. Rows are
+ * assigned once and never move, so a stale or evicted slot costs one hash
+ * lookup and never loses or misplaces a count. User space reads cnt, and
+ * pending once the programs are detached.
+ */
+#define LS_ROW_CACHE 16
+struct ls_row_slot {
+	__u64 lock;
+	__u32 flags;
+	__u32 row_plus1; /* 0: empty */
+};
+
+/*
+ * A finished episode not yet added to its lock's counters. contention_end
+ * runs with the lock held, and every nanosecond there lengthens the critical
+ * section everyone queues on: it only stashes the episode here, and the CPU's
+ * next contention_begin or sched_switch (which comes before the task's
+ * totals are published, and before it can run anywhere else) adds it with
+ * ls_account(). So the counters lag by at most one episode per CPU while
+ * recording, and never go back; the final snapshot, taken once the programs
+ * are detached, adds what is still pending (collector/probe/probe.cpp).
+ */
+struct ls_pending {
+	struct ls_episode ep;
+	__u64 end_ns;
+	__s32 ret;
+	__u32 row_plus1; /* the lock_stats row + 1; 0: nothing pending */
+};
+
+struct ls_cpu_state {
+	__u64 resident;         /* tid + 1 of the task whose state ts holds (not a lock owner); 0: none */
+	struct ls_counters cnt;
+	struct ls_pending pending;
+	struct ls_task_state ts;
+	struct ls_row_slot rows[LS_ROW_CACHE];
+	__u64 time_tick;        /* countdown to the next timed episode (record --sample) */
+};
+
+/*
  * Trace mode (record --trace): each finished episode is streamed through a
  * ring buffer with its phases. A record is sent only up to its last used
  * phase, so a spin win costs the header and one phase.
@@ -309,5 +420,23 @@ struct ls_rwsem_spin {
 	__u64 spin_attempts;
 	__u64 spin_failures; /* the writer queued after spinning */
 };
+
+/*
+ * oncpu.bpf.c, the exact "is the owner running?" oracle for reflock: the map
+ * oncpu has one value, which user space maps read-only, sized at load time
+ * as LS_ONCPU_WORDS(entries, cpus) __u32 slots (entries a power of two, cpus
+ * at most LS_ONCPU_MAX_CPUS):
+ *
+ *	__u32 tid[entries];  slot tid & (entries - 1): tid while that thread runs, else 0
+ *	__u32 cpu[cpus];     per CPU, the tid the program believes runs there (0: none of ours)
+ *
+ * One value, not one element per slot: an array map stores each element in
+ * 8 bytes, and reflock's OnCpuTableOracle reads packed __u32s.
+ */
+#define LS_ONCPU_DEFAULT_ENTRIES 4096
+#define LS_ONCPU_MAX_CPUS 1024 /* CPUs with a belief slot; beyond it a CPU is never repaired */
+#define LS_ONCPU_TID_SLOT(tid, entries) ((tid) & ((entries) - 1))
+#define LS_ONCPU_CPU_SLOT(cpu, entries) ((entries) + (cpu))
+#define LS_ONCPU_WORDS(entries, cpus) ((entries) + (cpus))
 
 #endif /* LOCKSCOPE_ABI_H */

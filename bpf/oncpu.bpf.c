@@ -23,29 +23,26 @@
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "lockscope_abi.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* The most CPUs the belief slots cover; CPUs beyond it are never repaired. */
-#define ONCPU_MAX_CPUS 1024
-
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;
-const volatile __u32 slot_mask = 4095; /* entries - 1; entries a power of two */
-const volatile __u32 nr_cpus = 1;      /* belief slots after the table, <= ONCPU_MAX_CPUS */
+const volatile __u32 slot_mask = LS_ONCPU_DEFAULT_ENTRIES - 1; /* entries - 1 */
+const volatile __u32 nr_cpus = 1;      /* belief slots after the table, <= LS_ONCPU_MAX_CPUS */
 
 /*
- * One element holding the whole table, not one element per slot: an array
- * map stores each element in 8 bytes, and reflock's OnCpuTableOracle reads
- * packed u32s. Layout: entries tid slots, then nr_cpus belief slots. No BTF
- * value type, so user space can size it before load.
+ * One element holding the whole table (its layout: lockscope_abi.h,
+ * LS_ONCPU_*). No BTF value type, so user space can size it before load.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__uint(key_size, sizeof(u32));
-	__uint(value_size, (4096 + 1) * sizeof(u32)); /* set before load */
+	/* set before load */
+	__uint(value_size, LS_ONCPU_WORDS(LS_ONCPU_DEFAULT_ENTRIES, 1) * sizeof(u32));
 } oncpu SEC(".maps");
 
 static __always_inline u32 *table_get(void)
@@ -92,16 +89,16 @@ static __always_inline void forget(u32 *table, u32 cpu, u32 stale)
 {
 	u32 base = slot_mask + 1;
 
-	for (u32 i = 0; i < ONCPU_MAX_CPUS && i < nr_cpus; i++)
+	for (u32 i = 0; i < LS_ONCPU_MAX_CPUS && i < nr_cpus; i++)
 		if (i != cpu && table[base + i] == stale)
 			return;
 	unmark(table, stale);
 }
 
-/* The belief slot of this CPU, or NULL past ONCPU_MAX_CPUS. */
+/* The belief slot of this CPU, or NULL past LS_ONCPU_MAX_CPUS. */
 static __always_inline u32 *belief(u32 *table, u32 cpu)
 {
-	if (cpu >= nr_cpus || cpu >= ONCPU_MAX_CPUS)
+	if (cpu >= nr_cpus || cpu >= LS_ONCPU_MAX_CPUS)
 		return NULL;
 	return &table[slot_mask + 1 + cpu];
 }

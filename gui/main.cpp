@@ -22,16 +22,18 @@ int main(int argc, char** argv)
     QApplication::setApplicationVersion(QStringLiteral(LOCKSCOPE_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Dashboard for lockscope sessions. One FILE opens it (and follows it while it is\n"
-        "being recorded); two FILEs also compare them on the Diff page."));
+    parser.setApplicationDescription(
+        QStringLiteral("Dashboard for lockscope sessions. One FILE opens it (and follows it while it is\n"
+                       "being recorded); two FILEs also compare them on the Diff page."));
     parser.addHelpOption();
     parser.addVersionOption();
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render a page to a PNG file without a display and exit."),
                                   QStringLiteral("OUT.png"));
-    QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph) or diff."),
-                            QStringLiteral("NAME"), QStringLiteral("overview"));
+    QCommandLineOption page(
+        QStringLiteral("page"),
+        QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph) or diff."),
+        QStringLiteral("NAME"), QStringLiteral("overview"));
     parser.addOption(screenshot);
     parser.addOption(page);
     parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("Session files."), QStringLiteral("[FILE…]"));

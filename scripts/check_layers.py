@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Checks that includes only go down the floors of the house:
 
-  cli ─┬─> probe ─┬─> identity ─> core          gui ─> core
-       ├─> lab ───┤   workload ─> core
-       ├─> metrics┘   reflock (stands alone)
+  cli ─┬─> record ─> probe ─┬─> identity ─> core ─> bpf    gui ─> core
+       ├─> lab ──────────────┤   workload ─> core
+       ├─> metrics ──────────┘   reflock (stands alone)
+       ├─> benchlib ─> core, reflock
        └─> everything below
 
-core includes neither libbpf (<bpf/...>) nor Qt; nothing below cli includes
-cli, nothing in collector includes gui, and the GUI includes no part of the
-collector but core. Prints each include that breaks a rule, with its file and
-line, and exits 1 if there is one.
+bpf/ (the BPF programs and the ABI header) includes only its own headers and
+system or libbpf ones; core includes neither libbpf (<bpf/...>, a skeleton)
+nor Qt; nothing below cli includes cli, nothing in collector includes gui,
+and the GUI includes no part of the collector but core. Prints each include
+that breaks a rule, with its file and line, and exits 1 if there is one.
 
 usage: scripts/check_layers.py [REPO]
 """
@@ -24,17 +26,39 @@ ALLOWED = {
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "metrics": {"core", "metrics"},
+    "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
-    "probe": {"core", "identity", "probe", "reflock", "workload"},
-    "cli": {"core", "identity", "probe", "reflock", "workload", "lab", "metrics", "cli"},
+    # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
+    "probe": {"core", "identity", "probe", "reflock"},
+    "record": {"core", "identity", "probe", "record", "workload"},
+    "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "workload", "lab", "metrics", "cli"},
 }
 GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
 COLLECTOR = set(ALLOWED)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
-def check(repo):
+def check_bpf(repo):
+    """bpf/ is the ground floor: a quoted include must be one of its own files."""
     problems = []
+    base = os.path.join(repo, "bpf")
+    if not os.path.isdir(base):
+        return problems
+    for name in sorted(os.listdir(base)):
+        if not name.endswith((".c", ".h")):
+            continue
+        path = os.path.join(base, name)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if m and m.group(1) == '"' and not os.path.isfile(os.path.join(base, m.group(2))):
+                    problems.append(f"{os.path.relpath(path, repo)}:{n}: bpf includes {m.group(2)} "
+                                    "(the BPF side includes only its own headers and the kernel's)")
+    return problems
+
+
+def check(repo):
+    problems = check_bpf(repo)
     for top, floor_of in (("collector", lambda rel: rel.split(os.sep)[0]), ("gui", lambda rel: "gui")):
         base = os.path.join(repo, top)
         for dirpath, _, files in os.walk(base):
@@ -53,7 +77,8 @@ def check(repo):
                         target = m.group(2)
                         first = target.split("/")[0]
                         where = f"{os.path.relpath(path, repo)}:{n}"
-                        if floor == "core" and (target.startswith("bpf/") or target.startswith("Q")):
+                        if floor == "core" and (target.startswith("bpf/") or target.startswith("Q")
+                                                or target.endswith(".skel.h")):
                             problems.append(f"{where}: core includes <{target}> (core stays free of libbpf and Qt)")
                         if m.group(1) != '"' or "/" not in target:
                             continue

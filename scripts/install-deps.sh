@@ -24,6 +24,7 @@ fi
 packages=(
   build-essential cmake pkg-config git
   clang llvm                       # BPF target compiler and llvm-strip
+  clang-format                     # the style check (scripts/check_format.sh)
   libclang-rt-14-dev               # libFuzzer and sanitizer runtimes for clang (tests/fuzz)
   libbpf-dev bpftool libelf-dev zlib1g-dev
   systemtap-sdt-dev                # <sys/sdt.h> for the USDT probes in reflock

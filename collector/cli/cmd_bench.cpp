@@ -17,20 +17,20 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "cli/bench_session.h"
-#include "cli/bench_table.h"
+#include "benchlib/bench_session.h"
+#include "benchlib/bench_table.h"
 #include "cli/options.h"
+#include "core/analysis/policy_labels.h"
 #include "core/error.h"
 #include "core/format.h"
-#include "core/metadata.h"
-#include "core/policy_labels.h"
-#include "core/session_store.h"
+#include "core/host/metadata.h"
+#include "core/storage/session_store.h"
 #include "probe/oncpu_oracle.h"
 
 namespace lockscope::cli {
 namespace {
 
-namespace rb = reflock::bench;
+namespace rb = reflock::harness;
 
 struct BenchArgs {
     std::vector<std::string> locks;
@@ -52,7 +52,7 @@ const char* const kUsage =
     "variants alike; ratios to the first --lock are taken within a repeat.\n\n"
     "LOCK: mutex (reflock's replica of the kernel mutex since 4.10), mutex@4.6 (the 4.6\n"
     "mutex: count + owner, no handoff), rwsem@POLICY (the rwsem replica with the policy\n"
-    "of the first release that behaved that way, e.g. rwsem@4.7, rwsem@5.4; old labels\n"
+    "of the first release that behaved that way, e.g. rwsem@4.2, rwsem@5.4; old labels\n"
     "such as rwsem@5.3 are accepted with a note), pthread_mutex, pthread_rwlock,\n"
     "std_shared_mutex. Repeat --lock or give a comma list.\n"
     "THREADS: a number, a list (1,2,4) or a range swept one by one (1-8).\n\n"
@@ -62,39 +62,39 @@ const char* const kUsage =
     "large machine that gap is long because other CPUs hammer the count's cache line;\n"
     "on a small VM it is two stores, nanoseconds. It lengthens every hold of those\n"
     "locks; the modern mutex has no such window, so at a non-zero window compare\n"
-    "rwsem@4.7 with mutex@4.6 or rwsem@4.7-hacked, which pay the same window.\n\n"
+    "rwsem@4.2 with mutex@4.6 or rwsem@4.7-hacked, which pay the same window.\n\n"
     "--oracle: how a spinner asks \"is the owner running?\". budget: it assumes so and\n"
     "stops after a time budget (cannot see a preempted owner). bpf: a BPF program on\n"
     "sched_switch keeps each thread's on-CPU state in a table the locks read (root, or\n"
     "CAP_BPF + CAP_PERFMON; falls back to budget with a warning).\n\n"
-    "Output: per lock and thread count, ops/s, ratio, spin-failure rate, sleeps per 1000\n"
-    "ops and CPU idle, each as median (min–max) over repeats. -o stores one session run\n"
-    "per (lock, threads, repeat) for 'lockscope report'.";
+    "Output: per lock and thread count, ops/s, ratio, spin-failure rate, sleeps and\n"
+    "handoffs per 1000 ops and CPU idle, each as median (min–max) over repeats. -o stores\n"
+    "one session run per (lock, threads, repeat) for 'lockscope report', and each run's\n"
+    "handoffs in the session's meta bench.handoffs.";
 
 po::options_description describe(BenchArgs& a)
 {
     po::options_description d("options");
-    d.add_options()
-        ("help,h", "show this help")
-        ("list-locks", "print every lock variant, one per line, and exit")
-        ("lock,l", po::value(&a.locks)->composing(), "lock variant (repeatable, or a comma list); "
-                                                     "default pthread_mutex,mutex")
-        ("threads,t", po::value(&a.threads)->default_value("2"), "threads: N, a list 1,2,4 or a range 1-8")
-        ("cs", po::value(&a.critical_ns)->default_value(1000), "critical section length, ns of work")
-        ("outside", po::value(&a.outside_ns)->default_value(1000), "work between acquisitions, ns")
-        ("read-pct", po::value(&a.read_pct)->default_value(0), "share of acquisitions taken shared, 0-100")
-        ("release-window", po::value(&a.release_window_ns)->default_value(0),
-         "rwsem and mutex@4.6 unlock: ns between clearing owner and releasing the count (see above)")
-        ("oracle", po::value(&a.oracle)->default_value("budget"), "owner on-CPU oracle: budget or bpf (see above)")
-        ("duration,d", po::value(&a.duration_s)->default_value(2), "seconds per run")
-        ("interval,i", po::value(&a.interval_s), "seconds per interval (default 0.5, at most -d)")
-        ("repeat,r", po::value(&a.repeat)->default_value(5), "repeats (5 is the minimum that shows spread)")
-        ("output,o", po::value(&a.output), "also store the runs as a session file")
-        ("force,f", po::bool_switch(&a.force), "overwrite an existing output file")
-        ("wait-for-tracer", po::value(&a.wait_for_tracer_s),
-         "before the first run, wait up to SEC for a tracer on the locks' USDT probes, e.g.\n"
-         "'lockscope record -p PID' (so a recording sees every run from its start)")
-        ("format,F", po::value(&a.format)->default_value("text"), "text, json or markdown");
+    d.add_options()("help,h", "show this help")("list-locks", "print every lock variant, one per line, and exit")(
+        "lock,l", po::value(&a.locks)->composing(),
+        "lock variant (repeatable, or a comma list); "
+        "default pthread_mutex,mutex")("threads,t", po::value(&a.threads)->default_value("2"),
+                                       "threads: N, a list 1,2,4 or a range 1-8")(
+        "cs", po::value(&a.critical_ns)->default_value(1000), "critical section length, ns of work")(
+        "outside", po::value(&a.outside_ns)->default_value(1000), "work between acquisitions, ns")(
+        "read-pct", po::value(&a.read_pct)->default_value(0), "share of acquisitions taken shared, 0-100")(
+        "release-window", po::value(&a.release_window_ns)->default_value(0),
+        "rwsem and mutex@4.6 unlock: ns between clearing owner and releasing the count (see above)")(
+        "oracle", po::value(&a.oracle)->default_value("budget"), "owner on-CPU oracle: budget or bpf (see above)")(
+        "duration,d", po::value(&a.duration_s)->default_value(2), "seconds per run")(
+        "interval,i", po::value(&a.interval_s), "seconds per interval (default 0.5, at most -d)")(
+        "repeat,r", po::value(&a.repeat)->default_value(5), "repeats (5 is the minimum that shows spread)")(
+        "output,o", po::value(&a.output), "also store the runs as a session file")("force,f", po::bool_switch(&a.force),
+                                                                                   "overwrite an existing output file")(
+        "wait-for-tracer", po::value(&a.wait_for_tracer_s),
+        "before the first run, wait up to SEC for a tracer on the locks' USDT probes, e.g.\n"
+        "'lockscope record -p PID' (so a recording sees every run from its start)")(
+        "format,F", po::value(&a.format)->default_value("text"), "text, json or markdown");
     return d;
 }
 
@@ -184,8 +184,8 @@ void wait_for_tracer(double timeout_s)
     const uint64_t deadline = monotonic_ns() + uint64_t(timeout_s * 1e9);
     while (!reflock::usdt_tracer_attached()) {
         if (monotonic_ns() > deadline)
-            throw Error("no tracer attached to the lockscope USDT probes within " + num(timeout_s) + " s", "",
-                        0, "start 'lockscope record -p " + std::to_string(getpid()) + "' while it waits");
+            throw Error("no tracer attached to the lockscope USDT probes within " + num(timeout_s) + " s", "", 0,
+                        "start 'lockscope record -p " + std::to_string(getpid()) + "' while it waits");
         usleep(10000);
     }
 }
@@ -294,6 +294,7 @@ int cmd_bench(const Args& args)
     std::fprintf(stderr, "lockscope bench: %zu runs of %g s (about %.0f s), load average %s\n", total_runs,
                  a.duration_s, double(total_runs) * (a.duration_s + 0.05), load_before.c_str());
     bench_session::LockTable lock_table;
+    std::string handoffs;  // meta bench.handoffs, one entry per stored run
     std::vector<std::vector<rb::RunResult>> results(variants.size());
     size_t done = 0;
     // The same order as rb::run_interleaved (A B C, A B C ...), but with
@@ -326,6 +327,8 @@ int cmd_bench(const Args& args)
                 info.status = "complete";
                 info.ops = double(ops);
                 writer->end_run(info);
+                handoffs = bench_session::append_handoffs(handoffs, label, run.total.counters.handoffs);
+                writer->set_meta({{bench_session::kHandoffsKey, handoffs}});
             }
             results[v].push_back(std::move(run));
         }
@@ -334,25 +337,32 @@ int cmd_bench(const Args& args)
         writer->close();
 
     const unsigned cpus = results[0][0].cpus;
-    const std::string context =
-        "threads " + a.threads + " on " + std::to_string(cpus) + " CPUs, critical section " +
-        std::to_string(a.critical_ns) + " ns, outside " + std::to_string(a.outside_ns) + " ns, reads " +
-        std::to_string(a.read_pct) + "%, release window " + std::to_string(a.release_window_ns) +
-        " ns (rwsem and mutex@4.6), owner oracle " + a.oracle + ", " + std::to_string(repeats) + " interleaved repeats of " + num(a.duration_s) +
-        " s; load average " + load_before + " before, " + loadavg() + " after";
+    const std::string context = "threads " + a.threads + " on " + std::to_string(cpus) + " CPUs, critical section " +
+                                std::to_string(a.critical_ns) + " ns, outside " + std::to_string(a.outside_ns) +
+                                " ns, reads " + std::to_string(a.read_pct) + "%, release window " +
+                                std::to_string(a.release_window_ns) + " ns (rwsem and mutex@4.6), owner oracle " +
+                                a.oracle + ", " + std::to_string(repeats) + " interleaved repeats of " +
+                                num(a.duration_s) + " s; load average " + load_before + " before, " + loadavg() +
+                                " after";
     const auto rows = bench_table::summarize(results, lock_names.size());
     // Every event the process's reflock locks fired, warm-up included: what a
     // recorder attached to the USDT probes must count.
     const reflock::Counters all = reflock::counters_total();
-    const std::string process = ",\n  \"process_counters\": {\"acquisitions\": " + std::to_string(all.acquisitions) +
-                                ", \"contended\": " + std::to_string(all.contended) +
-                                ", \"spin_attempts\": " + std::to_string(all.spin_attempts) +
-                                ", \"spin_successes\": " + std::to_string(all.spin_successes) +
-                                ", \"spin_failures\": " + std::to_string(all.spin_failures) +
-                                ", \"sleeps\": " + std::to_string(all.sleeps) + "}";
-    const std::string out = a.format == "json"       ? bench_table::format_json(rows, context, process)
-                            : a.format == "markdown" ? bench_table::format_markdown(rows, context)
-                                                     : bench_table::format_text(rows, context);
+    std::string out;
+    if (a.format == "json") {
+        auto doc = bench_table::to_json(rows, context);
+        doc["process_counters"] = {{"acquisitions", all.acquisitions},
+                                   {"contended", all.contended},
+                                   {"spin_attempts", all.spin_attempts},
+                                   {"spin_successes", all.spin_successes},
+                                   {"spin_failures", all.spin_failures},
+                                   {"sleeps", all.sleeps},
+                                   {"handoffs", all.handoffs}};
+        out = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    } else {
+        out = a.format == "markdown" ? bench_table::format_markdown(rows, context)
+                                     : bench_table::format_text(rows, context);
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     // A lock held longer than the wall clock is impossible: the harness then
     // calibrated its work loop while the machine was busy, and every critical

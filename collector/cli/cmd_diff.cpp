@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "cli/options.h"
-#include "core/diff.h"
+#include "core/analysis/diff.h"
+#include "core/analysis/policy_labels.h"
 #include "core/error.h"
-#include "core/policy_labels.h"
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 
 namespace lockscope::cli {
 
@@ -18,20 +18,18 @@ int cmd_diff(const Args& args)
     std::vector<std::string> pair_args;
     double alpha = 0.05;
     po::options_description visible("options");
-    visible.add_options()
-        ("help,h", "show this help")
-        ("format,F", po::value(&format)->default_value("text"), "text or json")
-        ("alpha,a", po::value(&alpha)->default_value(0.05, "0.05"), "significance level, in (0, 0.5]")
-        ("fail-on", po::value(&fail_on),
-         "exit 3 when B is judged 'worse' (worse) or different in any direction (any-change)")
-        ("runs-a", po::value(&runs_a), "only A's runs whose label matches this shell pattern")
-        ("runs-b", po::value(&runs_b), "only B's runs whose label matches this shell pattern")
-        ("pair", po::value(&pair_args)->composing(),
-         "NAME_A=NAME_B: compare these two locks although their names differ (repeatable)");
+    visible.add_options()("help,h", "show this help")("format,F", po::value(&format)->default_value("text"),
+                                                      "text or json")(
+        "alpha,a", po::value(&alpha)->default_value(0.05, "0.05"), "significance level, in (0, 0.5]")(
+        "fail-on", po::value(&fail_on),
+        "exit 3 when B is judged 'worse' (worse) or different in any direction (any-change)")(
+        "runs-a", po::value(&runs_a), "only A's runs whose label matches this shell pattern")(
+        "runs-b", po::value(&runs_b), "only B's runs whose label matches this shell pattern")(
+        "pair", po::value(&pair_args)->composing(),
+        "NAME_A=NAME_B: compare these two locks although their names differ (repeatable)");
     po::options_description all;
-    all.add(visible).add_options()
-        ("a", po::value(&file_a), "baseline session")
-        ("b", po::value(&file_b), "session compared with it");
+    all.add(visible).add_options()("a", po::value(&file_a), "baseline session")("b", po::value(&file_b),
+                                                                                "session compared with it");
     po::positional_options_description positional;
     positional.add("a", 1).add("b", 1);
     po::variables_map vm;
@@ -45,10 +43,10 @@ int cmd_diff(const Args& args)
                "With 3 or more runs per side (record --repeat N) run means are compared with\n"
                "Welch's t-test; otherwise interval samples with Mann-Whitney U (tentative).\n\n"
                "Policies diff like kernels: two bench sessions of one lock each are compared\n"
-               "lock to lock (rwsem@4.7 vs rwsem@4.7-hacked); in one session of interleaved\n"
+               "lock to lock (rwsem@4.2 vs rwsem@4.7-hacked); in one session of interleaved\n"
                "variants, select each side's runs by label:\n"
                "  lockscope diff s.lockscope s.lockscope --runs-a 'rwsem@4.7-hacked *' \\\n"
-               "                                         --runs-b 'rwsem@4.7 *'\n"
+               "                                         --runs-b 'rwsem@4.2 *'\n"
                "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
                "             3 --fail-on tripped (verdicts after Holm's correction)"))
@@ -77,7 +75,8 @@ int cmd_diff(const Args& args)
     for (const Session* s : {&a, &b})
         if (const std::string renamed = s->meta_value(kPolicyLabelsRenamedKey);
             !renamed.empty() && !(s == &b && file_b == file_a))
-            std::fprintf(stderr, "lockscope diff: note: %s was recorded with old policy labels, renamed on opening: %s\n",
+            std::fprintf(stderr,
+                         "lockscope diff: note: %s was recorded with old policy labels, renamed on opening: %s\n",
                          (s == &a ? file_a : file_b).c_str(), renamed.c_str());
     if (!runs_a.empty())
         a = select_runs(a, runs_a);

@@ -7,8 +7,8 @@
 
 #include "cli/options.h"
 #include "core/error.h"
-#include "core/export.h"
-#include "core/session_store.h"
+#include "core/render/export.h"
+#include "core/storage/session_store.h"
 
 namespace lockscope::cli {
 namespace {
@@ -75,12 +75,11 @@ int cmd_export(const Args& args)
 {
     std::string file, format, output, weight = "wait", table = "locks";
     po::options_description visible("options");
-    visible.add_options()
-        ("help,h", "show this help")
-        ("format,F", po::value(&format)->required(), "chrome-trace, folded, csv or pprof")
-        ("output,o", po::value(&output), "write here instead of stdout")
-        ("weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")
-        ("table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
+    visible.add_options()("help,h", "show this help")("format,F", po::value(&format)->required(),
+                                                      "chrome-trace, folded, csv or pprof")(
+        "output,o", po::value(&output), "write here instead of stdout")(
+        "weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")(
+        "table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     po::options_description all;
@@ -111,29 +110,33 @@ int cmd_export(const Args& args)
 
     Output out(output);
     switch (fmt) {
-    case ExportFormat::ChromeTrace: {
-        const ChromeTraceSummary sum = export_chrome_trace(file, session, out.stream());
-        out.finish();
-        if (!sum.traced)
-            std::fprintf(stderr,
-                         "lockscope export: %s was recorded without --trace: the trace has the CPU "
-                         "idle and contention counters only (record with --trace for per-episode "
-                         "slices)\n",
-                         file.c_str());
-        else
-            std::fprintf(stderr,
-                         "lockscope export: %llu episodes (%llu with a wake-up arrow), %llu lost "
-                         "while recording, %llu with phases cut short%s\n",
-                         (unsigned long long)sum.episodes, (unsigned long long)sum.flows,
-                         (unsigned long long)sum.lost,
-                         (unsigned long long)sum.truncated,
-                         sum.skipped ? (", " + std::to_string(sum.skipped) + " invalid rows skipped").c_str()
-                                     : "");
-        return kExitOk;
-    }
-    case ExportFormat::Folded: export_folded(session, w, out.stream()); break;
-    case ExportFormat::Csv: export_csv(session, t, out.stream()); break;
-    case ExportFormat::Pprof: export_pprof(session, out.stream()); break;
+        case ExportFormat::ChromeTrace: {
+            const ChromeTraceSummary sum = export_chrome_trace(file, session, out.stream());
+            out.finish();
+            if (!sum.traced)
+                std::fprintf(stderr,
+                             "lockscope export: %s was recorded without --trace: the trace has the CPU "
+                             "idle and contention counters only (record with --trace for per-episode "
+                             "slices)\n",
+                             file.c_str());
+            else
+                std::fprintf(stderr,
+                             "lockscope export: %llu episodes (%llu with a wake-up arrow), %llu lost "
+                             "while recording, %llu with phases cut short%s\n",
+                             (unsigned long long)sum.episodes, (unsigned long long)sum.flows,
+                             (unsigned long long)sum.lost, (unsigned long long)sum.truncated,
+                             sum.skipped ? (", " + std::to_string(sum.skipped) + " invalid rows skipped").c_str() : "");
+            return kExitOk;
+        }
+        case ExportFormat::Folded:
+            export_folded(session, w, out.stream());
+            break;
+        case ExportFormat::Csv:
+            export_csv(session, t, out.stream());
+            break;
+        case ExportFormat::Pprof:
+            export_pprof(session, out.stream());
+            break;
     }
     out.finish();
     return kExitOk;

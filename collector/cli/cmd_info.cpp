@@ -6,7 +6,7 @@
 
 #include "cli/options.h"
 #include "core/error.h"
-#include "core/metadata.h"
+#include "core/host/metadata.h"
 #include "lockscope_version.h"
 #include "probe/features.h"
 #include "probe/rwsem_spin.h"
@@ -14,8 +14,7 @@
 namespace lockscope::cli {
 namespace {
 
-void print_text(std::map<std::string, std::string>& meta, const std::vector<probe::Feature>& features,
-                bool can_record)
+void print_text(std::map<std::string, std::string>& meta, const std::vector<probe::Feature>& features, bool can_record)
 {
     std::printf("lockscope   %s\n", LOCKSCOPE_VERSION);
     std::printf("kernel      %s (%s)\n", meta["kernel_release"].c_str(), meta["machine"].c_str());

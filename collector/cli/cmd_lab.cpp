@@ -67,28 +67,29 @@ int cmd_lab(const Args& args)
     bool diff = false;
     std::vector<std::string> kernels, debian, modules;
     po::options_description visible("options");
-    visible.add_options()
-        ("help,h", "show this help")
-        ("kernel", po::value(&kernels), "kernel image to boot (repeatable)")
-        ("modules", po::value(&modules), "modules directory of the --kernel before it")
-        ("debian-kernel", po::value(&debian), "Debian kernel package or VERSION[-FLAVOUR] (repeatable)")
-        ("workload,w", po::value(&o.workload)->default_value("pipe"), "workload to record in each guest")
-        ("threads,t", po::value(&o.threads)->default_value(2), "workload threads")
-        ("duration,d", po::value(&o.duration_s)->default_value(5.0, "5"), "seconds per run")
-        ("repeat,r", po::value(&o.repeat)->default_value(1), "runs per kernel, for diff statistics (3+ for Welch)")
-        ("output,o", po::value(&o.output_dir)->default_value("."), "directory for the sessions (<release>.lockscope)")
-        ("force,f", po::bool_switch(&o.overwrite), "replace existing sessions")
-        ("diff", po::bool_switch(&diff), "print 'lockscope diff' of each consecutive pair of sessions at the end")
-        ("timeout", po::value(&o.timeout_s), "watchdog: seconds a guest may take before qemu is killed "
-                                             "(default: from the workload, 120 s + twice the runs' time)")
-        ("cpus", po::value(&o.cpus)->default_value(2), "guest CPUs")
-        ("memory", po::value(&o.memory_mib)->default_value(1024), "guest memory in MiB")
-        ("accel", po::value(&o.accel)->default_value("auto"),
-         "kvm, tcg, or auto: KVM when /dev/kvm is usable, TCG when qemu fails under it")
-        ("qemu", po::value(&o.qemu)->default_value("qemu-system-x86_64"), "qemu binary")
-        ("cache", po::value(&o.cache_dir), "where downloaded kernels are kept "
-                                           "(default: $LOCKSCOPE_LAB_CACHE, $XDG_CACHE_HOME/lockscope/lab, "
-                                           "/var/cache/lockscope/lab)");
+    visible.add_options()("help,h", "show this help")("kernel", po::value(&kernels),
+                                                      "kernel image to boot (repeatable)")(
+        "modules", po::value(&modules), "modules directory of the --kernel before it")(
+        "debian-kernel", po::value(&debian), "Debian kernel package or VERSION[-FLAVOUR] (repeatable)")(
+        "workload,w", po::value(&o.workload)->default_value("pipe"), "workload to record in each guest")(
+        "threads,t", po::value(&o.threads)->default_value(2), "workload threads")(
+        "duration,d", po::value(&o.duration_s)->default_value(5.0, "5"), "seconds per run")(
+        "repeat,r", po::value(&o.repeat)->default_value(1), "runs per kernel, for diff statistics (3+ for Welch)")(
+        "output,o", po::value(&o.output_dir)->default_value("."), "directory for the sessions (<release>.lockscope)")(
+        "force,f", po::bool_switch(&o.overwrite), "replace existing sessions")(
+        "diff", po::bool_switch(&diff), "print 'lockscope diff' of each consecutive pair of sessions at the end")(
+        "timeout", po::value(&o.timeout_s),
+        "watchdog: seconds a guest may take before qemu is killed "
+        "(default: from the workload, 120 s + twice the runs' time)")("cpus", po::value(&o.cpus)->default_value(2),
+                                                                      "guest CPUs")(
+        "memory", po::value(&o.memory_mib)->default_value(1024), "guest memory in MiB")(
+        "accel", po::value(&o.accel)->default_value("auto"),
+        "kvm, tcg, or auto: KVM when /dev/kvm is usable, TCG when qemu fails under it")(
+        "qemu", po::value(&o.qemu)->default_value("qemu-system-x86_64"), "qemu binary")(
+        "cache", po::value(&o.cache_dir),
+        "where downloaded kernels are kept "
+        "(default: $LOCKSCOPE_LAB_CACHE, $XDG_CACHE_HOME/lockscope/lab, "
+        "/var/cache/lockscope/lab)");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage))

@@ -1,4 +1,4 @@
-// lockscope record: options → RecordOptions → probe::record().
+// lockscope record: options → RecordOptions → record::record().
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +10,9 @@
 
 #include "cli/options.h"
 #include "core/error.h"
+#include "lockscope_abi.h"
 #include "metrics/exporter.h"
-#include "probe/recorder.h"
+#include "record/recorder.h"
 
 namespace lockscope::cli {
 namespace {
@@ -37,13 +38,22 @@ constexpr const char* kUsage =
     "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
     "  lockscope record -d 30 -o system.lockscope\n"
     "  lockscope record -o build.lockscope -- make -j8\n"
-    "  lockscope record --prometheus 127.0.0.1:9464      (always-on, no session file)\n"
+    "  lockscope record --prometheus 127.0.0.1:9464      (always-on, no session file, --sample 64)\n"
     "  lockscope record --prometheus :9464 --session-dir /var/lib/lockscope-exporter \\\n"
     "      --rotate-every 1h --keep 24 --max-mib 512     (always-on, the last day kept on disk)\n"
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON, and CAP_SYSLOG to name callers where the\n"
     "kernel hides its addresses (perf_event_paranoid >= 2 or kptr_restrict).\n"
-    "Ctrl-C stops cleanly; every completed interval is kept.";
+    "Ctrl-C stops cleanly; every completed interval is kept.\n"
+    "\n"
+    "Sampled timing (--sample N): every contention, spin attempt and spin failure is still\n"
+    "counted exactly, and the time waiters spent off CPU is still measured, but only about one\n"
+    "episode in N per CPU (chosen at random) reads the clock at its begin and end. The rest of\n"
+    "the wait, spin time, histograms and per-stack waits are then estimates (the timed episodes'\n"
+    "sums times N, unbiased); the report shows the wait totals with their standard error\n"
+    "(\"1.23 s ± 0.05\"), \"not timed\" for a lock none of whose episodes was timed, and the\n"
+    "longest wait is the longest timed one. --prometheus without -o uses --sample 64 unless\n"
+    "--sample is given (--sample 1: time every episode).";
 
 // "90", "90s", "15m", "1h", "1d" as seconds.
 double parse_duration(const std::string& text, const char* option)
@@ -55,11 +65,20 @@ double parse_duration(const std::string& text, const char* option)
     } catch (const std::exception&) {
     }
     const std::string unit = text.substr(std::min(used, text.size()));
-    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
+    const double scale = unit.empty() || unit == "s" ? 1
+                         : unit == "m"               ? 60
+                         : unit == "h"               ? 3600
+                         : unit == "d"               ? 86400
+                                                     : -1;
     if (used == 0 || scale < 0 || !(value > 0) || !std::isfinite(value))
         throw UsageError(std::string(option) + " takes a duration such as 90s, 15m, 1h or 1d, not '" + text + "'");
     return value * scale;
 }
+
+// --prometheus without -o: one episode in 64 timed. The timed path's extra
+// clock reads and histogram update then cost under a nanosecond per event on
+// average (bench/bpf_cost.py --sample).
+constexpr uint32_t kAlwaysOnSamplePeriod = 64;
 
 std::string default_output()
 {
@@ -75,52 +94,55 @@ std::string default_output()
 
 int cmd_record(const Args& args)
 {
-    probe::RecordOptions o;
+    record::RecordOptions o;
     std::string workload_name;
     std::string prometheus_address;
     size_t prometheus_top = 50;
     size_t prometheus_cgroups = 0;
     po::options_description visible("options");
-    visible.add_options()
-        ("help,h", "show this help")
-        ("output,o", po::value(&o.output), "session file to write (default: lockscope-<date>-<time>.lockscope)")
-        ("force,f", po::bool_switch(&o.overwrite), "overwrite an existing output file")
-        ("duration,d", po::value(&o.duration_s), "seconds to record (with --workload: the workload's duration, default 5); "
-                                                 "default: until Ctrl-C or the target exits")
-        ("interval,i", po::value(&o.interval_s)->default_value(1.0), "seconds per interval in the session")
-        ("pid,p", po::value(&o.pid), "record only this process and the processes it creates from now on "
-                                     "(as -- COMMAND records the command's whole process tree)")
-        ("no-children", "with -p or a command: that one process only, not the processes it creates")
-        ("repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics")
-        ("workload,w", po::value(&workload_name), "run this built-in workload while recording")
-        ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
-        ("dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")
-        ("locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
-         "workload pipes: how many pipes (distinct contended locks)")
-        ("stack-period", po::value(&o.probe.stack_period)->default_value(256),
-         "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
-         "counts stay exact, callers are attributed from the samples")
-        ("holder-period", po::value(&o.probe.holder_period)->default_value(16),
-         "when a waiter queues on a mutex or rwsem one task owns, capture the owner's kernel stack and "
-         "what it was doing (running, preempted, sleeping, in I/O wait) for one such queueing in N per "
-         "CPU (0: none; needs bpf_task_from_pid, Linux 6.2+)")
-        ("max-locks", po::value(&o.probe.max_locks)->default_value(16384),
-         "distinct (lock, kind) keys kept in the kernel; more are counted as lost")
-        ("trace", po::bool_switch(&o.probe.trace),
-         "also store every finished episode with its spin and queued phases (for "
-         "'lockscope export --format chrome-trace'); episodes the ring buffer cannot hold are "
-         "counted as lost")
-        ("trace-buffer", po::value(&o.probe.trace_buffer_mib)->default_value(16),
-         "--trace ring buffer in MiB (rounded up to a power of two)")
-        ("prometheus", po::value(&prometheus_address),
-         "serve Prometheus metrics at http://ADDR:PORT/metrics while recording; "
-         "without -o, no session file is written")
-        ("prometheus-top", po::value(&prometheus_top)->default_value(50),
-         "(lock, kind) pairs with series of their own: the hottest newcomers while slots are free, kept "
-         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"")
-        ("prometheus-cgroups", po::value(&prometheus_cgroups)->default_value(0),
-         "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
-         "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none");
+    visible.add_options()("help,h", "show this help")(
+        "output,o", po::value(&o.output), "session file to write (default: lockscope-<date>-<time>.lockscope)")(
+        "force,f", po::bool_switch(&o.overwrite), "overwrite an existing output file")(
+        "duration,d", po::value(&o.duration_s),
+        "seconds to record (with --workload: the workload's duration, default 5); "
+        "default: until Ctrl-C or the target exits")("interval,i", po::value(&o.interval_s)->default_value(1.0),
+                                                     "seconds per interval in the session")(
+        "pid,p", po::value(&o.pid),
+        "record only this process and the processes it creates from now on "
+        "(as -- COMMAND records the command's whole process tree)")(
+        "no-children", "with -p or a command: that one process only, not the processes it creates")(
+        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics")(
+        "workload,w", po::value(&workload_name), "run this built-in workload while recording")(
+        "threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")(
+        "dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")(
+        "locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
+        "workload pipes: how many pipes (distinct contended locks)")(
+        "stack-period", po::value(&o.probe.stack_period)->default_value(256),
+        "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
+        "counts stay exact, callers are attributed from the samples")(
+        "holder-period", po::value(&o.probe.holder_period)->default_value(16),
+        "when a waiter queues on a mutex or rwsem one task owns, capture the owner's kernel stack and "
+        "what it was doing (running, preempted, sleeping, in I/O wait) for one such queueing in N per "
+        "CPU (0: none; needs bpf_task_from_pid, Linux 6.2+)")(
+        "max-locks", po::value(&o.probe.max_locks)->default_value(LS_MAX_LOCKS_DEFAULT),
+        "distinct (lock, kind) keys kept in the kernel; more are counted as lost")(
+        "trace", po::bool_switch(&o.probe.trace),
+        "also store every finished episode with its spin and queued phases (for "
+        "'lockscope export --format chrome-trace'); episodes the ring buffer cannot hold are "
+        "counted as lost")("trace-buffer", po::value(&o.probe.trace_buffer_mib)->default_value(16),
+                           "--trace ring buffer in MiB (rounded up to a power of two)")(
+        "sample", po::value(&o.probe.time_period),
+        "time about one episode in N per CPU, for always-on use: counts stay exact, times become "
+        "unbiased estimates with a standard error (see below); 1: time every episode (the default, "
+        "except --prometheus without -o: 64)")("prometheus", po::value(&prometheus_address),
+                                               "serve Prometheus metrics at http://ADDR:PORT/metrics while recording; "
+                                               "without -o, no session file is written")(
+        "prometheus-top", po::value(&prometheus_top)->default_value(50),
+        "(lock, kind) pairs with series of their own: the hottest newcomers while slots are free, kept "
+        "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"")(
+        "prometheus-cgroups", po::value(&prometheus_cgroups)->default_value(0),
+        "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
+        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     std::vector<std::string> cgroups;
@@ -130,17 +152,17 @@ int cmd_record(const Args& args)
     RotationPolicy rotation;
     std::string rotate_every = "1h";
     double max_mib = 0;
-    visible.add_options()
-        ("session-dir", po::value(&rotation.dir),
-         "instead of -o: a rolling series of session files in DIR (created if missing), for always-on "
-         "recording; the files are named by their UTC start time and each is complete once the next has started")
-        ("rotate-every", po::value(&rotate_every)->default_value("1h"),
-         "--session-dir: start a new file after this long (90s, 15m, 1h, 1d)")
-        ("keep", po::value(&rotation.keep)->default_value(0),
-         "--session-dir: keep at most N files, removing the oldest (0: no count limit)")
-        ("max-mib", po::value(&max_mib)->default_value(0),
-         "--session-dir: keep all files together under M MiB, removing the oldest; a file grows to "
-         "about M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
+    visible.add_options()(
+        "session-dir", po::value(&rotation.dir),
+        "instead of -o: a rolling series of session files in DIR (created if missing), for always-on "
+        "recording; the files are named by their UTC start time and each is complete once the next has started")(
+        "rotate-every", po::value(&rotate_every)->default_value("1h"),
+        "--session-dir: start a new file after this long (90s, 15m, 1h, 1d)")(
+        "keep", po::value(&rotation.keep)->default_value(0),
+        "--session-dir: keep at most N files, removing the oldest (0: no count limit)")(
+        "max-mib", po::value(&max_mib)->default_value(0),
+        "--session-dir: keep all files together under M MiB, removing the oldest; a file grows to "
+        "about M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
@@ -183,27 +205,32 @@ int cmd_record(const Args& args)
         throw UsageError("--trace-buffer must be between 1 and 1024 MiB");
     if (o.probe.trace && o.output.empty())
         throw UsageError("--trace stores episodes in a session file: add -o FILE");
+    if (!vm.count("sample") && !prometheus_address.empty() && o.output.empty())
+        o.probe.time_period = kAlwaysOnSamplePeriod;
+    if (o.probe.time_period < 1 || o.probe.time_period > 1u << 20)
+        throw UsageError("--sample must be between 1 (time every episode) and 1048576");
+    if (o.probe.trace && o.probe.time_period > 1)
+        throw UsageError("--trace times every episode: it does not go with --sample");
 
     std::unique_ptr<metrics::PrometheusExporter> exporter;
     if (!prometheus_address.empty()) {
         metrics::parse_listen_address(prometheus_address);
         if (prometheus_top == 0)
             throw UsageError("--prometheus-top must be at least 1");
-        o.on_interval = [&](const probe::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
-        probe::validate(o);  // not root, bad target: say so before opening a port
+        o.on_interval = [&](const record::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
+        record::validate(o);  // not root, bad target: say so before opening a port
         // The server's threads must not take the signals the recorder waits for.
-        probe::block_stop_signals();
-        exporter = std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top,
-                                                                prometheus_cgroups);
+        record::block_stop_signals();
+        exporter =
+            std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top, prometheus_cgroups);
         std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     }
 
-    probe::RecordResult r = probe::record(o);
+    record::RecordResult r = record::record(o);
     if (r.output.empty()) {
         std::fprintf(stderr, "lockscope: %s: %zu interval%s, %llu contentions, %llu events, lost %llu\n",
                      r.interrupted ? "stopped" : "done", r.intervals, r.intervals == 1 ? "" : "s",
-                     (unsigned long long)r.contentions,
-                     (unsigned long long)r.events, (unsigned long long)r.lost);
+                     (unsigned long long)r.contentions, (unsigned long long)r.events, (unsigned long long)r.lost);
         return kExitOk;
     }
     std::fprintf(stderr, "lockscope: %s %s: %zu run%s, %zu intervals, %llu contentions, %llu events, lost %llu\n",

@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cli/options.h"
+#include "core/analysis/report.h"
 #include "core/error.h"
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 
 namespace lockscope::cli {
 
@@ -16,20 +16,19 @@ int cmd_report(const Args& args)
     size_t top = 20;
     int64_t run = 0;
     po::options_description visible("options");
-    visible.add_options()
-        ("help,h", "show this help")
-        ("by,b", po::value(&by)->default_value("lock"),
-         "group rows by lock (its class: every inode's i_rwsem is one row), instance (each lock object "
-         "apart, with the object where known: which inode, which process's mm, which CPU), caller, task, "
-         "cgroup (the task's cgroup v2: a container, a service) or kind (by caller, a lock taken from "
-         "several callers is split among them by its sampled waiter stacks)")
-        ("top,n", po::value(&top)->default_value(20), "rows to show (0: all)")
-        ("format,F", po::value(&format)->default_value("text"), "text, json or csv")
-        ("run", po::value(&run), "only this run (1-based) of a repeated session")
-        ("chains", po::bool_switch(&chains),
-         "also show the wait chains: waiters of a lock queued behind a holder that was itself waiting "
-         "for another lock, followed down to the last holder and what it was doing (from the sampled "
-         "holders, see record --holder-period; JSON always has them)");
+    visible.add_options()("help,h", "show this help")(
+        "by,b", po::value(&by)->default_value("lock"),
+        "group rows by lock (its class: every inode's i_rwsem is one row), instance (each lock object "
+        "apart, with the object where known: which inode, which process's mm, which CPU), caller, task, "
+        "cgroup (the task's cgroup v2: a container, a service) or kind (by caller, a lock taken from "
+        "several callers is split among them by its sampled waiter stacks)")(
+        "top,n", po::value(&top)->default_value(20), "rows to show (0: all)")(
+        "format,F", po::value(&format)->default_value("text"), "text, json or csv")(
+        "run", po::value(&run), "only this run (1-based) of a repeated session")(
+        "chains", po::bool_switch(&chains),
+        "also show the wait chains: waiters of a lock queued behind a holder that was itself waiting "
+        "for another lock, followed down to the last holder and what it was doing (from the sampled "
+        "holders, see record --holder-period; JSON always has them)");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     po::options_description all;
@@ -37,15 +36,16 @@ int cmd_report(const Args& args)
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse(args, visible, all, positional, vm,
-               "usage: lockscope report FILE [--by lock|instance|caller|task|kind] [--top N] [--format text|json|csv]\n\n"
-               "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
-               "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
-               "time, CPU idle, lost events) and the locks that paid most.\n\n"
-               "Locks are named by class from kernel data where the kernel allows (the slab object\n"
-               "and member, a global symbol, a per-CPU structure, the current task's members), else\n"
-               "by caller; the 'names' line says how much of the wait was named from data, and\n"
-               "--format json gives each lock's name_source."))
+    if (!parse(
+            args, visible, all, positional, vm,
+            "usage: lockscope report FILE [--by lock|instance|caller|task|kind] [--top N] [--format text|json|csv]\n\n"
+            "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
+            "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
+            "time, CPU idle, lost events) and the locks that paid most.\n\n"
+            "Locks are named by class from kernel data where the kernel allows (the slab object\n"
+            "and member, a global symbol, a per-CPU structure, the current task's members), else\n"
+            "by caller; the 'names' line says how much of the wait was named from data, and\n"
+            "--format json gives each lock's name_source."))
         return kExitOk;
     if (format != "text" && format != "json" && format != "csv")
         throw UsageError("--format must be text, json or csv, not '" + format + "'");
@@ -62,8 +62,9 @@ int cmd_report(const Args& args)
         ro.run = session.runs[size_t(run - 1)].id;
     }
     const Report report = build_report(session, ro);
-    const std::string out = format == "json" ? format_json(report) : format == "csv" ? format_csv(report)
-                                                                                      : format_text(report);
+    const std::string out = format == "json"  ? format_json(report)
+                            : format == "csv" ? format_csv(report)
+                                              : format_text(report);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
 }

@@ -18,7 +18,7 @@
 #include "cli/top_terminal.h"
 #include "cli/top_view.h"
 #include "core/error.h"
-#include "probe/recorder.h"
+#include "record/recorder.h"
 
 namespace lockscope::cli {
 namespace {
@@ -40,7 +40,7 @@ constexpr const char* kUsage =
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON, like record.";
 
-std::string scope_of(const probe::RecordOptions& o)
+std::string scope_of(const record::RecordOptions& o)
 {
     if (o.with_workload)
         return "system-wide, workload " + o.workload.name;
@@ -62,10 +62,10 @@ std::string clock_now()
 }
 
 // For logs: each interval as one block, a time stamp first.
-void run_plain(probe::RecordOptions o, const TopSettings& settings, const std::string& scope)
+void run_plain(record::RecordOptions o, const TopSettings& settings, const std::string& scope)
 {
     TopModel model;
-    o.on_interval = [&](const probe::IntervalView& v) {
+    o.on_interval = [&](const record::IntervalView& v) {
         model.update(v.batch, v.locks, v.run_label);
         std::string block = "--- " + clock_now() + "\n";
         for (const std::string& line : render_top(model.frame(settings), settings, scope, 100, false))
@@ -74,7 +74,7 @@ void run_plain(probe::RecordOptions o, const TopSettings& settings, const std::s
         std::fputs(block.c_str(), stdout);
         std::fflush(stdout);
     };
-    probe::record(o);
+    record::record(o);
 }
 
 // Tells the key loop that the recorder thread has finished.
@@ -99,21 +99,21 @@ class LiveView {
 public:
     LiveView(TopSettings settings, std::string scope) : settings_(settings), scope_(std::move(scope)) {}
 
-    void run(probe::RecordOptions o)
+    void run(record::RecordOptions o)
     {
         DonePipe done;
         std::exception_ptr failure;
         {
             RawTerminal terminal(STDIN_FILENO, STDOUT_FILENO);
             terminal_ = &terminal;
-            o.on_interval = [&](const probe::IntervalView& v) {
+            o.on_interval = [&](const record::IntervalView& v) {
                 std::lock_guard lock(mutex_);
                 model_.update(v.batch, v.locks, v.run_label);
                 draw_locked();
             };
             std::thread recorder([&] {
                 try {
-                    probe::record(o);
+                    record::record(o);
                 } catch (...) {
                     failure = std::current_exception();
                 }
@@ -206,13 +206,26 @@ private:
     {
         std::lock_guard lock(mutex_);
         switch (key) {
-        case 'q': case 'Q': return false;
-        case 's': settings_.sort = next_sort(settings_.sort); break;
-        case 'w': settings_.sort = TopSort::Wait; break;
-        case 'c': settings_.sort = TopSort::Contentions; break;
-        case 'f': settings_.sort = TopSort::SpinFailures; break;
-        case 'g': settings_.by = next_group(settings_.by); break;
-        default: return true;
+            case 'q':
+            case 'Q':
+                return false;
+            case 's':
+                settings_.sort = next_sort(settings_.sort);
+                break;
+            case 'w':
+                settings_.sort = TopSort::Wait;
+                break;
+            case 'c':
+                settings_.sort = TopSort::Contentions;
+                break;
+            case 'f':
+                settings_.sort = TopSort::SpinFailures;
+                break;
+            case 'g':
+                settings_.by = next_group(settings_.by);
+                break;
+            default:
+                return true;
         }
         draw_locked();
         return true;
@@ -229,22 +242,22 @@ private:
 
 int cmd_top(const Args& args)
 {
-    probe::RecordOptions o;
+    record::RecordOptions o;
     std::string workload_name, by = "lock", sort = "wait";
     TopSettings settings;
     po::options_description visible("options");
-    visible.add_options()
-        ("help,h", "show this help")
-        ("interval,i", po::value(&o.interval_s)->default_value(1.0), "seconds per frame")
-        ("duration,d", po::value(&o.duration_s), "seconds to run (with --workload: the workload's duration, "
-                                                 "default 5); default: until q, Ctrl-C or the target exits")
-        ("pid,p", po::value(&o.pid), "only this process and the processes it creates from now on")
-        ("no-children", "with -p or a command: that one process only")
-        ("workload,w", po::value(&workload_name), "run this built-in workload meanwhile")
-        ("threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")
-        ("by", po::value(&by), "group rows by lock (class), caller, task, cgroup, kind or instance (key g)")
-        ("sort", po::value(&sort), "sort rows by wait, contentions or spinfail (keys s, w, c, f)")
-        ("lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
+    visible.add_options()("help,h", "show this help")("interval,i", po::value(&o.interval_s)->default_value(1.0),
+                                                      "seconds per frame")(
+        "duration,d", po::value(&o.duration_s),
+        "seconds to run (with --workload: the workload's duration, "
+        "default 5); default: until q, Ctrl-C or the target exits")(
+        "pid,p", po::value(&o.pid), "only this process and the processes it creates from now on")(
+        "no-children", "with -p or a command: that one process only")("workload,w", po::value(&workload_name),
+                                                                      "run this built-in workload meanwhile")(
+        "threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")(
+        "by", po::value(&by), "group rows by lock (class), caller, task, cgroup, kind or instance (key g)")(
+        "sort", po::value(&sort), "sort rows by wait, contentions or spinfail (keys s, w, c, f)")(
+        "lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     std::vector<std::string> cgroups;
@@ -271,9 +284,9 @@ int cmd_top(const Args& args)
     } else if (!vm["threads"].defaulted()) {
         throw UsageError("-t/--threads goes with --workload");
     }
-    o.on_interval = [](const probe::IntervalView&) {};  // no session file; set for real below
-    probe::validate(o);  // not root, no such target: one sentence before touching the terminal
-    probe::block_stop_signals();  // before the recorder thread starts, so no thread takes them
+    o.on_interval = [](const record::IntervalView&) {};  // no session file; set for real below
+    record::validate(o);           // not root, no such target: one sentence before touching the terminal
+    record::block_stop_signals();  // before the recorder thread starts, so no thread takes them
 
     const std::string scope = scope_of(o);
     if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))

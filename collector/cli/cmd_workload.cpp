@@ -2,6 +2,7 @@
 // prints its throughput per interval, so a person can see the load is real
 // (and steady) while recording it from another terminal.
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "workload/workload.h"
 
@@ -37,18 +38,17 @@ struct WorkloadArgs {
 po::options_description describe(WorkloadArgs& a)
 {
     po::options_description desc("Options");
-    desc.add_options()
-        ("help,h", po::bool_switch(&a.help), "show this help")
-        ("list", po::bool_switch(&a.list), "print the workloads' names, one per line, and exit")
-        ("threads,t", po::value(&a.threads)->default_value(2), "worker threads")
-        ("duration,d", po::value(&a.options.duration_s)->default_value(5), "seconds to run")
-        ("interval,i", po::value(&a.interval_s)->default_value(1), "seconds between progress lines")
-        ("dir", po::value(&a.options.dir),
-         "parent of the scratch directory (unlink1/unlink2); default $TMPDIR, else /tmp")
-        ("locks", po::value(&a.locks)->default_value(workload::Options::kDefaultLocks),
-         "pipes: how many pipes (distinct contended locks)")
-        ("no-pin", po::bool_switch(&a.no_pin),
-         "let the scheduler place the threads (default: thread i on the i-th allowed CPU)");
+    desc.add_options()("help,h", po::bool_switch(&a.help), "show this help")(
+        "list", po::bool_switch(&a.list), "print the workloads' names, one per line, and exit")(
+        "threads,t", po::value(&a.threads)->default_value(2), "worker threads")(
+        "duration,d", po::value(&a.options.duration_s)->default_value(5), "seconds to run")(
+        "interval,i", po::value(&a.interval_s)->default_value(1), "seconds between progress lines")(
+        "dir", po::value(&a.options.dir),
+        "parent of the scratch directory (unlink1/unlink2); default $TMPDIR, else /tmp")(
+        "locks", po::value(&a.locks)->default_value(workload::Options::kDefaultLocks),
+        "pipes: how many pipes (distinct contended locks)")(
+        "no-pin", po::bool_switch(&a.no_pin),
+        "let the scheduler place the threads (default: thread i on the i-th allowed CPU)");
     return desc;
 }
 
@@ -64,7 +64,8 @@ void print_help(const po::options_description& desc)
         std::snprintf(line, sizeof line, "  %-10s ", w.name.c_str());
         out << line << w.lock << "\n             " << w.description << "\n";
     }
-    out << "\n" << desc << "\n"
+    out << "\n"
+        << desc << "\n"
         << "Compare unlink1 with unlink2 to separate i_rwsem contention from the cost of\n"
         << "the file operations themselves; --dir /dev/shm puts the files on tmpfs, so\n"
         << "that a disk file system's journal does not dilute the lock. Contention needs\n"
@@ -104,12 +105,12 @@ WorkloadArgs parse(const Args& args, bool& help_shown)
     if (a.options.name.empty())
         throw UsageError("workload: missing workload name (see lockscope workload --help)");
     if (a.threads < 1 || a.threads > workload::kMaxThreads)
-        throw UsageError("workload: thread count must be between 1 and " +
-                         std::to_string(workload::kMaxThreads) + ", got " + std::to_string(a.threads));
+        throw UsageError("workload: thread count must be between 1 and " + std::to_string(workload::kMaxThreads) +
+                         ", got " + std::to_string(a.threads));
     a.options.threads = unsigned(a.threads);
     if (a.locks < 1 || a.locks > workload::kMaxLocks)
-        throw UsageError("workload: --locks must be between 1 and " + std::to_string(workload::kMaxLocks) +
-                         ", got " + std::to_string(a.locks));
+        throw UsageError("workload: --locks must be between 1 and " + std::to_string(workload::kMaxLocks) + ", got " +
+                         std::to_string(a.locks));
     a.options.locks = unsigned(a.locks);
     a.options.pin_cpus = !a.no_pin;
     try {
@@ -165,11 +166,12 @@ void print_summary(const workload::Options& o, const workload::SharedOps& ops, b
     }
     uint64_t total = ops.total();
     double mean = double(total) / o.threads;
-    std::printf("%s: %llu ops in %.2f s%s = %.0f ops/s, %u thread%s, per thread %.0f..%.0f ops/s "
-                "(spread %.1f%% of mean)\n",
-                o.name.c_str(), (unsigned long long)total, elapsed, stopped ? " (stopped early)" : "",
-                double(total) / elapsed, o.threads, o.threads == 1 ? "" : "s", double(lo) / elapsed,
-                double(hi) / elapsed, mean > 0 ? 100.0 * double(hi - lo) / mean : 0.0);
+    std::printf(
+        "%s: %llu ops in %.2f s%s = %.0f ops/s, %u thread%s, per thread %.0f..%.0f ops/s "
+        "(spread %.1f%% of mean)\n",
+        o.name.c_str(), (unsigned long long)total, elapsed, stopped ? " (stopped early)" : "", double(total) / elapsed,
+        o.threads, o.threads == 1 ? "" : "s", double(lo) / elapsed, double(hi) / elapsed,
+        mean > 0 ? 100.0 * double(hi - lo) / mean : 0.0);
 }
 
 }  // namespace
@@ -202,9 +204,8 @@ int cmd_workload(const Args& args)
     while (!ops.started() && !worker_done.load())
         std::this_thread::sleep_for(1ms);
     if (ops.started()) {
-        std::printf("workload %s, lock %s: %u thread%s for %g s; Ctrl-C stops early\n",
-                    o.name.c_str(), workload::find(o.name)->lock.c_str(), o.threads,
-                    o.threads == 1 ? "" : "s", o.duration_s);
+        std::printf("workload %s, lock %s: %u thread%s for %g s; Ctrl-C stops early\n", o.name.c_str(),
+                    workload::find(o.name)->lock.c_str(), o.threads, o.threads == 1 ? "" : "s", o.duration_s);
         std::fflush(stdout);
     }
     uint64_t last_ns = ops.start_ns(), last_ops = 0;
@@ -212,7 +213,7 @@ int cmd_workload(const Args& args)
     uint64_t next_ns = last_ns + interval_ns;
     while (!worker_done.load()) {
         std::this_thread::sleep_for(10ms);
-        uint64_t now = workload::monotonic_ns();
+        uint64_t now = monotonic_ns();
         if (now < next_ns || ops.finished())
             continue;
         uint64_t total = ops.total();

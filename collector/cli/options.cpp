@@ -37,15 +37,16 @@ bool parse(const Args& args, const po::options_description& visible, const po::o
 
 void add_filter_options(po::options_description& options, FilterArgs& args)
 {
-    options.add_options()
-        ("kind", po::value(&args.kinds)->composing(),
-         "only these lock kinds, comma-separated or repeated: mutex, rwsem, spinlock, rwlock, rtmutex, "
-         "rt-rwlock, percpu-rwsem, semaphore, user-mutex, user-rwsem, or perf's spellings (rwsem:R, rwsem:W, "
-         "rwlock:R, rt-mutex, rwlock-rt, pcpu-sem)")
-        ("lock", po::value(&args.locks)->composing(), "only locks whose name matches (a shell pattern: "
-                                                      "'inode.*', 'pipe_inode_info.mutex'); repeatable")
-        ("caller", po::value(&args.callers)->composing(), "only locks whose caller matches (a shell pattern: "
-                                                          "'anon_pipe_*'); repeatable");
+    options.add_options()(
+        "kind", po::value(&args.kinds)->composing(),
+        "only these lock kinds, comma-separated or repeated: mutex, rwsem, spinlock, rwlock, rtmutex, "
+        "rt-rwlock, percpu-rwsem, semaphore, user-mutex, user-rwsem, or perf's spellings (rwsem:R, rwsem:W, "
+        "rwlock:R, rt-mutex, rwlock-rt, pcpu-sem)")("lock", po::value(&args.locks)->composing(),
+                                                    "only locks whose name matches (a shell pattern: "
+                                                    "'inode.*', 'pipe_inode_info.mutex'); repeatable")(
+        "caller", po::value(&args.callers)->composing(),
+        "only locks whose caller matches (a shell pattern: "
+        "'anon_pipe_*'); repeatable");
 }
 
 LockFilter filter_from(const FilterArgs& args)

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "core/lock_filter.h"
+#include "core/analysis/lock_filter.h"
 
 namespace lockscope::cli {
 

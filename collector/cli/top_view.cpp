@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/analysis/rollup.h"
 #include "core/error.h"
 #include "core/format.h"
-#include "core/rollup.h"
 
 namespace lockscope::cli {
 namespace {
@@ -45,8 +45,8 @@ struct Column {
     const char* title;
     size_t width;
 };
-constexpr Column kColumns[] = {{"KIND", 8},  {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
-                               {"MEAN", 8},  {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
+constexpr Column kColumns[] = {{"KIND", 8}, {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
+                               {"MEAN", 8}, {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
 
 std::vector<std::string> cells(const ReportRow& r, double seconds)
 {
@@ -82,9 +82,12 @@ TopSort parse_top_sort(const std::string& text)
 const char* top_sort_name(TopSort sort)
 {
     switch (sort) {
-    case TopSort::Wait: return "wait";
-    case TopSort::Contentions: return "contentions";
-    case TopSort::SpinFailures: return "spinfail";
+        case TopSort::Wait:
+            return "wait";
+        case TopSort::Contentions:
+            return "contentions";
+        case TopSort::SpinFailures:
+            return "spinfail";
     }
     return "wait";
 }
@@ -92,9 +95,12 @@ const char* top_sort_name(TopSort sort)
 TopSort next_sort(TopSort sort)
 {
     switch (sort) {
-    case TopSort::Wait: return TopSort::Contentions;
-    case TopSort::Contentions: return TopSort::SpinFailures;
-    case TopSort::SpinFailures: return TopSort::Wait;
+        case TopSort::Wait:
+            return TopSort::Contentions;
+        case TopSort::Contentions:
+            return TopSort::SpinFailures;
+        case TopSort::SpinFailures:
+            return TopSort::Wait;
     }
     return TopSort::Wait;
 }
@@ -102,12 +108,18 @@ TopSort next_sort(TopSort sort)
 GroupBy next_group(GroupBy by)
 {
     switch (by) {
-    case GroupBy::Lock: return GroupBy::Caller;
-    case GroupBy::Caller: return GroupBy::Task;
-    case GroupBy::Task: return GroupBy::Cgroup;
-    case GroupBy::Cgroup: return GroupBy::Kind;
-    case GroupBy::Kind: return GroupBy::Lock;  // instances only on request (--by instance)
-    case GroupBy::Instance: return GroupBy::Lock;
+        case GroupBy::Lock:
+            return GroupBy::Caller;
+        case GroupBy::Caller:
+            return GroupBy::Task;
+        case GroupBy::Task:
+            return GroupBy::Cgroup;
+        case GroupBy::Cgroup:
+            return GroupBy::Kind;
+        case GroupBy::Kind:
+            return GroupBy::Lock;  // instances only on request (--by instance)
+        case GroupBy::Instance:
+            return GroupBy::Lock;
     }
     return GroupBy::Lock;
 }
@@ -151,9 +163,12 @@ TopFrame TopModel::frame(const TopSettings& settings) const
     f.rows = std::move(rep.rows);
     auto key = [&](const ReportRow& r) -> uint64_t {
         switch (settings.sort) {
-        case TopSort::Wait: return r.counters.wait_ns;
-        case TopSort::Contentions: return r.counters.contentions;
-        case TopSort::SpinFailures: return r.counters.spin_failures;
+            case TopSort::Wait:
+                return r.counters.wait_ns;
+            case TopSort::Contentions:
+                return r.counters.contentions;
+            case TopSort::SpinFailures:
+                return r.counters.spin_failures;
         }
         return 0;
     };
@@ -175,15 +190,14 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
     const double secs = t.seconds();
     char line[512];
     std::snprintf(line, sizeof line, "lockscope top: %s, %s %.1f s, every %s, by %s, sorted by %s", scope.c_str(),
-                  f.run_label.c_str(), f.run_seconds, format_duration(secs * 1e9).c_str(),
-                  group_by_name(settings.by), top_sort_name(settings.sort));
+                  f.run_label.c_str(), f.run_seconds, format_duration(secs * 1e9).c_str(), group_by_name(settings.by),
+                  top_sort_name(settings.sort));
     out.push_back(line);
     std::snprintf(line, sizeof line, "contentions %s/s  spin-failure rate %s (%s of %s)  CPU idle %s",
                   per_second(double(c.contentions), secs).c_str(),
                   c.spin_attempts ? format_percent(c.spin_failure_rate(), 1).c_str() : "-",
                   format_count_short(double(c.spin_failures)).c_str(),
-                  format_count_short(double(c.spin_attempts)).c_str(),
-                  format_percent(t.idle_fraction(), 1).c_str());
+                  format_count_short(double(c.spin_attempts)).c_str(), format_percent(t.idle_fraction(), 1).c_str());
     out.push_back(line);
     std::snprintf(line, sizeof line, "wait %s: spin %s, off CPU %s  events %s/s  lost %llu",
                   wait_per_second(c.wait_ns, secs).c_str(), format_percent(ratio(c.spin_ns, c.wait_ns), 0).c_str(),
@@ -202,10 +216,10 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
     }
     const size_t name_width = width >= numbers + 16 ? width - numbers : 16;
     const char* name_title = settings.by == GroupBy::Lock || settings.by == GroupBy::Instance ? "LOCK"
-                             : settings.by == GroupBy::Caller ? "CALLER"
-                             : settings.by == GroupBy::Task   ? "TASK"
-                             : settings.by == GroupBy::Cgroup ? "CGROUP"
-                                                              : "KIND";
+                             : settings.by == GroupBy::Caller                                 ? "CALLER"
+                             : settings.by == GroupBy::Task                                   ? "TASK"
+                             : settings.by == GroupBy::Cgroup                                 ? "CGROUP"
+                                                                                              : "KIND";
     out.push_back(table_line(name_title, titles, name_width));
     for (const ReportRow& r : f.rows)
         out.push_back(table_line(r.name, cells(r, secs), name_width));

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/model.h"
 
 namespace lockscope::cli {
 
@@ -30,11 +30,11 @@ struct TopSettings {
 };
 
 struct TopFrame {
-    IntervalTotals totals;         // the interval the rows cover
-    double run_seconds = 0;        // since the run started
+    IntervalTotals totals;   // the interval the rows cover
+    double run_seconds = 0;  // since the run started
     std::string run_label;
-    std::vector<ReportRow> rows;   // sorted, at most TopSettings::lines
-    size_t rows_total = 0;         // before the cut
+    std::vector<ReportRow> rows;  // sorted, at most TopSettings::lines
+    size_t rows_total = 0;        // before the cut
 };
 
 class TopModel {

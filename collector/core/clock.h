@@ -17,6 +17,9 @@ inline uint64_t monotonic_ns()
     return uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec);
 }
 
-inline double monotonic_s() { return double(monotonic_ns()) / 1e9; }
+inline double monotonic_s()
+{
+    return double(monotonic_ns()) / 1e9;
+}
 
 }  // namespace lockscope

@@ -5,8 +5,7 @@
 namespace lockscope {
 namespace {
 
-std::string compose(const std::string& operation, const std::string& object, int err,
-                    const std::string& remedy)
+std::string compose(const std::string& operation, const std::string& object, int err, const std::string& remedy)
 {
     std::string s = operation;
     if (!object.empty())

@@ -10,11 +10,16 @@ namespace lockscope {
 const char* owner_state_name(int state)
 {
     switch (static_cast<OwnerState>(state)) {
-    case OwnerState::OnCpu: return "on-cpu";
-    case OwnerState::OffCpu: return "off-cpu";
-    case OwnerState::ReaderOwned: return "reader-owned";
-    case OwnerState::NonSpinnable: return "non-spinnable";
-    case OwnerState::None: return "no-owner";
+        case OwnerState::OnCpu:
+            return "on-cpu";
+        case OwnerState::OffCpu:
+            return "off-cpu";
+        case OwnerState::ReaderOwned:
+            return "reader-owned";
+        case OwnerState::NonSpinnable:
+            return "non-spinnable";
+        case OwnerState::None:
+            return "no-owner";
     }
     return "unknown";
 }
@@ -27,8 +32,8 @@ double LockCounters::spin_failure_rate() const
 void LockCounters::add(const LockCounters& o)
 {
     for (const CounterField& f : kCounterFields)
-        this->*f.member = f.merge == Merge::max ? std::max(this->*f.member, o.*f.member)
-                                                : sat_add(this->*f.member, o.*f.member);
+        this->*f.member =
+            f.merge == Merge::max ? std::max(this->*f.member, o.*f.member) : sat_add(this->*f.member, o.*f.member);
     for (size_t i = 0; i < owner.size(); ++i)
         owner[i] = sat_add(owner[i], o.owner[i]);
     for (size_t i = 0; i < hist.size(); ++i)
@@ -60,8 +65,7 @@ LostCounters LostCounters::since(const LostCounters& base) const
 const LockInfo* Session::lock(int64_t id) const
 {
     // The loader keeps locks ordered by id; a hand-built session may not be.
-    auto it = std::lower_bound(locks.begin(), locks.end(), id,
-                               [](const LockInfo& l, int64_t v) { return l.id < v; });
+    auto it = std::lower_bound(locks.begin(), locks.end(), id, [](const LockInfo& l, int64_t v) { return l.id < v; });
     if (it != locks.end() && it->id == id)
         return &*it;
     for (const auto& l : locks)
@@ -79,12 +83,18 @@ std::string Session::meta_value(const std::string& key, const std::string& fallb
 std::string stack_role_name(uint32_t role)
 {
     switch (role) {
-    case LS_ROLE_WAITER: return "waiter";
-    case LS_ROLE_WAKER: return "waker";
-    case LS_ROLE_HOLDER_RUNNING: return "holder:running";
-    case LS_ROLE_HOLDER_PREEMPTED: return "holder:preempted";
-    case LS_ROLE_HOLDER_SLEEPING: return "holder:sleeping";
-    case LS_ROLE_HOLDER_IOWAIT: return "holder:io-wait";
+        case LS_ROLE_WAITER:
+            return "waiter";
+        case LS_ROLE_WAKER:
+            return "waker";
+        case LS_ROLE_HOLDER_RUNNING:
+            return "holder:running";
+        case LS_ROLE_HOLDER_PREEMPTED:
+            return "holder:preempted";
+        case LS_ROLE_HOLDER_SLEEPING:
+            return "holder:sleeping";
+        case LS_ROLE_HOLDER_IOWAIT:
+            return "holder:io-wait";
     }
     return "unknown";
 }

@@ -41,12 +41,21 @@ struct LockCounters {
     std::array<uint64_t, kOwnerStates> owner{};  // owner state at queueing
     std::array<uint64_t, kHistBuckets> hist{};   // wait-time log2 histogram
 
-    uint64_t offcpu_ns() const { return sleep_ns + preempt_ns; }
-    uint64_t queued_ns() const { return wait_ns > spin_ns ? wait_ns - spin_ns : 0; }
+    uint64_t offcpu_ns() const
+    {
+        return sleep_ns + preempt_ns;
+    }
+    uint64_t queued_ns() const
+    {
+        return wait_ns > spin_ns ? wait_ns - spin_ns : 0;
+    }
     // failures / attempts; 0 when there were no attempts.
     double spin_failure_rate() const;
     void add(const LockCounters& o);  // sums, max of max_wait_ns
-    bool empty() const { return contentions == 0 && spin_attempts == 0; }
+    bool empty() const
+    {
+        return contentions == 0 && spin_attempts == 0;
+    }
     bool operator==(const LockCounters&) const = default;
 };
 
@@ -57,29 +66,29 @@ struct LockCounters {
 // address. Sessions recorded before lock identity carry the names of their
 // time ("pipe->mutex", "i_rwsem", "mmap_lock") and no name_source.
 struct LockInfo {
-    int64_t id = 0;          // row id within the session
+    int64_t id = 0;  // row id within the session
     std::string name;
-    std::string kind;        // mutex, rwsem, spinlock, rwlock, percpu-rwsem, rtmutex, semaphore, user-mutex, user-rwsem
-    std::string mode;        // "read", "write" or ""
-    std::string caller;      // first function outside the locking code, "" if unknown
-    uint64_t address = 0;    // informational only
-    uint32_t flags = 0;      // contention_begin kind bits
-    std::string name_source; // slab, global, percpu, task, kernel-data, caller, unknown; "" in old sessions
-    std::string detail;      // the evidence: "ext4_inode_cache: struct ext4_inode_info +0x1a8 (vfs_inode.i_rwsem)"
-    std::string instance;    // which object, where known: "inode 1234 on ext4 (8:1) 'work'"
+    std::string kind;      // mutex, rwsem, spinlock, rwlock, percpu-rwsem, rtmutex, semaphore, user-mutex, user-rwsem
+    std::string mode;      // "read", "write" or ""
+    std::string caller;    // first function outside the locking code, "" if unknown
+    uint64_t address = 0;  // informational only
+    uint32_t flags = 0;    // contention_begin kind bits
+    std::string name_source;  // slab, global, percpu, task, kernel-data, caller, unknown; "" in old sessions
+    std::string detail;       // the evidence: "ext4_inode_cache: struct ext4_inode_info +0x1a8 (vfs_inode.i_rwsem)"
+    std::string instance;     // which object, where known: "inode 1234 on ext4 (8:1) 'work'"
 };
 
 // Per-run totals over one interval.
 struct IntervalTotals {
     int64_t run = 0;
-    int64_t index = 0;       // 0-based within the run
-    uint64_t start_ns = 0;   // CLOCK_MONOTONIC
+    int64_t index = 0;      // 0-based within the run
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
     uint64_t end_ns = 0;
-    LockCounters counters;   // all locks of the interval
-    uint64_t idle_ns = 0;    // summed over CPUs
-    uint64_t cpu_ns = 0;     // (end - start) * online CPUs
-    uint64_t events = 0;     // tracepoint events handled
-    uint64_t lost = 0;       // drops of any kind in the interval
+    LockCounters counters;      // all locks of the interval
+    uint64_t idle_ns = 0;       // summed over CPUs
+    uint64_t cpu_ns = 0;        // (end - start) * online CPUs
+    uint64_t events = 0;        // tracepoint events handled
+    uint64_t lost = 0;          // drops of any kind in the interval
     std::optional<double> ops;  // workload operations in the interval
 
     double seconds() const { return (end_ns - start_ns) / 1e9; }
@@ -101,7 +110,7 @@ struct StackSample {
     std::string role;                 // "waiter", "waker" or "holder:<state>" (see stack_role_name)
     std::vector<std::string> frames;  // innermost first, "function+0xoff"
     uint64_t samples = 0;
-    uint64_t wait_ns = 0;             // of the sampled episodes (waiter and holder roles)
+    uint64_t wait_ns = 0;  // of the sampled episodes (waiter and holder roles)
 
     bool holder() const { return role.starts_with("holder:"); }
     // "running", "preempted", "sleeping", "io-wait": what a holder was doing
@@ -172,12 +181,15 @@ struct CounterField {
     const char* name;
     uint64_t LockCounters::*member;
     Merge merge;
-    const char* help;   // what it counts, one phrase
-    bool per_task;      // also kept per task (LS_TASK_COUNTERS)
+    const char* help;  // what it counts, one phrase
+    bool per_task;     // also kept per task (LS_TASK_COUNTERS)
 };
 namespace field_detail {
 #define LOCKSCOPE_X(name) || std::string_view(#name) == field
-constexpr bool per_task(std::string_view field) { return false LS_TASK_COUNTERS(LOCKSCOPE_X); }
+constexpr bool per_task(std::string_view field)
+{
+    return false LS_TASK_COUNTERS(LOCKSCOPE_X);
+}
 #undef LOCKSCOPE_X
 }  // namespace field_detail
 inline constexpr CounterField kCounterFields[] = {
@@ -212,7 +224,7 @@ struct RunInfo {
 #define LOCKSCOPE_X(name, version) uint64_t name = 0;
     LS_RUN_COUNTS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
-    std::optional<double> ops;    // workload operations over the run
+    std::optional<double> ops;  // workload operations over the run
 };
 
 // The run's counts, as kLostFields for its losses: name is also the column.
@@ -227,16 +239,67 @@ inline constexpr RunField kRunFields[] = {
 #undef LOCKSCOPE_X
 };
 
+// One phase of a traced episode; it lasts until the next phase starts, the
+// last one until the episode ends.
+struct EpisodePhase {
+    bool spin = false;      // an optimistic spin (or a spinlock's whole wait); else queued
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    int owner = -1;         // OwnerState seen when it queued; -1 for a spin phase or unknown
+    bool operator==(const EpisodePhase&) const = default;
+};
+
+// One finished episode of a `record --trace` session (table `episodes`).
+struct Episode {
+    int64_t run = 0;
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    uint64_t lock_address = 0;  // with lock_flags, the key of the session's lock rows
+    uint32_t lock_flags = 0;
+    int64_t lock_id = 0;    // filled by the reader; 0 when no lock row matches
+    uint64_t begin_ns = 0;  // first begin, CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    uint64_t spin_ns = 0;
+    uint64_t sleep_ns = 0;
+    uint64_t preempt_ns = 0;
+    uint32_t sleeps = 0;
+    uint32_t preemptions = 0;
+    int32_t ret = 0;                   // contention_end's return value (non-zero: error)
+    uint32_t waker_tid = 0;            // the last task that woke it while queued, 0: none
+    uint32_t waker_tgid = 0;           // the waker's process; 0 with waker_tid 0, or in older sessions
+    uint64_t wake_ns = 0;              // when that waker woke it; 0: unknown (older sessions)
+    bool truncated = false;            // phases past the kernel's per-episode cap were dropped
+    std::vector<EpisodePhase> phases;  // in time order
+
+    uint64_t wait_ns() const { return end_ns - begin_ns; }
+    // End of phase i: the next phase's start, or the episode's end.
+    uint64_t phase_end(size_t i) const { return i + 1 < phases.size() ? phases[i + 1].start_ns : end_ns; }
+    bool operator==(const Episode&) const = default;
+};
+
+// What the recorder hands over once per interval; stored in one transaction.
+struct IntervalBatch {
+    IntervalTotals totals;                 // totals.run is the run every row below is stored under
+    std::vector<LockInfo> new_locks;       // locks first seen in this interval, ids preassigned
+    std::vector<LockInterval> locks;       // sparse deltas: only locks that changed
+    std::vector<StackSample> stacks;       // the run's cumulative samples: replace that run's rows
+    std::vector<WaitEdge> edges;           // the same, for the wait-chain edges
+    std::vector<HolderTask> holder_tasks;  // the same, for the sampled holders' tasks
+    std::vector<LockCgroup> lock_cgroups;  // the same, for the sampled waiters' cgroups
+    std::vector<TaskStats> tasks;          // cumulative per task: replace that run's rows
+    RunInfo run;                           // progress so far: lost, unmatched_ends, stack_samples, ops
+    std::vector<Episode> episodes;         // --trace: episodes finished in the interval (stored under totals.run)
+};
+
 // Everything a session file holds, loaded.
 struct Session {
     int schema_version = 0;
     std::map<std::string, std::string> meta;  // see session_store.h for the keys
     std::vector<RunInfo> runs;
-    std::vector<IntervalTotals> intervals;    // ordered by run, index
+    std::vector<IntervalTotals> intervals;  // ordered by run, index
     std::vector<LockInfo> locks;
-    std::vector<LockInterval> lock_intervals; // ordered by run, index, lock_id
+    std::vector<LockInterval> lock_intervals;  // ordered by run, index, lock_id
     std::vector<StackSample> stacks;
-    std::vector<WaitEdge> edges;  // sessions from version 3
+    std::vector<WaitEdge> edges;           // sessions from version 3
     std::vector<HolderTask> holder_tasks;  // table holder_tasks, added to version 3 without a bump
     std::vector<LockCgroup> lock_cgroups;  // table lock_cgroups, the same
     std::vector<TaskStats> tasks;

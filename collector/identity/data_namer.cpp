@@ -47,6 +47,10 @@ std::string instance_of(const std::string& cls, const RawIdentity& id)
             s += " '" + id.dentry_name + "'";
         return s;
     }
+    if (id.task_member == LS_TASK_PIPE && id.inode_ino)
+        return "pipe:[" + std::to_string(id.inode_ino) + "]";
+    if (id.task_member == LS_TASK_FUTEX_HASH && id.tgid)
+        return "futex hash of process " + std::to_string(id.tgid);
     if (cls == "mm_struct.mmap_lock" && id.task_member == LS_TASK_MMAP_LOCK && id.tgid)
         return "mm of process " + std::to_string(id.tgid);
     return {};
@@ -72,9 +76,9 @@ std::shared_ptr<KernelDataNamer> KernelDataNamer::for_running_kernel(const Kerne
     for (uint64_t a : runqueues)
         s.percpu_bases.push_back(rq && a ? a - rq->offset : 0);
     s.global_status = syms.has_data_symbols() ? "kallsyms data symbols"
-                      : s.image.has_symbols()  ? s.image.system_map_status()
-                                               : "unavailable (no data symbols in kallsyms, " +
-                                                     s.image.system_map_status() + ")";
+                      : s.image.has_symbols()
+                          ? s.image.system_map_status()
+                          : "unavailable (no data symbols in kallsyms, " + s.image.system_map_status() + ")";
     return std::make_shared<KernelDataNamer>(std::move(s));
 }
 
@@ -122,7 +126,7 @@ bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::
         return false;
     std::string where = id.cache_name + " +" + hex(offsets[0]);
     if (is_generic_cache(id.cache_name))
-        return from_generic_cache(offsets, family, kind, id, caller_class, r);
+        return from_generic_cache(offsets, family, kind, id, caller, caller_class, r);
     // Every cache merged into this one may own the object.
     struct Match {
         std::string cls, root, path;
@@ -160,7 +164,8 @@ bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::
     std::set<std::string> classes;
     for (const Match& m : matches)
         classes.insert(m.cls);
-    const std::string merged = names.size() > 1 ? " (merged with " + std::to_string(names.size() - 1) + " other caches)" : "";
+    const std::string merged =
+        names.size() > 1 ? " (merged with " + std::to_string(names.size() - 1) + " other caches)" : "";
     // Caches merged into one hold several types; when more than one has such
     // a lock there, the waiting function may name one of them
     // (unix_stream_read_generic: struct unix_sock), and only then it decides.
@@ -170,8 +175,8 @@ bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::
         for (const Match& m : matches)
             if (caller.find(type_stem(m.root)) != std::string::npos)
                 named.push_back(&m);
-        if (!named.empty() && std::all_of(named.begin(), named.end(),
-                                          [&](const Match* m) { return m->cls == named.front()->cls; })) {
+        if (!named.empty() &&
+            std::all_of(named.begin(), named.end(), [&](const Match* m) { return m->cls == named.front()->cls; })) {
             picked_by = "; of " + std::to_string(classes.size()) + " types with such a lock there, the caller " +
                         caller + " names this one";
             const Match chosen = *named.front();
@@ -198,7 +203,7 @@ bool KernelDataNamer::from_slab(uint64_t address, LockFamily family, const std::
 // lock of this kind at this offset; otherwise the offset and size stay as
 // evidence, checked against the caller table's class when there is one.
 bool KernelDataNamer::from_generic_cache(const std::vector<uint64_t>& offsets, LockFamily family,
-                                         const std::string& kind, const RawIdentity& id,
+                                         const std::string& kind, const RawIdentity& id, const std::string& caller,
                                          const std::string& caller_class, Result& r) const
 {
     const auto [below, size] = generic_size_range(id.cache_name);
@@ -220,10 +225,43 @@ bool KernelDataNamer::from_generic_cache(const std::vector<uint64_t>& offsets, L
         const MemberPath& p = candidates.front();
         r.name = p.class_name;
         r.source = NameSource::Slab;
-        r.detail = where + ": inferred, struct " + p.root + " (" + p.path + ") is the only type of " + range +
+        const auto root = s_.types->named_type(p.root);
+        const uint64_t root_size = root ? s_.types->size_of(*root) : 0;
+        const std::string shape =
+            root_size <= below ? " (a header of " + std::to_string(root_size) + " bytes and a flexible array)" : "";
+        r.detail = where + ": inferred, struct " + p.root + shape + " (" + p.path + ") is the only type of " + range +
                    " with a " + kind + " there (a generic cache holds objects of any type)";
         r.instance = instance_of(p.class_name, id);
         return true;
+    }
+    // Several types fit. The waiting function's prototype may name one of
+    // them: its parameters point to it, or to a struct that points to it
+    // (evict(struct inode *) reaches the super_block through inode->i_sb).
+    // The nearest depth that reaches exactly one candidate decides.
+    if (classes.size() > 1 && !caller.empty()) {
+        const std::vector<KernelTypes::Reached> reached = s_.types->types_reached_from(caller);
+        for (int depth = 0; depth <= 1; depth++) {
+            std::set<std::string> hit;
+            const MemberPath* chosen = nullptr;
+            std::string via;
+            for (const MemberPath& p : candidates)
+                for (const KernelTypes::Reached& t : reached)
+                    if (t.depth == depth && t.type == p.root && hit.insert(p.class_name).second) {
+                        chosen = &p;
+                        via = t.via;
+                    }
+            if (hit.size() > 1)
+                break;
+            if (hit.size() == 1 && (!caller_is_class || chosen->class_name == caller_class)) {
+                r.name = chosen->class_name;
+                r.source = NameSource::Slab;
+                r.detail = where + ": inferred, struct " + chosen->root + " (" + chosen->path + "): of the " +
+                           std::to_string(classes.size()) + " types of " + range + " with a " + kind +
+                           " there, the only one the waiting function " + caller + " reaches (" + via + ")";
+                r.instance = instance_of(chosen->class_name, id);
+                return true;
+            }
+        }
     }
     r.detail = where + " (a generic cache: objects of " + range + ", type unknown; " +
                std::to_string(candidates.size()) + " types of that size have a " + kind + " there)";
@@ -238,6 +276,33 @@ bool KernelDataNamer::from_generic_cache(const std::vector<uint64_t>& offsets, L
                          : "; does not fit " + caller_class;
     }
     return false;
+}
+
+// An object the waiting task reached in BPF, whose type the reach says: a
+// pipe in its fd table, its process's private futex hash. BTF says which
+// member the lock is.
+bool KernelDataNamer::from_task_object(uint64_t address, LockFamily family, const RawIdentity& id, Result& r) const
+{
+    const char* type_name = id.task_member == LS_TASK_PIPE         ? "pipe_inode_info"
+                            : id.task_member == LS_TASK_FUTEX_HASH ? "futex_private_hash"
+                                                                   : nullptr;
+    const auto type = type_name ? s_.types->named_type(type_name) : std::nullopt;
+    if (!type || !id.object || address < id.object)
+        return false;
+    const uint64_t off = address - id.object;
+    auto p = s_.types->lock_at(*type, off, family);
+    if (!p)
+        return false;
+    r.name = p->class_name;
+    r.source = NameSource::Task;
+    r.detail = std::string(id.task_member == LS_TASK_PIPE ? "a pipe the waiter has open (its fd table)"
+                                                          : "its process's private futex hash (mm->futex_phash)") +
+               ": struct " + type_name + " +" + hex(off) + (p->path.empty() ? "" : " (" + p->path + ")") +
+               (id.cache_name.empty() ? "" : ", in " + id.cache_name);
+    r.instance = instance_of(r.name, id);
+    if (id.task_member == LS_TASK_FUTEX_HASH)
+        r.instance += ", " + p->path.substr(0, p->path.find('.'));  // its bucket: "queues[14]"
+    return true;
 }
 
 bool KernelDataNamer::from_percpu(uint64_t address, LockFamily family, Result& r) const
@@ -258,7 +323,8 @@ bool KernelDataNamer::from_percpu(uint64_t address, LockFamily family, Result& r
         // an array of them, by the variable's name.
         r.name = p->class_name.empty() || p->class_name[0] == '[' ? var->name + p->class_name : p->class_name;
         r.source = NameSource::Percpu;
-        r.detail = "per-CPU " + var->name + " +" + hex(off - var->offset) + (p->path.empty() ? "" : " (" + p->path + ")");
+        r.detail =
+            "per-CPU " + var->name + " +" + hex(off - var->offset) + (p->path.empty() ? "" : " (" + p->path + ")");
         r.instance = "CPU " + std::to_string(cpu);
         return true;
     }
@@ -272,6 +338,8 @@ DataNamer::Result KernelDataNamer::name(uint64_t address, uint32_t flags, const 
     const LockKindInfo kind = lock_kind(flags);
     const auto family = lock_family(kind.kind);
     if (!family)
+        return r;
+    if (s_.types && identity.object && from_task_object(address, *family, identity, r))
         return r;
     if (s_.types && identity.cache && from_slab(address, *family, kind.kind, identity, caller, caller_class, r))
         return r;

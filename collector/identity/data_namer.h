@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/lock_naming.h"
-#include "core/symbols.h"
+#include "core/analysis/lock_naming.h"
+#include "core/host/symbols.h"
 #include "identity/kernel_image.h"
 #include "identity/kernel_types.h"
 #include "identity/slab_caches.h"
@@ -28,14 +28,14 @@ public:
         std::vector<uint64_t> percpu_bases;  // per CPU: the address of its .data..percpu copy
         bool slab_lookup = false;            // the BPF side asks bpf_get_kmem_cache
         uint64_t page_size = 4096;
-        std::string global_status;           // how globals are named, for the summary
+        std::string global_status;  // how globals are named, for the summary
     };
 
     // Everything the running kernel offers. `runqueues` holds, per CPU, the
     // address of its `runqueues` (read by BPF); problems go to `warnings`.
     static std::shared_ptr<KernelDataNamer> for_running_kernel(const KernelSymbols& syms,
-                                                               const std::vector<uint64_t>& runqueues,
-                                                               bool slab_lookup, std::vector<std::string>& warnings);
+                                                               const std::vector<uint64_t>& runqueues, bool slab_lookup,
+                                                               std::vector<std::string>& warnings);
 
     explicit KernelDataNamer(Sources sources) : s_(std::move(sources)) {}
 
@@ -49,8 +49,10 @@ private:
     bool from_slab(uint64_t address, LockFamily family, const std::string& kind, const RawIdentity& id,
                    const std::string& caller, const std::string& caller_class, Result& r) const;
     bool from_generic_cache(const std::vector<uint64_t>& offsets, LockFamily family, const std::string& kind,
-                            const RawIdentity& id, const std::string& caller_class, Result& r) const;
+                            const RawIdentity& id, const std::string& caller, const std::string& caller_class,
+                            Result& r) const;
     bool from_percpu(uint64_t address, LockFamily family, Result& r) const;
+    bool from_task_object(uint64_t address, LockFamily family, const RawIdentity& id, Result& r) const;
     std::vector<uint64_t> object_offsets(uint64_t address, const RawIdentity& id) const;
 
     Sources s_;

@@ -90,10 +90,14 @@ void KernelImage::load_system_map(const KernelSymbols& kallsyms, const std::stri
             continue;
         const char type = line[17];
         std::string name = line.substr(19);
-        if (name == "_sdata") sdata = addr;
-        else if (name == "_edata") edata = addr;
-        else if (name == "__bss_start") bss = addr;
-        else if (name == "__bss_stop") ebss = addr;
+        if (name == "_sdata")
+            sdata = addr;
+        else if (name == "_edata")
+            edata = addr;
+        else if (name == "__bss_start")
+            bss = addr;
+        else if (name == "__bss_stop")
+            ebss = addr;
         if (type == 'T' || type == 't')
             functions.emplace(name, addr);
         else if (type == 'D' || type == 'd' || type == 'B' || type == 'b')

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/symbols.h"
+#include "core/host/symbols.h"
 
 namespace lockscope::identity {
 

@@ -13,33 +13,55 @@ namespace lockscope::identity {
 namespace {
 
 using Names = std::initializer_list<std::string_view>;
-constexpr std::string_view kSpin[] = {"spinlock_t", "spinlock", "raw_spinlock_t", "raw_spinlock", "arch_spinlock_t",
-                                      "qspinlock"};
-constexpr std::string_view kWrappers[] = {"lockref", "wait_queue_head", "swait_queue_head", "completion",
-                                          "xarray", "idr", "percpu_counter", "ratelimit_state", "seqcount_spinlock",
-                                          "seqcount_raw_spinlock", "rcuwait", "kref", "list_lru_one", "rwlock_t",
-                                          "seqlock_t", "spinlock_t", "raw_spinlock_t", "local_lock_t"};
+constexpr std::string_view kSpin[] = {"spinlock_t",   "spinlock",        "raw_spinlock_t",
+                                      "raw_spinlock", "arch_spinlock_t", "qspinlock"};
+constexpr std::string_view kWrappers[] = {"lockref",
+                                          "wait_queue_head",
+                                          "swait_queue_head",
+                                          "completion",
+                                          "xarray",
+                                          "idr",
+                                          "percpu_counter",
+                                          "ratelimit_state",
+                                          "seqcount_spinlock",
+                                          "seqcount_raw_spinlock",
+                                          "rcuwait",
+                                          "kref",
+                                          "list_lru_one",
+                                          "rwlock_t",
+                                          "seqlock_t",
+                                          "spinlock_t",
+                                          "raw_spinlock_t",
+                                          "local_lock_t"};
 
 // Type names (struct, union or typedef) a family's lock can be.
 bool family_has(LockFamily f, std::string_view name)
 {
     auto in = [&](Names names) { return std::find(names.begin(), names.end(), name) != names.end(); };
     switch (f) {
-    case LockFamily::Mutex: return in({"mutex"});
-    case LockFamily::RtMutex: return in({"mutex", "rt_mutex", "rt_mutex_base", "spinlock_t", "spinlock"});
-    case LockFamily::Rwsem: return in({"rw_semaphore"});
-    case LockFamily::RtRwlock: return in({"rw_semaphore", "rwlock_t", "rwbase_rt"});
-    case LockFamily::PercpuRwsem: return in({"percpu_rw_semaphore"});
-    case LockFamily::Semaphore: return in({"semaphore"});
-    case LockFamily::Spinlock: return std::find(std::begin(kSpin), std::end(kSpin), name) != std::end(kSpin);
-    case LockFamily::Rwlock: return in({"rwlock_t", "qrwlock", "arch_rwlock_t"});
+        case LockFamily::Mutex:
+            return in({"mutex"});
+        case LockFamily::RtMutex:
+            return in({"mutex", "rt_mutex", "rt_mutex_base", "spinlock_t", "spinlock"});
+        case LockFamily::Rwsem:
+            return in({"rw_semaphore"});
+        case LockFamily::RtRwlock:
+            return in({"rw_semaphore", "rwlock_t", "rwbase_rt"});
+        case LockFamily::PercpuRwsem:
+            return in({"percpu_rw_semaphore"});
+        case LockFamily::Semaphore:
+            return in({"semaphore"});
+        case LockFamily::Spinlock:
+            return std::find(std::begin(kSpin), std::end(kSpin), name) != std::end(kSpin);
+        case LockFamily::Rwlock:
+            return in({"rwlock_t", "qrwlock", "arch_rwlock_t"});
     }
     return false;
 }
 
-constexpr std::array kFamilies = {LockFamily::Mutex,       LockFamily::RtMutex,   LockFamily::Rwsem,
-                                  LockFamily::RtRwlock,    LockFamily::PercpuRwsem, LockFamily::Semaphore,
-                                  LockFamily::Spinlock,    LockFamily::Rwlock};
+constexpr std::array kFamilies = {LockFamily::Mutex,    LockFamily::RtMutex,     LockFamily::Rwsem,
+                                  LockFamily::RtRwlock, LockFamily::PercpuRwsem, LockFamily::Semaphore,
+                                  LockFamily::Spinlock, LockFamily::Rwlock};
 
 // Structs that wrap a lock for a purpose of their own: a class is named after
 // the object that holds them ("dentry.d_lockref.lock", not "lockref.lock").
@@ -57,14 +79,22 @@ bool is_lock_wrapper(std::string_view name)
 
 std::optional<LockFamily> lock_family(std::string_view kind)
 {
-    if (kind == "mutex") return LockFamily::Mutex;
-    if (kind == "rtmutex") return LockFamily::RtMutex;
-    if (kind == "rwsem") return LockFamily::Rwsem;
-    if (kind == "rt-rwlock") return LockFamily::RtRwlock;
-    if (kind == "percpu-rwsem") return LockFamily::PercpuRwsem;
-    if (kind == "semaphore") return LockFamily::Semaphore;
-    if (kind == "spinlock") return LockFamily::Spinlock;
-    if (kind == "rwlock") return LockFamily::Rwlock;
+    if (kind == "mutex")
+        return LockFamily::Mutex;
+    if (kind == "rtmutex")
+        return LockFamily::RtMutex;
+    if (kind == "rwsem")
+        return LockFamily::Rwsem;
+    if (kind == "rt-rwlock")
+        return LockFamily::RtRwlock;
+    if (kind == "percpu-rwsem")
+        return LockFamily::PercpuRwsem;
+    if (kind == "semaphore")
+        return LockFamily::Semaphore;
+    if (kind == "spinlock")
+        return LockFamily::Spinlock;
+    if (kind == "rwlock")
+        return LockFamily::Rwlock;
     return std::nullopt;
 }
 
@@ -73,7 +103,8 @@ std::unique_ptr<KernelTypes> KernelTypes::load_vmlinux(std::string* why)
     btf* b = btf__load_vmlinux_btf();
     if (!b) {
         if (why)
-            *why = std::string("the kernel's BTF cannot be read (/sys/kernel/btf/vmlinux: ") + std::strerror(errno) + ")";
+            *why =
+                std::string("the kernel's BTF cannot be read (/sys/kernel/btf/vmlinux: ") + std::strerror(errno) + ")";
         return nullptr;
     }
     return std::make_unique<KernelTypes>(b);
@@ -95,10 +126,14 @@ KernelTypes::KernelTypes(btf* b) : btf_(b)
             }
         }
     }
-    std::sort(percpu_.begin(), percpu_.end(), [](const PercpuVar& x, const PercpuVar& y) { return x.offset < y.offset; });
+    std::sort(percpu_.begin(), percpu_.end(),
+              [](const PercpuVar& x, const PercpuVar& y) { return x.offset < y.offset; });
 }
 
-KernelTypes::~KernelTypes() { btf__free(btf_); }
+KernelTypes::~KernelTypes()
+{
+    btf__free(btf_);
+}
 
 std::optional<uint32_t> KernelTypes::named_type(std::string_view name) const
 {
@@ -133,6 +168,57 @@ bool KernelTypes::has_function(std::string_view name) const
     return btf__find_by_name_kind(btf_, std::string(name).c_str(), BTF_KIND_FUNC) > 0;
 }
 
+bool KernelTypes::flexible_array(uint32_t type_id) const
+{
+    const btf_type* t = btf__type_by_id(btf_, type_id);
+    return t && btf_is_array(t) && btf_array(t)->nelems == 0;
+}
+
+uint32_t KernelTypes::pointee_struct(uint32_t type_id) const
+{
+    const btf_type* t = btf__type_by_id(btf_, btf__resolve_type(btf_, type_id));
+    if (!t || !btf_is_ptr(t))
+        return 0;
+    const int id = btf__resolve_type(btf_, t->type);
+    const btf_type* target = id > 0 ? btf__type_by_id(btf_, id) : nullptr;
+    return target && btf_is_composite(target) && target->name_off ? uint32_t(id) : 0;
+}
+
+std::vector<KernelTypes::Reached> KernelTypes::types_reached_from(std::string_view function) const
+{
+    std::vector<Reached> out;
+    const std::string name(function.substr(0, function.find('.')));
+    const int fn = name.empty() ? -1 : btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_FUNC);
+    const btf_type* proto = fn > 0 ? btf__type_by_id(btf_, btf__type_by_id(btf_, fn)->type) : nullptr;
+    if (!proto || !btf_is_func_proto(proto))
+        return out;
+    const btf_param* p = btf_params(proto);
+    for (uint16_t i = 0; i < btf_vlen(proto); i++, p++) {
+        const uint32_t type = pointee_struct(p->type);
+        if (!type)
+            continue;
+        const std::string param = p->name_off ? btf__name_by_offset(btf_, p->name_off) : "arg" + std::to_string(i);
+        out.push_back({name_of(type), param, 0});
+        // Its pointer members, anonymous structs and unions included.
+        std::vector<uint32_t> todo{type};
+        while (!todo.empty()) {
+            const btf_type* t = btf__type_by_id(btf_, todo.back());
+            todo.pop_back();
+            const btf_member* m = btf_members(t);
+            for (uint16_t k = 0; k < btf_vlen(t); k++, m++) {
+                if (!m->name_off) {
+                    const int inner = btf__resolve_type(btf_, m->type);
+                    if (inner > 0 && btf_is_composite(btf__type_by_id(btf_, inner)))
+                        todo.push_back(uint32_t(inner));
+                } else if (const uint32_t to = pointee_struct(m->type)) {
+                    out.push_back({name_of(to), param + "->" + btf__name_by_offset(btf_, m->name_off), 1});
+                }
+            }
+        }
+    }
+    return out;
+}
+
 // Depth-first through members (anonymous ones, unions, arrays included),
 // stopping at the first lock of the family that starts exactly at `offset`.
 // `steps` collects (containing type, member name or "[i]").
@@ -164,7 +250,9 @@ bool KernelTypes::find(uint32_t id, uint64_t offset, LockFamily family,
                 continue;
             const uint64_t start = btf_member_bit_offset(t, i) / 8;
             const uint64_t size = size_of(m->type);
-            if (offset < start || offset >= start + size)
+            // A flexible array at the end reaches past the struct's size.
+            const bool open_end = i + 1 == btf_vlen(t) && flexible_array(m->type);
+            if (offset < start || (!open_end && offset >= start + size))
                 continue;
             steps.emplace_back(id, m->name_off ? btf__name_by_offset(btf_, m->name_off) : "");
             if (find(m->type, offset - start, family, steps, depth + 1))
@@ -176,7 +264,7 @@ bool KernelTypes::find(uint32_t id, uint64_t offset, LockFamily family,
     if (btf_is_array(t)) {
         const struct btf_array* a = btf_array(t);
         const uint64_t elem = size_of(a->type);
-        if (elem == 0 || offset / elem >= a->nelems)
+        if (elem == 0 || (a->nelems && offset / elem >= a->nelems))
             return false;
         steps.emplace_back(id, "[" + std::to_string(offset / elem) + "]");
         if (find(a->type, offset % elem, family, steps, depth + 1))
@@ -245,7 +333,10 @@ std::vector<MemberPath> KernelTypes::types_with_lock_at(uint64_t min_size, uint6
             continue;
         const std::string_view name = btf__name_by_offset(btf_, t->name_off);
         const uint64_t size = t->size;
-        if (size <= min_size || size > max_size || offset >= size || is_lock_wrapper(name))
+        // A struct ending in a flexible array (a header and its elements)
+        // is allocated larger than its size: any size up to the range fits.
+        const bool open_end = btf_vlen(t) && flexible_array(btf_members(t)[btf_vlen(t) - 1].type);
+        if (size > max_size || is_lock_wrapper(name) || (!open_end && (size <= min_size || offset >= size)))
             continue;
         if (auto p = lock_at(id, offset, family))
             out.push_back(std::move(*p));

@@ -22,9 +22,10 @@ enum class LockFamily { Mutex, RtMutex, Rwsem, RtRwlock, PercpuRwsem, Semaphore,
 std::optional<LockFamily> lock_family(std::string_view kind);
 
 struct MemberPath {
-    std::string class_name;  // innermost named struct that is not a lock (or a lock's wrapper) + members: "inode.i_rwsem"
-    std::string root;        // the type searched: "ext4_inode_info"
-    std::string path;        // members from the root: "vfs_inode.i_rwsem", "locks[3]"
+    std::string
+        class_name;    // innermost named struct that is not a lock (or a lock's wrapper) + members: "inode.i_rwsem"
+    std::string root;  // the type searched: "ext4_inode_info"
+    std::string path;  // members from the root: "vfs_inode.i_rwsem", "locks[3]"
 };
 
 class KernelTypes {
@@ -45,7 +46,8 @@ public:
     // The lock of `family` that starts at `offset` inside `type_id`.
     std::optional<MemberPath> lock_at(uint32_t type_id, uint64_t offset, LockFamily family) const;
     // Every named struct or union of size in (min_size, max_size] with a lock
-    // of `family` at `offset` (a generic kmalloc cache's candidates).
+    // of `family` at `offset` (a generic kmalloc cache's candidates); a struct
+    // that ends in a flexible array may be smaller, the offset in its array.
     std::vector<MemberPath> types_with_lock_at(uint64_t min_size, uint64_t max_size, uint64_t offset,
                                                LockFamily family) const;
     // Offset of a member path ("mutex", "vfs_inode.i_rwsem") in a struct.
@@ -63,14 +65,28 @@ public:
 
     bool has_function(std::string_view name) const;
 
+    // The structs a function works on, as its BTF prototype declares them:
+    // what its parameters point to (depth 0, via "inode") and what those
+    // structs' pointer members point to (depth 1, via "inode->i_sb").
+    // Compiler clones ("f.part.0", "f.isra.0") are looked up as f.
+    struct Reached {
+        std::string type;
+        std::string via;
+        int depth = 0;
+    };
+    std::vector<Reached> types_reached_from(std::string_view function) const;
+
 private:
     bool find(uint32_t id, uint64_t offset, LockFamily family, std::vector<std::pair<uint32_t, std::string>>& steps,
               int depth) const;
+    uint32_t pointee_struct(uint32_t type_id) const;
+    bool flexible_array(uint32_t type_id)
+        const;  // an array of no declared length ("T queues[]")  // a pointer's named struct or union, 0 if none
     MemberPath describe(uint32_t root, const std::vector<std::pair<uint32_t, std::string>>& steps) const;
 
     btf* btf_ = nullptr;
     mutable std::unordered_map<std::string, uint32_t> named_;  // named_type's answers, 0: none
-    std::vector<PercpuVar> percpu_;                         // by offset
+    std::vector<PercpuVar> percpu_;                            // by offset
     uint64_t percpu_size_ = 0;
 };
 

@@ -116,8 +116,7 @@ void make_dirs(const std::string& dir)
                     "set LOCKSCOPE_LAB_CACHE or XDG_CACHE_HOME to a writable directory");
 }
 
-std::string download(const std::string& package, const std::string& cache_dir,
-                     void (*progress)(const std::string&))
+std::string download(const std::string& package, const std::string& cache_dir, void (*progress)(const std::string&))
 {
     const std::string work = cache_dir + "/.download-" + std::to_string(getpid());
     std::error_code ec;
@@ -175,8 +174,7 @@ std::string resolve_debian_package(const std::string& spec, const std::string& a
     return *std::max_element(matches.begin(), matches.end(), natural_less);
 }
 
-GuestKernel debian_kernel(const std::string& spec, const std::string& cache_dir,
-                          void (*progress)(const std::string&))
+GuestKernel debian_kernel(const std::string& spec, const std::string& cache_dir, void (*progress)(const std::string&))
 {
     if (spec.empty())
         throw UsageError("--debian-kernel needs a package name or a version such as 6.1 or 6.1-rt");
@@ -215,7 +213,7 @@ GuestKernel debian_kernel(const std::string& spec, const std::string& cache_dir,
 
 GuestKernel local_kernel(const std::string& image, const std::string& modules_dir)
 {
-    struct stat st{};
+    struct stat st {};
     if (stat(image.c_str(), &st) != 0)
         throw Error("cannot read kernel image", image, errno);
     if (!S_ISREG(st.st_mode))

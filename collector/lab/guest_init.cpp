@@ -41,7 +41,8 @@ std::string guest_init_script(const GuestRun& run)
          "say \"booted $(uname -r)\"\n";
     for (const std::string& m : run.modules)
         s << "insmod /lib/modules/lab/" << m << ".ko || fail \"cannot load module " << m << "\"\n";
-    s << "mount -t 9p -o trans=virtio,version=9p2000.L " << kShareTag << " /lab || "
+    s << "mount -t 9p -o trans=virtio,version=9p2000.L " << kShareTag
+      << " /lab || "
          "fail \"cannot mount the results share: the kernel needs 9p over virtio (CONFIG_NET_9P_VIRTIO, "
          "CONFIG_9P_FS) built in, or its modules directory\"\n"
          // The session's config lines come from /boot/config-<release>, as on a host.
@@ -60,10 +61,17 @@ std::string guest_init_script(const GuestRun& run)
           << "  say \"" << kStuckWord << "after " << after << " s:\"\n"
           << "  for t in /proc/[0-9]*/task/[0-9]*; do\n"
              "    case $(cat $t/comm 2>/dev/null) in lockscope*) ;; *) continue ;; esac\n"
-             "    st=$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1)\n"
-             "    stack=$(sed -n '1,3s/^\\[<[0-9a-f]*>\\] \\([^+]*\\).*/\\1/p' $t/stack 2>/dev/null | tr '\\n' ' ')\n"
-             "    w=$(cat $t/wchan 2>/dev/null); [ \"$w\" = 0 ] && w=\n"
-          << "    say \"" << kStuckWord << "$(cat $t/comm) ${t##*/} $st${w:+ in $w} [ $stack]\"\n"
+             // A task caught between waits (on its way into or out of one)
+             // shows no stack or no wchan: look again, up to three times.
+             "    for try in 1 2 3; do\n"
+             "      st=$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1)\n"
+             "      stack=$(sed -n '1,3s/^\\[<[0-9a-f]*>\\] \\([^+]*\\).*/\\1/p' $t/stack 2>/dev/null | tr '\\n' ' ')\n"
+             "      w=$(cat $t/wchan 2>/dev/null); [ \"$w\" = 0 ] && w=\n"
+             "      [ -n \"$stack\" ] && [ -n \"$w\" ] || [ \"$st\" = R ] && break\n"
+             "      sleep 1\n"
+             "    done\n"
+          << "    say \"" << kStuckWord
+          << "$(cat $t/comm) ${t##*/} $st${w:+ in $w} [ $stack]\"\n"
              "  done\n"
              "  echo 7 > /proc/sys/kernel/printk\n"
              "  echo w > /proc/sysrq-trigger\n"

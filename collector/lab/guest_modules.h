@@ -18,8 +18,7 @@ struct GuestModule {
 // are skipped; dependencies come from each module's own depends= field,
 // since a package does not ship modules.dep. Compressed modules are
 // decompressed here: busybox insmod reads plain ELF only.
-std::vector<GuestModule> resolve_guest_modules(const std::string& modules_dir,
-                                               const std::vector<std::string>& wanted);
+std::vector<GuestModule> resolve_guest_modules(const std::string& modules_dir, const std::vector<std::string>& wanted);
 
 // The depends= list of a module's .modinfo (exposed for tests).
 std::vector<std::string> module_depends(const std::string& module_contents);

@@ -36,7 +36,10 @@ public:
             close(fd_);
     }
 
-    void directory(const std::string& name) { parents_then(name, [&] { entry(name, S_IFDIR | 0755, {}); }); }
+    void directory(const std::string& name)
+    {
+        parents_then(name, [&] { entry(name, S_IFDIR | 0755, {}); });
+    }
     void file(const std::string& name, const std::string& data, unsigned mode = 0644)
     {
         parents_then(name, [&] { entry(name, S_IFREG | mode, data); });
@@ -72,9 +75,8 @@ private:
     {
         const std::string name = path.front() == '/' ? path.substr(1) : path;
         char header[111];
-        std::snprintf(header, sizeof header, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-                      ino_++, mode, 0u, 0u, 1u, 0u, unsigned(data.size()), 0u, 0u, 0u, 0u,
-                      unsigned(name.size() + 1), 0u);
+        std::snprintf(header, sizeof header, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", ino_++, mode,
+                      0u, 0u, 1u, 0u, unsigned(data.size()), 0u, 0u, 0u, 0u, unsigned(name.size() + 1), 0u);
         std::string out(header, 110);
         out += name;
         out.push_back('\0');
@@ -158,8 +160,8 @@ std::string find_busybox()
 void build_initramfs(const std::string& path, const InitramfsSpec& spec)
 {
     CpioWriter cpio(path);
-    for (const char* dir : {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/proc", "/sys", "/dev", "/tmp", "/lab",
-                            "/boot", "/root", "/etc", "/lib/modules/lab"})
+    for (const char* dir : {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/proc", "/sys", "/dev", "/tmp", "/lab", "/boot",
+                            "/root", "/etc", "/lib/modules/lab"})
         cpio.directory(dir);
     cpio.file("/bin/busybox", read_file(spec.busybox), 0755);
     cpio.file("/bin/lockscope", read_file(spec.lockscope_binary), 0755);

@@ -12,11 +12,11 @@
 namespace lockscope::lab {
 
 struct InitramfsSpec {
-    std::string lockscope_binary;  // installed as /bin/lockscope
-    std::string busybox;           // installed as /bin/busybox
-    std::string kernel_config;     // installed as /boot/lab-config when set
+    std::string lockscope_binary;      // installed as /bin/lockscope
+    std::string busybox;               // installed as /bin/busybox
+    std::string kernel_config;         // installed as /boot/lab-config when set
     std::vector<GuestModule> modules;  // installed as /lib/modules/lab/<name>.ko
-    std::string init_script;       // installed as /init
+    std::string init_script;           // installed as /init
 };
 
 // Writes the archive to `path`. Throws lockscope::Error naming the file and

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/metadata.h"
+#include "core/host/metadata.h"
 #include "lab/guest_init.h"
 #include "lab/guest_modules.h"
 #include "lab/initramfs.h"
@@ -36,7 +36,10 @@ namespace {
 // What a guest needs to mount the results share when the drivers are modules.
 const std::vector<std::string> kShareModules = {"virtio_pci", "9pnet_virtio", "9p"};
 
-void progress(const std::string& line) { std::fprintf(stderr, "lockscope lab: %s\n", line.c_str()); }
+void progress(const std::string& line)
+{
+    std::fprintf(stderr, "lockscope lab: %s\n", line.c_str());
+}
 
 std::string format_seconds(double s)
 {
@@ -172,8 +175,8 @@ void keep_console_log(const std::string& from, const std::string& to)
     fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
 }
 
-std::map<std::string, std::string> host_facts(const BootResult& boot, const GuestKernel& kernel,
-                                              const LabOptions& o, const std::string& load_before)
+std::map<std::string, std::string> host_facts(const BootResult& boot, const GuestKernel& kernel, const LabOptions& o,
+                                              const std::string& load_before)
 {
     utsname u{};
     uname(&u);
@@ -272,8 +275,8 @@ void check_guest_outcome(const BootResult& boot, const ConsoleWatcher& watcher, 
     }
     if (!watcher.booted()) {
         if (boot.qemu_status != 0)
-            throw fail("kernel did not boot", "qemu exited with status " + std::to_string(boot.qemu_status) +
-                                                  ": " + boot.last_console_line);
+            throw fail("kernel did not boot",
+                       "qemu exited with status " + std::to_string(boot.qemu_status) + ": " + boot.last_console_line);
         throw fail("kernel did not boot",
                    watcher.panic().empty() ? "it stopped before running the lab's init" : watcher.panic());
     }

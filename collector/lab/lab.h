@@ -27,7 +27,7 @@ struct LabOptions {
     unsigned memory_mib = 1024;
     std::string qemu = "qemu-system-x86_64";
     std::string accel = "auto";  // kvm, tcg, or auto (KVM when usable, TCG if it fails)
-    std::string cache_dir;  // downloaded kernels; default_cache_dir() when empty
+    std::string cache_dir;       // downloaded kernels; default_cache_dir() when empty
 };
 
 // Checks what can be checked before anything boots. Throws UsageError/Error.

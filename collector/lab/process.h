@@ -15,13 +15,11 @@ struct ProcessResult {
 // Runs argv[0] (looked up on PATH) in `cwd` (current directory when empty)
 // and captures its stdout; stderr too when `merge_stderr`. Throws only when
 // the program cannot be started.
-ProcessResult run_capture(const std::vector<std::string>& argv, const std::string& cwd = {},
-                          bool merge_stderr = true);
+ProcessResult run_capture(const std::vector<std::string>& argv, const std::string& cwd = {}, bool merge_stderr = true);
 
 // Like run_capture, but a non-zero exit becomes an Error naming `what` and
 // the program's last line of output.
-std::string run_checked(const std::vector<std::string>& argv, const std::string& what,
-                        const std::string& cwd = {});
+std::string run_checked(const std::vector<std::string>& argv, const std::string& what, const std::string& cwd = {});
 
 // The full path of `name` on PATH (or `name` itself when it holds a '/' and is
 // executable); empty when not found.

@@ -22,8 +22,17 @@ namespace {
 
 std::vector<std::string> qemu_argv(const std::string& qemu, const BootOptions& o, bool kvm)
 {
-    std::vector<std::string> argv = {qemu, "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
-                                     "-m", std::to_string(o.memory_mib), "-smp", std::to_string(o.cpus)};
+    std::vector<std::string> argv = {qemu,
+                                     "-nodefaults",
+                                     "-display",
+                                     "none",
+                                     "-no-reboot",
+                                     "-serial",
+                                     "stdio",
+                                     "-m",
+                                     std::to_string(o.memory_mib),
+                                     "-smp",
+                                     std::to_string(o.cpus)};
     if (kvm) {
         argv.insert(argv.end(), {"-accel", "kvm", "-cpu", "host"});
     } else {
@@ -38,9 +47,8 @@ std::vector<std::string> qemu_argv(const std::string& qemu, const BootOptions& o
     }
     argv.insert(argv.end(), {"-kernel", o.kernel, "-initrd", o.initramfs,
                              // panic=-1 with -no-reboot: a guest panic ends qemu at once.
-                             "-append", "console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init",
-                             "-virtfs", "local,path=" + o.share_dir + ",mount_tag=" + kShareTag +
-                                            ",security_model=none"});
+                             "-append", "console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init", "-virtfs",
+                             "local,path=" + o.share_dir + ",mount_tag=" + kShareTag + ",security_model=none"});
     return argv;
 }
 
@@ -102,9 +110,7 @@ private:
 
 class ConsoleSplitter {
 public:
-    ConsoleSplitter(FILE* log, const std::function<void(const std::string&)>& on_line) : log_(log), on_line_(on_line)
-    {
-    }
+    ConsoleSplitter(FILE* log, const std::function<void(const std::string&)>& on_line) : log_(log), on_line_(on_line) {}
     void feed(const char* data, size_t n)
     {
         if (log_)

@@ -9,7 +9,7 @@ namespace lockscope::lab {
 
 struct BootOptions {
     std::string qemu = "qemu-system-x86_64";
-    std::string kernel;     // image
+    std::string kernel;  // image
     std::string initramfs;
     std::string share_dir;  // exported to the guest over 9p (guest_init.h's kShareTag)
     bool kvm = false;       // -accel kvm; TCG otherwise

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "core/model.h"
-#include "core/session_store.h"
 
 namespace prometheus {
 class Exposer;
@@ -18,8 +17,8 @@ namespace lockscope::metrics {
 class StateCollectable;
 
 struct ListenAddress {
-    std::string host;  // "" for every interface
-    unsigned port = 0; // 0: any free port
+    std::string host;   // "" for every interface
+    unsigned port = 0;  // 0: any free port
 };
 
 // "127.0.0.1:9464", "[::1]:9464", ":9464". Throws UsageError otherwise.

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "core/rollup.h"
+#include "core/analysis/rollup.h"
 
 namespace lockscope::metrics {
 namespace {
@@ -56,9 +56,15 @@ ClientMetric gauge(double value, std::vector<ClientMetric::Label> labels = {})
     return m;
 }
 
-double seconds(uint64_t ns) { return double(ns) / 1e9; }
+double seconds(uint64_t ns)
+{
+    return double(ns) / 1e9;
+}
 
-std::vector<ClientMetric::Label> cgroup_labels(const std::string& cgroup) { return {{"cgroup", cgroup}}; }
+std::vector<ClientMetric::Label> cgroup_labels(const std::string& cgroup)
+{
+    return {{"cgroup", cgroup}};
+}
 
 using CounterValue = std::function<double(const LockCounters&)>;
 
@@ -181,8 +187,8 @@ void MetricsState::add_interval(const IntervalBatch& batch, const std::vector<Lo
 std::vector<MetricFamily> MetricsState::families() const
 {
     std::vector<MetricFamily> out;
-    MetricFamily info = family("lockscope_build_info", "lockscope version and the kernel it records",
-                               MetricType::Gauge);
+    MetricFamily info =
+        family("lockscope_build_info", "lockscope version and the kernel it records", MetricType::Gauge);
     info.metric.push_back(gauge(1, to_labels(build_labels_)));
     out.push_back(std::move(info));
 
@@ -193,11 +199,13 @@ std::vector<MetricFamily> MetricsState::families() const
             continue;
         const CounterMetric m = counter_metric(f.name);
         const auto member = f.member;
-        const CounterValue value = [member, scale = m.scale](const LockCounters& c) { return double(c.*member) * scale; };
+        const CounterValue value = [member, scale = m.scale](const LockCounters& c) {
+            return double(c.*member) * scale;
+        };
         out.push_back(per_lock(locks_, "lockscope_" + m.name, f.help, value));
         if (per_cgroup_ && f.per_task)
-            out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_" + m.name, std::string(f.help) + ", by the cgroup's tasks",
-                                     value));
+            out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_" + m.name,
+                                     std::string(f.help) + ", by the cgroup's tasks", value));
     }
     out.push_back(per_lock(locks_, "lockscope_offcpu_seconds_total",
                            "Time waiters were switched out (asleep or preempted)",
@@ -224,8 +232,7 @@ std::vector<MetricFamily> MetricsState::families() const
            "Events or keys dropped: a map or buffer was full, nesting too deep, an interrupt "
            "contended inside lockscope's own program, or an inner episode's end never came",
            MetricType::Counter, double(lost_));
-    single("lockscope_intervals_total", "Intervals drained from the kernel", MetricType::Counter,
-           double(intervals_));
+    single("lockscope_intervals_total", "Intervals drained from the kernel", MetricType::Counter, double(intervals_));
     single("lockscope_lock_series", "(lock, kind) pairs with a series of their own (see --prometheus-top)",
            MetricType::Gauge, double(locks_.own_series()));
     return out;

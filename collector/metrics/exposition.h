@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "core/model.h"
-#include "core/session_store.h"
 
 namespace lockscope::metrics {
 

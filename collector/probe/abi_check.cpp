@@ -1,23 +1,22 @@
-// The BPF<->user ABI (bpf/lockscope_abi.h, and the per-CPU state of
-// bpf/episode.h that user space reads) checked at compile time: a struct
+// The BPF<->user ABI (bpf/lockscope_abi.h) checked at compile time: a struct
 // whose size or layout changes on one side without the other fails the build
-// here instead of misreading maps at run time.
+// here instead of misreading maps at run time. Every such check lives here.
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 
 #include "core/model.h"
-#include "episode.h"
 #include "lockscope_abi.h"
 
 namespace lockscope::probe {
 
 static_assert(sizeof(ls_lock_key) == 16);
-static_assert(sizeof(ls_lock_stats) == sizeof(uint64_t) * (std::size(kCounterFields) + LS_OWNER_STATES + LS_HIST_BUCKETS));
-static_assert(sizeof(ls_lock_ident) == 128);
+static_assert(sizeof(ls_lock_stats) ==
+              sizeof(uint64_t) * (std::size(kCounterFields) + LS_OWNER_STATES + LS_HIST_BUCKETS));
+static_assert(sizeof(ls_lock_ident) == 136);
 static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
-static_assert(sizeof(ls_task_stats) == 96);
+static_assert(sizeof(ls_task_stats) == 104);
 static_assert(sizeof(ls_cpu_idle) == 16);
 // ls_counters: nine event and sampling counters and one lost_<name> per
 // cause of LS_LOST_CAUSES (a missing one fails below, an extra one here).
@@ -32,6 +31,9 @@ static_assert(sizeof(ls_cpu_state) % 8 == 0);  // per-CPU values are copied in 8
 static_assert(sizeof(ls_trace_phase) == 16);
 static_assert(offsetof(ls_trace_episode, phases) == 88);
 static_assert(sizeof(ls_trace_episode) == 88 + LS_TRACE_MAX_PHASES * sizeof(ls_trace_phase));
+static_assert(sizeof(ls_rwsem_spin) == 16);
 static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
+// The on-CPU table: tid slots are found by masking, so their count is a power of two.
+static_assert((LS_ONCPU_DEFAULT_ENTRIES & (LS_ONCPU_DEFAULT_ENTRIES - 1)) == 0);
 
 }  // namespace lockscope::probe

@@ -16,7 +16,10 @@ constexpr long kCgroup2Magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
 
 }  // namespace
 
-std::string cgroup2_mount() { return mount_point("cgroup2"); }
+std::string cgroup2_mount()
+{
+    return mount_point("cgroup2");
+}
 
 CgroupTarget resolve_cgroup(const std::string& path)
 {

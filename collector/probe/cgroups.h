@@ -10,8 +10,8 @@
 namespace lockscope::probe {
 
 struct CgroupTarget {
-    std::string path;  // as resolved: the directory under the cgroup2 mount
-    uint64_t id = 0;   // the cgroup's id (its directory's inode number)
+    std::string path;    // as resolved: the directory under the cgroup2 mount
+    uint64_t id = 0;     // the cgroup's id (its directory's inode number)
     uint32_t level = 0;  // 0 for the root, 1 for its children, ...
 };
 

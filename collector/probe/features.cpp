@@ -42,7 +42,7 @@ struct BtfCheck {
     bool task_from_pid_kfunc = false;
 };
 
-BtfCheck check_btf()
+BtfCheck read_btf()
 {
     BtfCheck c;
     btf* vmlinux = btf__load_vmlinux_btf();
@@ -59,6 +59,14 @@ BtfCheck check_btf()
     c.task_from_pid_kfunc = btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) >= 0 &&
                             btf__find_by_name_kind(vmlinux, "bpf_task_release", BTF_KIND_FUNC) >= 0;
     btf__free(vmlinux);
+    return c;
+}
+
+// The running kernel's BTF does not change while lockscope runs; it is
+// parsed (5-6 MiB) once for every question asked of it here.
+const BtfCheck& check_btf()
+{
+    static const BtfCheck c = read_btf();
     return c;
 }
 
@@ -100,7 +108,10 @@ std::string mount_point(const std::string& fstype)
     return {};
 }
 
-std::string tracefs_mount_point() { return mount_point("tracefs"); }
+std::string tracefs_mount_point()
+{
+    return mount_point("tracefs");
+}
 
 bool kmem_cache_kfunc_available()
 {
@@ -133,10 +144,9 @@ std::vector<Feature> detect_features()
     out.push_back({"privileges", root || (cap_bpf && cap_perfmon), true,
                    root ? "running as root"
                         : std::string("CAP_BPF ") + (cap_bpf ? "yes" : "missing") + ", CAP_PERFMON " +
-                              (cap_perfmon ? "yes" : "missing") +
-                              " (record needs root or CAP_BPF + CAP_PERFMON)"});
+                              (cap_perfmon ? "yes" : "missing") + " (record needs root or CAP_BPF + CAP_PERFMON)"});
 
-    const BtfCheck btf = check_btf();
+    const BtfCheck& btf = check_btf();
     out.push_back({"kernel BTF", btf.loaded, true,
                    btf.loaded ? std::string(kVmlinuxBtf)
                               : std::string(kVmlinuxBtf) + " missing: the kernel needs CONFIG_DEBUG_INFO_BTF=y"});
@@ -162,8 +172,7 @@ std::vector<Feature> detect_features()
                    stats.empty() ? "kernel.bpf_stats_enabled unavailable"
                                  : "kernel.bpf_stats_enabled=" + stats + " (overhead measurement)"});
     // libbpf attaches kprobes through the kprobe PMU, which needs no tracefs.
-    out.push_back({"kprobes", file_exists("/sys/bus/event_source/devices/kprobe/type"), false,
-                   "optional extras only"});
+    out.push_back({"kprobes", file_exists("/sys/bus/event_source/devices/kprobe/type"), false, "optional extras only"});
     const std::string tracefs = tracefs_mount_point();
     out.push_back({"tracefs", !tracefs.empty(), false,
                    tracefs.empty()

@@ -9,10 +9,10 @@
 namespace lockscope::probe {
 
 struct Feature {
-    std::string name;    // "btf", "lock tracepoints", ...
+    std::string name;  // "btf", "lock tracepoints", ...
     bool available = false;
     bool required = false;  // record cannot work without it
-    std::string detail;  // what was found, or what is needed
+    std::string detail;     // what was found, or what is needed
 };
 
 std::vector<Feature> detect_features();

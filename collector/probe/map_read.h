@@ -23,7 +23,7 @@ void for_each_entry(bpf_map* map, uint32_t per_key, Visit visit)
     constexpr uint32_t kBatch = 256;
     std::vector<Key> keys(kBatch);
     std::vector<Value> values(size_t(kBatch) * per_key);
-    std::vector<Key> all_keys;  // visited only once the whole map is read, so a
+    std::vector<Key> all_keys;      // visited only once the whole map is read, so a
     std::vector<Value> all_values;  // failure midway can fall back without duplicates
     uint32_t token = 0;
     bool first = true, batch_ok = true;

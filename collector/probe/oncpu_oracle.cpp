@@ -76,8 +76,7 @@ std::vector<std::uint32_t> threads_in_state_r(pid_t tgid)
 {
     std::vector<std::uint32_t> out;
     std::error_code ec;
-    for (const auto& entry :
-         std::filesystem::directory_iterator("/proc/" + std::to_string(tgid) + "/task", ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(tgid) + "/task", ec)) {
         const std::uint32_t tid = std::uint32_t(std::stoul(entry.path().filename().string()));
         if (thread_state(tgid, tid) == 'R')
             out.push_back(tid);
@@ -104,7 +103,8 @@ OnCpuOracle OnCpuOracle::load(pid_t tgid, std::uint32_t entries)
     skel->rodata->targ_tgid = std::uint32_t(tgid);
     skel->rodata->slot_mask = entries - 1;
     skel->rodata->nr_cpus = oracle.cpus_;
-    bpf_map__set_value_size(skel->maps.oncpu, (entries + oracle.cpus_) * std::uint32_t(sizeof(std::uint32_t)));
+    bpf_map__set_value_size(skel->maps.oncpu,
+                            LS_ONCPU_WORDS(entries, oracle.cpus_) * std::uint32_t(sizeof(std::uint32_t)));
     if (int err = oncpu_bpf__load(skel))
         throw load_error("cannot load", -err);
     if (int err = oncpu_bpf__attach(skel))
@@ -115,23 +115,26 @@ OnCpuOracle OnCpuOracle::load(pid_t tgid, std::uint32_t entries)
 }
 
 OnCpuOracle::OnCpuOracle(oncpu_bpf* skel, std::uint32_t entries) noexcept
-    : skel_(skel), entries_(entries), cpus_(std::uint32_t(std::clamp(libbpf_num_possible_cpus(), 1, kMaxCpus)))
+    : skel_(skel), entries_(entries), cpus_(std::uint32_t(std::clamp(libbpf_num_possible_cpus(), 1, LS_ONCPU_MAX_CPUS)))
 {
 }
 
-int OnCpuOracle::table_fd() const noexcept { return skel_ ? bpf_map__fd(skel_->maps.oncpu) : -1; }
+int OnCpuOracle::table_fd() const noexcept
+{
+    return skel_ ? bpf_map__fd(skel_->maps.oncpu) : -1;
+}
 
 void OnCpuOracle::map_table()
 {
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
-    table_bytes_ = ((entries_ + cpus_) * sizeof(std::uint32_t) + page - 1) / page * page;
+    table_bytes_ = (LS_ONCPU_WORDS(entries_, cpus_) * sizeof(std::uint32_t) + page - 1) / page * page;
     // Read-only: only the BPF program (and seed(), through its own mapping) writes.
     void* p = mmap(nullptr, table_bytes_, PROT_READ, MAP_SHARED, bpf_map__fd(skel_->maps.oncpu), 0);
     if (p == MAP_FAILED)
         throw Error("cannot mmap", "exact owner oracle table", errno);
     table_ = p;
-    table_oracle_ = std::make_unique<reflock::OnCpuTableOracle>(static_cast<const volatile std::uint32_t*>(p),
-                                                                entries_);
+    table_oracle_ =
+        std::make_unique<reflock::OnCpuTableOracle>(static_cast<const volatile std::uint32_t*>(p), entries_);
 }
 
 // Threads already on a CPU at attach time have had no switch-in to mark
@@ -150,7 +153,7 @@ void OnCpuOracle::seed(pid_t tgid)
         return;  // not fatal: each thread's next switch marks it
     auto* table = static_cast<std::uint32_t*>(p);
     auto cas = [&](std::uint32_t tid, std::uint32_t from, std::uint32_t to) {
-        std::atomic_ref<std::uint32_t>(table[tid & (entries_ - 1)]).compare_exchange_strong(from, to);
+        std::atomic_ref<std::uint32_t>(table[LS_ONCPU_TID_SLOT(tid, entries_)]).compare_exchange_strong(from, to);
     };
     const std::vector<std::uint32_t> marked = threads_in_state_r(tgid);
     for (std::uint32_t tid : marked)
@@ -185,7 +188,10 @@ OnCpuOracle& OnCpuOracle::operator=(OnCpuOracle&& other) noexcept
     return *this;
 }
 
-OnCpuOracle::~OnCpuOracle() { reset(); }
+OnCpuOracle::~OnCpuOracle()
+{
+    reset();
+}
 
 void OnCpuOracle::reset() noexcept
 {

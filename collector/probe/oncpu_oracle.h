@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "lockscope_abi.h"
 #include "reflock/oracle.h"
 
 struct oncpu_bpf;
@@ -20,16 +21,12 @@ namespace lockscope::probe {
 
 class OnCpuOracle {
 public:
-    // Slots in the table: a power of two. tids of one process that collide
-    // modulo this only make the oracle answer "not running" (a shorter spin).
-    static constexpr std::uint32_t kDefaultEntries = 4096;
-    // CPUs whose unseen switches are repaired (ONCPU_MAX_CPUS in the program).
-    static constexpr int kMaxCpus = 1024;
-
     // Loads and attaches for `tgid`, maps the table and seeds the threads of
-    // `tgid` running now (afterwards every switch keeps it exact). Throws
-    // lockscope::Error with the reason and a remedy.
-    static OnCpuOracle load(pid_t tgid, std::uint32_t entries = kDefaultEntries);
+    // `tgid` running now (afterwards every switch keeps it exact). `entries`:
+    // tid slots in the table, a power of two; tids of one process that collide
+    // modulo it only make the oracle answer "not running" (a shorter spin).
+    // Throws lockscope::Error with the reason and a remedy.
+    static OnCpuOracle load(pid_t tgid, std::uint32_t entries = LS_ONCPU_DEFAULT_ENTRIES);
 
     OnCpuOracle(OnCpuOracle&& other) noexcept;
     OnCpuOracle& operator=(OnCpuOracle&& other) noexcept;
@@ -43,9 +40,8 @@ public:
     bool on_cpu(std::uint32_t tid) const noexcept { return table_oracle_->on_cpu(tid); }
 
     // The map behind the table, for tests and diagnostics that map it
-    // writable. Its one value is entries() tid slots (slot tid % entries()
-    // holds tid while it runs) followed by cpus() slots, one per CPU, with
-    // the tid the program believes is running there (0: none of ours).
+    // writable: its one value is laid out as lockscope_abi.h's LS_ONCPU_*
+    // say, with entries() tid slots and cpus() CPU slots.
     int table_fd() const noexcept;
     std::uint32_t entries() const noexcept { return entries_; }
     std::uint32_t cpus() const noexcept { return cpus_; }

@@ -19,6 +19,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/analysis/estimate.h"
 #include "core/error.h"
 #include "core/clock.h"
 #include "episode.h"
@@ -30,7 +31,6 @@
 
 namespace lockscope::probe {
 namespace {
-
 
 // libbpf's warnings, kept so a load failure can say what the verifier said.
 std::mutex g_log_mutex;
@@ -221,10 +221,17 @@ Probe Probe::attach(const ProbeOptions& options)
     require_recording_features();
     libbpf_set_print(libbpf_print);
 
-    lockscope_bpf* skel = lockscope_bpf__open();
+    // The running kernel's BTF named as CO-RE's target: a type it lacks
+    // (futex_private_hash before 6.16) is then only absent, where libbpf 1.1
+    // would look for it in the module BTFs, which needs CAP_SYS_ADMIN and
+    // fails a recorder with CAP_BPF + CAP_PERFMON (the exporter service's).
+    LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+    if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+        open_opts.btf_custom_path = "/sys/kernel/btf/vmlinux";
+    lockscope_bpf* skel = lockscope_bpf__open_opts(&open_opts);
     if (!skel)
         throw load_error("cannot open", errno);
-    Probe probe(skel, uint32_t(libbpf_num_possible_cpus()));
+    Probe probe(skel, uint32_t(libbpf_num_possible_cpus()), options.time_period);
 
     skel->rodata->targ_tgid = options.tgid;
     skel->rodata->targ_tree = options.tgid && options.children ? 1 : 0;
@@ -245,6 +252,7 @@ Probe Probe::attach(const ProbeOptions& options)
     if (options.trace)
         bpf_map__set_max_entries(skel->maps.trace_events, ring_bytes(options.trace_buffer_mib));
     skel->rodata->max_locks = options.max_locks;
+    skel->rodata->time_period = std::max(options.time_period, 1u);
     bpf_map__set_max_entries(skel->maps.lock_index, options.max_locks);
     bpf_map__set_max_entries(skel->maps.lock_stats, options.max_locks);
     bpf_map__set_max_entries(skel->maps.lock_ident, options.max_locks);
@@ -270,38 +278,44 @@ Probe Probe::attach(const ProbeOptions& options)
     return probe;
 }
 
-Probe::Probe(lockscope_bpf* skel, uint32_t cpus) : skel_(skel), possible_cpus_(cpus) {}
+Probe::Probe(lockscope_bpf* skel, uint32_t cpus, uint32_t time_period)
+    : skel_(skel), possible_cpus_(cpus), time_period_(std::max(time_period, 1u))
+{
+}
 
 // A process linked with reflock (or anything firing lockscope's USDT probes)
 // is recorded with its user-space locks; a process without them is not an error.
 void Probe::attach_user_probes(uint32_t tgid)
 {
     const std::string exe = "/proc/" + std::to_string(tgid) + "/exe";
-    bpf_link* begin = bpf_program__attach_usdt(skel_->progs.on_user_begin, int(tgid), exe.c_str(), "lockscope",
-                                               "contention_begin", nullptr);
-    bpf_link* end = bpf_program__attach_usdt(skel_->progs.on_user_end, int(tgid), exe.c_str(), "lockscope",
-                                             "contention_end", nullptr);
+    Link begin(bpf_program__attach_usdt(skel_->progs.on_user_begin, int(tgid), exe.c_str(), "lockscope",
+                                        "contention_begin", nullptr));
+    Link end(bpf_program__attach_usdt(skel_->progs.on_user_end, int(tgid), exe.c_str(), "lockscope", "contention_end",
+                                      nullptr));
     if (begin && end) {
-        user_links_.push_back(begin);
-        user_links_.push_back(end);
+        user_links_.push_back(std::move(begin));
+        user_links_.push_back(std::move(end));
         user_probes_ = true;
-        return;
     }
-    if (begin)
-        bpf_link__destroy(begin);
-    if (end)
-        bpf_link__destroy(end);
+}
+
+void Probe::LinkDeleter::operator()(bpf_link* link) const noexcept
+{
+    bpf_link__destroy(link);
 }
 
 Probe::Probe(Probe&& other) noexcept
     : skel_(std::exchange(other.skel_, nullptr)),
       possible_cpus_(other.possible_cpus_),
+      time_period_(other.time_period_),
       delivered_stacks_(std::move(other.delivered_stacks_)),
       user_links_(std::move(other.user_links_)),
       user_probes_(other.user_probes_),
       slab_lookup_(other.slab_lookup_),
+      detached_(other.detached_),
       exited_seen_(std::move(other.exited_seen_)),
       identities_(std::move(other.identities_)),
+      cgroup_names_(std::move(other.cgroup_names_)),
       trace_(std::move(other.trace_)),
       rwsem_spin_(std::move(other.rwsem_spin_))
 {
@@ -311,16 +325,19 @@ Probe::Probe(Probe&& other) noexcept
 Probe& Probe::operator=(Probe&& other) noexcept
 {
     if (this != &other) {
-        this->~Probe();
+        reset();
         skel_ = std::exchange(other.skel_, nullptr);
         possible_cpus_ = other.possible_cpus_;
+        time_period_ = other.time_period_;
         delivered_stacks_ = std::move(other.delivered_stacks_);
         user_links_ = std::move(other.user_links_);
         other.user_links_.clear();
         user_probes_ = other.user_probes_;
         slab_lookup_ = other.slab_lookup_;
+        detached_ = other.detached_;
         exited_seen_ = std::move(other.exited_seen_);
         identities_ = std::move(other.identities_);
+        cgroup_names_ = std::move(other.cgroup_names_);
         trace_ = std::move(other.trace_);
         rwsem_spin_ = std::move(other.rwsem_spin_);
     }
@@ -329,12 +346,17 @@ Probe& Probe::operator=(Probe&& other) noexcept
 
 Probe::~Probe()
 {
+    reset();
+}
+
+void Probe::reset() noexcept
+{
     trace_.reset();  // its thread polls a map of the skeleton
     rwsem_spin_.reset();
-    for (bpf_link* link : user_links_)
-        bpf_link__destroy(link);
+    user_links_.clear();
     if (skel_)
         lockscope_bpf__destroy(skel_);
+    skel_ = nullptr;
 }
 
 std::string Probe::rwsem_spin_status() const
@@ -349,8 +371,6 @@ std::vector<Episode> Probe::take_episodes()
 
 void Probe::detach()
 {
-    for (bpf_link* link : user_links_)
-        bpf_link__destroy(link);
     user_links_.clear();
     lockscope_bpf__detach(skel_);
     if (rwsem_spin_)
@@ -432,16 +452,16 @@ void Probe::read_cpu_state(RawSnapshot& out)
     std::vector<ls_cpu_idle> idle(possible_cpus_);
     std::vector<ls_cpu_state> cpu(possible_cpus_);
     out.taken_ns = monotonic_ns();
-    if (bpf_map__lookup_elem(skel_->maps.cpu_idle, &zero, sizeof zero, idle.data(),
-                             idle.size() * sizeof(ls_cpu_idle), 0) == 0) {
+    if (bpf_map__lookup_elem(skel_->maps.cpu_idle, &zero, sizeof zero, idle.data(), idle.size() * sizeof(ls_cpu_idle),
+                             0) == 0) {
         for (const ls_cpu_idle& c : idle) {
             out.idle_ns += c.idle_ns;
             if (c.idle_since && c.idle_since < out.taken_ns)
                 out.idle_ns += out.taken_ns - c.idle_since;
         }
     }
-    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(),
-                             cpu.size() * sizeof(ls_cpu_state), 0) == 0) {
+    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(), cpu.size() * sizeof(ls_cpu_state),
+                             0) == 0) {
         RawCounters& r = out.counters;
         for (const ls_cpu_state& state : cpu) {
             const ls_counters& c = state.cnt;
@@ -465,9 +485,8 @@ void Probe::read_cpu_state(RawSnapshot& out)
 void Probe::read_locks(RawSnapshot& out)
 {
     std::vector<std::pair<ls_lock_key, uint32_t>> keys;
-    for_each_entry<ls_lock_key, uint32_t>(skel_->maps.lock_index, 1, [&](const ls_lock_key& key, const uint32_t* row) {
-        keys.emplace_back(key, *row);
-    });
+    for_each_entry<ls_lock_key, uint32_t>(
+        skel_->maps.lock_index, 1, [&](const ls_lock_key& key, const uint32_t* row) { keys.emplace_back(key, *row); });
     uint32_t rows = 0;
     for (const auto& [key, row] : keys)
         rows = std::max(rows, row + 1);
@@ -480,26 +499,27 @@ void Probe::read_locks(RawSnapshot& out)
         lock.flags = key.flags;
         for (uint32_t cpu = 0; cpu < possible_cpus_; cpu++)
             lock.counters.add(to_counters(stats[size_t(row) * possible_cpus_ + cpu]));
+        scale_timed(lock.counters, time_period_);
         lock.identity = identity_of(row);
         out.locks.push_back(std::move(lock));
     }
 }
 
-// Each CPU's episode that ended but is not in its lock's row yet (episode.h,
+// Each CPU's episode that ended but is not in its lock's row yet (lockscope_abi.h,
 // ls_pending), added as the BPF side would: only once nothing runs, as a
 // pending slot read while programs run could be folded between two reads.
 void Probe::add_pending(std::vector<ls_lock_stats>& stats, uint32_t rows)
 {
     const uint32_t zero = 0;
     std::vector<ls_cpu_state> cpu(possible_cpus_);
-    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(),
-                             cpu.size() * sizeof(ls_cpu_state), 0) != 0)
+    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(), cpu.size() * sizeof(ls_cpu_state),
+                             0) != 0)
         return;
     for (uint32_t c = 0; c < possible_cpus_; c++) {
         const ls_pending& p = cpu[c].pending;
         if (p.row_plus1 == 0 || p.row_plus1 > rows)
             continue;
-        ls_account(&stats[size_t(p.row_plus1 - 1) * possible_cpus_ + c], &p.ep, p.end_ns, p.ret);
+        ls_account(&stats[size_t(p.row_plus1 - 1) * possible_cpus_ + c], &p.ep, p.end_ns, p.ret, time_period_ > 1);
     }
 }
 
@@ -526,6 +546,7 @@ const RawIdentity& Probe::identity_of(uint32_t row)
     r.order = id.order;
     r.min_order = id.min_order;
     r.task_member = id.task_member;
+    r.object = id.object;
     r.tgid = id.tgid;
     r.inode_ino = id.inode_ino;
     r.inode_dev = id.inode_dev;
@@ -534,14 +555,16 @@ const RawIdentity& Probe::identity_of(uint32_t row)
     return r;
 }
 
-// Samples and wait of a per-CPU ls_stack_stats value, over the CPUs.
-static std::pair<uint64_t, uint64_t> sum_cpus(const ls_stack_stats* per_cpu, uint32_t cpus)
+// Samples and wait of a per-CPU ls_stack_stats value, over the CPUs; the
+// wait, of timed episodes only under record --sample, scaled as the locks'.
+static std::pair<uint64_t, uint64_t> sum_cpus(const ls_stack_stats* per_cpu, uint32_t cpus, uint32_t time_period)
 {
     std::pair<uint64_t, uint64_t> sum{0, 0};
     for (uint32_t cpu = 0; cpu < cpus; cpu++) {
         sum.first += per_cpu[cpu].samples;
         sum.second += per_cpu[cpu].wait_ns;
     }
+    sum.second *= time_period;
     return sum;
 }
 
@@ -550,7 +573,7 @@ void Probe::read_stacks(RawSnapshot& out)
     std::vector<ls_stack_key> fresh;  // stacks not yet delivered, fetched after the walk
     for_each_entry<ls_stack_key, ls_stack_stats>(
         skel_->maps.stack_samples, possible_cpus_, [&](const ls_stack_key& key, const ls_stack_stats* per_cpu) {
-            const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_);
+            const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_, time_period_);
             out.stacks.push_back({key.lock, key.flags, key.stack_id, key.role, samples, wait_ns});
             if (!delivered_stacks_.count(key.stack_id))
                 fresh.push_back(key);
@@ -577,7 +600,7 @@ void Probe::read_edges(RawSnapshot& out)
 {
     for_each_entry<ls_edge_key, ls_stack_stats>(
         skel_->maps.chain_edges, possible_cpus_, [&](const ls_edge_key& key, const ls_stack_stats* per_cpu) {
-            const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_);
+            const auto [samples, wait_ns] = sum_cpus(per_cpu, possible_cpus_, time_period_);
             out.edges.push_back({key.lock, key.flags, key.holder_lock, key.holder_flags, samples, wait_ns});
         });
 }
@@ -586,9 +609,8 @@ void Probe::read_holder_tasks(RawSnapshot& out)
 {
     for_each_entry<ls_holder_task_key, ls_holder_task>(
         skel_->maps.holder_tasks, 1, [&](const ls_holder_task_key& key, const ls_holder_task* v) {
-            out.holder_tasks.push_back(
-                {key.lock, key.flags, key.tid, v->tgid, std::string(v->comm, strnlen(v->comm, sizeof v->comm)),
-                 v->samples});
+            out.holder_tasks.push_back({key.lock, key.flags, key.tid, v->tgid,
+                                        std::string(v->comm, strnlen(v->comm, sizeof v->comm)), v->samples});
         });
 }
 
@@ -602,6 +624,7 @@ void Probe::read_tasks(RawSnapshot& out)
 #define LOCKSCOPE_X(name) t.counters.name = v->name;
         LS_TASK_COUNTERS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
+        scale_timed(t.counters, time_period_);
         t.cgroup_id = v->cgroup;
         out.tasks.push_back(std::move(t));
     });

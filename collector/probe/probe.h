@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/model.h"
 #include "core/raw.h"
-#include "core/session_store.h"
+#include "lockscope_abi.h"
 #include "probe/cgroups.h"
 
 struct lockscope_bpf;
@@ -21,16 +22,17 @@ struct ls_lock_stats;
 namespace lockscope::probe {
 
 struct ProbeOptions {
-    uint32_t tgid = 0;            // 0: every process
-    bool children = true;         // with tgid: also every process it creates after the attach, and theirs
-    uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
-    uint32_t holder_period = 16;  // the holder's stack at one queued begin in N per CPU; 0: none
-    uint32_t kind_bits = 0;       // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
+    uint32_t tgid = 0;                  // 0: every process
+    bool children = true;               // with tgid: also every process it creates after the attach, and theirs
+    uint32_t stack_period = 256;        // one stack per N episodes per CPU (plus each lock's first); 0: none
+    uint32_t holder_period = 16;        // the holder's stack at one queued begin in N per CPU; 0: none
+    uint32_t kind_bits = 0;             // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
     std::vector<CgroupTarget> cgroups;  // record --cgroup: only tasks in these (or below); empty: all
-    uint32_t max_locks = 16384;   // distinct (lock, kind) keys
-    uint32_t max_stacks = 16384;
+    uint32_t time_period = 1;  // record --sample: time one episode in N per CPU (core/analysis/estimate.h); 1: all
+    uint32_t max_locks = LS_MAX_LOCKS_DEFAULT;  // distinct (lock, kind) keys
+    uint32_t max_stacks = LS_MAX_STACKS_DEFAULT;
     uint32_t max_tasks = 8192;
-    bool trace = false;            // stream every finished episode (record --trace)
+    bool trace = false;              // stream every finished episode (record --trace)
     uint32_t trace_buffer_mib = 16;  // ring buffer, rounded up to a power of two
 };
 
@@ -86,7 +88,7 @@ public:
     std::string rwsem_spin_status() const;
 
 private:
-    explicit Probe(lockscope_bpf* skel, uint32_t cpus);
+    explicit Probe(lockscope_bpf* skel, uint32_t cpus, uint32_t time_period);
     void read_locks(RawSnapshot& out);
     void add_pending(std::vector<ls_lock_stats>& stats, uint32_t rows);
     void read_stacks(RawSnapshot& out);
@@ -96,15 +98,23 @@ private:
     void read_lock_cgroups(RawSnapshot& out);
     void read_cpu_state(RawSnapshot& out);
     const RawIdentity& identity_of(uint32_t row);
+    void reset() noexcept;  // releases everything, in the order the programs need
+
+    // Owns a bpf_link: destroying it detaches the program.
+    struct LinkDeleter {
+        void operator()(::bpf_link* link) const noexcept;
+    };
+    using Link = std::unique_ptr<::bpf_link, LinkDeleter>;
 
     lockscope_bpf* skel_ = nullptr;
     uint32_t possible_cpus_ = 0;
+    uint32_t time_period_ = 1;  // the kernel's time sums are scaled by it on reading
     std::set<int32_t> delivered_stacks_;
-    std::vector<::bpf_link*> user_links_;
+    std::vector<Link> user_links_;
     bool user_probes_ = false;
     bool slab_lookup_ = false;
     bool detached_ = false;
-    std::set<uint32_t> exited_seen_;  // processes of the tree seen exited at the last read
+    std::set<uint32_t> exited_seen_;                      // processes of the tree seen exited at the last read
     std::vector<std::optional<RawIdentity>> identities_;  // by lock row
     CgroupNames cgroup_names_;
     std::unique_ptr<TraceStream> trace_;

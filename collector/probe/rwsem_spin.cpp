@@ -17,8 +17,6 @@
 namespace lockscope::probe {
 namespace {
 
-static_assert(sizeof(ls_rwsem_spin) == 16);
-
 constexpr int kENOTSUPP = 524;  // the kernel-internal errno BPF attach paths return
 
 enum class Mode { None, SpinFunction, InlinedSpin };
@@ -55,7 +53,10 @@ std::string refusal(int err)
     return std::string("cannot load: ") + std::strerror(err);
 }
 
-int quiet_print(enum libbpf_print_level, const char*, va_list) { return 0; }
+int quiet_print(enum libbpf_print_level, const char*, va_list)
+{
+    return 0;
+}
 
 }  // namespace
 

@@ -15,14 +15,14 @@ namespace reflock {
 // Why an optimistic spin phase ended without the lock. The numeric values are
 // the `reason` argument of the lockscope:spin_fail USDT probe: keep them.
 enum class SpinFail : std::uint8_t {
-  OwnerOffCpu = 0,        // the owner is not running (oracle said so)
-  OwnerNullCountBusy = 1, // rwsem 4.1-4.7: owner cleared but the count still active
-  ReaderOwned = 2,        // readers hold the rwsem (owner NULL or READER_OWNED)
-  Handoff = 3,            // a handoff is pending, or a mutex waiter is no longer first
-  BudgetExhausted = 4,    // the spin budget (user-space stand-in for need_resched) ran out
-  NoOwner = 5,            // rwsem 3.16: no owner recorded, do not spin
-  NonSpinnable = 6,       // rwsem 5.3+: owner marked RWSEM_NONSPINNABLE
-  OwnerChanged = 7,       // rwsem 3.16-rc2, 3.16: a new writer took over while we spun
+    OwnerOffCpu = 0,         // the owner is not running (oracle said so)
+    OwnerNullCountBusy = 1,  // rwsem 4.1-4.7: owner cleared but the count still active
+    ReaderOwned = 2,         // readers hold the rwsem (owner NULL or READER_OWNED)
+    Handoff = 3,             // a handoff is pending, or a mutex waiter is no longer first
+    BudgetExhausted = 4,     // the spin budget (user-space stand-in for need_resched) ran out
+    NoOwner = 5,             // rwsem 3.16: no owner recorded, do not spin
+    NonSpinnable = 6,        // rwsem 5.3+: owner marked RWSEM_NONSPINNABLE
+    OwnerChanged = 7,        // rwsem 3.16-rc2, 3.16: a new writer took over while we spun
 };
 inline constexpr std::size_t kSpinFailReasons = 8;
 
@@ -30,23 +30,29 @@ std::string_view to_string(SpinFail reason) noexcept;
 
 // A plain snapshot of counters; the sum over threads, or a difference of two.
 struct Counters {
-  std::uint64_t acquisitions = 0;  // successful lock()s of any reflock lock (fast path included)
-  std::uint64_t contended = 0;     // lock()s that missed the fast path (an episode began)
-  std::uint64_t spin_attempts = 0; // spin phases begun (contention_begin with SPIN)
-  std::uint64_t spin_successes = 0;
-  std::uint64_t spin_failures = 0; // spin phases that ended with the thread queueing
-  std::array<std::uint64_t, kSpinFailReasons> spin_failures_by_reason{};
-  std::uint64_t sleeps = 0;        // futex waits that blocked
-  std::uint64_t sleep_ns = 0;      // time spent in those futex waits
-  std::uint64_t wakeups = 0;       // futex wakes issued by this thread (releaser side)
+    std::uint64_t acquisitions = 0;   // successful lock()s of any reflock lock (fast path included)
+    std::uint64_t contended = 0;      // lock()s that missed the fast path (an episode began)
+    std::uint64_t spin_attempts = 0;  // spin phases begun (contention_begin with SPIN)
+    std::uint64_t spin_successes = 0;
+    std::uint64_t spin_failures = 0;  // spin phases that ended with the thread queueing
+    std::array<std::uint64_t, kSpinFailReasons> spin_failures_by_reason{};
+    std::uint64_t sleeps = 0;    // futex waits that blocked
+    std::uint64_t sleep_ns = 0;  // time spent in those futex waits
+    std::uint64_t wakeups = 0;   // futex wakes issued by this thread (releaser side)
+    // HANDOFF bits this thread set, reserving the lock for a waiter that waited
+    // too long: the kernel's rwsem_wlock_handoff + rwsem_rlock_handoff lock
+    // events (rwsem 5.3+; a reader's is set by the thread waking it) and the
+    // mutex's woken first waiter (4.10+). Older policies never hand off.
+    std::uint64_t handoffs = 0;
 
-  std::uint64_t failures(SpinFail reason) const noexcept {
-    return spin_failures_by_reason[static_cast<std::size_t>(reason)];
-  }
-  Counters& operator+=(const Counters& other) noexcept;
-  Counters& operator-=(const Counters& other) noexcept;
-  friend Counters operator-(Counters a, const Counters& b) noexcept { return a -= b; }
-  friend Counters operator+(Counters a, const Counters& b) noexcept { return a += b; }
+    std::uint64_t failures(SpinFail reason) const noexcept
+    {
+        return spin_failures_by_reason[static_cast<std::size_t>(reason)];
+    }
+    Counters& operator+=(const Counters& other) noexcept;
+    Counters& operator-=(const Counters& other) noexcept;
+    friend Counters operator-(Counters a, const Counters& b) noexcept { return a -= b; }
+    friend Counters operator+(Counters a, const Counters& b) noexcept { return a += b; }
 };
 
 // The calling thread's counters since it first used a reflock lock.
@@ -61,4 +67,4 @@ Counters counters_total() noexcept;
 // can wait for it before it starts the work to be recorded.
 bool usdt_tracer_attached() noexcept;
 
-} // namespace reflock
+}  // namespace reflock

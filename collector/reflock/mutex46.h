@@ -24,32 +24,32 @@ namespace reflock {
 
 class Mutex46 {
 public:
-  // release_window_ns: busy-wait between clearing the owner and releasing the
-  // count in unlock(), as RwSemOptions::release_window_ns does for up_write().
-  explicit Mutex46(std::uint64_t release_window_ns = 0) noexcept : release_window_ns_(release_window_ns) {}
-  Mutex46(const Mutex46&) = delete;
-  Mutex46& operator=(const Mutex46&) = delete;
+    // release_window_ns: busy-wait between clearing the owner and releasing the
+    // count in unlock(), as RwSemOptions::release_window_ns does for up_write().
+    explicit Mutex46(std::uint64_t release_window_ns = 0) noexcept : release_window_ns_(release_window_ns) {}
+    Mutex46(const Mutex46&) = delete;
+    Mutex46& operator=(const Mutex46&) = delete;
 
-  void lock() noexcept;
-  bool try_lock() noexcept;
-  void unlock() noexcept;
+    void lock() noexcept;
+    bool try_lock() noexcept;
+    void unlock() noexcept;
 
-  // Raw state, for tests and diagnostics.
-  std::int32_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
-  std::uint32_t owner_tid() const noexcept { return owner_.load(std::memory_order_relaxed); }
+    // Raw state, for tests and diagnostics.
+    std::int32_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+    std::uint32_t owner_tid() const noexcept { return owner_.load(std::memory_order_relaxed); }
 
 private:
-  void lock_slow() noexcept;
-  void unlock_slow() noexcept;
-  bool optimistic_spin(SpinFail& why) noexcept;
-  bool spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, SpinFail& why) noexcept;
+    void lock_slow() noexcept;
+    void unlock_slow() noexcept;
+    bool optimistic_spin(SpinFail& why) noexcept;
+    bool spin_on_owner(std::uint32_t owner, detail::SpinBudget& budget, SpinFail& why) noexcept;
 
-  std::uint64_t release_window_ns_;
-  std::atomic<std::int32_t> count_{1};
-  std::atomic<std::uint32_t> owner_{0}; // tid, 0 = none recorded
-  detail::Osq osq_;
-  detail::WaitLock wait_lock_;
-  detail::WaitList waiters_;
+    std::uint64_t release_window_ns_;
+    std::atomic<std::int32_t> count_{1};
+    std::atomic<std::uint32_t> owner_{0};  // tid, 0 = none recorded
+    detail::Osq osq_;
+    detail::WaitLock wait_lock_;
+    detail::WaitList waiters_;
 };
 
-} // namespace reflock
+}  // namespace reflock

@@ -19,15 +19,15 @@ namespace reflock {
 
 class OwnerOracle {
 public:
-  virtual ~OwnerOracle() = default;
-  // True if thread `tid` is on a CPU now. Called inside spin loops: must be
-  // cheap, lock-free and safe from any thread.
-  virtual bool on_cpu(std::uint32_t tid) const noexcept = 0;
+    virtual ~OwnerOracle() = default;
+    // True if thread `tid` is on a CPU now. Called inside spin loops: must be
+    // cheap, lock-free and safe from any thread.
+    virtual bool on_cpu(std::uint32_t tid) const noexcept = 0;
 };
 
 class AssumeOnCpu final : public OwnerOracle {
 public:
-  bool on_cpu(std::uint32_t) const noexcept override { return true; }
+    bool on_cpu(std::uint32_t) const noexcept override { return true; }
 };
 
 // Reads an array indexed by tid % entries whose element is the tid currently
@@ -36,15 +36,15 @@ public:
 // Collisions make it answer "not running", which only shortens a spin.
 class OnCpuTableOracle final : public OwnerOracle {
 public:
-  OnCpuTableOracle(const volatile std::uint32_t* table, std::uint32_t entries) noexcept
-      : table_(table), entries_(entries) {}
-  bool on_cpu(std::uint32_t tid) const noexcept override {
-    return entries_ != 0 && table_[tid % entries_] == tid;
-  }
+    OnCpuTableOracle(const volatile std::uint32_t* table, std::uint32_t entries) noexcept
+        : table_(table), entries_(entries)
+    {
+    }
+    bool on_cpu(std::uint32_t tid) const noexcept override { return entries_ != 0 && table_[tid % entries_] == tid; }
 
 private:
-  const volatile std::uint32_t* table_;
-  std::uint32_t entries_;
+    const volatile std::uint32_t* table_;
+    std::uint32_t entries_;
 };
 
 // Installs the process-wide oracle (nullptr restores AssumeOnCpu). The
@@ -54,14 +54,14 @@ const OwnerOracle& owner_oracle() noexcept;
 
 // Process-wide tunables. Plain atomics: read at the start of each slow path.
 struct Tuning {
-  // Longest optimistic spin phase, the stand-in for need_resched(). The
-  // kernel spins until its time slice ends (milliseconds); a user thread
-  // that spins that long on an owner preempted on the same CPU burns its
-  // slice, so the default is short.
-  static std::atomic<std::uint64_t> spin_budget_ns;          // default 20 us
-  // rwsem 5.2+: a waiter may set HANDOFF after waiting this long
-  // (kernel RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250 ... 1000).
-  static std::atomic<std::uint64_t> rwsem_handoff_timeout_ns; // default 4 ms
+    // Longest optimistic spin phase, the stand-in for need_resched(). The
+    // kernel spins until its time slice ends (milliseconds); a user thread
+    // that spins that long on an owner preempted on the same CPU burns its
+    // slice, so the default is short.
+    static std::atomic<std::uint64_t> spin_budget_ns;  // default 20 us
+    // rwsem 5.2+: a waiter may set HANDOFF after waiting this long
+    // (kernel RWSEM_WAIT_TIMEOUT, 4 ms at HZ=250 ... 1000).
+    static std::atomic<std::uint64_t> rwsem_handoff_timeout_ns;  // default 4 ms
 };
 
-} // namespace reflock
+}  // namespace reflock

@@ -107,8 +107,7 @@ private:
 
     void write_side()
     {
-        unmap(map_anonymous(kWriterBytes, "pagefault writer region"), kWriterBytes,
-              "pagefault writer region");
+        unmap(map_anonymous(kWriterBytes, "pagefault writer region"), kWriterBytes, "pagefault writer region");
     }
 
     std::atomic<bool> populate_unsupported_{false};

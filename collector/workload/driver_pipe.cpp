@@ -74,8 +74,8 @@ public:
         for (unsigned i = 0; i < pipes; ++i) {
             int fds[2];
             if (pipe2(fds, O_CLOEXEC) != 0)
-                throw Error("create pipe " + std::to_string(i + 1) + " of " + std::to_string(pipes),
-                            "pipes workload", errno, errno == EMFILE ? "raise 'ulimit -n' or use fewer --locks" : "");
+                throw Error("create pipe " + std::to_string(i + 1) + " of " + std::to_string(pipes), "pipes workload",
+                            errno, errno == EMFILE ? "raise 'ulimit -n' or use fewer --locks" : "");
             UniqueFd r(fds[0]), w(fds[1]);
             // One descriptor per pipe, so the fd limit allows twice the pipes:
             // reopened through /proc read-write, a pipe is both of its ends.

@@ -25,7 +25,7 @@ class SignalsDriver final : public Driver {
 public:
     explicit SignalsDriver(unsigned threads) : tids_(threads)
     {
-        struct sigaction sa{};
+        struct sigaction sa {};
         sa.sa_handler = ignore;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESTART;
@@ -43,12 +43,15 @@ public:
     }
 
 private:
-    struct sigaction old_{};
+    struct sigaction old_ {};
     std::vector<std::atomic<pid_t>> tids_;
 };
 
 }  // namespace
 
-std::unique_ptr<Driver> make_signals_driver(unsigned threads) { return std::make_unique<SignalsDriver>(threads); }
+std::unique_ptr<Driver> make_signals_driver(unsigned threads)
+{
+    return std::make_unique<SignalsDriver>(threads);
+}
 
 }  // namespace lockscope::workload

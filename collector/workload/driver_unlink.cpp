@@ -57,15 +57,12 @@ public:
     }
 
 private:
-    std::string where(unsigned index) const
-    {
-        return dir_names_[thread_dir_[index]] + "/" + names_[index];
-    }
+    std::string where(unsigned index) const { return dir_names_[thread_dir_[index]] + "/" + names_[index]; }
 
     std::vector<UniqueFd> dir_fds_;
     std::vector<std::string> dir_names_;
-    std::vector<std::string> names_;     // per thread, read-only once running
-    std::vector<unsigned> thread_dir_;   // index into dir_fds_ per thread
+    std::vector<std::string> names_;    // per thread, read-only once running
+    std::vector<unsigned> thread_dir_;  // index into dir_fds_ per thread
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "workload/workload.h"
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "workload/driver.h"
 #include "workload/scratch_dir.h"
@@ -170,8 +171,7 @@ void run(const Options& options, SharedOps& ops, const std::atomic<bool>* stop)
         uint64_t now = monotonic_ns();
         if (now >= end_ns)
             break;
-        std::this_thread::sleep_for(
-            std::min<std::chrono::nanoseconds>(kPoll, std::chrono::nanoseconds(end_ns - now)));
+        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(kPoll, std::chrono::nanoseconds(end_ns - now)));
     }
     done.store(true);
     for (auto& t : workers)

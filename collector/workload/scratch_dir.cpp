@@ -17,8 +17,7 @@ ScratchDir::ScratchDir(const std::string& parent)
     }
     std::string templ = (std::filesystem::path(base) / "lockscope-workload-XXXXXX").string();
     if (!mkdtemp(templ.data()))
-        throw Error("create scratch directory in", base, errno,
-                    "pass --dir with a writable directory");
+        throw Error("create scratch directory in", base, errno, "pass --dir with a writable directory");
     path_ = templ;
 }
 

@@ -1,7 +1,6 @@
 #include "workload/workload.h"
 
 #include "core/error.h"
-#include "core/clock.h"
 
 #include <sys/mman.h>
 
@@ -30,8 +29,6 @@ struct alignas(kLine) SharedOps::Header {
 struct alignas(kLine) SharedOps::Counter {
     std::atomic<uint64_t> ops;
 };
-
-uint64_t monotonic_ns() { return lockscope::monotonic_ns(); }
 
 SharedOps::SharedOps(unsigned threads) : threads_(threads)
 {

@@ -49,7 +49,8 @@ void validate(const Options& options);
 // parent which forks a child running the workload reads them live. Each
 // counter has its own cache line: the counters must not add contention of
 // their own to what is being measured. Move-only; munmaps on destruction.
-// Timestamps are CLOCK_MONOTONIC nanoseconds, comparable across processes.
+// Timestamps are CLOCK_MONOTONIC nanoseconds (core/clock.h's monotonic_ns()),
+// comparable across processes.
 class SharedOps {
 public:
     explicit SharedOps(unsigned threads);  // throws lockscope::Error if mmap fails
@@ -62,7 +63,7 @@ public:
     unsigned threads() const { return threads_; }
     uint64_t thread(unsigned i) const;  // ops done by worker i so far
     uint64_t total() const;
-    void add(unsigned i, uint64_t n);   // only worker i adds to counter i
+    void add(unsigned i, uint64_t n);  // only worker i adds to counter i
 
     // Set by run(): all workers passed the start barrier at start_ns().
     bool started() const;
@@ -85,9 +86,6 @@ private:
     size_t bytes_ = 0;
     unsigned threads_ = 0;
 };
-
-// CLOCK_MONOTONIC in nanoseconds: the clock of SharedOps' timestamps.
-uint64_t monotonic_ns();
 
 // A process-wide stop request for signal handlers, which may touch nothing but
 // a lock-free atomic: a SIGINT/SIGTERM handler sets it, the code that calls

@@ -11,7 +11,7 @@
 // paints from the intervals alone, the locks table follows with per-run
 // lock totals, the per-lock time series with the full rows; each step's
 // time is printed.
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 #include "session/snapshot.h"
 #include "test_session.h"
 #include "views/locks_page.h"
@@ -43,7 +43,11 @@ protected:
             // Children (the charts) paint in the same flush; the queued call
             // runs once the whole frame is done.
             QMetaObject::invokeMethod(
-                qApp, [this] { painted_ms = clock_->elapsed(); QCoreApplication::quit(); },
+                qApp,
+                [this] {
+                    painted_ms = clock_->elapsed();
+                    QCoreApplication::quit();
+                },
                 Qt::QueuedConnection);
         }
         return QObject::eventFilter(watched, event);
@@ -104,8 +108,7 @@ int main(int argc, char** argv)
         watch.armed = true;
         window.overview()->update();
     });
-    QObject::connect(&window, &lockscope::gui::MainWindow::sessionLoaded,
-                     [&] { loaded_ms = clock.elapsed(); });
+    QObject::connect(&window, &lockscope::gui::MainWindow::sessionLoaded, [&] { loaded_ms = clock.elapsed(); });
     QObject::connect(&window, &lockscope::gui::MainWindow::sessionFailed, [&](const QString& m) {
         std::fprintf(stderr, "failed: %s\n", qPrintable(m));
         app.exit(1);
@@ -115,8 +118,7 @@ int main(int argc, char** argv)
     window.openSession(path);
     if (app.exec() != 0)
         return 1;
-    std::printf("first snapshot (intervals, no lock rows) load + roll-up: %lld ms\n",
-                (long long)shown_ms);
+    std::printf("first snapshot (intervals, no lock rows) load + roll-up: %lld ms\n", (long long)shown_ms);
     std::printf("time to first paint of the overview: %lld ms\n", (long long)watch.painted_ms);
     // The detail (per-lock time series) loads in the background after the paint.
     QElapsedTimer wait;
@@ -139,16 +141,15 @@ int main(int argc, char** argv)
     phase.start();
     lockscope::LoadOptions summary_only;
     summary_only.lock_intervals = false;
-    auto summary = std::make_shared<lockscope::Session>(
-        lockscope::load_session(path.toStdString(), summary_only));
+    auto summary = std::make_shared<lockscope::Session>(lockscope::load_session(path.toStdString(), summary_only));
     const qint64 summary_ms = phase.restart();
     lockscope::gui::build_snapshot(path, summary, lockscope::gui::SessionSnapshot::Level::Totals);
-    std::printf("  summary: load_session: %lld ms (%zu per-run lock rows), roll-up: %lld ms\n",
-                (long long)summary_ms, summary->lock_intervals.size(), (long long)phase.restart());
+    std::printf("  summary: load_session: %lld ms (%zu per-run lock rows), roll-up: %lld ms\n", (long long)summary_ms,
+                summary->lock_intervals.size(), (long long)phase.restart());
     auto session = std::make_shared<lockscope::Session>(lockscope::load_session(path.toStdString()));
     const qint64 read_ms = phase.restart();
     auto snapshot = lockscope::gui::build_snapshot(path, session);
-    std::printf("  of which load_session: %lld ms (%zu per-lock interval rows), roll-up: %lld ms\n",
-                (long long)read_ms, session->lock_intervals.size(), (long long)phase.elapsed());
+    std::printf("  of which load_session: %lld ms (%zu per-lock interval rows), roll-up: %lld ms\n", (long long)read_ms,
+                session->lock_intervals.size(), (long long)phase.elapsed());
     return 0;
 }

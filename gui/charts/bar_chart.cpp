@@ -150,8 +150,9 @@ void BarChart::setBars(const QList<Bar>& bars)
             if (i < 0 || i >= d->bars.size() || d->bars[i].group != group)
                 return;
             const Bar& b = d->bars[i];
-            const QString value = d->unit == Unit::Fraction ? display::percent(b.value)
-                                                            : display::count(uint64_t(std::llround(std::max(b.value, 0.0))));
+            const QString value = d->unit == Unit::Fraction
+                                      ? display::percent(b.value)
+                                      : display::count(uint64_t(std::llround(std::max(b.value, 0.0))));
             QToolTip::showText(QCursor::pos(), QStringLiteral("%1\n%2: %3").arg(b.label, d->value_title, value));
         });
         series->append(set);
@@ -185,7 +186,10 @@ void BarChart::setBars(const QList<Bar>& bars)
     d->empty->setGeometry(d->view->rect());
 }
 
-void BarChart::setEmptyText(const QString& text) { d->empty->setText(text); }
+void BarChart::setEmptyText(const QString& text)
+{
+    d->empty->setText(text);
+}
 
 QRect BarChart::plotRect() const
 {
@@ -195,6 +199,9 @@ QRect BarChart::plotRect() const
     return QRect(d->view->mapTo(this, tl), d->view->mapTo(this, br));
 }
 
-bool BarChart::hasData() const { return !d->bars.isEmpty(); }
+bool BarChart::hasData() const
+{
+    return !d->bars.isEmpty();
+}
 
 }  // namespace lockscope::gui::charts

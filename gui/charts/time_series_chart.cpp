@@ -50,9 +50,12 @@ struct TimeSeriesChart::Private {
     QString format(double raw) const
     {
         switch (unit) {
-        case Unit::Fraction: return display::percent(raw);
-        case Unit::PerSecond: return display::rate(raw);
-        case Unit::Count: return display::count(uint64_t(std::llround(std::max(raw, 0.0))));
+            case Unit::Fraction:
+                return display::percent(raw);
+            case Unit::PerSecond:
+                return display::rate(raw);
+            case Unit::Count:
+                return display::count(uint64_t(std::llround(std::max(raw, 0.0))));
         }
         return QString::number(raw);
     }
@@ -63,8 +66,7 @@ namespace {
 // The value of a line at time x: the interval ending at or after x.
 const QPointF* point_at(const QList<QPointF>& points, double x)
 {
-    auto it = std::lower_bound(points.begin(), points.end(), x,
-                               [](const QPointF& p, double v) { return p.x() < v; });
+    auto it = std::lower_bound(points.begin(), points.end(), x, [](const QPointF& p, double v) { return p.x() < v; });
     if (it == points.end())
         return points.isEmpty() ? nullptr : &points.back();
     return &*it;
@@ -250,7 +252,10 @@ void TimeSeriesChart::setRunStarts(const QList<double>& starts_s)
     d->view->viewport()->update();
 }
 
-void TimeSeriesChart::setEmptyText(const QString& text) { d->empty->setText(text); }
+void TimeSeriesChart::setEmptyText(const QString& text)
+{
+    d->empty->setText(text);
+}
 
 QRect TimeSeriesChart::plotRect() const
 {
@@ -260,7 +265,10 @@ QRect TimeSeriesChart::plotRect() const
     return QRect(d->view->mapTo(this, top_left), d->view->mapTo(this, bottom_right));
 }
 
-bool TimeSeriesChart::hasData() const { return !d->lines.isEmpty(); }
+bool TimeSeriesChart::hasData() const
+{
+    return !d->lines.isEmpty();
+}
 
 void TimeSeriesChart::setCursorX(double x_s)
 {

@@ -10,8 +10,8 @@
 namespace lockscope::gui {
 namespace {
 
-constexpr auto kValid = QAbstractItemModel::CheckIndexOption::IndexIsValid |
-                        QAbstractItemModel::CheckIndexOption::ParentIsInvalid;
+constexpr auto kValid =
+    QAbstractItemModel::CheckIndexOption::IndexIsValid | QAbstractItemModel::CheckIndexOption::ParentIsInvalid;
 
 QVariant alignment(bool text)
 {
@@ -26,24 +26,37 @@ QVariant metric_cell(const MetricDiff& m, Cell cell, int role)
     const stats::TestResult& t = m.test;
     if (role == Qt::DisplayRole) {
         switch (cell) {
-        case Cell::Metric: return display::metric_label(m);
-        case Cell::A: return display::metric_value(m, t.center_a);
-        case Cell::B: return display::metric_value(m, t.center_b);
-        case Cell::Change: return display::metric_change(m);
-        case Cell::Interval: return display::metric_interval(m);
-        case Cell::P: return display::metric_p(m);
-        case Cell::Verdict: return display::verdict_text(m.verdict);
+            case Cell::Metric:
+                return display::metric_label(m);
+            case Cell::A:
+                return display::metric_value(m, t.center_a);
+            case Cell::B:
+                return display::metric_value(m, t.center_b);
+            case Cell::Change:
+                return display::metric_change(m);
+            case Cell::Interval:
+                return display::metric_interval(m);
+            case Cell::P:
+                return display::metric_p(m);
+            case Cell::Verdict:
+                return display::verdict_text(m.verdict);
         }
     }
     if (role == DiffTotalsModel::SortRole) {
         switch (cell) {
-        case Cell::Metric: return display::metric_label(m);
-        case Cell::A: return t.center_a;
-        case Cell::B: return t.center_b;
-        case Cell::Change:
-        case Cell::Interval: return std::isfinite(t.relative) ? t.relative : 0.0;
-        case Cell::P: return m.p_adjusted;
-        case Cell::Verdict: return int(m.verdict);
+            case Cell::Metric:
+                return display::metric_label(m);
+            case Cell::A:
+                return t.center_a;
+            case Cell::B:
+                return t.center_b;
+            case Cell::Change:
+            case Cell::Interval:
+                return std::isfinite(t.relative) ? t.relative : 0.0;
+            case Cell::P:
+                return m.p_adjusted;
+            case Cell::Verdict:
+                return int(m.verdict);
         }
     }
     if (cell == Cell::Verdict && role == Qt::ForegroundRole)
@@ -54,7 +67,8 @@ QVariant metric_cell(const MetricDiff& m, Cell cell, int role)
         tint.setAlpha(36);
         return tint;
     }
-    if (cell == Cell::Verdict && role == Qt::FontRole && (m.verdict == Verdict::Worse || m.verdict == Verdict::Better)) {
+    if (cell == Cell::Verdict && role == Qt::FontRole &&
+        (m.verdict == Verdict::Worse || m.verdict == Verdict::Better)) {
         QFont bold;
         bold.setBold(true);
         return bold;
@@ -72,8 +86,7 @@ QVariant metric_cell(const MetricDiff& m, Cell cell, int role)
     return {};
 }
 
-const char* const kMetricHeaders[] = {"Metric", "A", "B", "Change", "95% interval", "p",
-                                      "Verdict"};
+const char* const kMetricHeaders[] = {"Metric", "A", "B", "Change", "95% interval", "p", "Verdict"};
 
 }  // namespace
 
@@ -108,8 +121,7 @@ QVariant DiffTotalsModel::data(const QModelIndex& index, int role) const
 
 QVariant DiffTotalsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-        section >= ColumnCount)
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     return QString::fromUtf8(kMetricHeaders[section]);
 }
@@ -140,10 +152,9 @@ QVariant DiffLocksModel::matched(const LockDiff& lock, int column, int role) con
 {
     if (column == Lock || column == Kind) {
         if (role == Qt::DisplayRole || role == SortRole)
-            return column == Lock ? QString::fromStdString(lock.name_b.empty() ? lock.name
-                                                                               : lock.name + " → " + lock.name_b)
-                                  : display::kind(lock.kind_b.empty() ? lock.kind : lock.kind + " → " + lock.kind_b,
-                                                  lock.mode);
+            return column == Lock
+                       ? QString::fromStdString(lock.name_b.empty() ? lock.name : lock.name + " → " + lock.name_b)
+                       : display::kind(lock.kind_b.empty() ? lock.kind : lock.kind + " → " + lock.kind_b, lock.mode);
         if (role == Qt::TextAlignmentRole)
             return alignment(true);
         return {};
@@ -176,27 +187,41 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
     const QString wait = display::duration(lock.wait_per_s) + "/s";
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case Lock: return QString::fromStdString(lock.name);
-        case Kind: return display::kind(lock.kind, lock.mode);
-        case Metric: return QStringLiteral("wait per second");
-        case A: return in_a ? wait : QStringLiteral("–");
-        case B: return in_a ? QStringLiteral("–") : wait;
-        case Verdict: return in_a ? QStringLiteral("only in A") : QStringLiteral("only in B");
-        case Effect: return wait;
+            case Lock:
+                return QString::fromStdString(lock.name);
+            case Kind:
+                return display::kind(lock.kind, lock.mode);
+            case Metric:
+                return QStringLiteral("wait per second");
+            case A:
+                return in_a ? wait : QStringLiteral("–");
+            case B:
+                return in_a ? QStringLiteral("–") : wait;
+            case Verdict:
+                return in_a ? QStringLiteral("only in A") : QStringLiteral("only in B");
+            case Effect:
+                return wait;
         }
         return QStringLiteral("–");
     }
     if (role == SortRole) {
         switch (column) {
-        case Lock: return QString::fromStdString(lock.name);
-        case Kind: return display::kind(lock.kind, lock.mode);
-        case Metric: return QStringLiteral("wait per second");
-        case A: return in_a ? lock.wait_per_s : 0.0;
-        case B: return in_a ? 0.0 : lock.wait_per_s;
-        case Verdict: return -1;
-        // Below every matched lock: its wait per second does not compare
-        // with their headline (often wait per op).
-        case Effect: return -1.0;
+            case Lock:
+                return QString::fromStdString(lock.name);
+            case Kind:
+                return display::kind(lock.kind, lock.mode);
+            case Metric:
+                return QStringLiteral("wait per second");
+            case A:
+                return in_a ? lock.wait_per_s : 0.0;
+            case B:
+                return in_a ? 0.0 : lock.wait_per_s;
+            case Verdict:
+                return -1;
+            // Below every matched lock: its wait per second does not compare
+            // with their headline (often wait per op).
+            case Effect:
+                return -1.0;
         }
         return 0.0;
     }
@@ -224,8 +249,7 @@ QVariant DiffLocksModel::data(const QModelIndex& index, int role) const
 
 QVariant DiffLocksModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
-        section >= ColumnCount)
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (section == Lock)
         return QStringLiteral("Lock");
@@ -266,9 +290,12 @@ QVariant MetaDiffModel::data(const QModelIndex& index, int role) const
         return v.empty() ? QStringLiteral("(not recorded)") : QString::fromStdString(v);
     };
     switch (index.column()) {
-    case Key: return QString::fromStdString(m.key);
-    case A: return shown(m.a);
-    case B: return shown(m.b);
+        case Key:
+            return QString::fromStdString(m.key);
+        case A:
+            return shown(m.a);
+        case B:
+            return shown(m.b);
     }
     return {};
 }
@@ -278,9 +305,12 @@ QVariant MetaDiffModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Key: return QStringLiteral("Differs");
-    case A: return QStringLiteral("A");
-    case B: return QStringLiteral("B");
+        case Key:
+            return QStringLiteral("Differs");
+        case A:
+            return QStringLiteral("A");
+        case B:
+            return QStringLiteral("B");
     }
     return {};
 }

@@ -7,8 +7,14 @@
 
 namespace lockscope::gui::display {
 
-QString duration(double ns) { return QString::fromStdString(format_duration(ns)); }
-QString count(uint64_t n) { return QString::fromStdString(format_count(n)); }
+QString duration(double ns)
+{
+    return QString::fromStdString(format_duration(ns));
+}
+QString count(uint64_t n)
+{
+    return QString::fromStdString(format_count(n));
+}
 QString rate(double per_s, const QString& unit)
 {
     return QString::fromStdString(format_rate(per_s, unit.toStdString()));
@@ -24,11 +30,14 @@ QString kind(const std::string& k, const std::string& mode)
 
 QString metric_label(const MetricDiff& m)
 {
-    static const std::pair<const char*, const char*> labels[] = {
-        {"throughput", "throughput"},         {"contentions_per_s", "contentions/s"},
-        {"spin_failure_rate", "spin-failure rate"}, {"wait_per_op", "wait per op"},
-        {"wait_per_s", "wait per second"},    {"spin_share", "share of wait spinning"},
-        {"offcpu_share", "share of wait off CPU"}, {"idle_fraction", "CPU idle"}};
+    static const std::pair<const char*, const char*> labels[] = {{"throughput", "throughput"},
+                                                                 {"contentions_per_s", "contentions/s"},
+                                                                 {"spin_failure_rate", "spin-failure rate"},
+                                                                 {"wait_per_op", "wait per op"},
+                                                                 {"wait_per_s", "wait per second"},
+                                                                 {"spin_share", "share of wait spinning"},
+                                                                 {"offcpu_share", "share of wait off CPU"},
+                                                                 {"idle_fraction", "CPU idle"}};
     for (const auto& [key, label] : labels)
         if (m.metric == key)
             return QString::fromUtf8(label);
@@ -58,8 +67,7 @@ QString metric_change(const MetricDiff& m)
 {
     const double r = m.test.relative;
     if (!std::isfinite(r))
-        return m.test.center_a == 0 && m.test.center_b > 0 ? QStringLiteral("from 0")
-                                                           : QStringLiteral("–");
+        return m.test.center_a == 0 && m.test.center_b > 0 ? QStringLiteral("from 0") : QStringLiteral("–");
     if (r >= 9.995)
         return QStringLiteral("%1×").arg(r + 1, 0, 'f', 0);
     return QString::asprintf("%+.1f%%", r * 100);
@@ -71,14 +79,12 @@ QString metric_interval(const MetricDiff& m)
     if (!t.enough_data)
         return QStringLiteral("–");
     auto pct = [](double r) {
-        return r >= 9.995 ? QStringLiteral("%1×").arg(r + 1, 0, 'f', 0)
-                          : QString::asprintf("%+.1f%%", r * 100);
+        return r >= 9.995 ? QStringLiteral("%1×").arg(r + 1, 0, 'f', 0) : QString::asprintf("%+.1f%%", r * 100);
     };
     if (std::isfinite(t.rel_low) && std::isfinite(t.rel_high))
         return QStringLiteral("[%1, %2]").arg(pct(t.rel_low), pct(t.rel_high));
     if (std::isfinite(t.diff_low) && std::isfinite(t.diff_high))
-        return QStringLiteral("[%1, %2]").arg(metric_value(m, t.diff_low),
-                                             metric_value(m, t.diff_high));
+        return QStringLiteral("[%1, %2]").arg(metric_value(m, t.diff_low), metric_value(m, t.diff_high));
     return QStringLiteral("unbounded");
 }
 
@@ -91,17 +97,25 @@ QString metric_p(const MetricDiff& m)
     return QString::number(m.p_adjusted, 'f', 3);
 }
 
-QString verdict_text(Verdict v) { return QString::fromUtf8(verdict_name(v)); }
+QString verdict_text(Verdict v)
+{
+    return QString::fromUtf8(verdict_name(v));
+}
 
 QColor verdict_colour(Verdict v)
 {
     switch (v) {
-    case Verdict::Worse: return QColor(0xc6, 0x28, 0x28);
-    case Verdict::Better: return QColor(0x2e, 0x7d, 0x32);
-    case Verdict::Higher:
-    case Verdict::Lower: return QColor(0x15, 0x65, 0xc0);
-    case Verdict::NoSignificantDifference: return QColor(0x61, 0x61, 0x61);
-    case Verdict::NotEnoughData: return QColor(0x9e, 0x9e, 0x9e);
+        case Verdict::Worse:
+            return QColor(0xc6, 0x28, 0x28);
+        case Verdict::Better:
+            return QColor(0x2e, 0x7d, 0x32);
+        case Verdict::Higher:
+        case Verdict::Lower:
+            return QColor(0x15, 0x65, 0xc0);
+        case Verdict::NoSignificantDifference:
+            return QColor(0x61, 0x61, 0x61);
+        case Verdict::NotEnoughData:
+            return QColor(0x9e, 0x9e, 0x9e);
     }
     return QColor(0x61, 0x61, 0x61);
 }

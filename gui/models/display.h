@@ -2,7 +2,7 @@
 // core/format.h so the GUI prints exactly what `lockscope report` prints.
 #pragma once
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 
 #include <QColor>
 #include <QString>
@@ -11,21 +11,21 @@
 
 namespace lockscope::gui::display {
 
-QString duration(double ns);          // "4.20 µs"
-QString count(uint64_t n);            // "12,345"
-QString rate(double per_s, const QString& unit = {});  // "12.3k/s"
-QString percent(double fraction, int decimals = 1);     // "42.1%"
+QString duration(double ns);                                     // "4.20 µs"
+QString count(uint64_t n);                                       // "12,345"
+QString rate(double per_s, const QString& unit = {});            // "12.3k/s"
+QString percent(double fraction, int decimals = 1);              // "42.1%"
 QString kind(const std::string& kind, const std::string& mode);  // "rwsem/write"
 
 // Diff values, in the units the engine reports them.
-QString metric_label(const MetricDiff& m);   // "wait per op"
+QString metric_label(const MetricDiff& m);  // "wait per op"
 QString metric_value(const MetricDiff& m, double v);
-QString metric_change(const MetricDiff& m);  // "+12.3%"
+QString metric_change(const MetricDiff& m);    // "+12.3%"
 QString metric_interval(const MetricDiff& m);  // "[+4.0%, +21.0%]"
 QString metric_p(const MetricDiff& m);
 
 // Verdicts carry text and colour; colour alone must never be the message.
 QString verdict_text(Verdict v);
-QColor verdict_colour(Verdict v);      // red for worse, green for better, ...
+QColor verdict_colour(Verdict v);  // red for worse, green for better, ...
 
 }  // namespace lockscope::gui::display

@@ -27,7 +27,10 @@ void HistogramModel::setHistogram(const std::array<uint64_t, kHistBuckets>& hist
     endResetModel();
 }
 
-void HistogramModel::clear() { setHistogram({}); }
+void HistogramModel::clear()
+{
+    setHistogram({});
+}
 
 int HistogramModel::rowCount(const QModelIndex& parent) const
 {
@@ -52,26 +55,34 @@ QVariant HistogramModel::data(const QModelIndex& index, int role) const
     const uint64_t n = hist_[size_t(bucket)];
     const double share = total_ ? double(n) / double(total_) : 0.0;
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case Range:
-            return bucket == kHistBuckets - 1
-                       ? QStringLiteral("≥ %1").arg(bucketLabel(bucket))
-                       : QStringLiteral("%1 – %2").arg(bucketLabel(bucket), bucketLabel(bucket + 1));
-        case Count: return display::count(n);
-        case Share: return display::percent(share);
-        }
-        break;
-    case SortRole:
-        switch (index.column()) {
-        case Range: return bucket;
-        case Count: return qulonglong(n);
-        case Share: return share;
-        }
-        break;
-    case LowerBoundNsRole: return std::ldexp(1.0, bucket);
-    case ShortLabelRole: return bucketLabel(bucket);
-    case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case Range:
+                    return bucket == kHistBuckets - 1
+                               ? QStringLiteral("≥ %1").arg(bucketLabel(bucket))
+                               : QStringLiteral("%1 – %2").arg(bucketLabel(bucket), bucketLabel(bucket + 1));
+                case Count:
+                    return display::count(n);
+                case Share:
+                    return display::percent(share);
+            }
+            break;
+        case SortRole:
+            switch (index.column()) {
+                case Range:
+                    return bucket;
+                case Count:
+                    return qulonglong(n);
+                case Share:
+                    return share;
+            }
+            break;
+        case LowerBoundNsRole:
+            return std::ldexp(1.0, bucket);
+        case ShortLabelRole:
+            return bucketLabel(bucket);
+        case Qt::TextAlignmentRole:
+            return int(Qt::AlignRight | Qt::AlignVCenter);
     }
     return {};
 }
@@ -81,9 +92,12 @@ QVariant HistogramModel::headerData(int section, Qt::Orientation orientation, in
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Range: return QStringLiteral("Wait time");
-    case Count: return QStringLiteral("Waits");
-    case Share: return QStringLiteral("Share");
+        case Range:
+            return QStringLiteral("Wait time");
+        case Count:
+            return QStringLiteral("Waits");
+        case Share:
+            return QStringLiteral("Share");
     }
     return {};
 }

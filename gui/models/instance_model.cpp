@@ -30,18 +30,26 @@ QVariant InstanceModel::data(const QModelIndex& index, int role) const
     const InstanceEntry& e = instances_[size_t(index.row())];
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case Object: return QString::fromStdString(e.label);
-        case Contentions: return display::count(e.contentions);
-        case Wait: return display::duration(double(e.wait_ns));
-        case Evidence: return e.detail.empty() ? QStringLiteral("–") : QString::fromStdString(e.detail);
+            case Object:
+                return QString::fromStdString(e.label);
+            case Contentions:
+                return display::count(e.contentions);
+            case Wait:
+                return display::duration(double(e.wait_ns));
+            case Evidence:
+                return e.detail.empty() ? QStringLiteral("–") : QString::fromStdString(e.detail);
         }
     }
     if (role == SortRole) {
         switch (index.column()) {
-        case Object: return QString::fromStdString(e.label);
-        case Contentions: return qulonglong(e.contentions);
-        case Wait: return qulonglong(e.wait_ns);
-        case Evidence: return QString::fromStdString(e.detail);
+            case Object:
+                return QString::fromStdString(e.label);
+            case Contentions:
+                return qulonglong(e.contentions);
+            case Wait:
+                return qulonglong(e.wait_ns);
+            case Evidence:
+                return QString::fromStdString(e.detail);
         }
     }
     if (role == Qt::TextAlignmentRole)

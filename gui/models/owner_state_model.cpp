@@ -29,11 +29,16 @@ int OwnerStateModel::columnCount(const QModelIndex& parent) const
 QString OwnerStateModel::stateLabel(int state)
 {
     switch (static_cast<OwnerState>(state)) {
-    case OwnerState::OnCpu: return QStringLiteral("owner on CPU");
-    case OwnerState::OffCpu: return QStringLiteral("owner off CPU");
-    case OwnerState::ReaderOwned: return QStringLiteral("reader-owned");
-    case OwnerState::NonSpinnable: return QStringLiteral("non-spinnable");
-    case OwnerState::None: return QStringLiteral("no owner");
+        case OwnerState::OnCpu:
+            return QStringLiteral("owner on CPU");
+        case OwnerState::OffCpu:
+            return QStringLiteral("owner off CPU");
+        case OwnerState::ReaderOwned:
+            return QStringLiteral("reader-owned");
+        case OwnerState::NonSpinnable:
+            return QStringLiteral("non-spinnable");
+        case OwnerState::None:
+            return QStringLiteral("no owner");
     }
     return QStringLiteral("unknown");
 }
@@ -41,16 +46,16 @@ QString OwnerStateModel::stateLabel(int state)
 QString OwnerStateModel::stateExplanation(int state)
 {
     switch (static_cast<OwnerState>(state)) {
-    case OwnerState::OnCpu:
-        return QStringLiteral("A writer held the lock and was running: spinning could have paid off");
-    case OwnerState::OffCpu:
-        return QStringLiteral("The holder was switched out: spinning on it is pointless");
-    case OwnerState::ReaderOwned:
-        return QStringLiteral("Readers held the lock: the writer cannot see when they leave");
-    case OwnerState::NonSpinnable:
-        return QStringLiteral("The lock was marked non-spinnable (e.g. a handoff was pending)");
-    case OwnerState::None:
-        return QStringLiteral("No owner recorded: mid-release, or the 4.7 NULL-owner check");
+        case OwnerState::OnCpu:
+            return QStringLiteral("A writer held the lock and was running: spinning could have paid off");
+        case OwnerState::OffCpu:
+            return QStringLiteral("The holder was switched out: spinning on it is pointless");
+        case OwnerState::ReaderOwned:
+            return QStringLiteral("Readers held the lock: the writer cannot see when they leave");
+        case OwnerState::NonSpinnable:
+            return QStringLiteral("The lock was marked non-spinnable (e.g. a handoff was pending)");
+        case OwnerState::None:
+            return QStringLiteral("No owner recorded: mid-release, or the 4.7 NULL-owner check");
     }
     return {};
 }
@@ -62,24 +67,31 @@ QVariant OwnerStateModel::data(const QModelIndex& index, int role) const
     const uint64_t n = owner_[size_t(index.row())];
     const double share = total_ ? double(n) / double(total_) : 0.0;
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case State: return stateLabel(index.row());
-        case Count: return display::count(n);
-        case Share: return total_ ? display::percent(share) : QStringLiteral("–");
-        }
-        break;
-    case SortRole:
-        switch (index.column()) {
-        case State: return index.row();
-        case Count: return qulonglong(n);
-        case Share: return share;
-        }
-        break;
-    case Qt::ToolTipRole: return stateExplanation(index.row());
-    case Qt::TextAlignmentRole:
-        return index.column() == State ? int(Qt::AlignLeft | Qt::AlignVCenter)
-                                       : int(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case State:
+                    return stateLabel(index.row());
+                case Count:
+                    return display::count(n);
+                case Share:
+                    return total_ ? display::percent(share) : QStringLiteral("–");
+            }
+            break;
+        case SortRole:
+            switch (index.column()) {
+                case State:
+                    return index.row();
+                case Count:
+                    return qulonglong(n);
+                case Share:
+                    return share;
+            }
+            break;
+        case Qt::ToolTipRole:
+            return stateExplanation(index.row());
+        case Qt::TextAlignmentRole:
+            return index.column() == State ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                           : int(Qt::AlignRight | Qt::AlignVCenter);
     }
     return {};
 }
@@ -89,9 +101,12 @@ QVariant OwnerStateModel::headerData(int section, Qt::Orientation orientation, i
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case State: return QStringLiteral("Owner at queueing");
-    case Count: return QStringLiteral("Queueings");
-    case Share: return QStringLiteral("Share");
+        case State:
+            return QStringLiteral("Owner at queueing");
+        case Count:
+            return QStringLiteral("Queueings");
+        case Share:
+            return QStringLiteral("Share");
     }
     return {};
 }

@@ -23,12 +23,13 @@ bool lock_internal(const QString& function)
     // address) and the tracepoint glue above the lock.
     if (function.startsWith(QLatin1String("0x")))
         return true;
-    static const char* const prefixes[] = {"bpf_", "__bpf", "__traceiter", "trace_", "perf_trace",
-        "__mutex_lock", "mutex_lock", "__down", "down_", "rwsem_", "__rwsem",
-        "_raw_", "queued_", "native_queued", "__pv_queued", "pv_queued", "do_raw_",
-        "osq_", "mutex_spin", "schedule", "__schedule", "preempt_schedule", "rt_mutex",
-        "__rt_mutex", "rt_spin", "percpu_down", "__percpu", "try_to_wake_up", "wake_up",
-        "__wake_up", "mutex_unlock", "__mutex_unlock", "up_", "rwsem_wake"};
+    static const char* const prefixes[] = {
+        "bpf_",         "__bpf",          "__traceiter", "trace_",           "perf_trace", "__mutex_lock",
+        "mutex_lock",   "__down",         "down_",       "rwsem_",           "__rwsem",    "_raw_",
+        "queued_",      "native_queued",  "__pv_queued", "pv_queued",        "do_raw_",    "osq_",
+        "mutex_spin",   "schedule",       "__schedule",  "preempt_schedule", "rt_mutex",   "__rt_mutex",
+        "rt_spin",      "percpu_down",    "__percpu",    "try_to_wake_up",   "wake_up",    "__wake_up",
+        "mutex_unlock", "__mutex_unlock", "up_",         "rwsem_wake"};
     for (const char* p : prefixes)
         if (function.startsWith(QLatin1String(p)))
             return true;
@@ -93,7 +94,10 @@ int StackModel::rowCount(const QModelIndex& parent) const
     return 0;
 }
 
-int StackModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int StackModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
 
 QVariant StackModel::data(const QModelIndex& index, int role) const
 {
@@ -111,31 +115,39 @@ QVariant StackModel::data(const QModelIndex& index, int role) const
     const StackEntry& s = stacks_[size_t(index.row())];
     const double share = total_samples_ ? double(s.samples) / double(total_samples_) : 0.0;
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case Frames: return summary(s);
-        case Samples: return display::count(s.samples);
-        case Share: return display::percent(share);
-        case Wait: return s.wait_ns ? display::duration(double(s.wait_ns)) : QStringLiteral("–");
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case Frames:
+                    return summary(s);
+                case Samples:
+                    return display::count(s.samples);
+                case Share:
+                    return display::percent(share);
+                case Wait:
+                    return s.wait_ns ? display::duration(double(s.wait_ns)) : QStringLiteral("–");
+            }
+            break;
+        case SortRole:
+            switch (index.column()) {
+                case Frames:
+                    return summary(s);
+                case Samples:
+                    return qulonglong(s.samples);
+                case Share:
+                    return share;
+                case Wait:
+                    return qulonglong(s.wait_ns);
+            }
+            break;
+        case Qt::ToolTipRole: {
+            QStringList frames;
+            for (const std::string& f : s.frames)
+                frames << QString::fromStdString(f);
+            return frames.join('\n');
         }
-        break;
-    case SortRole:
-        switch (index.column()) {
-        case Frames: return summary(s);
-        case Samples: return qulonglong(s.samples);
-        case Share: return share;
-        case Wait: return qulonglong(s.wait_ns);
-        }
-        break;
-    case Qt::ToolTipRole: {
-        QStringList frames;
-        for (const std::string& f : s.frames)
-            frames << QString::fromStdString(f);
-        return frames.join('\n');
-    }
-    case Qt::TextAlignmentRole:
-        return index.column() == Frames ? int(Qt::AlignLeft | Qt::AlignVCenter)
-                                        : int(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::TextAlignmentRole:
+            return index.column() == Frames ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                            : int(Qt::AlignRight | Qt::AlignVCenter);
     }
     return {};
 }
@@ -145,10 +157,14 @@ QVariant StackModel::headerData(int section, Qt::Orientation orientation, int ro
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
         return QAbstractItemModel::headerData(section, orientation, role);
     switch (section) {
-    case Frames: return QStringLiteral("Stack (expand for frames)");
-    case Samples: return QStringLiteral("Samples");
-    case Share: return QStringLiteral("Share");
-    case Wait: return QStringLiteral("Sampled wait");
+        case Frames:
+            return QStringLiteral("Stack (expand for frames)");
+        case Samples:
+            return QStringLiteral("Samples");
+        case Share:
+            return QStringLiteral("Share");
+        case Wait:
+            return QStringLiteral("Sampled wait");
     }
     return {};
 }

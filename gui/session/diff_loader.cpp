@@ -1,6 +1,6 @@
 #include "session/diff_loader.h"
 
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>

@@ -2,7 +2,7 @@
 // UI thread, like SessionLoader.
 #pragma once
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 
 #include <QFutureWatcher>
 #include <QMetaType>

@@ -37,8 +37,7 @@ QString SessionFollower::signature() const
     QString sig;
     for (const QString& f : {path_, path_ + "-wal"}) {
         QFileInfo info(f);
-        sig += info.exists() ? QStringLiteral("%1:%2;").arg(info.size()).arg(
-                                   info.lastModified().toMSecsSinceEpoch())
+        sig += info.exists() ? QStringLiteral("%1:%2;").arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch())
                              : QStringLiteral("-;");
     }
     return sig;

@@ -14,12 +14,11 @@ namespace lockscope::gui {
 struct LoadResult {
     SnapshotPtr snapshot;  // null on failure
     QString path;
-    QString error;         // one sentence for the user
+    QString error;  // one sentence for the user
 };
 
 // Never throws: every failure becomes LoadResult::error.
-LoadResult load_snapshot(const QString& path,
-                         SessionSnapshot::Level level = SessionSnapshot::Level::Detailed);
+LoadResult load_snapshot(const QString& path, SessionSnapshot::Level level = SessionSnapshot::Level::Detailed);
 
 class SessionLoader : public QObject {
     Q_OBJECT

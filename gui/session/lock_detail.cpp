@@ -7,8 +7,7 @@
 namespace lockscope::gui {
 namespace {
 
-std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<int64_t>& ids,
-                                     const std::string& role)
+std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<int64_t>& ids, const std::string& role)
 {
     std::map<std::vector<std::string>, StackEntry> merged;
     for (const StackSample& st : s.stacks) {
@@ -47,8 +46,7 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
         return d;
     const LockGroup& g = snap.groups[group];
     const Session& s = *snap.session;
-    d.name = g.row.name + " (" + (g.row.mode.empty() ? g.row.kind : g.row.kind + "/" + g.row.mode) +
-             ")";
+    d.name = g.row.name + " (" + (g.row.mode.empty() ? g.row.kind : g.row.kind + "/" + g.row.mode) + ")";
     d.counters = g.row.counters;
 
     const size_t n = snap.timeline.x_s.size();

@@ -33,7 +33,7 @@ struct LockDetail {
     Series sleeps_per_s;
     std::vector<StackEntry> waiters;  // by samples, most first
     std::vector<StackEntry> wakers;
-    std::vector<StackEntry> holders;  // the holder's stack when a waiter queued; first frame its state
+    std::vector<StackEntry> holders;       // the holder's stack when a waiter queued; first frame its state
     std::vector<InstanceEntry> instances;  // by wait, most first
 };
 

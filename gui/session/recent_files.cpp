@@ -28,6 +28,9 @@ void RecentFiles::add(const QString& path)
     QSettings().setValue(kKey, files);
 }
 
-void RecentFiles::clear() { QSettings().remove(kKey); }
+void RecentFiles::clear()
+{
+    QSettings().remove(kKey);
+}
 
 }  // namespace lockscope::gui

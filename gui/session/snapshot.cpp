@@ -1,6 +1,6 @@
 #include "session/snapshot.h"
 
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 
 #include <algorithm>
 #include <map>
@@ -23,8 +23,7 @@ void build_timeline(const Session& s, SessionSnapshot& snap)
     int64_t last_run = -1;
     for (size_t i = 0; i < iv.size(); ++i) {
         double start = monotonic ? double(iv[i].start_ns - iv.front().start_ns) / 1e9 : cumulative;
-        double end = monotonic ? double(iv[i].end_ns - iv.front().start_ns) / 1e9
-                               : cumulative + iv[i].seconds();
+        double end = monotonic ? double(iv[i].end_ns - iv.front().start_ns) / 1e9 : cumulative + iv[i].seconds();
         cumulative = end;
         if (iv[i].run != last_run) {
             t.run_starts_s.push_back(start);
@@ -86,9 +85,7 @@ void build_series(const Session& s, SessionSnapshot& snap)
         snap.contentions_by_kind.push_back({kind, std::move(ys)});
     }
     std::stable_sort(snap.contentions_by_kind.begin(), snap.contentions_by_kind.end(),
-                     [&](const Series& a, const Series& b) {
-                         return kind_total[a.name] > kind_total[b.name];
-                     });
+                     [&](const Series& a, const Series& b) { return kind_total[a.name] > kind_total[b.name]; });
 }
 
 void build_groups(const Session& s, SessionSnapshot& snap)
@@ -102,8 +99,7 @@ void build_groups(const Session& s, SessionSnapshot& snap)
 
 }  // namespace
 
-SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session,
-                           SessionSnapshot::Level level)
+SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session, SessionSnapshot::Level level)
 {
     auto snap = std::make_shared<SessionSnapshot>();
     snap->path = path;
@@ -112,8 +108,8 @@ SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> s
     ReportOptions all;
     all.top = 0;
     snap->report = build_report(*session, all);
-    snap->recording = std::any_of(session->runs.begin(), session->runs.end(),
-                                  [](const RunInfo& r) { return r.status == "running"; });
+    snap->recording =
+        std::any_of(session->runs.begin(), session->runs.end(), [](const RunInfo& r) { return r.status == "running"; });
     build_timeline(*session, *snap);
     build_series(*session, *snap);
     build_groups(*session, *snap);

@@ -2,8 +2,8 @@
 // show, computed once off the UI thread and then shared read-only.
 #pragma once
 
+#include "core/analysis/report.h"
 #include "core/model.h"
-#include "core/report.h"
 
 #include <QMetaType>
 #include <QString>
@@ -46,14 +46,14 @@ struct LockGroup {
 struct SessionSnapshot {
     QString path;
     std::shared_ptr<const Session> session;
-    Report report;  // by lock, every row: the same numbers `lockscope report` prints
+    Report report;                  // by lock, every row: the same numbers `lockscope report` prints
     std::vector<LockGroup> groups;  // parallel to report.rows
     Timeline timeline;
-    Series spin_failure_rate;           // fraction per interval (0 when nothing spun)
-    Series idle_fraction;               // fraction per interval
+    Series spin_failure_rate;                 // fraction per interval (0 when nothing spun)
+    Series idle_fraction;                     // fraction per interval
     std::vector<Series> contentions_by_kind;  // per second, largest kind first
-    Series ops_per_s;                   // empty y when the session ran no workload
-    bool recording = false;             // a run is still being written
+    Series ops_per_s;                         // empty y when the session ran no workload
+    bool recording = false;                   // a run is still being written
     // How much of the file this snapshot holds. A newly opened file comes
     // in three steps so the first paint does not wait for the per-lock rows:
     //  Intervals: no per-lock rows at all (report rows, groups, lock_rows,
@@ -71,10 +71,7 @@ struct SessionSnapshot {
     // Positions in session->lock_intervals for each lock id.
     std::unordered_map<int64_t, std::vector<size_t>> lock_rows;
 
-    static uint64_t slot_key(int64_t run, int64_t index)
-    {
-        return (uint64_t(run) << 32) ^ uint64_t(uint32_t(index));
-    }
+    static uint64_t slot_key(int64_t run, int64_t index) { return (uint64_t(run) << 32) ^ uint64_t(uint32_t(index)); }
 };
 
 using SnapshotPtr = std::shared_ptr<const SessionSnapshot>;

@@ -91,7 +91,8 @@ void FlowTest::openSwitchSortFilterSelect()
     const int x = view->horizontalHeader()->sectionViewportPosition(LockTableModel::Contentions) + 5;
     QTest::mouseClick(view->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
     QCOMPARE(view->horizontalHeader()->sortIndicatorSection(), int(LockTableModel::Contentions));
-    QVERIFY(sorted_by(LockTableModel::Contentions, view->horizontalHeader()->sortIndicatorOrder() == Qt::AscendingOrder));
+    QVERIFY(
+        sorted_by(LockTableModel::Contentions, view->horizontalHeader()->sortIndicatorOrder() == Qt::AscendingOrder));
 
     // Ctrl+F jumps to the filter; typing narrows the table.
     QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
@@ -195,7 +196,8 @@ void FlowTest::clickingALockInTheChainGraphSelectsIt()
     LocksPage* page = w.locks();
     ChainView* graph = page->chains();
     QCOMPARE(graph->graph().edges.size(), size_t(3));
-    QVERIFY(page->detailTabs()->tabText(page->detailTabs()->indexOf(graph->parentWidget()->parentWidget()))
+    QVERIFY(page->detailTabs()
+                ->tabText(page->detailTabs()->indexOf(graph->parentWidget()->parentWidget()))
                 .startsWith(QStringLiteral("Wait chains (3)")));
     page->detailTabs()->setCurrentIndex(page->detailTabs()->count() - 1);
     QVERIFY(QTest::qWaitForWindowExposed(graph));

@@ -15,8 +15,9 @@
 #include "session/snapshot.h"
 #include "test_session.h"
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/estimate.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 
 #include <QAbstractItemModelTester>
 #include <QTemporaryDir>
@@ -40,6 +41,7 @@ private slots:
     void stepsAgreeWithDetailed();
     void chainGraphLaysOutChainsLeftToRight();
     void cgroupColumnShowsAndFiltersTheWaitersCgroups();
+    void lockTableShowsEstimatesAndWhatWasNotTimed();
 
 private:
     QTemporaryDir dir_;
@@ -159,7 +161,7 @@ void ModelTest::filterAndSort()
                 filter.index(r, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong());
     filter.setFilterText("MMAP_lock");
     QCOMPARE(filter.rowCount(), 2);  // read and write
-    filter.setFilterText("rwsem");    // matches the kind column
+    filter.setFilterText("rwsem");   // matches the kind column
     for (int r = 0; r < filter.rowCount(); ++r)
         QVERIFY(filter.index(r, LockTableModel::Kind).data().toString().startsWith("rwsem"));
     filter.setFilterText("no such lock");
@@ -219,12 +221,14 @@ void ModelTest::detailModels()
         QVERIFY(objects.rowCount() > 0);
         uint64_t object_contentions = 0;
         for (int r = 0; r < objects.rowCount(); ++r)
-            object_contentions += objects.index(r, InstanceModel::Contentions).data(InstanceModel::SortRole).toULongLong();
+            object_contentions +=
+                objects.index(r, InstanceModel::Contentions).data(InstanceModel::SortRole).toULongLong();
         QCOMPARE(object_contentions, l["contentions"].get<uint64_t>());
         // Samples agree with the raw stack rows of the session.
         uint64_t raw = 0, shown = 0;
         for (const StackSample& s : snap_->session->stacks)
-            if (s.role == "waiter" && std::count(snap_->groups[g].lock_ids.begin(), snap_->groups[g].lock_ids.end(), s.lock_id))
+            if (s.role == "waiter" &&
+                std::count(snap_->groups[g].lock_ids.begin(), snap_->groups[g].lock_ids.end(), s.lock_id))
                 raw += s.samples;
         for (int r = 0; r < waiters.rowCount(); ++r)
             shown += waiters.index(r, StackModel::Samples).data(StackModel::SortRole).toULongLong();
@@ -256,7 +260,8 @@ void ModelTest::diffModels()
     // B contends 1.5× more: some lock is judged worse, and the verdict is text.
     bool worse = false;
     for (int row = 0; row < locks.rowCount(); ++row)
-        if (locks.index(row, DiffLocksModel::Verdict).data(DiffLocksModel::VerdictRole).toInt() == int(Verdict::Worse)) {
+        if (locks.index(row, DiffLocksModel::Verdict).data(DiffLocksModel::VerdictRole).toInt() ==
+            int(Verdict::Worse)) {
             worse = true;
             QCOMPARE(locks.index(row, DiffLocksModel::Verdict).data().toString(), QStringLiteral("worse"));
             QVERIFY(locks.index(row, DiffLocksModel::Verdict).data(Qt::ForegroundRole).value<QColor>().isValid());
@@ -327,8 +332,10 @@ void ModelTest::cgroupColumnShowsAndFiltersTheWaitersCgroups()
     QVERIFY(pipe >= 0);
     QCOMPARE(table.index(pipe, LockTableModel::Cgroups).data().toString(),
              QStringLiteral("/system.slice/web.service (+1 more)"));
-    QVERIFY(table.index(pipe, LockTableModel::Cgroups).data(Qt::ToolTipRole).toString().contains(
-        QStringLiteral("/user.slice/user-1000.slice")));
+    QVERIFY(table.index(pipe, LockTableModel::Cgroups)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("/user.slice/user-1000.slice")));
     filter.setFilterText(QStringLiteral("user-1000"));
     QCOMPARE(filter.rowCount(), 1);
     QCOMPARE(filter.index(0, LockTableModel::Name).data().toString(), QStringLiteral("pipe->mutex"));
@@ -341,6 +348,34 @@ void ModelTest::cgroupColumnShowsAndFiltersTheWaitersCgroups()
         if (c.lock_id == 1 && c.cgroup == "/system.slice/web.service")
             web += c.samples;
     QCOMPARE(row.cgroups.front().second, web);
+}
+
+// record --sample: an estimated wait carries its standard error, and a lock
+// none of whose episodes was timed says so instead of showing 0.
+void ModelTest::lockTableShowsEstimatesAndWhatWasNotTimed()
+{
+    auto snap = std::make_shared<SessionSnapshot>();
+    set_timing_meta(snap->report.session, 64);
+    ReportRow timed, untimed;
+    timed.name = "timed_lock";
+    timed.counters.contentions = 640;
+    timed.counters.timed = 10;
+    timed.counters.wait_ns = 1'230'000'000;
+    timed.counters.wait_var_us2 = 2'500'000'000;
+    untimed.name = "untimed_lock";
+    untimed.counters.contentions = 3;
+    untimed.counters.spin_attempts = 3;
+    snap->report.rows = {timed, untimed};
+    LockTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(snap);
+    QCOMPARE(model.index(0, LockTableModel::WaitTotal).data().toString(), QString::fromUtf8("1.23 s ± 0.05"));
+    QCOMPARE(model.index(0, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong(), 640ull);
+    for (int column : {int(LockTableModel::WaitTotal), int(LockTableModel::WaitMean), int(LockTableModel::WaitMax),
+                       int(LockTableModel::SpinTime)})
+        QCOMPARE(model.index(1, column).data().toString(), QStringLiteral("not timed"));
+    QCOMPARE(model.index(1, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong(), 3ull);
+    QVERIFY(model.index(0, LockTableModel::WaitTotal).data(Qt::ToolTipRole).toString().contains("one episode in 64"));
 }
 
 QTEST_GUILESS_MAIN(ModelTest)

@@ -44,7 +44,10 @@ Ink measure(const QImage& image, const QRect& rect)
     return {int(colours.size()), double(ink) / area};
 }
 
-bool looks_blank(const Ink& ink) { return ink.distinct_colours < 2 || ink.drawn_fraction < 0.002; }
+bool looks_blank(const Ink& ink)
+{
+    return ink.distinct_colours < 2 || ink.drawn_fraction < 0.002;
+}
 
 }  // namespace
 
@@ -105,10 +108,13 @@ void ScreenshotTest::everyPageHasInk()
         const QRect plot = chart->plotRect();
         QVERIFY2(plot.width() > 100 && plot.height() > 60,
                  qPrintable(QStringLiteral("%1: plot area %2×%3 is too small to read")
-                                .arg(page).arg(plot.width()).arg(plot.height())));
+                                .arg(page)
+                                .arg(plot.width())
+                                .arg(plot.height())));
         const Ink ink = measure(chart->grab().toImage(), plot);
         QVERIFY2(!looks_blank(ink), qPrintable(QStringLiteral("%1: chart looks blank (%2 colours, %3% ink)")
-                                                   .arg(page).arg(ink.distinct_colours)
+                                                   .arg(page)
+                                                   .arg(ink.distinct_colours)
                                                    .arg(ink.drawn_fraction * 100, 0, 'f', 2)));
         ++checked;
     }

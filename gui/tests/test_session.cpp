@@ -1,6 +1,6 @@
 #include "test_session.h"
 
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 
 #include <cmath>
 #include <random>
@@ -129,17 +129,18 @@ struct LiveSession::State {
         std::vector<StackSample> out;
         for (int id = 1; id <= locks; ++id) {
             const LockInfo l = lock_info(id);
-            const std::string lock_fn = l.kind == "mutex"      ? "__mutex_lock.constprop.0+0x8b"
-                                        : l.kind == "rwsem"    ? (l.mode == "read" ? "rwsem_down_read_slowpath+0x2a1" : "rwsem_down_write_slowpath+0x2f1")
-                                                               : "_raw_spin_lock+0x2c";
+            const std::string lock_fn = l.kind == "mutex"   ? "__mutex_lock.constprop.0+0x8b"
+                                        : l.kind == "rwsem" ? (l.mode == "read" ? "rwsem_down_read_slowpath+0x2a1"
+                                                                                : "rwsem_down_write_slowpath+0x2f1")
+                                                            : "_raw_spin_lock+0x2c";
             for (int variant = 0; variant < 2; ++variant) {
                 StackSample s;
                 s.run = run;
                 s.lock_id = id;
                 s.role = "waiter";
                 s.frames = {lock_fn, l.caller + "+0x" + std::to_string(0x40 + variant * 0x30),
-                            variant ? "vfs_write+0x249" : "ksys_write+0x6f",
-                            "do_syscall_64+0x5b", "entry_SYSCALL_64_after_hwframe+0x6e"};
+                            variant ? "vfs_write+0x249" : "ksys_write+0x6f", "do_syscall_64+0x5b",
+                            "entry_SYSCALL_64_after_hwframe+0x6e"};
                 s.samples = uint64_t(std::max(1.0, weight(id) * (variant ? 3 : 7)) * double(next_index + 1));
                 s.wait_ns = s.samples * 4200;
                 out.push_back(s);
@@ -149,9 +150,11 @@ struct LiveSession::State {
                 w.run = run;
                 w.lock_id = id;
                 w.role = "waker";
-                w.frames = {"try_to_wake_up+0x1f4", "wake_up_q+0x4a",
+                w.frames = {"try_to_wake_up+0x1f4",
+                            "wake_up_q+0x4a",
                             l.kind == "mutex" ? "__mutex_unlock_slowpath+0x15c" : "rwsem_wake+0x7a",
-                            l.caller + "+0x" + std::to_string(0x90), "vfs_write+0x249",
+                            l.caller + "+0x" + std::to_string(0x90),
+                            "vfs_write+0x249",
                             "do_syscall_64+0x5b"};
                 w.samples = uint64_t(std::max(1.0, weight(id) * 2) * double(next_index + 1));
                 out.push_back(w);
@@ -231,8 +234,8 @@ struct LiveSession::State {
             LockCounters& c = li.counters;
             const double rate = 900.0 * weight(id) * shape.contention_scale * (1 + 0.3 * phase);
             c.contentions = uint64_t(std::max(1.0, rate * secs * noise(0.08)));
-            const double mean_ns = (l.kind == "spinlock" ? 900.0 : 5200.0) * shape.contention_scale *
-                                   noise(0.1) * (1 + 0.2 * double(id % 4));
+            const double mean_ns = (l.kind == "spinlock" ? 900.0 : 5200.0) * shape.contention_scale * noise(0.1) *
+                                   (1 + 0.2 * double(id % 4));
             c.wait_ns = uint64_t(double(c.contentions) * mean_ns);
             c.max_wait_ns = uint64_t(mean_ns * 18 * noise(0.2));
             if (l.kind == "mutex") {
@@ -252,8 +255,7 @@ struct LiveSession::State {
             c.preemptions = c.contentions / 50;
             // Why the spinners queued: mostly a sleeping or reader owner.
             const uint64_t shares[kOwnerStates] = {queued * 2 / 10, queued * 4 / 10,
-                                                   l.kind == "rwsem" ? queued * 3 / 10 : 0,
-                                                   queued / 20, 0};
+                                                   l.kind == "rwsem" ? queued * 3 / 10 : 0, queued / 20, 0};
             uint64_t assigned = 0;
             for (int s = 0; s < kOwnerStates - 1; ++s)
                 assigned += c.owner[size_t(s)] = shares[s];
@@ -263,7 +265,8 @@ struct LiveSession::State {
             uint64_t left = c.contentions;
             for (int k = -4; k <= 4 && left; ++k) {
                 const int bucket = std::clamp(centre + k, 0, kHistBuckets - 1);
-                const uint64_t n = k == 4 ? left : std::min(left, uint64_t(double(c.contentions) * std::exp(-0.5 * k * k) / 2.5));
+                const uint64_t n =
+                    k == 4 ? left : std::min(left, uint64_t(double(c.contentions) * std::exp(-0.5 * k * k) / 2.5));
                 c.hist[size_t(bucket)] += n;
                 left -= n;
             }
@@ -312,8 +315,7 @@ void write_session(const QString& path, const SessionShape& shape)
     live.finish();
 }
 
-LiveSession::LiveSession(const QString& path, const SessionShape& shape)
-    : state_(new State(path, shape))
+LiveSession::LiveSession(const QString& path, const SessionShape& shape) : state_(new State(path, shape))
 {
     for (int r = 0; r < shape.runs; ++r) {
         state_->begin_run();

@@ -11,13 +11,13 @@ namespace lockscope::gui::testing {
 
 struct SessionShape {
     int runs = 3;
-    int intervals = 20;          // per run
+    int intervals = 20;  // per run
     int locks = 20;
     double interval_s = 1.0;
     double contention_scale = 1.0;  // > 1 makes a "worse" session for diffs
     double spin_failure = 0.15;     // base spin-failure rate of the mutexes
     uint64_t seed = 1;
-    bool finish_last_run = true;    // false: the session looks still recorded
+    bool finish_last_run = true;  // false: the session looks still recorded
 };
 
 // Writes (overwriting) a session at `path`.

@@ -16,8 +16,8 @@ namespace {
 
 // Boxes shrink to fit the view down to kMinNodeW; below that the view
 // scrolls. Gaps between columns leave room for the wait labels.
-constexpr double kMinNodeW = 130, kMaxNodeW = 220, kNodeH = 46, kMinGapX = 76, kMaxGapX = 160, kGapY = 22,
-                 kMargin = 16, kTitleH = 20;
+constexpr double kMinNodeW = 130, kMaxNodeW = 220, kNodeH = 46, kMinGapX = 76, kMaxGapX = 160, kGapY = 22, kMargin = 16,
+                 kTitleH = 20;
 
 // Line width by explained wait: 1.5 px for the lightest, 9 px for the heaviest.
 double edge_width(uint64_t wait, uint64_t max_wait)
@@ -72,8 +72,7 @@ QRectF ChainView::nodeRect(size_t i) const
     const ChainGraph::Node& n = graph_.nodes[i];
     const int columns = std::max(1, graph_.columns);
     const double room = width() - 2 * kMargin;
-    const double node_w =
-        std::clamp((room - (columns - 1) * kMinGapX) / columns, kMinNodeW, kMaxNodeW);
+    const double node_w = std::clamp((room - (columns - 1) * kMinGapX) / columns, kMinNodeW, kMaxNodeW);
     const double gap = columns > 1 ? std::clamp((room - columns * node_w) / (columns - 1), kMinGapX, kMaxGapX) : 0;
     return QRectF(kMargin + n.column * (node_w + gap), kMargin + kTitleH + n.row * (kNodeH + kGapY), node_w, kNodeH);
 }
@@ -94,7 +93,8 @@ QString ChainView::nodeTip(size_t i) const
         tip += tr("\nits holders waited for other locks: %1 of waiters' wait behind them")
                    .arg(display::duration(double(n.wait_out)));
     if (n.wait_in)
-        tip += tr("\nholders of other locks waited for it: %1 of wait explained").arg(display::duration(double(n.wait_in)));
+        tip += tr("\nholders of other locks waited for it: %1 of wait explained")
+                   .arg(display::duration(double(n.wait_in)));
     for (const ChainGraph::Edge& e : graph_.edges)
         if (e.from == i)
             tip += tr("\n  → %1: %2 of wait, %3 holder sample(s)")

@@ -115,9 +115,8 @@ DiffPage::DiffPage(QWidget* parent) : QWidget(parent)
 
 void DiffPage::choose(bool a)
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, a ? tr("Session A (baseline)") : tr("Session B"), QString(),
-        tr("lockscope sessions (*.lockscope *.db);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, a ? tr("Session A (baseline)") : tr("Session B"), QString(),
+                                                      tr("lockscope sessions (*.lockscope *.db);;All files (*)"));
     if (path.isEmpty())
         return;
     (a ? path_a_ : path_b_) = path;
@@ -138,8 +137,8 @@ void DiffPage::setPaths(const QString& a, const QString& b)
 
 void DiffPage::setError(const QString& message)
 {
-    notes_->setText(QStringLiteral("<span style='color:#c62828'><b>Cannot compare:</b> %1</span>")
-                        .arg(message.toHtmlEscaped()));
+    notes_->setText(
+        QStringLiteral("<span style='color:#c62828'><b>Cannot compare:</b> %1</span>").arg(message.toHtmlEscaped()));
 }
 
 void DiffPage::setDiff(const DiffPtr& diff)
@@ -159,7 +158,8 @@ void DiffPage::setDiff(const DiffPtr& diff)
                  .arg(d.by_runs ? d.runs_b : d.intervals_b)
                  .arg(d.by_runs ? tr("runs") : tr("intervals"));
     for (const std::string& w : d.warnings)
-        lines << QStringLiteral("<span style='color:#c62828'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+        lines
+            << QStringLiteral("<span style='color:#c62828'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     notes_->setText(lines.join(QStringLiteral("<br>")));
 
     for (QTableView* v : {totals_view_, meta_view_, locks_view_})
@@ -172,7 +172,8 @@ void DiffPage::setDiff(const DiffPtr& diff)
     for (const LockDiff& l : d.locks)
         if (!l.metrics.empty() && std::isfinite(l.metrics.front().test.relative))
             top.push_back(&l);
-    std::stable_sort(top.begin(), top.end(), [](const LockDiff* a, const LockDiff* b) { return a->effect > b->effect; });
+    std::stable_sort(top.begin(), top.end(),
+                     [](const LockDiff* a, const LockDiff* b) { return a->effect > b->effect; });
     if (top.size() > 10)
         top.resize(10);
     QList<charts::Bar> bars;

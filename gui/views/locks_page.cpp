@@ -75,8 +75,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setTabKeyNavigation(false);  // Tab leaves the table; arrows move within it
-    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &LocksPage::showSelected);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &LocksPage::showSelected);
 
     detail_title_ = new QLabel(tr("Select a lock to see its details"), this);
     QFont f = detail_title_->font();
@@ -174,8 +173,8 @@ void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
     for (int r = 0; r < filter_->rowCount() && !keep.isEmpty(); ++r) {
         QModelIndex index = filter_->index(r, 0);
         if (index.data(LockTableModel::LockKeyRole).toString() == keep) {
-            view_->selectionModel()->setCurrentIndex(
-                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            view_->selectionModel()->setCurrentIndex(index,
+                                                     QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             return;
         }
     }
@@ -185,8 +184,8 @@ void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
 void LocksPage::selectFirstRow()
 {
     if (filter_->rowCount() > 0)
-        view_->selectionModel()->setCurrentIndex(
-            filter_->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        view_->selectionModel()->setCurrentIndex(filter_->index(0, 0),
+                                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 bool LocksPage::selectLockNamed(const QString& name)
@@ -268,9 +267,10 @@ void LocksPage::showSelected()
     QList<charts::Bar> owner_bars;
     if (owner_->total() > 0)
         for (int r = 0; r < owner_->rowCount(); ++r)
-            owner_bars << charts::Bar{owner_->index(r, OwnerStateModel::State).data().toString(),
-                                      owner_->index(r, OwnerStateModel::Share).data(OwnerStateModel::SortRole).toDouble(),
-                                      tr("share"), charts::palette(0)};
+            owner_bars << charts::Bar{
+                owner_->index(r, OwnerStateModel::State).data().toString(),
+                owner_->index(r, OwnerStateModel::Share).data(OwnerStateModel::SortRole).toDouble(), tr("share"),
+                charts::palette(0)};
     owner_chart_->setBars(owner_bars);
 
     waiters_->setStacks(detail.waiters);

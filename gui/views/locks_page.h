@@ -25,7 +25,7 @@ class ChainView;
 namespace charts {
 class BarChart;
 class TimeSeriesChart;
-}
+}  // namespace charts
 
 class LocksPage : public QWidget {
     Q_OBJECT

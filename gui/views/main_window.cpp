@@ -26,8 +26,7 @@ namespace {
 const char* const kSessionFilter = "lockscope sessions (*.lockscope *.db);;All files (*)";
 }
 
-MainWindow::MainWindow(bool interactive, QWidget* parent)
-    : QMainWindow(parent), interactive_(interactive)
+MainWindow::MainWindow(bool interactive, QWidget* parent) : QMainWindow(parent), interactive_(interactive)
 {
     setWindowTitle(tr("lockscope"));
     setAcceptDrops(true);
@@ -64,9 +63,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     });
     connect(diff_loader_, &DiffLoader::loaded, this, [this](const DiffPtr& diff) {
         diff_->setDiff(diff);
-        statusBar()->showMessage(tr("Compared %1 with %2").arg(QFileInfo(diff->path_a).fileName(),
-                                                               QFileInfo(diff->path_b).fileName()),
-                                 5000);
+        statusBar()->showMessage(
+            tr("Compared %1 with %2").arg(QFileInfo(diff->path_a).fileName(), QFileInfo(diff->path_b).fileName()),
+            5000);
         emit diffLoaded();
     });
     connect(diff_loader_, &DiffLoader::failed, this, [this](const QString& message) {
@@ -122,7 +121,10 @@ void MainWindow::rebuildRecentMenu()
         recent_menu_->addSeparator(), recent_menu_->addAction(tr("Clear"), [] { RecentFiles::clear(); });
 }
 
-void MainWindow::showPage(Page page) { tabs_->setCurrentIndex(int(page)); }
+void MainWindow::showPage(Page page)
+{
+    tabs_->setCurrentIndex(int(page));
+}
 
 void MainWindow::openSession(const QString& path)
 {
@@ -149,8 +151,7 @@ void MainWindow::onLoaded(const SnapshotPtr& snapshot)
     snapshot_ = snapshot;
     // A live poll that brought no new interval changes nothing on screen;
     // the detail that follows a summary always does.
-    if (first || was_summary || snapshot->session->intervals.size() != old_intervals ||
-        !snapshot->recording) {
+    if (first || was_summary || snapshot->session->intervals.size() != old_intervals || !snapshot->recording) {
         overview_->setSnapshot(snapshot);
         locks_->setSnapshot(snapshot);
     }
@@ -181,8 +182,7 @@ void MainWindow::onFailed(const QString& path, const QString& message)
         return;  // mid-write hiccup while following: the next poll retries
     if (interactive_) {
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open session"),
-                                    tr("%1 cannot be opened.").arg(QFileInfo(path).fileName()),
-                                    QMessageBox::Ok, this);
+                                    tr("%1 cannot be opened.").arg(QFileInfo(path).fileName()), QMessageBox::Ok, this);
         box->setInformativeText(message);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();  // window-modal, does not block the event loop

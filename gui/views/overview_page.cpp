@@ -94,9 +94,9 @@ void OverviewPage::setSnapshot(const SnapshotPtr& snap)
     const Timeline& t = snap->timeline;
     const double x_max = t.end_s();
     const bool spun = snap->report.totals.counters.spin_attempts > 0;
-    spin_failure_->setLines(spun ? QList<charts::Line>{to_line(t, snap->spin_failure_rate, charts::palette(1))}
-                                 : QList<charts::Line>{},
-                            x_max);
+    spin_failure_->setLines(
+        spun ? QList<charts::Line>{to_line(t, snap->spin_failure_rate, charts::palette(1))} : QList<charts::Line>{},
+        x_max);
     idle_->setLines({to_line(t, snap->idle_fraction, charts::palette(0))}, x_max);
     QList<charts::Line> kinds;
     for (size_t i = 0; i < snap->contentions_by_kind.size(); ++i)

@@ -40,8 +40,7 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
 {
     const bool diff = r.page == QLatin1String("diff");
     if (r.files.isEmpty() || (diff && r.files.size() < 2))
-        return diff ? QStringLiteral("the diff page needs two session files")
-                    : QStringLiteral("no session file given");
+        return diff ? QStringLiteral("the diff page needs two session files") : QStringLiteral("no session file given");
     w.resize(1280, 800);
     w.show();
     w.openSession(r.files.first());
@@ -68,8 +67,8 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
 
 int render_screenshot(const ScreenshotRequest& r)
 {
-    if (r.page != QLatin1String("overview") && r.page != QLatin1String("locks") &&
-        r.page != QLatin1String("chains") && r.page != QLatin1String("diff")) {
+    if (r.page != QLatin1String("overview") && r.page != QLatin1String("locks") && r.page != QLatin1String("chains") &&
+        r.page != QLatin1String("diff")) {
         std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains or diff\n",
                      qPrintable(r.page));
         return 2;

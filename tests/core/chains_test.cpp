@@ -1,7 +1,7 @@
 // Chain assembly from class-level edges: the heaviest path out of each edge,
 // cut at the depth limit, stopped at a cycle, and a root that says what its
 // holder was doing, or that nothing was sampled there.
-#include "core/chains.h"
+#include "core/analysis/chains.h"
 
 #include <gtest/gtest.h>
 
@@ -79,8 +79,7 @@ TEST(Chains, MissingAndReaderOwnedHoldersAreSaidNotGuessed)
     readers.reader_owned = 9;
     readers.one_owner = 1;
     readers.samples_by_state["running"] = 1;
-    const std::vector<Chain> chains =
-        assemble_chains({{"a", "b", 2, 200}, {"c", "r", 1, 100}}, {{"r", readers}});
+    const std::vector<Chain> chains = assemble_chains({{"a", "b", 2, 200}, {"c", "r", 1, 100}}, {{"r", readers}});
     ASSERT_EQ(chains.size(), 2u);
     EXPECT_EQ(chains[0].root.lock, "b");
     EXPECT_EQ(chains[0].root.state, "") << "no holder of b was sampled";

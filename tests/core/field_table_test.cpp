@@ -4,12 +4,12 @@
 // printed with no other edit. Each test fills every field with a distinct
 // value through the table, so a consumer that names fields by hand and
 // misses one fails here.
-#include "core/counter_columns.h"
-#include "core/export.h"
-#include "core/report.h"
-#include "core/rollup.h"
-#include "core/session_schema.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/analysis/rollup.h"
+#include "core/render/counter_columns.h"
+#include "core/render/export.h"
+#include "core/storage/session_schema.h"
+#include "core/storage/session_store.h"
 #include "sample_session.h"
 
 #include <gtest/gtest.h>
@@ -317,8 +317,9 @@ TEST(FieldTable, CsvHeadersKeepTheirReleasedOrder)
 {
     EXPECT_EQ(counter_csv_header({kSpinFailureRate, kOffcpuNs, kMeanWaitNs}),
               "contentions,spin_attempts,spin_failures,spin_successes,spin_failure_rate,wait_ns,spin_ns,"
-              "offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,max_wait_ns,mean_wait_ns,errors,wakeups");
+              "offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,max_wait_ns,mean_wait_ns,errors,wakeups,"
+              "timed,wait_var_us2");
     EXPECT_EQ(counter_csv_header({kOffcpuNs}),
               "contentions,spin_attempts,spin_failures,spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,"
-              "preempt_ns,sleeps,preemptions,max_wait_ns,errors,wakeups");
+              "preempt_ns,sleeps,preemptions,max_wait_ns,errors,wakeups,timed,wait_var_us2");
 }

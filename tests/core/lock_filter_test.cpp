@@ -3,10 +3,10 @@
 // adds up to.
 #include <gtest/gtest.h>
 
+#include "core/analysis/lock_filter.h"
+#include "core/analysis/lock_naming.h"
+#include "core/analysis/report.h"
 #include "core/error.h"
-#include "core/lock_filter.h"
-#include "core/lock_naming.h"
-#include "core/report.h"
 #include "episode.h"
 #include "lockscope_abi.h"
 #include "sample_session.h"
@@ -67,10 +67,16 @@ TEST(LockFilter, KindBitsAreTheKernelsOwn)
     struct Case {
         const char* name;
         uint32_t flags;
-    } cases[] = {{"mutex", LCB_F_MUTEX}, {"rwsem:R", LCB_F_READ}, {"rwsem:W", LCB_F_WRITE},
-                 {"spinlock", LCB_F_SPIN}, {"rwlock:R", LCB_F_SPIN | LCB_F_READ}, {"rt-mutex", LCB_F_RT},
-                 {"rwlock-rt:R", LCB_F_RT | LCB_F_READ}, {"pcpu-sem:W", LCB_F_PERCPU | LCB_F_WRITE},
-                 {"semaphore", 0}, {"user-mutex", LS_F_USER | LCB_F_MUTEX}};
+    } cases[] = {{"mutex", LCB_F_MUTEX},
+                 {"rwsem:R", LCB_F_READ},
+                 {"rwsem:W", LCB_F_WRITE},
+                 {"spinlock", LCB_F_SPIN},
+                 {"rwlock:R", LCB_F_SPIN | LCB_F_READ},
+                 {"rt-mutex", LCB_F_RT},
+                 {"rwlock-rt:R", LCB_F_RT | LCB_F_READ},
+                 {"pcpu-sem:W", LCB_F_PERCPU | LCB_F_WRITE},
+                 {"semaphore", 0},
+                 {"user-mutex", LS_F_USER | LCB_F_MUTEX}};
     for (const Case& c : cases) {
         EXPECT_EQ(kinds(c.name).kind_bits(), 1u << ls_kind_bit(c.flags)) << c.name;
         const LockKindInfo k = lock_kind(c.flags);

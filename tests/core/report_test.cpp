@@ -1,9 +1,9 @@
 // Reports as users read them: totals that add up, rankings, and the public
 // JSON/CSV shapes that scripts depend on.
+#include "core/analysis/report.h"
 #include "core/error.h"
 #include "core/format.h"
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 #include "sample_session.h"
 
 #include <gtest/gtest.h>
@@ -82,8 +82,8 @@ TEST(ReportTest, GroupsByLockNameAndNamesTheHeaviestCaller)
     ASSERT_EQ(rep.rows.size(), 7u);  // locks 1 and 2 share "pipe->mutex"
     for (size_t i = 1; i < rep.rows.size(); ++i)
         EXPECT_GE(rep.rows[i - 1].counters.wait_ns, rep.rows[i].counters.wait_ns);
-    auto pipe = std::find_if(rep.rows.begin(), rep.rows.end(),
-                             [](const ReportRow& r) { return r.name == "pipe->mutex"; });
+    auto pipe =
+        std::find_if(rep.rows.begin(), rep.rows.end(), [](const ReportRow& r) { return r.name == "pipe->mutex"; });
     ASSERT_NE(pipe, rep.rows.end());
     EXPECT_EQ(pipe->caller, "caller_2");  // lock 2 waits longer than lock 1
     EXPECT_EQ(pipe->kind, "mutex");
@@ -204,8 +204,8 @@ TEST(ReportTest, HoldersRollUpWithTheirLockAndShareItsSampledWait)
     EXPECT_TRUE(j["locks"][0]["holder_tasks"].empty());
 
     // The holders' tasks: merged over runs per thread, most samples first.
-    s.holder_tasks = {{1, ids.back(), 77, 70, "uffd", 3}, {2, ids.back(), 77, 70, "uffd", 2},
-                      {1, ids.front(), 78, 70, "splice", 1}};
+    s.holder_tasks = {
+        {1, ids.back(), 77, 70, "uffd", 3}, {2, ids.back(), 77, 70, "uffd", 2}, {1, ids.front(), 78, 70, "splice", 1}};
     const Report with_tasks = build_report(s, {.top = 0});
     const ReportRow& r = with_tasks.rows[0];
     ASSERT_EQ(r.holder_tasks.size(), 2u);
@@ -257,7 +257,7 @@ TEST(ReportTest, JsonHasThePublicKeysAndParsesBack)
         ASSERT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["session"]["host"], "testhost");
     const char* counters[] = {"contentions", "spin_attempts", "spin_failures", "spin_failure_rate",
-                              "wait_ns", "spin_ns", "offcpu_ns", "sleeps"};
+                              "wait_ns",     "spin_ns",       "offcpu_ns",     "sleeps"};
     for (const char* key : counters)
         EXPECT_TRUE(j["totals"].contains(key)) << key;
     for (const char* key : {"idle_fraction", "lost", "lost_by_cause", "ops_per_s", "duration_s"})
@@ -265,8 +265,7 @@ TEST(ReportTest, JsonHasThePublicKeysAndParsesBack)
     EXPECT_EQ(j["totals"]["contentions"].get<uint64_t>(), rep.totals.counters.contentions);
     EXPECT_EQ(j["totals"]["lost"].get<uint64_t>(), rep.totals.lost);
     EXPECT_EQ(j["totals"]["hist"].size(), size_t(kHistBuckets));
-    EXPECT_DOUBLE_EQ(j["totals"]["spin_failure_rate"].get<double>(),
-                     rep.totals.counters.spin_failure_rate());
+    EXPECT_DOUBLE_EQ(j["totals"]["spin_failure_rate"].get<double>(), rep.totals.counters.spin_failure_rate());
     ASSERT_EQ(j["locks"].size(), 5u);
     for (const auto& lock : j["locks"]) {
         for (const char* key : {"name", "kind", "mode", "caller"})
@@ -309,10 +308,9 @@ TEST(ReportTest, TextStatesTheDefinitionsAndFitsHundredColumns)
         std::string text = format_text(build_report(s, {.by = by, .top = 0}));
         for (const auto& line : lines_of(text))
             EXPECT_LE(display_width(line), 100u) << group_by_name(by) << ": " << line;
-        for (const char* phrase : {"contentions", "spin attempts", "spin failures",
-                                   "spin-failure rate", "failures / attempts", "queued on CPU",
-                                   "off CPU", "asleep", "preempted", "CPU idle", "events", "lost",
-                                   "ring", "testhost", "pipe, 4 threads", "ops/s"})
+        for (const char* phrase : {"contentions", "spin attempts", "spin failures", "spin-failure rate",
+                                   "failures / attempts", "queued on CPU", "off CPU", "asleep", "preempted", "CPU idle",
+                                   "events", "lost", "ring", "testhost", "pipe, 4 threads", "ops/s"})
             EXPECT_NE(text.find(phrase), std::string::npos) << phrase << "\n" << text;
     }
 }
@@ -344,8 +342,7 @@ void exec_sql(const std::string& path, const std::string& sql)
 {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
 }
 
@@ -471,7 +468,8 @@ TEST(ReportTest, ByCallerSplitsALockAmongItsSampledCallers)
     t.counters = pipe.counters;
     t.counters.add(foo.counters);
     s.intervals.push_back(t);
-    s.stacks.push_back({1, 1, "waiter", {"__mutex_lock.constprop.0+0x1b", "pipe_write+0x54", "vfs_write+0x2a1"}, 30, 3000});
+    s.stacks.push_back(
+        {1, 1, "waiter", {"__mutex_lock.constprop.0+0x1b", "pipe_write+0x54", "vfs_write+0x2a1"}, 30, 3000});
     s.stacks.push_back({1, 1, "waiter", {"mutex_lock+0x12", "pipe_read+0x40", "vfs_read+0x99"}, 10, 1000});
     s.stacks.push_back({1, 1, "waker", {"mutex_unlock+0x12", "pipe_read+0x80"}, 99, 0});
 

@@ -1,9 +1,9 @@
 // Files lockscope did not write, or that were tampered with: each must end
 // in one clear Error or in skipped rows with a warning, never a crash.
+#include "core/analysis/report.h"
 #include "core/error.h"
-#include "core/report.h"
-#include "core/session_schema.h"
-#include "core/session_store.h"
+#include "core/storage/session_schema.h"
+#include "core/storage/session_store.h"
 #include "sample_session.h"
 
 #include <gtest/gtest.h>
@@ -90,8 +90,7 @@ TEST(SessionLoadTest, NonSessionFilesAreOneClearSentence)
     expect_not_session(other, "it is an SQLite database without a lockscope schema version");
     const std::string lookalike = dir.file("lookalike.db");
     exec_sql(lookalike, "PRAGMA user_version = 1; CREATE TABLE meta(key, value);");
-    EXPECT_NE(load_error(lookalike).find("is not a lockscope session (no such table"),
-              std::string::npos)
+    EXPECT_NE(load_error(lookalike).find("is not a lockscope session (no such table"), std::string::npos)
         << load_error(lookalike);
 
     EXPECT_EQ(load_error(dir.file("absent")),
@@ -109,7 +108,9 @@ TEST(SessionLoadTest, HostileRowsAreSkippedAndCounted)
         schema.erase(at, 8);
     exec_sql(path, "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";" + schema);
     const std::string counters = detail::kCounterColumns;
-    const std::string zeros = "0,0,0,0,0,0,0,0,0,0,0,0,0";
+    std::string zeros = "0";  // one per counter field
+    for (size_t i = 1; i < std::size(kCounterFields); ++i)
+        zeros += ",0";
     exec_sql(path,
              "INSERT INTO meta VALUES('host', 'evil'), (x'00ff', 'x'), ('k', NULL);"
              "INSERT INTO runs(id, label, start_ns, end_ns, status) VALUES"
@@ -120,32 +121,75 @@ TEST(SessionLoadTest, HostileRowsAreSkippedAndCounted)
              "INSERT INTO locks VALUES(4, 'blob source', 'mutex', '', 'f', 0, 33, x'00ff', '', '');"
              // intervals: good, huge, ends before start, negative, unknown run, real number
              "INSERT INTO intervals(run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, lost, "
-             " ops, " + counters + ") VALUES"
-             " (1, 0, 0, 1000, 10, 100, 1, 0, NULL, " + zeros + ", '', '0:1'),"
-             " (1, 1, 1000, 9223372036854775807, 9223372036854775807, 9223372036854775807, 1, 0,"
-             "  1e300, 9223372036854775807," + zeros.substr(2) + ", '4:9223372036854775807', ''),"
-             " (1, 2, 5000, 10, 0, 0, 0, 0, NULL, " + zeros + ", '', ''),"
-             " (1, 3, 0, 10, 0, 0, -5, 0, NULL, " + zeros + ", '', ''),"
-             " (7, 0, 0, 10, 0, 0, 0, 0, NULL, " + zeros + ", '', ''),"
-             " (1, 4, 0, 10.5, 0, 0, 0, 0, NULL, " + zeros + ", '', '');"
-             // lock_intervals: good, malformed hist variants, NULL owner, dangling lock
-             "INSERT INTO lock_intervals(run, idx, lock_id, " + counters + ") VALUES"
-             " (1, 0, 1, 5," + zeros.substr(2) + ", '', '3:2 35:1'),"
-             " (1, 1, 1, 5," + zeros.substr(2) + ", '', 'x:y'),"
-             " (1, 2, 1, 5," + zeros.substr(2) + ", '', '36:1'),"
-             " (1, 3, 1, 5," + zeros.substr(2) + ", '', '3:1 3:1'),"
-             " (1, 4, 1, 5," + zeros.substr(2) + ", '', '-1:4'),"
-             " (1, 5, 1, 5," + zeros.substr(2) + ", '', '3:99999999999999999999999'),"
-             " (1, 6, 1, 5," + zeros.substr(2) + ", '', '3:1 '),"
-             " (1, 7, 1, 5," + zeros.substr(2) + ", NULL, ''),"
-             " (1, 8, 999, 5," + zeros.substr(2) + ", '', ''),"
-             " (1, 9, 2, 5," + zeros.substr(2) + ", '', '');"
-             "INSERT INTO stacks VALUES(1, 1, 'waiter', 'a+0x1\nb+0x2', 3, 30),"
-             " (1, 999, 'waiter', 'a', 1, 1), (1, 1, 'waiter', NULL, 1, 1);"
-             "INSERT INTO tasks(run, pid, tgid, comm, " + counters + ") VALUES"
-             " (1, 10, 10, 'ok', " + zeros + ", '', ''),"
-             " (1, -1, 10, 'neg', " + zeros + ", '', ''),"
-             " (1, 4294967296, 10, 'big', " + zeros + ", '', '');");
+             " ops, " +
+                 counters +
+                 ") VALUES"
+                 " (1, 0, 0, 1000, 10, 100, 1, 0, NULL, " +
+                 zeros +
+                 ", '', '0:1'),"
+                 " (1, 1, 1000, 9223372036854775807, 9223372036854775807, 9223372036854775807, 1, 0,"
+                 "  1e300, 9223372036854775807," +
+                 zeros.substr(2) +
+                 ", '4:9223372036854775807', ''),"
+                 " (1, 2, 5000, 10, 0, 0, 0, 0, NULL, " +
+                 zeros +
+                 ", '', ''),"
+                 " (1, 3, 0, 10, 0, 0, -5, 0, NULL, " +
+                 zeros +
+                 ", '', ''),"
+                 " (7, 0, 0, 10, 0, 0, 0, 0, NULL, " +
+                 zeros +
+                 ", '', ''),"
+                 " (1, 4, 0, 10.5, 0, 0, 0, 0, NULL, " +
+                 zeros +
+                 ", '', '');"
+                 // lock_intervals: good, malformed hist variants, NULL owner, dangling lock
+                 "INSERT INTO lock_intervals(run, idx, lock_id, " +
+                 counters +
+                 ") VALUES"
+                 " (1, 0, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', '3:2 35:1'),"
+                 " (1, 1, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', 'x:y'),"
+                 " (1, 2, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', '36:1'),"
+                 " (1, 3, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', '3:1 3:1'),"
+                 " (1, 4, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', '-1:4'),"
+                 " (1, 5, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', '3:99999999999999999999999'),"
+                 " (1, 6, 1, 5," +
+                 zeros.substr(2) +
+                 ", '', '3:1 '),"
+                 " (1, 7, 1, 5," +
+                 zeros.substr(2) +
+                 ", NULL, ''),"
+                 " (1, 8, 999, 5," +
+                 zeros.substr(2) +
+                 ", '', ''),"
+                 " (1, 9, 2, 5," +
+                 zeros.substr(2) +
+                 ", '', '');"
+                 "INSERT INTO stacks VALUES(1, 1, 'waiter', 'a+0x1\nb+0x2', 3, 30),"
+                 " (1, 999, 'waiter', 'a', 1, 1), (1, 1, 'waiter', NULL, 1, 1);"
+                 "INSERT INTO tasks(run, pid, tgid, comm, " +
+                 counters +
+                 ") VALUES"
+                 " (1, 10, 10, 'ok', " +
+                 zeros +
+                 ", '', ''),"
+                 " (1, -1, 10, 'neg', " +
+                 zeros +
+                 ", '', ''),"
+                 " (1, 4294967296, 10, 'big', " +
+                 zeros + ", '', '');");
 
     Session s;
     ASSERT_NO_THROW(s = load_session(path));
@@ -180,4 +224,27 @@ TEST(SessionLoadTest, HostileRowsAreSkippedAndCounted)
     EXPECT_FALSE(format_text(rep).empty());
     EXPECT_FALSE(format_json(rep).empty());
     EXPECT_NO_THROW(peek_session(path));
+}
+
+// lock_cgroups and holder_tasks came to version 3 without a bump: a
+// version-3 file without them loads quietly; in a later file their absence
+// is damage, said in one warning each, and everything else still loads.
+TEST(SessionLoadTest, ATableLaterVersionsAlwaysHaveIsAWarningWhenMissing)
+{
+    TempDir dir;
+    const std::string current = dir.file("current.lockscope"), v3 = dir.file("v3.lockscope");
+    write_sample(current, 1, 2, 3);
+    exec_sql(current, "DROP TABLE lock_cgroups; DROP TABLE holder_tasks;");
+    Session s = load_session(current);
+    EXPECT_EQ(s.locks.size(), 3u);
+    EXPECT_EQ(s.intervals.size(), 2u);
+    ASSERT_EQ(s.warnings.size(), 2u);
+    EXPECT_NE(s.warnings[0].find("table lock_cgroups is missing"), std::string::npos) << s.warnings[0];
+    EXPECT_NE(s.warnings[1].find("table holder_tasks is missing"), std::string::npos) << s.warnings[1];
+
+    write_sample(v3, 1, 2, 3);
+    exec_sql(v3, "DROP TABLE lock_cgroups; DROP TABLE holder_tasks; PRAGMA user_version = 3;");
+    s = load_session(v3);
+    EXPECT_EQ(s.locks.size(), 3u);
+    EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
 }

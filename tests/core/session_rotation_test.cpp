@@ -1,7 +1,7 @@
 // record --session-dir: the series' names sort by start time, and pruning
 // removes the oldest files (never the one being written, never a file of
 // another name) until the count and size limits hold.
-#include "core/session_rotation.h"
+#include "core/storage/session_rotation.h"
 #include "core/error.h"
 #include "sample_session.h"
 

@@ -2,7 +2,7 @@
 // it stays small, it survives a killed recorder, and it can be read while
 // being written and by other users.
 #include "core/error.h"
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 #include "sample_session.h"
 
 #include <gtest/gtest.h>
@@ -29,8 +29,7 @@ std::string query_text(const std::string& path, const std::string& sql)
     sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
     sqlite3_stmt* st = nullptr;
     std::string out = "<error>";
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -175,7 +174,9 @@ TEST(SessionStoreTest, HolderTasksRoundTripAndOlderFilesHaveNone)
 
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE holder_tasks", nullptr, nullptr, nullptr), SQLITE_OK);
+    // an older file: version 3, written before the table existed
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE holder_tasks; PRAGMA user_version = 3", nullptr, nullptr, nullptr),
+              SQLITE_OK);
     sqlite3_close(db);
     s = load_session(path);
     EXPECT_TRUE(s.warnings.empty());
@@ -209,8 +210,7 @@ TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounte
     for (const char* sql : {"ALTER TABLE runs DROP COLUMN lost_nested", "ALTER TABLE runs DROP COLUMN lost_abandoned",
                             "ALTER TABLE locks DROP COLUMN name_source", "ALTER TABLE locks DROP COLUMN detail",
                             "ALTER TABLE locks DROP COLUMN instance", "ALTER TABLE tasks DROP COLUMN cgroup",
-                            "PRAGMA user_version=1",
-                            "UPDATE meta SET value = '1' WHERE key = 'schema_version'"})
+                            "PRAGMA user_version=1", "UPDATE meta SET value = '1' WHERE key = 'schema_version'"})
         EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
 
@@ -239,8 +239,7 @@ TEST(SessionStoreTest, StoresHistogramsSparselyAndEndsAsOneFile)
     // Lock 1 at interval 0: buckets 9..16 hold 1+h; owner states 0 and 2.
     EXPECT_EQ(query_text(path, "SELECT hist FROM lock_intervals WHERE idx = 0 AND lock_id = 1"),
               "9:10 10:11 11:12 12:13 13:14 14:15 15:16 16:17");
-    EXPECT_EQ(query_text(path, "SELECT owner FROM lock_intervals WHERE idx = 0 AND lock_id = 1"),
-              "0:2 2:1");
+    EXPECT_EQ(query_text(path, "SELECT owner FROM lock_intervals WHERE idx = 0 AND lock_id = 1"), "0:2 2:1");
     EXPECT_EQ(query_text(path, "SELECT count(*) FROM lock_intervals"), "6");
     EXPECT_EQ(query_text(path, "PRAGMA journal_mode"), "delete");
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
@@ -418,9 +417,8 @@ TEST(SessionStoreTest, UnwritablePathIsAClearError)
         SessionWriter::create(dir.file("no/such/dir/s.lockscope"), false);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "cannot create session file '" + dir.file("no/such/dir/s.lockscope") +
-                      "': No such file or directory");
+        EXPECT_EQ(std::string(e.what()), "cannot create session file '" + dir.file("no/such/dir/s.lockscope") +
+                                             "': No such file or directory");
     }
     EXPECT_THROW(SessionWriter::create(dir.path(), true), Error);  // a directory
 }
@@ -450,8 +448,7 @@ TEST(SessionStoreTest, UnprivilegedUserReadsRootSession)
     {
         sqlite3* db = nullptr;  // fold the WAL into the file; it stays in WAL mode
         ASSERT_EQ(sqlite3_open(bare_wal.c_str(), &db), SQLITE_OK);
-        EXPECT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
-                  SQLITE_OK);
+        EXPECT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), SQLITE_OK);
         sqlite3_close(db);
     }
     std::filesystem::remove(bare_wal + "-wal");
@@ -483,8 +480,7 @@ TEST(SessionStoreTest, UnprivilegedUserReadsRootSession)
             SessionWriter::create(dir.file("mine.lockscope"), false);
             _exit(14);
         } catch (const Error& e) {
-            std::string want = "cannot create session file '" + dir.file("mine.lockscope") +
-                               "': Permission denied";
+            std::string want = "cannot create session file '" + dir.file("mine.lockscope") + "': Permission denied";
             _exit(e.what() == want ? 0 : 15);
         }
     }

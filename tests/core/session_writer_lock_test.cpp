@@ -1,7 +1,7 @@
 // One writer per session file: a second one, even told to overwrite, must
 // not truncate the file or unlink the WAL of a session being recorded.
 #include "core/error.h"
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 #include "sample_session.h"
 
 #include <gtest/gtest.h>
@@ -23,8 +23,8 @@ TEST(SessionWriterLockTest, OverwritingASessionBeingWrittenIsRefusedUntilItClose
         SessionWriter::create(path, true);
         FAIL() << "a second writer truncated a session being written";
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), "cannot create session file '" + path +
-                                             "' (another lockscope is recording into it)");
+        EXPECT_EQ(std::string(e.what()),
+                  "cannot create session file '" + path + "' (another lockscope is recording into it)");
     }
     // The first writer's session is intact and it keeps writing.
     first.write_interval(sample_batch(run, 1, 2));

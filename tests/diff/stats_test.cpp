@@ -2,7 +2,7 @@
 // independently: published examples, brute-force enumeration, and Monte
 // Carlo rates with fixed seeds. Tolerances are 3 standard errors of the
 // simulated rate, sqrt(p(1 − p) / trials).
-#include "core/stats.h"
+#include "core/analysis/stats.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -154,8 +154,7 @@ TEST(MannWhitneyTest, CompletelySeparatedSamples)
     // The most extreme ranking: p = 2 / C(m + n, m).
     EXPECT_NEAR(mann_whitney(std::vector<double>{1, 2, 3, 4}, std::vector<double>{5, 6, 7, 8}, kAlpha).p_value,
                 2.0 / 70, 1e-12);
-    EXPECT_NEAR(mann_whitney(std::vector<double>{6, 7, 8, 9, 10}, std::vector<double>{1, 2, 3, 4, 5}, kAlpha)
-                    .p_value,
+    EXPECT_NEAR(mann_whitney(std::vector<double>{6, 7, 8, 9, 10}, std::vector<double>{1, 2, 3, 4, 5}, kAlpha).p_value,
                 2.0 / 252, 1e-12);
 }
 

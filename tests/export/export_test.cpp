@@ -12,10 +12,10 @@
 #include <map>
 #include <sstream>
 
+#include "core/analysis/report.h"
 #include "core/error.h"
-#include "core/export.h"
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/render/export.h"
+#include "core/storage/session_store.h"
 #include "profile.pb.h"
 
 #include <zlib.h>
@@ -30,8 +30,7 @@ constexpr uint64_t kRwsem = 0xffff'8880'0000'2000;
 
 std::filesystem::path temp_dir()
 {
-    return std::filesystem::temp_directory_path() /
-           ("lockscope-export-test-" + std::to_string(getpid()));
+    return std::filesystem::temp_directory_path() / ("lockscope-export-test-" + std::to_string(getpid()));
 }
 
 std::string temp_file(const std::string& name)
@@ -137,10 +136,13 @@ void write_session(const std::string& path, bool traced)
                    {2, "mmap_lock", "rwsem", "write", "vm_mmap_pgoff", kRwsem, 4}};
     b.locks = {{run, 0, 1, mutex_counters()}, {run, 0, 2, rwsem_counters()}};
     // Two sampled stacks of the mutex, none of the rwsem.
-    b.stacks = {{run, 1, "waiter",
-                 {"__traceiter_contention_end+0x4/0x10", "__mutex_lock+0x10/0x20",
-                  "anon_pipe_read+0x5/0x30", "vfs_read+0x1/0x2"},
-                 1, 100},
+    b.stacks = {{run,
+                 1,
+                 "waiter",
+                 {"__traceiter_contention_end+0x4/0x10", "__mutex_lock+0x10/0x20", "anon_pipe_read+0x5/0x30",
+                  "vfs_read+0x1/0x2"},
+                 1,
+                 100},
                 {run, 1, "waiter", {"__mutex_lock+0x10/0x20", "anon_pipe_write+0x5/0x30"}, 1, 200},
                 {run, 1, "waker", {"mutex_unlock+0x1/0x2"}, 1, 0}};
     b.tasks = {{run, 100, 100, "main", rwsem_counters()}, {run, 101, 100, "worker", mutex_counters()}};
@@ -288,9 +290,9 @@ TEST(ChromeTrace, EpisodePhasesAreSlicesOnTheirThreadsTrack)
         const char* cat;
         int tid;
         double ts, dur;
-    } want[] = {{"pipe->mutex", "spin", 101, 100.0, 1.0},   {"pipe->mutex", "queued", 101, 101.0, 4.0},
-                {"pipe->mutex", "spin", 101, 105.0, 1.0},   {"mmap_lock", "queued", 100, 200.0, 7.0},
-                {"mmap_lock", "woken", 100, 207.0, 3.0},     {"pipe->mutex", "spin", 101, 300.0, 0.5}};
+    } want[] = {{"pipe->mutex", "spin", 101, 100.0, 1.0}, {"pipe->mutex", "queued", 101, 101.0, 4.0},
+                {"pipe->mutex", "spin", 101, 105.0, 1.0}, {"mmap_lock", "queued", 100, 200.0, 7.0},
+                {"mmap_lock", "woken", 100, 207.0, 3.0},  {"pipe->mutex", "spin", 101, 300.0, 0.5}};
     for (size_t i = 0; i < slices.size(); ++i) {
         const auto& s = slices[i];
         SCOPED_TRACE(s.dump());
@@ -438,7 +440,8 @@ TEST(Pprof, MutexProfileTypesAndValuesThatAddUpToTheLocksTotals)
     for (const auto& s : p.sample()) {
         ASSERT_EQ(s.value_size(), 4);
         ASSERT_GT(s.location_id_size(), 0);
-        const std::string root = name_of[p.location(int(s.location_id(s.location_id_size() - 1) - 1)).line(0).function_id()];
+        const std::string root =
+            name_of[p.location(int(s.location_id(s.location_id_size() - 1) - 1)).line(0).function_id()];
         for (int i = 0; i < 4; ++i)
             by_lock[root][size_t(i)] += s.value(i);
     }
@@ -470,15 +473,14 @@ TEST(Csv, IntervalsAndLocks)
     EXPECT_EQ(intervals.str(),
               "run,interval,start_s,end_s,seconds,contentions,spin_attempts,spin_failures,"
               "spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
-              "max_wait_ns,errors,wakeups,idle_fraction,events,lost,ops\n"
-              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,0,0,1,0.25,8,0,\n");
+              "max_wait_ns,errors,wakeups,timed,wait_var_us2,idle_fraction,events,lost,ops\n"
+              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,0,0,1,0,0,0.25,8,0,\n");
     std::ostringstream locks;
     export_csv(s, CsvTable::Locks, locks);
     ReportOptions all;
     all.top = 0;
     EXPECT_EQ(locks.str(), format_csv(build_report(s, all)));
-    EXPECT_NE(locks.str().find("\nmmap_lock,rwsem,write,vm_mmap_pgoff,1,0,0,0,0,10000,0,8000,"),
-              std::string::npos)
+    EXPECT_NE(locks.str().find("\nmmap_lock,rwsem,write,vm_mmap_pgoff,1,0,0,0,0,10000,0,8000,"), std::string::npos)
         << locks.str();
 }
 

@@ -58,8 +58,7 @@ TEST(FuzzCorpus, SessionFilesLoadOrAreRefusedAsNamed)
         SCOPED_TRACE(file.filename().string());
         const std::string bytes = read_file(file);
         expect_named_outcome(
-            file, fuzz::exercise_session_bytes(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                               bytes.size()));
+            file, fuzz::exercise_session_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     }
 }
 
@@ -71,8 +70,7 @@ TEST(FuzzCorpus, SqlMutationsOfAValidSessionLoadOrAreRefusedAsNamed)
         SCOPED_TRACE(file.filename().string());
         const std::string sql = read_file(file);
         expect_named_outcome(
-            file, fuzz::exercise_sql_on_valid_session(reinterpret_cast<const uint8_t*>(sql.data()),
-                                                      sql.size()));
+            file, fuzz::exercise_sql_on_valid_session(reinterpret_cast<const uint8_t*>(sql.data()), sql.size()));
     }
 }
 
@@ -97,7 +95,8 @@ TEST(FuzzCorpus, ReportAndDiffCommandsAnswerEveryFileWithAReportOrOneSentence)
             argv.insert(argv.end(), args.begin(), args.end());
             const test::Finished f = test::run(argv, 60);
             ASSERT_TRUE(f.exit_code == 0 || f.exit_code == 1)
-                << args[0] << " exit " << f.exit_code << " signal " << f.signal << "\n" << f.err;
+                << args[0] << " exit " << f.exit_code << " signal " << f.signal << "\n"
+                << f.err;
             if (f.exit_code == 1) {
                 EXPECT_EQ(std::count(f.err.begin(), f.err.end(), '\n'), 1) << f.err;
                 EXPECT_NE(f.err.find(copy), std::string::npos) << f.err;

@@ -1,10 +1,10 @@
 #include "session_harness.h"
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
+#include "core/analysis/report.h"
 #include "core/error.h"
-#include "core/export.h"
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/render/export.h"
+#include "core/storage/session_store.h"
 #include "sample_session.h"
 
 #include <sqlite3.h>

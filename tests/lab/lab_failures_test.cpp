@@ -66,9 +66,8 @@ TEST(LabFailures, WatchdogStopsAGuestThatOverrunsItsTime)
 {
     LOCKSCOPE_REQUIRE_LAB();
     const std::string dir = make_temp_dir("lab-watchdog");
-    const Finished r = run({lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel", "tcg", "--timeout", "2",
-                            "-o", dir},
-                           600);
+    const Finished r =
+        run({lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel", "tcg", "--timeout", "2", "-o", dir}, 600);
     expect_one_line_failure(r, "the watchdog stopped the guest");
     // The guest's console is kept for the post-mortem.
     const std::string log_path = console_log_named(r.err, dir);
@@ -84,13 +83,15 @@ TEST(LabFailures, AGuestStuckPastItsWatchdogSaysWhereLockscopeWaits)
 {
     LOCKSCOPE_REQUIRE_LAB();
     const std::string dir = make_temp_dir("lab-stuck");
-    const Finished r = run({lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel", "tcg", "--timeout", "90",
-                            "-d", "600", "-o", dir},
-                           600);
+    const Finished r = run(
+        {lockscope_bin(), "lab", "--debian-kernel", "6.1", "--accel", "tcg", "--timeout", "90", "-d", "600", "-o", dir},
+        600);
     expect_one_line_failure(r, "the watchdog stopped the guest");
     EXPECT_NE(r.err.find("the guest's lockscope tasks after 30 s: lockscope "), std::string::npos) << r.err;
-    // The recorder waits for its next interval in sigtimedwait.
-    EXPECT_NE(r.err.find(" S in do_sigtimedwait [ do_sigtimedwait "), std::string::npos) << r.err;
+    // The recorder waits for its next interval in sigtimedwait: its stack says
+    // so. Its state and wchan depend on the moment: under a slow TCG guest it
+    // may be caught just woken, runnable, or with the kernel not telling.
+    EXPECT_NE(r.err.find("[ do_sigtimedwait __x64_sys_rt_sigtimedwait "), std::string::npos) << r.err;
     const std::string log_path = console_log_named(r.err, dir);
     ASSERT_FALSE(log_path.empty()) << r.err;
     std::ifstream console(log_path);

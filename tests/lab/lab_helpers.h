@@ -12,12 +12,12 @@
 
 #include "subprocess.h"
 
-#define LOCKSCOPE_REQUIRE_LAB()                                                                   \
-    do {                                                                                          \
-        if (geteuid() != 0)                                                                       \
-            GTEST_SKIP() << "needs root (apt-get download into the lab cache, BPF in the host)";  \
-        if (!lockscope::test::on_path("qemu-system-x86_64"))                                      \
-            GTEST_SKIP() << "qemu-system-x86_64 missing: scripts/install-deps.sh installs it";    \
+#define LOCKSCOPE_REQUIRE_LAB()                                                                  \
+    do {                                                                                         \
+        if (geteuid() != 0)                                                                      \
+            GTEST_SKIP() << "needs root (apt-get download into the lab cache, BPF in the host)"; \
+        if (!lockscope::test::on_path("qemu-system-x86_64"))                                     \
+            GTEST_SKIP() << "qemu-system-x86_64 missing: scripts/install-deps.sh installs it";   \
     } while (0)
 
 namespace lockscope::test {
@@ -50,7 +50,8 @@ inline std::string last_line(const std::string& text)
     if (end == std::string::npos)
         return {};
     const size_t start = text.rfind('\n', end);
-    return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    return text.substr(start == std::string::npos ? 0 : start + 1,
+                       end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 inline std::string make_temp_dir(const std::string& name)

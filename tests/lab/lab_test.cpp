@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 #include "lab_helpers.h"
 
 namespace lockscope::test {
@@ -123,10 +123,34 @@ TEST_F(LabTwoKernels, LockKindsDifferBetweenMutexAndRtMutex)
     EXPECT_FALSE(rt.count("mutex"));
 }
 
+// PREEMPT_RT's locks are rtmutex-based: every waiter queues at its begin,
+// and the owner is read from the rtmutex's owner word (a rwbase_rt's for
+// its readers): each episode saw one owner state, and the pipe's rtmutex
+// was held by a task, not left unowned.
+TEST_F(LabTwoKernels, RtMutexWaitersSeeTheOwnerAtEveryQueueing)
+{
+    const json rep = report_json(two_kernels().rt);
+    uint64_t rt_locks = 0, pipe_owned = 0;
+    for (const json& lock : rep["locks"]) {
+        const std::string kind = lock["kind"];
+        if (kind != "rtmutex" && kind != "rt-rwlock")
+            continue;
+        ++rt_locks;
+        uint64_t seen = 0;
+        for (const auto& [state, n] : lock["owner_at_queueing"].items())
+            seen += n.get<uint64_t>();
+        EXPECT_EQ(seen, lock["contentions"].get<uint64_t>()) << lock.dump();
+        if (lock["name"] == "pipe_inode_info.mutex")
+            pipe_owned += lock["owner_at_queueing"]["on-cpu"].get<uint64_t>() +
+                          lock["owner_at_queueing"]["off-cpu"].get<uint64_t>();
+    }
+    EXPECT_GT(rt_locks, 0u);
+    EXPECT_GT(pipe_owned, 0u) << rep["locks"].dump();
+}
+
 TEST_F(LabTwoKernels, DiffListsPreemptRtFirstAndASignificantThroughputChange)
 {
-    const Finished d =
-        run({lockscope_bin(), "diff", two_kernels().standard, two_kernels().rt, "--format", "json"});
+    const Finished d = run({lockscope_bin(), "diff", two_kernels().standard, two_kernels().rt, "--format", "json"});
     ASSERT_EQ(d.exit_code, 0) << d.err;
     const json diff = json::parse(d.out);
     ASSERT_FALSE(diff["metadata"].empty());
@@ -146,16 +170,15 @@ TEST_F(LabTwoKernels, DiffListsPreemptRtFirstAndASignificantThroughputChange)
     EXPECT_NE(printed.find("lockscope diff"), std::string::npos) << printed;
     const size_t rt_line = printed.find("CONFIG_PREEMPT_RT");
     ASSERT_NE(rt_line, std::string::npos) << printed;
-    EXPECT_LT(rt_line, printed.find("kernel_release") == std::string::npos ? printed.size()
-                                                                              : printed.find("kernel_release"));
+    EXPECT_LT(rt_line,
+              printed.find("kernel_release") == std::string::npos ? printed.size() : printed.find("kernel_release"));
 }
 
 TEST_F(LabTwoKernels, DiffPairsThePipeMutexAcrossMutexAndRtMutex)
 {
     // The same lock under both kernels: one class, its kind change shown, not
     // two one-sided rows.
-    const Finished d =
-        run({lockscope_bin(), "diff", two_kernels().standard, two_kernels().rt, "--format", "json"});
+    const Finished d = run({lockscope_bin(), "diff", two_kernels().standard, two_kernels().rt, "--format", "json"});
     ASSERT_EQ(d.exit_code, 0) << d.err;
     const json diff = json::parse(d.out);
     bool paired = false;
@@ -180,9 +203,9 @@ TEST(LabRwsemSpin, GuestObservesTheWriterSpinOnUnlink1)
 {
     LOCKSCOPE_REQUIRE_LAB();
     const std::string dir = make_temp_dir("lab-unlink1");
-    const Finished lab = run({lockscope_bin(), "lab", "--debian-kernel", "6.1", "--workload", "unlink1", "-t", "2",
-                              "-d", "2", "-o", dir},
-                             600);
+    const Finished lab = run(
+        {lockscope_bin(), "lab", "--debian-kernel", "6.1", "--workload", "unlink1", "-t", "2", "-d", "2", "-o", dir},
+        600);
     ASSERT_EQ(lab.exit_code, 0) << lab.err;
     std::string session;
     for (const auto& entry : std::filesystem::directory_iterator(dir))

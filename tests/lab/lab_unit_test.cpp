@@ -46,8 +46,10 @@ TEST(LabPackages, UnknownVersionsAndPackagesResolveToNothing)
 
 TEST(LabModules, DependsComeFromModinfo)
 {
-    const std::string module = std::string("\x7f" "ELF junk\0license=GPL\0depends=virtio,9pnet,virtio_ring\0vermagic=6.1",
-                                           64);
+    const std::string module = std::string(
+        "\x7f"
+        "ELF junk\0license=GPL\0depends=virtio,9pnet,virtio_ring\0vermagic=6.1",
+        64);
     EXPECT_EQ(module_depends(module), (std::vector<std::string>{"virtio", "9pnet", "virtio_ring"}));
     const std::string none = std::string("\0depends=\0name=netfs\0", 21);
     EXPECT_TRUE(module_depends(none).empty());

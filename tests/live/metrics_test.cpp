@@ -147,16 +147,17 @@ TEST(MetricsText, ScrapeShowsCountersHistogramsAndBuildInfo)
     EXPECT_NE(text.find("# TYPE lockscope_contentions_total counter"), std::string::npos) << text;
     EXPECT_NE(text.find("lockscope_contentions_total{kind=\"mutex\",lock=\"pipe->mutex\"} 4"), std::string::npos)
         << text;
-    EXPECT_NE(text.find("lockscope_wait_seconds_total{kind=\"mutex\",lock=\"pipe->mutex\"} 2.5"),
-              std::string::npos)
+    EXPECT_NE(text.find("lockscope_wait_seconds_total{kind=\"mutex\",lock=\"pipe->mutex\"} 2.5"), std::string::npos)
         << text;
     EXPECT_NE(text.find("# TYPE lockscope_wait_duration_seconds histogram"), std::string::npos) << text;
     // All four waits are in the log2 bucket of 1024..2047 ns.
-    EXPECT_NE(text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"1.023e-06\"} 0"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"1.023e-06\"} 0"),
+        std::string::npos)
         << text;
-    EXPECT_NE(text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"4.095e-06\"} 4"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"4.095e-06\"} 4"),
+        std::string::npos)
         << text;
     EXPECT_NE(text.find("lockscope_wait_duration_seconds_bucket{kind=\"mutex\",lock=\"pipe->mutex\",le=\"+Inf\"} 4"),
               std::string::npos)
@@ -278,8 +279,7 @@ TEST(MetricsText, CgroupSeriesOnlyWhenAskedFor)
     EXPECT_NE(on.find("lockscope_cgroup_wait_seconds_total{cgroup=\"/system.slice/db.service\"} 2.5"),
               std::string::npos)
         << on;
-    EXPECT_NE(on.find("lockscope_cgroup_contentions_total{cgroup=\"/system.slice/db.service\"} 4"),
-              std::string::npos)
+    EXPECT_NE(on.find("lockscope_cgroup_contentions_total{cgroup=\"/system.slice/db.service\"} 4"), std::string::npos)
         << on;
 }
 

@@ -45,7 +45,7 @@ expect "lockscope record --prometheus-t" "--prometheus-top"
 expect "lockscope record --workload pipe" "pipe pipes"
 expect "lockscope workload unl" "unlink1 unlink2"
 # '@' breaks words for readline: only the part after it is offered.
-expect "lockscope bench --lock rwsem@4" "4.7 4.7-hacked"
+expect "lockscope bench --lock rwsem@4" "4.2 4.7-hacked 4.8"
 expect "lockscope bench --lock mutex,pthread_rw" "mutex,pthread_rwlock"
 expect_has "lockscope bench --lock " "rwsem@5.19"
 expect_has "lockscope bench --lock " "mutex@4.6"

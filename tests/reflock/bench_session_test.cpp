@@ -2,12 +2,13 @@
 // summary table (bench_table): the conversion keeps every number, lock rows
 // are shared across runs, a stored bench session loads and reports, and the
 // table's medians and per-repeat ratios are what they claim.
-#include "cli/bench_session.h"
-#include "cli/bench_table.h"
-#include "core/report.h"
-#include "core/session_store.h"
+#include "benchlib/bench_session.h"
+#include "benchlib/bench_table.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -17,7 +18,7 @@
 namespace lockscope {
 namespace {
 
-namespace rb = reflock::bench;
+namespace rb = reflock::harness;
 
 rb::Params params(const char* lock, unsigned threads = 4, unsigned read_percent = 0)
 {
@@ -30,7 +31,7 @@ rb::Params params(const char* lock, unsigned threads = 4, unsigned read_percent 
 
 TEST(BenchSession, RunLabelNamesVariantThreadsAndRepeat)
 {
-    EXPECT_EQ(bench_session::run_label(params("rwsem@4.7"), 1), "rwsem@4.7 t=4 #2");
+    EXPECT_EQ(bench_session::run_label(params("rwsem@4.2"), 1), "rwsem@4.2 t=4 #2");
     EXPECT_EQ(bench_session::run_label(params("pthread_mutex", 1), 0), "pthread_mutex t=1 #1");
 }
 
@@ -74,12 +75,12 @@ TEST(BenchSession, LockRowsAreSharedAcrossRuns)
     bench_session::LockTable table;
     std::vector<LockInfo> fresh;
     const int64_t a = table.id_for(params("mutex", 2), fresh);
-    const int64_t b = table.id_for(params("rwsem@4.7", 2), fresh);
+    const int64_t b = table.id_for(params("rwsem@4.2", 2), fresh);
     EXPECT_EQ(table.id_for(params("mutex", 8), fresh), a);  // other thread count, same lock
     EXPECT_NE(a, b);
     ASSERT_EQ(fresh.size(), 2u);
     EXPECT_EQ(fresh[0].id, a);
-    EXPECT_EQ(fresh[1].name, "rwsem@4.7");
+    EXPECT_EQ(fresh[1].name, "rwsem@4.2");
 }
 
 TEST(BenchSession, IntervalBatchKeepsEveryNumber)
@@ -92,7 +93,8 @@ TEST(BenchSession, IntervalBatchKeepsEveryNumber)
     s.counters.spin_attempts = 60;
     s.counters.spin_failures = 45;
     bench_session::LockTable table;
-    const IntervalBatch b = bench_session::interval_batch(s, params("rwsem@4.7"), 2, 7, 3, 10'000'000'000ull, 1200, table);
+    const IntervalBatch b =
+        bench_session::interval_batch(s, params("rwsem@4.2"), 2, 7, 3, 10'000'000'000ull, 1200, table);
     EXPECT_EQ(b.totals.run, 7);
     EXPECT_EQ(b.totals.index, 3);
     EXPECT_EQ(b.totals.end_ns, 10'000'000'000ull);
@@ -115,14 +117,14 @@ TEST(BenchSession, IntervalBatchKeepsEveryNumber)
 TEST(BenchSession, MetaDescribesTheSweep)
 {
     bench_session::SweepInfo sweep;
-    sweep.locks = {"mutex", "rwsem@4.7"};
+    sweep.locks = {"mutex", "rwsem@4.2"};
     sweep.threads = "1-4";
     sweep.release_window_ns = 500;
     sweep.repeat = 5;
     const auto m = bench_session::sweep_meta(sweep);
     EXPECT_EQ(m.at("recorder"), "bench");
     EXPECT_EQ(m.at("workload"), "bench");
-    EXPECT_EQ(m.at("bench.locks"), "mutex,rwsem@4.7");
+    EXPECT_EQ(m.at("bench.locks"), "mutex,rwsem@4.2");
     EXPECT_EQ(m.at("bench.threads"), "1-4");
     EXPECT_EQ(m.at("bench.release_window_ns"), "500");
     EXPECT_EQ(m.at("bench.repeat"), "5");
@@ -132,7 +134,7 @@ TEST(BenchSession, MetaDescribesTheSweep)
 TEST(BenchSession, StoredRunLoadsAndReports)
 {
     const std::string path = ::testing::TempDir() + "bench_session_test." + std::to_string(getpid()) + ".lockscope";
-    rb::Params p = params("rwsem@4.7", 3);
+    rb::Params p = params("rwsem@4.2", 3);
     p.critical_ns = 500;
     p.outside_ns = 200;
     p.duration = std::chrono::milliseconds(200);
@@ -140,13 +142,14 @@ TEST(BenchSession, StoredRunLoadsAndReports)
     const rb::RunResult run = rb::run(p);
     {
         SessionWriter w = SessionWriter::create(path, true);
-        w.set_meta(bench_session::sweep_meta({{"rwsem@4.7"}, "3", 500, 200, 0, 0, 200, 100, 1}));
+        w.set_meta(bench_session::sweep_meta({{"rwsem@4.2"}, "3", 500, 200, 0, 0, 200, 100, 1}));
         bench_session::LockTable table;
         const int64_t id = w.begin_run(bench_session::run_label(p, 0), 1'000'000'000);
         uint64_t ops = 0, end = 1'000'000'000;
         for (size_t i = 0; i < run.intervals.size(); i++) {
             end += uint64_t(run.intervals[i].wall_s * 1e9);
-            w.write_interval(bench_session::interval_batch(run.intervals[i], p, run.cpus, id, int64_t(i), end, ops, table));
+            w.write_interval(
+                bench_session::interval_batch(run.intervals[i], p, run.cpus, id, int64_t(i), end, ops, table));
             ops += run.intervals[i].ops;
         }
         RunInfo info;
@@ -155,6 +158,8 @@ TEST(BenchSession, StoredRunLoadsAndReports)
         info.status = "complete";
         info.ops = double(ops);
         w.end_run(info);
+        w.set_meta({{bench_session::kHandoffsKey,
+                     bench_session::append_handoffs("", bench_session::run_label(p, 0), run.total.counters.handoffs)}});
         w.close();
     }
     const Session s = load_session(path);
@@ -162,7 +167,8 @@ TEST(BenchSession, StoredRunLoadsAndReports)
     EXPECT_TRUE(s.warnings.empty());
     EXPECT_EQ(s.meta_value("recorder"), "bench");
     ASSERT_EQ(s.runs.size(), 1u);
-    EXPECT_EQ(s.runs[0].label, "rwsem@4.7 t=3 #1");
+    EXPECT_EQ(s.runs[0].label, "rwsem@4.2 t=3 #1");
+    EXPECT_EQ(s.meta_value("bench.handoffs"), "rwsem@4.2 t=3 #1=0");  // 4.7 never hands off
     EXPECT_EQ(s.intervals.size(), run.intervals.size());
     ASSERT_EQ(s.locks.size(), 1u);
     EXPECT_EQ(s.locks[0].kind, "user-rwsem");
@@ -183,7 +189,15 @@ rb::RunResult fake_run(const char* lock, double ops_per_s, uint64_t attempts, ui
     r.total.counters.spin_attempts = attempts;
     r.total.counters.spin_failures = failures;
     r.total.counters.sleeps = failures / 2;
+    r.total.counters.handoffs = attempts ? r.total.ops / 100 : 0;
     return r;
+}
+
+TEST(BenchSession, HandoffsListEveryRunInOrder)
+{
+    const std::string one = bench_session::append_handoffs("", "rwsem@5.4 t=4 #1", 7);
+    EXPECT_EQ(one, "rwsem@5.4 t=4 #1=7");
+    EXPECT_EQ(bench_session::append_handoffs(one, "rwsem@4.8 t=4 #1", 0), "rwsem@5.4 t=4 #1=7; rwsem@4.8 t=4 #1=0");
 }
 
 TEST(BenchTable, MedianSpreadAndPerRepeatRatios)
@@ -194,7 +208,7 @@ TEST(BenchTable, MedianSpreadAndPerRepeatRatios)
     const double base[] = {1000, 400, 1100};
     for (int r = 0; r < 3; r++) {
         results[0].push_back(fake_run("pthread_mutex", base[r], 0, 0));
-        results[1].push_back(fake_run("rwsem@4.7", base[r] / 2, 100, 80));
+        results[1].push_back(fake_run("rwsem@4.2", base[r] / 2, 100, 80));
     }
     const auto rows = bench_table::summarize(results, 2);
     ASSERT_EQ(rows.size(), 2u);
@@ -211,10 +225,14 @@ TEST(BenchTable, MedianSpreadAndPerRepeatRatios)
     EXPECT_EQ(bench_table::spread_of({4, 1, 3, 2}).median, 2.5);
 
     const std::string md = bench_table::format_markdown(rows, "ctx");
-    EXPECT_NE(md.find("| `rwsem@4.7` | 2 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `rwsem@4.2` | 2 |"), std::string::npos) << md;
     EXPECT_NE(md.find("80.0% (80.0–80.0%)"), std::string::npos) << md;
+    EXPECT_NE(md.find("| handoffs/kop |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| 10.0 (9.09–10.0) |"), std::string::npos) << md;  // ops / 100 handoffs: 5 for 550 ops
     EXPECT_NE(bench_table::format_text(rows, "ctx").find("vs pthread_mutex"), std::string::npos);
-    EXPECT_NE(bench_table::format_json(rows, "ctx").find("\"values\": [0.5, 0.5, 0.5]"), std::string::npos);
+    const auto json = nlohmann::json::parse(bench_table::to_json(rows, "ctx").dump());
+    EXPECT_EQ(json.at("params"), "ctx");
+    EXPECT_EQ(json.at("rows").at(1).at("ratio").at("values"), nlohmann::json({0.5, 0.5, 0.5}));
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
 // Sessions written before the rwsem policy labels were corrected still open
 // and diff by the current labels, and the CLI's lock names accept the old
-// labels with a note (core/policy_labels.h).
-#include "core/diff.h"
-#include "core/policy_labels.h"
-#include "core/session_store.h"
+// labels with a note (core/analysis/policy_labels.h).
+#include "core/analysis/diff.h"
+#include "core/analysis/policy_labels.h"
+#include "core/storage/session_store.h"
 #include "reflock/rwsem.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <string>
 #include <unistd.h>
@@ -33,8 +34,12 @@ TEST(PolicyLabels, RenamesEachTokenOnce)
 {
     EXPECT_EQ(rename_old_policies("rwsem@3.16-fix t=2 #1"), "rwsem@3.16 t=2 #1");
     EXPECT_EQ(rename_old_policies("rwsem@3.16 t=2 #1"), "rwsem@3.16-rc2 t=2 #1");
-    EXPECT_EQ(rename_old_policies("mutex,rwsem@5.2,rwsem@5.3,rwsem@6.x"), "mutex,rwsem@5.3-rc-tip,rwsem@5.4,rwsem@5.19");
-    EXPECT_EQ(rename_old_policies("rwsem@4.7-hacked,rwsem@4.7"), "rwsem@4.7-hacked,rwsem@4.7");
+    EXPECT_EQ(rename_old_policies("mutex,rwsem@5.2,rwsem@5.3,rwsem@6.x"),
+              "mutex,rwsem@5.3-rc-tip,rwsem@5.4,rwsem@5.19");
+    EXPECT_EQ(rename_old_policies("rwsem@4.7-hacked,rwsem@4.7"), "rwsem@4.7-hacked,rwsem@4.2");
+    // A session of label version 2 went through the 3.16 renames already.
+    EXPECT_EQ(rename_old_policies("rwsem@3.16,rwsem@4.7", 2), "rwsem@3.16,rwsem@4.2");
+    EXPECT_EQ(rename_old_policies("rwsem@3.16,rwsem@4.2", 3), "rwsem@3.16,rwsem@4.2");
 }
 
 TEST(PolicyLabels, CommandLineAcceptsOldNamesWithANote)
@@ -47,26 +52,32 @@ TEST(PolicyLabels, CommandLineAcceptsOldNamesWithANote)
     // A name that is both old and current keeps its current meaning, and says so.
     EXPECT_EQ(current_lock_name("rwsem@3.16", note), "rwsem@3.16");
     EXPECT_NE(note.find("3.16-rc2"), std::string::npos);
-    EXPECT_EQ(current_lock_name("rwsem@4.7", note), "rwsem@4.7");
+    EXPECT_EQ(current_lock_name("rwsem@4.7", note), "rwsem@4.2");
+    EXPECT_NE(note.find("old label"), std::string::npos);
+    EXPECT_EQ(current_lock_name("rwsem@4.2", note), "rwsem@4.2");
+    EXPECT_TRUE(note.empty());
+    EXPECT_EQ(current_lock_name("rwsem@4.7-hacked", note), "rwsem@4.7-hacked");
     EXPECT_TRUE(note.empty());
     EXPECT_EQ(current_lock_name("mutex@4.6", note), "mutex@4.6");
     EXPECT_TRUE(note.empty());
 }
 
-// A bench session as the old writer left it: no bench.policy_labels, old names.
-void write_old_session(const std::string& path, bool labelled)
+// A bench session as an older writer left it: bench.policy_labels =
+// `version` ("": none, as before version 2), two locks of those names.
+void write_old_session(const std::string& path, const std::string& version,
+                       std::array<std::string, 2> names = {"rwsem@5.2", "rwsem@5.3"})
 {
     SessionWriter w = SessionWriter::create(path, true);
-    std::map<std::string, std::string> meta{{"recorder", "bench"}, {"workload", "bench"},
-                                            {"bench.locks", "rwsem@5.2,rwsem@5.3"}, {"scope", "bench rwsem@5.2,rwsem@5.3"}};
-    if (labelled)
-        meta[kPolicyLabelsKey] = kPolicyLabelsVersion;
+    const std::string locks = names[0] + "," + names[1];
+    std::map<std::string, std::string> meta{
+        {"recorder", "bench"}, {"workload", "bench"}, {"bench.locks", locks}, {"scope", "bench " + locks}};
+    if (!version.empty())
+        meta[kPolicyLabelsKey] = version;
     w.set_meta(meta);
-    const char* names[] = {"rwsem@5.2", "rwsem@5.3"};
     uint64_t t = 1'000'000'000;
     for (int repeat = 0; repeat < 4; repeat++)
         for (int v = 0; v < 2; v++) {
-            const int64_t run = w.begin_run(std::string(names[v]) + " t=2 #" + std::to_string(repeat + 1), t);
+            const int64_t run = w.begin_run(names[v] + " t=2 #" + std::to_string(repeat + 1), t);
             IntervalBatch b;
             b.totals.run = run;
             b.totals.start_ns = t;
@@ -103,7 +114,7 @@ void write_old_session(const std::string& path, bool labelled)
 TEST(PolicyLabels, OldSessionOpensAndDiffsByCurrentLabels)
 {
     const std::string path = ::testing::TempDir() + "policy_labels_test." + std::to_string(getpid()) + ".lockscope";
-    write_old_session(path, false);
+    write_old_session(path, "");
     const Session s = load_session(path);
     std::remove(path.c_str());
     ASSERT_EQ(s.runs.size(), 8u);
@@ -130,11 +141,24 @@ TEST(PolicyLabels, OldSessionOpensAndDiffsByCurrentLabels)
 TEST(PolicyLabels, CurrentSessionIsNotRenamed)
 {
     const std::string path = ::testing::TempDir() + "policy_labels_cur." + std::to_string(getpid()) + ".lockscope";
-    write_old_session(path, true);  // the same names declared current: kept as they are
+    write_old_session(path, kPolicyLabelsVersion);  // the same names declared current: kept as they are
     const Session s = load_session(path);
     std::remove(path.c_str());
     EXPECT_EQ(s.runs[1].label, "rwsem@5.3 t=2 #1");
     EXPECT_TRUE(s.meta_value(kPolicyLabelsRenamedKey).empty());
+}
+
+// Label version 2 had the 3.16 and 5.x names right, and called 4.2's policy 4.7.
+TEST(PolicyLabels, VersionTwoSessionGoesThroughTheLaterRenamesOnly)
+{
+    const std::string path = ::testing::TempDir() + "policy_labels_v2." + std::to_string(getpid()) + ".lockscope";
+    write_old_session(path, "2", {"rwsem@3.16", "rwsem@4.7"});
+    const Session s = load_session(path);
+    std::remove(path.c_str());
+    EXPECT_EQ(s.runs[0].label, "rwsem@3.16 t=2 #1");
+    EXPECT_EQ(s.runs[1].label, "rwsem@4.2 t=2 #1");
+    EXPECT_EQ(s.meta_value("bench.locks"), "rwsem@3.16,rwsem@4.2");
+    EXPECT_EQ(s.meta_value(kPolicyLabelsRenamedKey), "4.7 -> 4.2");
 }
 
 }  // namespace

@@ -30,53 +30,63 @@ using test::TuningScope;
 // A writer holds the lock and runs; a reader arrives, and the writer releases
 // only once the reader has either started spinning on it or gone to sleep.
 struct ReaderResult {
-  Counters reader;
-  bool spun_on_writer = false;
+    Counters reader;
+    bool spun_on_writer = false;
 };
 
-ReaderResult reader_meets_running_writer(Policy policy) {
-  TuningScope tuning(10'000'000'000ULL);
-  RwSem sem(policy);
-  std::atomic<std::uint32_t> r_tid{0};
-  std::atomic<bool> r_watching{false}, r_sleeps{false};
-  set_test_hook([&](HookPoint point, const void* lock) {
-    if (lock != &sem || gettid_now() != r_tid.load()) return;
-    if (point == HookPoint::SpinOnOwner) r_watching = true;
-    if (point == HookPoint::BeforeSleep) r_sleeps = true;
-  });
-  sem.lock();
-  ReaderResult result;
-  std::thread r([&] {
-    r_tid = gettid_now();
-    const Counters before = this_thread_counters();
-    sem.lock_shared();
-    sem.unlock_shared();
-    result.reader = this_thread_counters() - before;
-  });
-  EXPECT_TRUE(eventually([&] { return r_watching.load() || r_sleeps.load(); }));
-  result.spun_on_writer = r_watching.load();
-  sem.unlock();
-  r.join();
-  return result;
+ReaderResult reader_meets_running_writer(Policy policy)
+{
+    TuningScope tuning(10'000'000'000ULL);
+    RwSem sem(policy);
+    std::atomic<std::uint32_t> r_tid{0};
+    std::atomic<bool> r_watching{false}, r_sleeps{false};
+    set_test_hook([&](HookPoint point, const void* lock) {
+        if (lock != &sem || gettid_now() != r_tid.load())
+            return;
+        if (point == HookPoint::SpinOnOwner)
+            r_watching = true;
+        if (point == HookPoint::BeforeSleep)
+            r_sleeps = true;
+    });
+    sem.lock();
+    ReaderResult result;
+    std::thread r([&] {
+        r_tid = gettid_now();
+        const Counters before = this_thread_counters();
+        sem.lock_shared();
+        sem.unlock_shared();
+        result.reader = this_thread_counters() - before;
+    });
+    EXPECT_TRUE(eventually([&] { return r_watching.load() || r_sleeps.load(); }));
+    result.spun_on_writer = r_watching.load();
+    sem.unlock();
+    r.join();
+    return result;
 }
 
-TEST(RwSemReaderSpin, V5_4ReaderSpinsOnRunningWriterAndTakesTheLock) {
-  const ReaderResult r = reader_meets_running_writer(Policy::V5_4);
-  EXPECT_TRUE(r.spun_on_writer);
-  EXPECT_EQ(r.reader.spin_attempts, 1u);
-  EXPECT_EQ(r.reader.spin_successes, 1u);
-  EXPECT_EQ(r.reader.spin_failures, 0u);
-  EXPECT_EQ(r.reader.sleeps, 0u);
-  EXPECT_EQ(r.reader.acquisitions, 1u);
+TEST(RwSemReaderSpin, V5_4ReaderSpinsOnRunningWriterAndTakesTheLock)
+{
+    const ReaderResult r = reader_meets_running_writer(Policy::V5_4);
+    EXPECT_TRUE(r.spun_on_writer);
+    EXPECT_EQ(r.reader.spin_attempts, 1u);
+    EXPECT_EQ(r.reader.spin_successes, 1u);
+    EXPECT_EQ(r.reader.spin_failures, 0u);
+    EXPECT_EQ(r.reader.sleeps, 0u);
+    EXPECT_EQ(r.reader.acquisitions, 1u);
 }
 
-TEST(RwSemReaderSpin, V5_19ReaderQueuesBehindRunningWriter) {
-  const ReaderResult r = reader_meets_running_writer(Policy::V5_19);
-  EXPECT_FALSE(r.spun_on_writer);
-  EXPECT_EQ(r.reader.spin_attempts, 0u);
-  EXPECT_EQ(r.reader.contended, 1u);
-  EXPECT_GE(r.reader.sleeps, 1u);
-  EXPECT_EQ(r.reader.acquisitions, 1u);
+// Readers did not spin before cf69482d62d9 (4.8's xadd rwsem) nor after
+// 617f3ef95177 (5.11+).
+TEST(RwSemReaderSpin, V4_8AndV5_19ReaderQueuesBehindRunningWriter)
+{
+    for (Policy policy : {Policy::V4_8, Policy::V5_19}) {
+        const ReaderResult r = reader_meets_running_writer(policy);
+        EXPECT_FALSE(r.spun_on_writer) << to_string(policy);
+        EXPECT_EQ(r.reader.spin_attempts, 0u) << to_string(policy);
+        EXPECT_EQ(r.reader.contended, 1u) << to_string(policy);
+        EXPECT_GE(r.reader.sleeps, 1u) << to_string(policy);
+        EXPECT_EQ(r.reader.acquisitions, 1u) << to_string(policy);
+    }
 }
 
 // A reader holds the lock. W1 spins on it past its deadline, marks it
@@ -84,51 +94,55 @@ TEST(RwSemReaderSpin, V5_19ReaderQueuesBehindRunningWriter) {
 // queue and, having seen NONSPINNABLE, sets RD_NONSPINNABLE. A reader R that
 // arrives while W1 holds the lock must not spin (5.4), where in the control
 // above it spun on a writer that took the lock without queueing.
-TEST(RwSemReaderSpin, V5_4WriterThatSawNonSpinnableStopsReadersSpinning) {
-  TuningScope tuning(20'000'000); // longer than the ~10 us reader-owned deadline
-  RwSem sem(Policy::V5_4);
-  std::atomic<std::uint32_t> w_tid{0}, r_tid{0};
-  std::atomic<bool> w_sleeps{false}, w_holds{false}, release_w{false}, r_sleeps{false};
-  set_test_hook([&](HookPoint point, const void* lock) {
-    if (lock != &sem || point != HookPoint::BeforeSleep) return;
-    if (gettid_now() == w_tid.load()) w_sleeps = true;
-    if (gettid_now() == r_tid.load()) r_sleeps = true;
-  });
-  sem.lock_shared();
-  Counters writer, reader;
-  std::thread w([&] {
-    w_tid = gettid_now();
-    const Counters before = this_thread_counters();
-    sem.lock();
-    w_holds = true;
-    EXPECT_TRUE(eventually([&] { return release_w.load(); }));
-    sem.unlock();
-    writer = this_thread_counters() - before;
-  });
-  ASSERT_TRUE(eventually([&] { return w_sleeps.load(); }));
-  EXPECT_TRUE(sem.owner_nonspinnable()); // W1's reader-owned deadline passed
-  sem.unlock_shared();
-  ASSERT_TRUE(eventually([&] { return w_holds.load(); }));
-  EXPECT_TRUE(sem.owner_rd_nonspinnable());
-  EXPECT_FALSE(sem.owner_nonspinnable()); // writers may spin on W1
-  std::thread r([&] {
-    r_tid = gettid_now();
-    const Counters before = this_thread_counters();
+TEST(RwSemReaderSpin, V5_4WriterThatSawNonSpinnableStopsReadersSpinning)
+{
+    TuningScope tuning(20'000'000);  // longer than the ~10 us reader-owned deadline
+    RwSem sem(Policy::V5_4);
+    std::atomic<std::uint32_t> w_tid{0}, r_tid{0};
+    std::atomic<bool> w_sleeps{false}, w_holds{false}, release_w{false}, r_sleeps{false};
+    set_test_hook([&](HookPoint point, const void* lock) {
+        if (lock != &sem || point != HookPoint::BeforeSleep)
+            return;
+        if (gettid_now() == w_tid.load())
+            w_sleeps = true;
+        if (gettid_now() == r_tid.load())
+            r_sleeps = true;
+    });
     sem.lock_shared();
+    Counters writer, reader;
+    std::thread w([&] {
+        w_tid = gettid_now();
+        const Counters before = this_thread_counters();
+        sem.lock();
+        w_holds = true;
+        EXPECT_TRUE(eventually([&] { return release_w.load(); }));
+        sem.unlock();
+        writer = this_thread_counters() - before;
+    });
+    ASSERT_TRUE(eventually([&] { return w_sleeps.load(); }));
+    EXPECT_TRUE(sem.owner_nonspinnable());  // W1's reader-owned deadline passed
     sem.unlock_shared();
-    reader = this_thread_counters() - before;
-  });
-  EXPECT_TRUE(eventually([&] { return r_sleeps.load(); }));
-  release_w = true;
-  w.join();
-  r.join();
-  EXPECT_EQ(writer.failures(SpinFail::ReaderOwned), 1u);
-  EXPECT_EQ(reader.spin_attempts, 1u);
-  EXPECT_EQ(reader.spin_failures, 1u);
-  EXPECT_EQ(reader.failures(SpinFail::NonSpinnable), 1u);
-  EXPECT_GE(reader.sleeps, 1u);
-  EXPECT_EQ(reader.acquisitions, 1u);
+    ASSERT_TRUE(eventually([&] { return w_holds.load(); }));
+    EXPECT_TRUE(sem.owner_rd_nonspinnable());
+    EXPECT_FALSE(sem.owner_nonspinnable());  // writers may spin on W1
+    std::thread r([&] {
+        r_tid = gettid_now();
+        const Counters before = this_thread_counters();
+        sem.lock_shared();
+        sem.unlock_shared();
+        reader = this_thread_counters() - before;
+    });
+    EXPECT_TRUE(eventually([&] { return r_sleeps.load(); }));
+    release_w = true;
+    w.join();
+    r.join();
+    EXPECT_EQ(writer.failures(SpinFail::ReaderOwned), 1u);
+    EXPECT_EQ(reader.spin_attempts, 1u);
+    EXPECT_EQ(reader.spin_failures, 1u);
+    EXPECT_EQ(reader.failures(SpinFail::NonSpinnable), 1u);
+    EXPECT_GE(reader.sleeps, 1u);
+    EXPECT_EQ(reader.acquisitions, 1u);
 }
 
-} // namespace
-} // namespace reflock
+}  // namespace
+}  // namespace reflock

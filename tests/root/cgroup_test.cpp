@@ -9,8 +9,8 @@
 #include <fstream>
 #include <set>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "observer.h"
 #include "probe/cgroups.h"
 #include "root_helpers.h"
@@ -147,27 +147,35 @@ TEST(Cgroups, ByCgroupSplitsASystemWideRecording)
     // By lock, each lock names the cgroups whose tasks were sampled waiting
     // on it (the dashboard's Cgroups column): the pipe's mutex has ours.
     const Report by_lock = build_report(s, ReportOptions{.top = 0});
-    size_t with_cgroups = 0;
     bool pipe_has_ours = false;
-    for (const ReportRow& row : by_lock.rows) {
-        with_cgroups += !row.cgroups.empty();
+    for (const ReportRow& row : by_lock.rows)
         if (row.name.find("pipe") != std::string::npos && row.kind == "mutex")
             for (const auto& [path, samples] : row.cgroups)
                 pipe_has_ours |= path == name && samples > 0;
-    }
     EXPECT_TRUE(pipe_has_ours) << "the pipe mutex's waiters in " << name << " were never sampled";
-    // The first episode of every lock is sampled: only a stack lost to a full
-    // map or an unreadable stack leaves a lock without one.
-    EXPECT_GE(double(with_cgroups), 0.9 * double(by_lock.rows.size()))
-        << with_cgroups << " of " << by_lock.rows.size() << " locks name a cgroup";
+    // The cgroup is taken on the path that samples a waiter's stack: every
+    // lock with a sampled waiter stack names a cgroup. (A lock can have none
+    // when its only episode was still waiting at the stop, or its stack was
+    // unreadable: a share of locks would be a flaky bound on a few rows.)
+    std::set<std::pair<int64_t, int64_t>> sampled, named;
+    for (const StackSample& st : s.stacks)
+        if (st.role == "waiter" && st.samples > 0)
+            sampled.insert({st.run, st.lock_id});
+    for (const LockCgroup& c : s.lock_cgroups)
+        if (c.samples > 0)
+            named.insert({c.run, c.lock_id});
+    ASSERT_FALSE(sampled.empty());
+    for (const auto& [run, lock_id] : sampled)
+        EXPECT_TRUE(named.count({run, lock_id}))
+            << "lock " << lock_id << " of run " << run << " has a sampled waiter stack but no cgroup";
 }
 
 TEST(Cgroups, APathThatIsNoCgroupIsOneSentence)
 {
     LOCKSCOPE_REQUIRE_BPF();
     for (const char* path : {"no-such-cgroup-here", "/tmp"}) {
-        test::Finished f = test::run({test::lockscope_bin(), "record", "--cgroup", path, "-d", "1", "-o",
-                                      test::temp_path("never.lockscope")});
+        test::Finished f = test::run(
+            {test::lockscope_bin(), "record", "--cgroup", path, "-d", "1", "-o", test::temp_path("never.lockscope")});
         EXPECT_EQ(f.exit_code, 1) << path;
         EXPECT_TRUE(f.err.find("no such cgroup") != std::string::npos ||
                     f.err.find("not a cgroup v2 directory") != std::string::npos)

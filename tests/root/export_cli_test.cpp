@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/session_store.h"
+#include "core/storage/session_store.h"
 #include "subprocess.h"
 
 namespace lockscope {

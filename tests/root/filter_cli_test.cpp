@@ -73,8 +73,9 @@ TEST(FilterCli, ExportKeepsTheMatchingLocks)
 TEST(FilterCli, BadFiltersAreUsageErrorsOnEveryCommand)
 {
     const std::vector<std::vector<std::string>> commands = {
-        {"report", kSession}, {"export", kSession, "--format", "csv"}, {"record", "-d", "1", "-o",
-                                                                        test::temp_path("never.lockscope")},
+        {"report", kSession},
+        {"export", kSession, "--format", "csv"},
+        {"record", "-d", "1", "-o", test::temp_path("never.lockscope")},
         {"top", "-d", "1"}};
     const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
         {{"--kind", "bogus"}, "unknown lock kind 'bogus'"},

@@ -4,8 +4,8 @@
 // kind.
 #include <gtest/gtest.h>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "recording.h"
 #include "root_helpers.h"
 #include "subprocess.h"
@@ -49,9 +49,9 @@ TEST(FilterRecord, LockAndCallerPatternsKeepOnlyTheirLocks)
 TEST(FilterRecord, TopShowsOnlyTheKindAsked)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    test::Finished f = test::run({test::lockscope_bin(), "top", "--workload", "pipe", "-t", "2", "-d", "2",
-                                  "--kind", "spinlock", "-n", "5"},
-                                 60);
+    test::Finished f = test::run(
+        {test::lockscope_bin(), "top", "--workload", "pipe", "-t", "2", "-d", "2", "--kind", "spinlock", "-n", "5"},
+        60);
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_EQ(f.out.find(" mutex "), std::string::npos) << f.out;
     EXPECT_NE(f.out.find("LOCK"), std::string::npos) << f.out;

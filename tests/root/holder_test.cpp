@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/chains.h"
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/chains.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "lockscope_abi.h"
 #include "root_helpers.h"
 #include "subprocess.h"
@@ -85,10 +85,8 @@ TEST(Holders, Unlink1ShowsTheUnlinkPathHoldingTheDirectory)
         share += holder.share;
         // The directory is held to create or unlink a file in it.
         for (const std::string& frame : holder.frames)
-            in_namespace_code |= frame.find("unlink") != std::string::npos ||
-                                 frame.find("open") != std::string::npos ||
-                                 frame.find("create") != std::string::npos ||
-                                 frame.find("lookup") != std::string::npos;
+            in_namespace_code |= frame.find("unlink") != std::string::npos || frame.find("open") != std::string::npos ||
+                                 frame.find("create") != std::string::npos || frame.find("lookup") != std::string::npos;
     }
     EXPECT_LE(share, 1.0 + 1e-9);
     EXPECT_TRUE(in_namespace_code) << "no holder stack in the create/unlink path";

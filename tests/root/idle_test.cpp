@@ -7,8 +7,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
@@ -33,8 +33,8 @@ std::pair<double, double> proc_stat_idle()
 double record_idle(double seconds, double* proc_stat_fraction)
 {
     const std::string out = test::temp_path("idle.lockscope");
-    test::Process rec = test::Process::start(
-        {test::lockscope_bin(), "record", "-d", std::to_string(seconds), "-i", "0.5", "-o", out});
+    test::Process rec =
+        test::Process::start({test::lockscope_bin(), "record", "-d", std::to_string(seconds), "-i", "0.5", "-o", out});
     EXPECT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
     auto [idle0, total0] = proc_stat_idle();
     test::Finished f = rec.wait(60);

@@ -27,7 +27,10 @@ Observer::Observer(pid_t tgid, Scope scope)
     }
 }
 
-Observer::~Observer() { observer_bpf__destroy(skel_); }
+Observer::~Observer()
+{
+    observer_bpf__destroy(skel_);
+}
 
 Observed Observer::read() const
 {

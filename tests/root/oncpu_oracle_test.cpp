@@ -27,7 +27,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::uint32_t gettid_u32() { return std::uint32_t(syscall(SYS_gettid)); }
+std::uint32_t gettid_u32()
+{
+    return std::uint32_t(syscall(SYS_gettid));
+}
 
 // How many times the kernel has switched thread tid (of this process) in or
 // out, by its own count: voluntary + involuntary context switches.
@@ -77,8 +80,7 @@ constexpr auto kRepairBound = 20ms;
 class WritableTable {
 public:
     explicit WritableTable(const probe::OnCpuOracle& oracle)
-        : oracle_(oracle),
-          bytes_((oracle.entries() + oracle.cpus()) * sizeof(std::uint32_t))
+        : oracle_(oracle), bytes_(LS_ONCPU_WORDS(oracle.entries(), oracle.cpus()) * sizeof(std::uint32_t))
     {
         const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
         bytes_ = (bytes_ + page - 1) / page * page;
@@ -94,8 +96,8 @@ public:
     WritableTable& operator=(const WritableTable&) = delete;
 
     bool ok() const { return table_ != nullptr; }
-    void set_slot(std::uint32_t tid, std::uint32_t value) { store(tid & (oracle_.entries() - 1), value); }
-    void set_belief(unsigned cpu, std::uint32_t tid) { store(oracle_.entries() + cpu, tid); }
+    void set_slot(std::uint32_t tid, std::uint32_t value) { store(LS_ONCPU_TID_SLOT(tid, oracle_.entries()), value); }
+    void set_belief(unsigned cpu, std::uint32_t tid) { store(LS_ONCPU_CPU_SLOT(cpu, oracle_.entries()), tid); }
 
 private:
     void store(std::size_t i, std::uint32_t v) { std::atomic_ref<std::uint32_t>(table_[i]).store(v); }
@@ -181,9 +183,9 @@ TEST(OnCpuOracle, MissedSwitchInIsRepairedByTheNextTick)
     });
     spinner.join();
     EXPECT_GE(valid, 3) << "the spinner was switched in " << attempts - valid << " of " << attempts << " attempts";
-    EXPECT_TRUE(slow_us.empty()) << slow_us.size() << " of " << valid << " unmarked running threads were not marked again within "
-                                 << kRepairBound.count() << " ms; the first after " << (slow_us.empty() ? 0 : slow_us[0])
-                                 << " us";
+    EXPECT_TRUE(slow_us.empty()) << slow_us.size() << " of " << valid
+                                 << " unmarked running threads were not marked again within " << kRepairBound.count()
+                                 << " ms; the first after " << (slow_us.empty() ? 0 : slow_us[0]) << " us";
 }
 
 // A switch-out the program missed, played by marking a sleeping thread as

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "observer.h"
 #include "root_helpers.h"
 #include "subprocess.h"
@@ -64,10 +64,21 @@ void expect_same_ends(const Tree& t)
     EXPECT_NEAR(double(ends), double(t.observed.ends), tolerance)
         << "lockscope " << ends << " vs observer " << t.observed.ends;
     EXPECT_EQ(lost.process_map_full, 0u);
-    EXPECT_EQ(lost.total() - lost.nested - lost.abandoned, 0u);
+    std::string causes;
+#define LOCKSCOPE_X(name, label) causes += std::string(" " #name "=") + std::to_string(lost.name);
+    LS_LOST_CAUSES(LOCKSCOPE_X)
+#undef LOCKSCOPE_X
+    // Not an episode lost: a stack sample that failed (a stack-id collision,
+    // or a sampled holder that has exited and has no stack left; in a fork
+    // storm holders exit all the time). The episode is counted all the same.
+    EXPECT_EQ(lost.total() - lost.nested - lost.abandoned - lost.stack, 0u) << "lost:" << causes;
 }
 
-const std::string& lockscope() { static const std::string bin = test::lockscope_bin(); return bin; }
+const std::string& lockscope()
+{
+    static const std::string bin = test::lockscope_bin();
+    return bin;
+}
 
 TEST(ProcessTree, AShellCommandIsRecordedWithTheWorkloadItRuns)
 {
@@ -89,8 +100,7 @@ TEST(ProcessTree, AForkStormLosesNoChild)
     // 40 workload processes started as fast as the shell can fork, each on a
     // pipe of its own, while a recorder follows the tree.
     const Tree t = record_command(
-        {"sh", "-c",
-         "for i in $(seq 40); do " + lockscope() + " workload pipe -t 2 -d 0.3 >/dev/null & done; wait"});
+        {"sh", "-c", "for i in $(seq 40); do " + lockscope() + " workload pipe -t 2 -d 0.3 >/dev/null & done; wait"});
     ASSERT_GT(t.observed.ends, 1000u);
     expect_same_ends(t);
     const std::string followed = t.session.meta_value("processes_followed");

@@ -18,26 +18,19 @@
 #include <set>
 #include <thread>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "lockscope_version.h"
 #include "root_helpers.h"
 #include "subprocess.h"
+#include "temp_dir.h"
 
 namespace lockscope::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    TempDir() : path(temp_path("prometheus")) { fs::create_directories(path); }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using lockscope::testing::TempDir;
 
 unsigned free_port()
 {
@@ -148,8 +141,8 @@ void expect_consistent(const std::vector<double>& scraped, const std::set<uint64
     for (double v : scraped) {
         EXPECT_GE(v, previous) << what << " went backwards";
         previous = v;
-        EXPECT_TRUE(sums.count(uint64_t(v))) << what << " " << uint64_t(v)
-                                             << " is not the session's count after any interval";
+        EXPECT_TRUE(sums.count(uint64_t(v)))
+            << what << " " << uint64_t(v) << " is not the session's count after any interval";
         distinct.insert(uint64_t(v));
     }
     distinct.erase(0);
@@ -167,23 +160,22 @@ TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
 
     TempDir dir;
     const unsigned exporter_port = free_port(), server_port = free_port();
-    const fs::path config = dir.path / "prometheus.yml";
+    const fs::path config = dir.path() / "prometheus.yml";
     std::ofstream(config) << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                              "scrape_configs:\n  - job_name: lockscope\n    static_configs:\n"
                              "      - targets: ['127.0.0.1:"
                           << exporter_port << "']\n";
-    Process prometheus = Process::start({server, "--config.file=" + config.string(),
-                                         "--storage.tsdb.path=" + (dir.path / "data").string(),
-                                         "--web.listen-address=127.0.0.1:" + std::to_string(server_port),
-                                         "--log.level=warn"});
+    Process prometheus = Process::start(
+        {server, "--config.file=" + config.string(), "--storage.tsdb.path=" + (dir.path() / "data").string(),
+         "--web.listen-address=127.0.0.1:" + std::to_string(server_port), "--log.level=warn"});
     ASSERT_TRUE(wait_until([&] { return !http_get(server_port, "/-/ready").empty(); }, 60))
         << "Prometheus did not become ready";
 
-    const std::string session = (dir.path / "run.lockscope").string();
-    Finished rec = run({lockscope_bin(), "record", "--workload", "pipe", "-t", "2", "-d", "8", "-i", "1",
-                        "--prometheus", "127.0.0.1:" + std::to_string(exporter_port), "--prometheus-cgroups", "4",
-                        "-o", session},
-                       180);
+    const std::string session = (dir.path() / "run.lockscope").string();
+    Finished rec =
+        run({lockscope_bin(), "record", "--workload", "pipe", "-t", "2", "-d", "8", "-i", "1", "--prometheus",
+             "127.0.0.1:" + std::to_string(exporter_port), "--prometheus-cgroups", "4", "-o", session},
+            180);
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     ASSERT_NE(rec.err.find("serving Prometheus metrics at http://127.0.0.1:" + std::to_string(exporter_port)),
               std::string::npos)
@@ -230,8 +222,7 @@ TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
     EXPECT_GT(per_cgroup.back(), 0.5 * double(busiest->second));
     EXPECT_LE(uint64_t(per_cgroup.back()), busiest->second);
 
-    const std::string info = http_get(server_port, "/api/v1/query?query=" +
-                                                       url_encode("lockscope_build_info[10m]"));
+    const std::string info = http_get(server_port, "/api/v1/query?query=" + url_encode("lockscope_build_info[10m]"));
     EXPECT_NE(info.find(std::string("\"version\":\"") + LOCKSCOPE_VERSION + "\""), std::string::npos) << info;
 }
 
@@ -240,13 +231,14 @@ TEST(Prometheus, WithoutOutputNoSessionFileIsWritten)
 {
     LOCKSCOPE_REQUIRE_BPF();
     TempDir dir;
-    Finished rec = run({"sh", "-c", "cd '" + dir.path.string() + "' && exec '" + lockscope_bin() +
-                                        "' record -d 1 --prometheus 127.0.0.1:0"},
-                       120);
+    Finished rec =
+        run({"sh", "-c",
+             "cd '" + dir.path().string() + "' && exec '" + lockscope_bin() + "' record -d 1 --prometheus 127.0.0.1:0"},
+            120);
     ASSERT_EQ(rec.exit_code, 0) << rec.err;
     EXPECT_NE(rec.err.find("without a session file"), std::string::npos) << rec.err;
     EXPECT_NE(rec.err.find("serving Prometheus metrics at http://127.0.0.1:"), std::string::npos) << rec.err;
-    EXPECT_TRUE(fs::is_empty(dir.path)) << "a file was written: " << fs::directory_iterator(dir.path)->path();
+    EXPECT_TRUE(dir.empty()) << "a file was written: " << fs::directory_iterator(dir.path())->path();
 }
 
 }  // namespace

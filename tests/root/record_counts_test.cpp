@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "observer.h"
 #include "recording.h"
 #include "probe/features.h"
@@ -24,8 +24,8 @@ namespace {
 using test::Observed;
 using test::Observer;
 
-using test::Recorded;
 using test::record_workload;
+using test::Recorded;
 
 void expect_within_1_percent(uint64_t lockscope_value, uint64_t observed, const char* what)
 {
@@ -69,27 +69,30 @@ TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
     for (const RunInfo& run : r.session.runs)
         unmatched += run.unmatched_ends;
     // The observer counts the ends of episodes lost to nesting too.
-    expect_within_1_percent(c.contentions + unmatched + r.report.totals.lost_by_cause.nested,
-                            r.observed.ends, "contention ends");
+    expect_within_1_percent(c.contentions + unmatched + r.report.totals.lost_by_cause.nested, r.observed.ends,
+                            "contention ends");
     expect_nothing_lost_but_rare_nested(r.report);
     // A spin phase ends in success or failure; none is left open at exit.
     EXPECT_EQ(c.spin_successes + c.spin_failures, c.spin_attempts);
 
-    // The pipe's mutex is found by class. A pipe lives in a generic kmalloc
-    // cache, so its type is not established by kernel data: the class comes
-    // from the caller, and the slab evidence must agree with it.
+    // The pipe's mutex: a pipe lives in a generic kmalloc cache, whose slab
+    // cannot say what the object is, but the waiter has the pipe open, and
+    // its fd table leads to the pipe_inode_info the lock lies in.
     bool found = false;
     for (const ReportRow& row : r.report.rows)
         found |= row.name == "pipe_inode_info.mutex" && row.kind == "mutex" && row.counters.spin_attempts > 0 &&
-                 row.name_source == "caller";
-    EXPECT_TRUE(found) << "no pipe_inode_info.mutex row named by caller";
-    if (probe::kmem_cache_kfunc_available()) {
-        for (const LockInfo& l : r.session.locks) {
-            if (l.name == "pipe_inode_info.mutex") {
-                EXPECT_NE(l.detail.find("consistent with pipe_inode_info.mutex"), std::string::npos) << l.detail;
-            }
-        }
+                 row.name_source == "task";
+    EXPECT_TRUE(found) << "no pipe_inode_info.mutex row named from the waiter's open pipe";
+    std::set<std::string> pipes;
+    for (const LockInfo& l : r.session.locks) {
+        if (l.name != "pipe_inode_info.mutex")
+            continue;
+        EXPECT_NE(l.detail.find("a pipe the waiter has open"), std::string::npos) << l.detail;
+        EXPECT_EQ(l.instance.rfind("pipe:[", 0), 0u) << l.instance;
+        pipes.insert(l.instance);
     }
+    // The workload's threads share one pipe: one object, named once.
+    EXPECT_EQ(pipes.size(), 1u);
 }
 
 TEST(RecordCounts, WaitTimesAreConsistent)
@@ -153,8 +156,7 @@ TEST(RecordCounts, SignalsToAThreadGroupContendOnItsSighandLockNamedFromData)
     uint64_t unmatched = 0;
     for (const RunInfo& run : r.session.runs)
         unmatched += run.unmatched_ends;
-    expect_within_1_percent(r.report.totals.counters.contentions + unmatched +
-                                r.report.totals.lost_by_cause.nested,
+    expect_within_1_percent(r.report.totals.counters.contentions + unmatched + r.report.totals.lost_by_cause.nested,
                             r.observed.ends, "contention ends");
     uint64_t siglock = 0;
     for (const ReportRow& row : r.report.rows)
@@ -210,6 +212,17 @@ TEST(RecordCounts, ManyDistinctLocksAreAllKept)
     Recorded r = record_workload({"pipes", "--locks", "8000", "-t", "4", "-d", "3"});
     const LockCounters& c = r.report.totals.counters;
     EXPECT_GT(distinct_locks(r.session, "pipe_inode_info.mutex"), 600u) << "too few distinct pipes contended";
+    // Each lock found through an open pipe names its own pipe (the fd scan
+    // stops at the first 4096 descriptors: the rest are named by caller).
+    std::set<std::string> pipes;
+    size_t through_fds = 0;
+    for (const LockInfo& l : r.session.locks)
+        if (l.name == "pipe_inode_info.mutex" && l.name_source == "task") {
+            through_fds++;
+            pipes.insert(l.instance);
+        }
+    EXPECT_GT(through_fds, 100u);
+    EXPECT_EQ(pipes.size(), through_fds) << "two lock objects named as one pipe";
     expect_nothing_lost_but_rare_nested(r.report);
     expect_within_1_percent(c.contentions + unmatched_ends(r.session) + r.report.totals.lost_by_cause.nested,
                             r.observed.ends, "contention ends");
@@ -231,10 +244,8 @@ TEST(RecordCounts, AFullLockMapIsCountedAndSaidNotSilent)
     EXPECT_GE(r.report.totals.lost, map_full);
     EXPECT_NE(err.find("lost"), std::string::npos) << err;
     // Kept episodes plus those lost to the full map are every episode.
-    expect_within_1_percent(c.contentions + map_full + unmatched_ends(r.session) +
-                                r.report.totals.lost_by_cause.nested,
-                            r.observed.ends,
-                            "kept + lost contention ends");
+    expect_within_1_percent(c.contentions + map_full + unmatched_ends(r.session) + r.report.totals.lost_by_cause.nested,
+                            r.observed.ends, "kept + lost contention ends");
     // The kept locks' own counts are whole (the report's rows are consistent).
     EXPECT_EQ(c.spin_successes + c.spin_failures, c.spin_attempts);
 }

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
@@ -65,10 +65,10 @@ TEST_P(RecordSignal, ClosesTheSessionCleanlyWithEveryCompletedInterval)
     EXPECT_EQ(lockscope_programs_loaded(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, RecordSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
-                         [](const ::testing::TestParamInfo<int>& p) {
-                             return std::string(p.param == SIGINT ? "SIGINT" : p.param == SIGTERM ? "SIGTERM" : "SIGHUP");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Signals, RecordSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP), [](const ::testing::TestParamInfo<int>& p) {
+        return std::string(p.param == SIGINT ? "SIGINT" : p.param == SIGTERM ? "SIGTERM" : "SIGHUP");
+    });
 
 TEST(RecordKill, AfterKill9TheFileOpensWithItsCompletedIntervalsAndNothingStaysAttached)
 {

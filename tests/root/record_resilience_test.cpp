@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
@@ -130,7 +130,10 @@ std::string read_all(const std::string& path)
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_all(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void write_all(const std::string& path, const std::string& text)
+{
+    std::ofstream(path) << text;
+}
 
 // Error lines `record` printed: each failure must be one sentence.
 size_t error_lines(const std::string& err)
@@ -150,8 +153,8 @@ test::Finished lockscope(std::vector<std::string> args, uid_t uid = 0)
 test::Process start_recording(const std::string& out, const std::string& seconds = "30",
                               const std::string& interval = "0.2")
 {
-    return test::Process::start({test::lockscope_bin(), "record", "--workload", "pipe", "-t", "2", "-d",
-                                 seconds, "-i", interval, "-o", out});
+    return test::Process::start(
+        {test::lockscope_bin(), "record", "--workload", "pipe", "-t", "2", "-d", seconds, "-i", interval, "-o", out});
 }
 
 size_t intervals_in_report(const test::Finished& f)
@@ -338,7 +341,8 @@ TEST(LeastPrivilege, ReadOnlyCommandsWorkAsAnOrdinaryUser)
         ASSERT_EQ(st.st_mode & 0777, 0644u);
     }
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"report", a}, std::vector<std::string>{"report", a, "--format", "json", "--by", "task"},
+         {std::vector<std::string>{"report", a},
+          std::vector<std::string>{"report", a, "--format", "json", "--by", "task"},
           std::vector<std::string>{"report", a, "--format", "csv", "--by", "caller"},
           std::vector<std::string>{"diff", a, b}, std::vector<std::string>{"diff", a, b, "--format", "json"}}) {
         test::Finished f = lockscope(args, kNobody);

@@ -14,8 +14,8 @@ Recorded record_workload(const std::vector<std::string>& workload_args, const st
     Process target = Process::start(argv, /*hold=*/true);
     Observer observer(target.pid());
     const std::string out = temp_path("counts.lockscope");
-    std::vector<std::string> rec_argv = {lockscope_bin(), "record", "-p", std::to_string(target.pid()),
-                                         "-o", out, "-i", "0.5"};
+    std::vector<std::string> rec_argv = {
+        lockscope_bin(), "record", "-p", std::to_string(target.pid()), "-o", out, "-i", "0.5"};
     rec_argv.insert(rec_argv.end(), record_args.begin(), record_args.end());
     Process rec = Process::start(rec_argv);
     EXPECT_TRUE(rec.wait_for_stderr("lockscope: recording", 30)) << "recorder did not attach";

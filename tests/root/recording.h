@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "observer.h"
 
 namespace lockscope::test {

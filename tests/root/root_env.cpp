@@ -15,7 +15,10 @@ namespace {
 
 constexpr const char* kTracefs = "/sys/kernel/tracing";
 
-void unmount_ours() { umount2(kTracefs, MNT_DETACH); }
+void unmount_ours()
+{
+    umount2(kTracefs, MNT_DETACH);
+}
 
 }  // namespace
 

@@ -8,9 +8,9 @@
 
 #include "root_env.h"
 
-#define LOCKSCOPE_REQUIRE_BPF()                                                  \
-    do {                                                                         \
+#define LOCKSCOPE_REQUIRE_BPF()                                                          \
+    do {                                                                                 \
         const std::string lockscope_bpf_why = lockscope::test::bpf_unavailable_reason(); \
-        if (!lockscope_bpf_why.empty())                                          \
-            GTEST_SKIP() << "cannot load BPF here: " << lockscope_bpf_why;       \
+        if (!lockscope_bpf_why.empty())                                                  \
+            GTEST_SKIP() << "cannot load BPF here: " << lockscope_bpf_why;               \
     } while (0)

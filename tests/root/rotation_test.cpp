@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/session_rotation.h"
-#include "core/session_store.h"
+#include "core/storage/session_rotation.h"
+#include "core/storage/session_store.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 

@@ -7,19 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <gtest/gtest.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
+#include "core/clock.h"
+
 namespace lockscope::test {
-namespace {
-
-double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 Process Process::start(const std::vector<std::string>& argv, bool hold, uid_t uid)
 {
@@ -65,7 +61,11 @@ Process Process::start(const std::vector<std::string>& argv, bool hold, uid_t ui
 }
 
 Process::Process(Process&& o) noexcept
-    : pid_(o.pid_), go_(o.go_), out_(o.out_), err_(o.err_), out_buf_(std::move(o.out_buf_)),
+    : pid_(o.pid_),
+      go_(o.go_),
+      out_(o.out_),
+      err_(o.err_),
+      out_buf_(std::move(o.out_buf_)),
       err_buf_(std::move(o.err_buf_))
 {
     o.pid_ = -1;
@@ -120,9 +120,9 @@ void Process::pump(double timeout_s)
 
 bool Process::wait_for_stderr(const std::string& text, double timeout_s)
 {
-    const double deadline = now_s() + timeout_s;
+    const double deadline = monotonic_s() + timeout_s;
     while (err_buf_.find(text) == std::string::npos) {
-        if (now_s() > deadline || (out_ < 0 && err_ < 0))
+        if (monotonic_s() > deadline || (out_ < 0 && err_ < 0))
             return false;
         pump(0.1);
     }
@@ -131,13 +131,13 @@ bool Process::wait_for_stderr(const std::string& text, double timeout_s)
 
 Finished Process::wait(double timeout_s)
 {
-    const double deadline = now_s() + timeout_s;
-    while ((out_ >= 0 || err_ >= 0) && now_s() < deadline)
+    const double deadline = monotonic_s() + timeout_s;
+    while ((out_ >= 0 || err_ >= 0) && monotonic_s() < deadline)
         pump(0.2);
     Finished f;
     int status = 0;
     while (waitpid(pid_, &status, WNOHANG) == 0) {
-        if (now_s() > deadline)
+        if (monotonic_s() > deadline)
             kill(pid_, SIGKILL);
         usleep(10000);
     }
@@ -156,16 +156,44 @@ Finished run(const std::vector<std::string>& argv, double timeout_s)
     return Process::start(argv).wait(timeout_s);
 }
 
-std::string lockscope_bin() { return LOCKSCOPE_BIN; }
+std::string lockscope_bin()
+{
+    return LOCKSCOPE_BIN;
+}
+
+namespace {
+
+std::string& temp_root()
+{
+    static std::string dir;
+    return dir;
+}
+
+pid_t temp_owner = 0;
+
+// The test program's scratch directory goes when it exits having passed (a
+// failure keeps it for a look); forked children that exit leave it alone.
+void remove_temp_root()
+{
+    if (getpid() != temp_owner || !::testing::UnitTest::GetInstance()->Passed())
+        return;
+    std::error_code ec;
+    std::filesystem::remove_all(temp_root(), ec);
+}
+
+}  // namespace
 
 std::string temp_path(const std::string& name)
 {
-    static std::string dir = [] {
+    static const std::string dir = [] {
         const char* base = getenv("TMPDIR");
         std::string tmpl = std::string(base && *base ? base : "/tmp") + "/lockscope-test-XXXXXX";
         if (!mkdtemp(tmpl.data()))
             throw std::runtime_error("mkdtemp");
         chmod(tmpl.c_str(), 0755);
+        temp_root() = tmpl;
+        temp_owner = getpid();
+        std::atexit(remove_temp_root);
         return tmpl;
     }();
     static int counter = 0;

@@ -11,20 +11,15 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
 namespace lockscope::test {
 namespace {
-
-double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // A program on the slave side of a pty, as its controlling terminal. The
 // test keeps the slave open too, to read the terminal's settings after the
@@ -79,9 +74,9 @@ public:
     // Output since the last mark contains `text` (reads until it does).
     bool wait_for(const std::string& text, double timeout_s)
     {
-        const double deadline = now_s() + timeout_s;
+        const double deadline = monotonic_s() + timeout_s;
         while (output_.find(text, mark_) == std::string::npos) {
-            if (now_s() > deadline)
+            if (monotonic_s() > deadline)
                 return false;
             pump(0.1);
         }
@@ -94,10 +89,10 @@ public:
     // Exit code, -1 on a signal or timeout.
     int wait(double timeout_s)
     {
-        const double deadline = now_s() + timeout_s;
+        const double deadline = monotonic_s() + timeout_s;
         int status = 0;
         while (waitpid(pid_, &status, WNOHANG) == 0) {
-            if (now_s() > deadline)
+            if (monotonic_s() > deadline)
                 return -1;
             pump(0.05);
         }

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/report.h"
-#include "core/session_store.h"
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
@@ -34,8 +34,8 @@ void expect_counts_equal(const std::string& session, const std::string& bench_js
     EXPECT_EQ(user.spin_successes, process.at("spin_successes").get<uint64_t>());
 }
 
-const std::vector<std::string> kBench = {"bench", "--lock", "mutex", "-t", "4", "-d", "1", "--repeat", "1",
-                                         "--format", "json"};
+const std::vector<std::string> kBench = {"bench", "--lock",   "mutex", "-t",       "4",   "-d",
+                                         "1",     "--repeat", "1",     "--format", "json"};
 
 TEST(UserLocks, UsdtCountsEqualTheInProcessCounters)
 {

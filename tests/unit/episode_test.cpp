@@ -24,9 +24,9 @@ struct Task {
     int unmatched = 0;
     __u32 abandoned = 0;
 
-    int begin(__u64 lock, __u32 flags, __u64 now)
+    int begin(__u64 lock, __u32 flags, __u64 now, bool timed = true)
     {
-        int a = ls_begin(&ts, lock, flags, now);
+        int a = ls_begin_timed(&ts, lock, flags, now, timed);
         if (a == LS_BEGIN_QUEUED) {
             queued++;
             ls_note_owner(&ts, LS_OWNER_OFF_CPU);
@@ -42,7 +42,7 @@ struct Task {
             return;
         }
         abandoned += ab;
-        ls_account(into ? into : &stats, &ep, now, ret);
+        ls_account(into ? into : &stats, &ep, now, ret, 0);
     }
 };
 
@@ -85,14 +85,14 @@ TEST(Episode, WokenFirstWaiterSpinsAgain)
 {
     Task t;
     t.begin(kLock, MUTEX_SPIN, 0);
-    t.begin(kLock, MUTEX, 100);          // failure 1
+    t.begin(kLock, MUTEX, 100);  // failure 1
     ls_switch_out(&t.ts, 100, 1);
     ls_switch_in(&t.ts, 1100);
     EXPECT_EQ(t.begin(kLock, MUTEX_SPIN, 1100), LS_BEGIN_PHASE);  // re-spin
-    t.begin(kLock, MUTEX, 1300);         // failure 2
+    t.begin(kLock, MUTEX, 1300);                                  // failure 2
     ls_switch_out(&t.ts, 1300, 1);
     ls_switch_in(&t.ts, 2300);
-    t.begin(kLock, MUTEX_SPIN, 2300);    // re-spin, wins
+    t.begin(kLock, MUTEX_SPIN, 2300);  // re-spin, wins
     t.end(kLock, 0, 2400);
     EXPECT_EQ(t.stats.contentions, 1u);
     EXPECT_EQ(t.stats.spin_attempts, 3u);
@@ -177,6 +177,30 @@ TEST(Episode, RwsemWriterQueuesAtOnceAndPreemptionIsNotASleep)
     EXPECT_EQ(t.stats.sleeps, 0u);
 }
 
+// PREEMPT_RT's locks are rtmutex-based: the begin enqueues the waiter, so
+// the owner is read at once; a nested rtmutex (an RT reader's rwbase_rt,
+// then its rtmutex) is its own queued episode, and the user's locks are not RT.
+TEST(Episode, PreemptRtLocksQueueAtTheirBeginAndSeeTheirOwner)
+{
+    Task t;
+    EXPECT_EQ(t.begin(kLock, LCB_F_RT, 0), LS_BEGIN_QUEUED);
+    t.end(kLock, 0, 100);
+    EXPECT_EQ(t.stats.contentions, 1u);
+    EXPECT_EQ(t.stats.owner[LS_OWNER_OFF_CPU], 1u);
+
+    Task rw;
+    EXPECT_EQ(rw.begin(kLock, LCB_F_RT | LCB_F_READ, 0), LS_BEGIN_QUEUED);
+    EXPECT_EQ(rw.begin(kWaitLock, LCB_F_RT, 5), LS_BEGIN_QUEUED);
+    rw.end(kWaitLock, 0, 50);
+    rw.end(kLock, 0, 60);
+    EXPECT_EQ(rw.queued, 2);
+    EXPECT_EQ(rw.stats.contentions, 2u);
+    EXPECT_EQ(rw.stats.owner[LS_OWNER_OFF_CPU], 2u);
+
+    Task user;
+    EXPECT_EQ(user.begin(kLock, LCB_F_RT | LS_F_USER, 0), LS_BEGIN_NEW);
+}
+
 TEST(Episode, InterruptedWaitCountsAnError)
 {
     Task t;
@@ -185,6 +209,69 @@ TEST(Episode, InterruptedWaitCountsAnError)
     t.end(kLock, -4 /* -EINTR */, 20);
     EXPECT_EQ(t.stats.errors, 1u);
     EXPECT_EQ(t.stats.spin_successes, 0u);
+}
+
+// record --sample: an untimed episode runs with its begin and end at 0 (the
+// programs read no clock for them) and must keep every count of the timed
+// one, and its off-CPU time, which the switches measure for every episode.
+TEST(Episode, UntimedEpisodeKeepsEveryCountAndItsOffCpuTime)
+{
+    Task timed, untimed;
+    for (Task* t : {&timed, &untimed}) {
+        const bool clock = t == &timed;
+        auto at = [&](__u64 ns) { return clock ? ns : 0; };
+        t->begin(kLock, MUTEX_SPIN, at(1000), clock);
+        t->begin(kLock, MUTEX, at(1400), clock);  // spin failed: queued
+        ls_switch_out(&t->ts, 1500, /*blocked=*/1);
+        ls_switch_in(&t->ts, 9500);
+        t->begin(kLock, MUTEX_SPIN, at(9600), clock);  // woken first waiter spins again
+        ls_episode ep;
+        __u32 ab = 0;
+        ASSERT_TRUE(ls_pop(&t->ts, kLock, 0, &ep, &ab));
+        EXPECT_EQ(ep.timed, clock ? 1 : 0);
+        ls_stop_clock(&ep, at(9900));
+        ls_account(&t->stats, &ep, at(9900), 0, /*sampled=*/1);
+    }
+    EXPECT_EQ(untimed.stats.contentions, timed.stats.contentions);
+    EXPECT_EQ(untimed.stats.spin_attempts, 2u);
+    EXPECT_EQ(untimed.stats.spin_attempts, timed.stats.spin_attempts);
+    EXPECT_EQ(untimed.stats.spin_failures, timed.stats.spin_failures);
+    EXPECT_EQ(untimed.stats.spin_successes, timed.stats.spin_successes);
+    EXPECT_EQ(untimed.stats.sleeps, timed.stats.sleeps);
+    EXPECT_EQ(untimed.stats.wakeups, timed.stats.wakeups);
+    EXPECT_EQ(untimed.stats.owner[LS_OWNER_OFF_CPU], timed.stats.owner[LS_OWNER_OFF_CPU]);
+    EXPECT_EQ(untimed.stats.sleep_ns, 8000u);
+    EXPECT_EQ(timed.stats.sleep_ns, 8000u);
+    EXPECT_EQ(timed.stats.timed, 1u);
+    EXPECT_EQ(timed.stats.wait_ns, 900u);  // sampled: the wait's on-CPU part, 8900 - 8000 off CPU
+    EXPECT_EQ(timed.stats.spin_ns, 700u);
+    EXPECT_EQ(timed.stats.max_wait_ns, 8900u);
+    EXPECT_EQ(timed.stats.wait_var_us2, 4u * 4u);  // (900 ns / 256, rounded)^2
+    EXPECT_EQ(untimed.stats.timed, 0u);
+    for (__u64 v :
+         {untimed.stats.wait_ns, untimed.stats.spin_ns, untimed.stats.max_wait_ns, untimed.stats.wait_var_us2})
+        EXPECT_EQ(v, 0u);
+    for (__u64 b : untimed.stats.hist)
+        EXPECT_EQ(b, 0u);
+}
+
+// A switch-in the programs did not see leaves the task's switch-out behind;
+// a later episode must not be charged with the time since then, timed or not.
+TEST(Episode, StaleSwitchOutIsNotChargedToALaterEpisode)
+{
+    for (bool timed : {true, false}) {
+        Task t;
+        t.begin(kLock, MUTEX, 1000);
+        ls_switch_out(&t.ts, 1100, 1);  // switched in unseen
+        t.end(kLock, 0, 5000);
+        t.begin(kLock, MUTEX, timed ? 6000 : 0, timed);
+        ls_switch_in(&t.ts, 7000);  // the next switch the programs see
+        ls_episode ep;
+        __u32 ab = 0;
+        ASSERT_TRUE(ls_pop(&t.ts, kLock, 0, &ep, &ab));
+        EXPECT_EQ(ep.sleep_ns, 0u) << timed;
+        EXPECT_EQ(ep.sleeps, 0u) << timed;
+    }
 }
 
 TEST(Episode, HistogramBucketsAreLog2)

@@ -26,6 +26,11 @@ namespace {
 // struct first { struct mutex m; int z; int w; };                         24 bytes
 // struct other24 { long p; struct mutex q; };                             24 bytes
 // struct plain24 { long a, b, c; };                                       24 bytes
+// struct holder { struct other24 *o; long n; };                           16 bytes
+// struct pipe_inode_info { struct mutex mutex; long a, b, c; };           40 bytes
+// struct futex_private_hash { long n; struct first queues[]; };  8 bytes + 24 per item
+// functions: other24_get(struct other24 *), through_holder(struct holder *h),
+//   both(struct inner *, struct other24 *), nothing(int)
 // per-CPU: VAR runqueues (struct outer) at 64, VAR lonely (spinlock_t) at 128
 struct Blob {
     btf* b = btf__new_empty();
@@ -64,8 +69,32 @@ struct Blob {
         btf__add_field(b, "a", i64, 0, 0);
         btf__add_field(b, "b", i64, 64, 0);
         btf__add_field(b, "c", i64, 128, 0);
-        (void)other;
         (void)plain;
+        const int other_ptr = btf__add_ptr(b, other);  // types first: fields follow their struct
+        const int holder = btf__add_struct(b, "holder", 16);
+        btf__add_field(b, "o", other_ptr, 0, 0);
+        btf__add_field(b, "n", i64, 64, 0);
+        const int pipe = btf__add_struct(b, "pipe_inode_info", 40);
+        btf__add_field(b, "mutex", mutex, 0, 0);
+        btf__add_field(b, "a", i64, 128, 0);
+        btf__add_field(b, "b", i64, 192, 0);
+        btf__add_field(b, "c", i64, 256, 0);
+        (void)pipe;
+        const int items = btf__add_array(b, i32, first, 0);
+        btf__add_struct(b, "futex_private_hash", 8);
+        btf__add_field(b, "n", i64, 0, 0);
+        btf__add_field(b, "queues", items, 64, 0);
+        auto func = [&](const char* name, std::initializer_list<std::pair<const char*, int>> params) {
+            const int proto = btf__add_func_proto(b, 0);
+            for (const auto& [pname, type] : params)
+                btf__add_func_param(b, pname, type);
+            btf__add_func(b, name, BTF_FUNC_STATIC, proto);
+        };
+        const int holder_ptr = btf__add_ptr(b, holder), inner_ptr = btf__add_ptr(b, inner);
+        func("other24_get", {{"o", other_ptr}});
+        func("through_holder", {{"h", holder_ptr}});
+        func("both", {{"a", inner_ptr}, {"b", other_ptr}});
+        func("nothing", {{"x", i32}});
         const int rq = btf__add_var(b, "runqueues", BTF_VAR_GLOBAL_ALLOCATED, outer);
         const int lonely = btf__add_var(b, "lonely", BTF_VAR_GLOBAL_ALLOCATED, spin_t);
         btf__add_datasec(b, ".data..percpu", 256);
@@ -128,11 +157,13 @@ TEST(KernelTypes, PerCpuVariablesAndTypesOfASize)
     EXPECT_EQ(v->name, "runqueues");
     EXPECT_EQ(t->percpu_var_at(120), nullptr);  // between variables
     ASSERT_NE(t->percpu_var("lonely"), nullptr);
-    // 24-byte types with a mutex at 8: inner and other24 (not first, not plain24).
+    // 17..32-byte objects with a mutex at 8: inner and other24 (not first,
+    // not plain24), and the first of futex_private_hash's flexible array.
     auto c = t->types_with_lock_at(16, 32, 8, LockFamily::Mutex);
-    ASSERT_EQ(c.size(), 2u);
-    EXPECT_EQ(c[0].class_name, "inner.m");
-    EXPECT_EQ(c[1].class_name, "other24.q");
+    ASSERT_EQ(c.size(), 3u);
+    EXPECT_EQ(c[0].root + " " + c[0].path, "futex_private_hash queues[0].m");
+    EXPECT_EQ(c[1].class_name, "inner.m");
+    EXPECT_EQ(c[2].class_name, "other24.q");
 }
 
 TEST(KernelTypes, RunningKernelClasses)
@@ -158,6 +189,14 @@ TEST(KernelTypes, RunningKernelClasses)
     check("dentry", "d_lockref", LockFamily::Spinlock, "dentry.d_lockref.lock");
     if (t->named_type("ext4_inode_info"))
         check("ext4_inode_info", "vfs_inode.i_rwsem", LockFamily::Rwsem, "inode.i_rwsem");
+    // A private futex hash: a header and a flexible array of buckets, in a
+    // kmalloc cache larger than the header's size.
+    bool bucket = false;
+    for (const MemberPath& p : t->types_with_lock_at(1024, 2048, 0x204, LockFamily::Spinlock))
+        bucket |= p.class_name == "futex_hash_bucket.lock" && p.root == "futex_private_hash";
+    if (t->named_type("futex_private_hash")) {
+        EXPECT_TRUE(bucket);
+    }
     const auto* rq = t->percpu_var("runqueues");
     ASSERT_NE(rq, nullptr) << "BTF lists per-CPU variables";
     auto p = t->lock_at(rq->type_id, *t->member_offset(rq->type_id, "__lock"), LockFamily::Spinlock);
@@ -269,12 +308,96 @@ TEST(DataNamer, GenericCacheInfersOnlyAUniqueTypeAndChecksTheCallerClass)
     EXPECT_NE(amb.detail.find("consistent with inner.m"), std::string::npos) << amb.detail;
     auto misfit = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "first.m");
     // A kind@caller stand-in is no class to check against: the unique type decides.
-    EXPECT_EQ(namer.name(0xffff888012345000ull + 8, LCB_F_SPIN, in_cache("kmalloc-32", 32), "", "mutex@f.wait_lock")
-                  .name,
-              "first.m.wait_lock");
+    EXPECT_EQ(
+        namer.name(0xffff888012345000ull + 8, LCB_F_SPIN, in_cache("kmalloc-32", 32), "", "mutex@f.wait_lock").name,
+        "first.m.wait_lock");
     EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "mutex@f").name,
               "first.m");
     EXPECT_NE(misfit.detail.find("does not fit first.m"), std::string::npos) << misfit.detail;
+}
+
+TEST(KernelTypes, TypesAFunctionReachesThroughItsParameters)
+{
+    auto t = blob_types();
+    auto reached = [&](const char* fn) {
+        std::vector<std::string> out;
+        for (const auto& r : t->types_reached_from(fn))
+            out.push_back(std::to_string(r.depth) + " " + r.type + " " + r.via);
+        return out;
+    };
+    EXPECT_EQ(reached("other24_get"), std::vector<std::string>{"0 other24 o"});
+    EXPECT_EQ(reached("other24_get.isra.0"), std::vector<std::string>{"0 other24 o"});  // a clone
+    EXPECT_EQ(reached("through_holder"), (std::vector<std::string>{"0 holder h", "1 other24 h->o"}));
+    EXPECT_TRUE(reached("nothing").empty());
+    EXPECT_TRUE(reached("no_such_function").empty());
+
+    std::string why;
+    auto kernel = KernelTypes::load_vmlinux(&why);
+    ASSERT_TRUE(kernel) << why;
+    // evict(struct inode *) works on the inode and, through i_sb, its super_block.
+    bool sb = false;
+    for (const auto& r : kernel->types_reached_from("evict"))
+        sb |= r.depth == 1 && r.type == "super_block" && r.via == "inode->i_sb";
+    EXPECT_TRUE(sb);
+}
+
+TEST(DataNamer, GenericCacheCandidatesNarrowedByTheWaitingFunctionsPrototype)
+{
+    KernelDataNamer namer(blob_sources());
+    const uint64_t at = 0xffff888012345000ull + 8;  // a mutex at +8 of a kmalloc-32 object: inner or other24
+    auto direct = namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "other24_get", "");
+    EXPECT_EQ(direct.name, "other24.q");
+    EXPECT_EQ(direct.source, NameSource::Slab);
+    EXPECT_NE(direct.detail.find("the only one the waiting function other24_get reaches (o)"), std::string::npos)
+        << direct.detail;
+    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "through_holder", "").name, "other24.q");
+    // A function that reaches both candidates decides nothing, nor one that reaches none.
+    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "both", "").name, "");
+    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "nothing", "").name, "");
+    // The caller table's class still has the last word.
+    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "other24_get", "inner.m").name, "");
+}
+
+TEST(DataNamer, AFlexibleArrayOfLockedItemsInALargerCache)
+{
+    KernelDataNamer namer(blob_sources());
+    // kmalloc-128 holds 97..128 bytes: no fixed-size type, but a
+    // futex_private_hash with four or five items; item 3's mutex is at 8 + 3 * 24.
+    auto r = namer.name(0xffff888012345000ull + 128 + 80, LCB_F_MUTEX, in_cache("kmalloc-128", 128), "", "");
+    EXPECT_EQ(r.name, "first.m");
+    EXPECT_NE(r.detail.find("struct futex_private_hash (a header of 8 bytes and a flexible array) (queues[3].m)"),
+              std::string::npos)
+        << r.detail;
+    // Inside the header, nothing.
+    EXPECT_EQ(namer.name(0xffff888012345000ull + 128 + 4, LCB_F_MUTEX, in_cache("kmalloc-128", 128), "", "").name, "");
+    // The same object reached through the task (mm->futex_phash): no inference needed.
+    RawIdentity id = in_cache("kmalloc-128", 128);
+    id.task_member = LS_TASK_FUTEX_HASH;
+    id.object = 0xffff888012345000ull + 128;
+    id.tgid = 77;
+    auto t = namer.name(id.object + 80, LCB_F_MUTEX, id, "futex_wake", "");
+    EXPECT_EQ(t.name, "first.m");
+    EXPECT_EQ(t.source, NameSource::Task);
+    EXPECT_EQ(t.instance, "futex hash of process 77, queues[3]");
+}
+
+TEST(DataNamer, APipeTheWaiterHasOpenNamesItsMember)
+{
+    KernelDataNamer namer(blob_sources());
+    const uint64_t pipe = 0xffff888012345040ull;
+    RawIdentity id = in_cache("kmalloc-cg-64", 64);
+    id.task_member = LS_TASK_PIPE;
+    id.object = pipe;
+    id.inode_ino = 4242;
+    auto r = namer.name(pipe, LCB_F_MUTEX, id, "pipe_read", "pipe_inode_info.mutex");
+    EXPECT_EQ(r.name, "pipe_inode_info.mutex");
+    EXPECT_EQ(r.source, NameSource::Task);
+    EXPECT_EQ(r.instance, "pipe:[4242]");
+    EXPECT_NE(r.detail.find("a pipe the waiter has open"), std::string::npos) << r.detail;
+    EXPECT_EQ(namer.name(pipe + 8, LCB_F_SPIN, id, "", "").name, "pipe_inode_info.mutex.wait_lock");
+    // No lock of the kind there: the pipe says nothing, the slab evidence stays.
+    auto none = namer.name(pipe + 16, LCB_F_MUTEX, id, "", "");
+    EXPECT_NE(none.source, NameSource::Task);
 }
 
 TEST(DataNamer, PerCpuLocksByVariableAndCpu)
@@ -296,7 +419,7 @@ const char* kKallsyms =
 
 TEST(KernelImage, SystemMapIsUsedOnlyWhenItMatchesAndIomemBoundsTheData)
 {
-    workload::testing::TempDir dir;
+    lockscope::testing::TempDir dir;
     std::string kallsyms = kKallsyms, map_ok, map_bad;
     // 60 functions, so that the check has enough to compare; KASLR shift 0x2000000.
     for (int i = 0; i < 60; i++) {
@@ -308,20 +431,21 @@ TEST(KernelImage, SystemMapIsUsedOnlyWhenItMatchesAndIomemBoundsTheData)
         std::snprintf(line, sizeof line, "ffffffff7f%06x T f%d\n", 0x20000 + i * 0x100, i);
         map_bad += line;
     }
-    const std::string data = "ffffffff7f000000 T _text\nffffffff80000000 D _sdata\nffffffff80000100 D big_lock\n"
-                             "ffffffff80001000 D _edata\n";
+    const std::string data =
+        "ffffffff7f000000 T _text\nffffffff80000000 D _sdata\nffffffff80000100 D big_lock\n"
+        "ffffffff80001000 D _edata\n";
     const auto syms = KernelSymbols::parse(kallsyms);
     std::ofstream(dir.path().string() + "/ok.map") << map_ok << data;
     std::ofstream(dir.path().string() + "/bad.map") << map_bad << data;
     std::ofstream(dir.path().string() + "/iomem") << "00100000-00ffffff : System RAM\n"
-                                            "  01000000-01ffffff : Kernel code\n"
-                                            "  03000000-030fffff : Kernel data\n";
+                                                     "  01000000-01ffffff : Kernel code\n"
+                                                     "  03000000-030fffff : Kernel data\n";
     std::vector<std::string> warnings;
     auto ok = KernelImage::load(syms, warnings, dir.path().string() + "/iomem", dir.path().string() + "/ok.map");
     EXPECT_TRUE(warnings.empty());
     EXPECT_EQ(ok.symbol(0xffffffff82000100ull), "big_lock");
     EXPECT_EQ(ok.symbol(0xffffffff82000108ull), "big_lock");  // inside it
-    EXPECT_TRUE(ok.in_data(0xffffffff83000010ull));          // _text + (0x3000000 - 0x1000000)
+    EXPECT_TRUE(ok.in_data(0xffffffff83000010ull));           // _text + (0x3000000 - 0x1000000)
     EXPECT_FALSE(ok.in_data(0xffff888000000000ull));
     auto bad = KernelImage::load(syms, warnings, dir.path().string() + "/iomem", dir.path().string() + "/bad.map");
     ASSERT_EQ(warnings.size(), 1u);

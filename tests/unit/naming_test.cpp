@@ -2,7 +2,7 @@
 // never from an address.
 #include <gtest/gtest.h>
 
-#include "core/lock_naming.h"
+#include "core/analysis/lock_naming.h"
 #include "lockscope_abi.h"
 
 namespace lockscope {
@@ -47,8 +47,11 @@ const RawIdentity kNoIdentity{};
 TEST(LockNaming, CallerSkipsTracingAndLockCode)
 {
     auto syms = KernelSymbols::parse(kKallsyms);
-    std::vector<uint64_t> frames = {0xffffffffc0001234ull /* a BPF program */, 0xffffffff81300010ull,
-                                    0xffffffff81200150ull, 0xffffffff81200410ull, 0xffffffff81100020ull,
+    std::vector<uint64_t> frames = {0xffffffffc0001234ull /* a BPF program */,
+                                    0xffffffff81300010ull,
+                                    0xffffffff81200150ull,
+                                    0xffffffff81200410ull,
+                                    0xffffffff81100020ull,
                                     0xffffffff81100810ull};
     EXPECT_EQ(caller_function(syms, frames), "anon_pipe_write");
     Naming n = name_lock(syms, 0xffff888000001000ull, LCB_F_MUTEX, kNoIdentity, frames);
@@ -106,7 +109,8 @@ TEST(LockNaming, MutexWaitLockIsNamedAfterItsMutex)
 class FixedNamer : public DataNamer {
 public:
     explicit FixedNamer(Result r) : r_(std::move(r)) {}
-    Result name(uint64_t, uint32_t, const RawIdentity&, const std::string&, const std::string& caller_class) const override
+    Result name(uint64_t, uint32_t, const RawIdentity&, const std::string&,
+                const std::string& caller_class) const override
     {
         seen_caller_class = caller_class;
         return r_;

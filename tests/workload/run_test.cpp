@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <thread>
 
+using lockscope::testing::TempDir;
 using lockscope::workload::Options;
 using lockscope::workload::SharedOps;
-using lockscope::workload::testing::TempDir;
 
 namespace {
 

@@ -1,4 +1,5 @@
 #include "temp_dir.h"
+#include "core/clock.h"
 #include "workload/workload.h"
 
 #include <gtest/gtest.h>
@@ -47,9 +48,9 @@ TEST(SharedOps, WritesOfAForkedChildAreVisibleToTheParent)
     pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-        ops.mark_started(lockscope::workload::monotonic_ns());
+        ops.mark_started(lockscope::monotonic_ns());
         ops.add(1, 42);
-        ops.mark_finished(lockscope::workload::monotonic_ns());
+        ops.mark_finished(lockscope::monotonic_ns());
         _exit(0);
     }
     int status = 0;
@@ -65,7 +66,7 @@ TEST(SharedOps, WritesOfAForkedChildAreVisibleToTheParent)
 // the counters live and stops the child with a signal.
 TEST(SharedOps, ParentFollowsAWorkloadInAChildAndStopsItBySignal)
 {
-    lockscope::workload::testing::TempDir dir;
+    lockscope::testing::TempDir dir;
     SharedOps ops(2);
     pid_t child = fork();
     ASSERT_GE(child, 0);

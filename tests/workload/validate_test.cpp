@@ -69,8 +69,7 @@ TEST(WorkloadValidate, ThreadCountOutOfRange)
 TEST(WorkloadValidate, DurationMustBePositive)
 {
     Options o = valid();
-    for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
-                       std::numeric_limits<double>::infinity()}) {
+    for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
         o.duration_s = bad;
         EXPECT_THROW(validate(o), UsageError) << bad;
     }

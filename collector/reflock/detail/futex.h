@@ -17,26 +17,27 @@ void futex_wake(std::atomic<std::uint32_t>* word, int count) noexcept;
 // touch it after the waiter has returned without a use-after-free.
 class Parker {
 public:
-  // Blocks until a permit is available and consumes it. Counts a sleep
-  // (and its duration) in the caller's counters only if it really blocked.
-  void park() noexcept;
-  // Makes a permit available; wakes the owner thread if it is blocked.
-  // Returns true if a futex wake was issued.
-  bool unpark() noexcept;
+    // Blocks until a permit is available and consumes it. Counts a sleep
+    // (and its duration) in the caller's counters only if it really blocked.
+    void park() noexcept;
+    // Makes a permit available; wakes the owner thread if it is blocked.
+    // Returns true if a futex wake was issued.
+    bool unpark() noexcept;
 
 private:
-  static constexpr std::uint32_t kEmpty = 0, kNotified = 1, kParked = ~0u;
-  std::atomic<std::uint32_t> state_{kEmpty};
+    static constexpr std::uint32_t kEmpty = 0, kNotified = 1, kParked = ~0u;
+    std::atomic<std::uint32_t> state_{kEmpty};
 };
 
-inline void cpu_relax() noexcept {
+inline void cpu_relax() noexcept
+{
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
+    __builtin_ia32_pause();
 #elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
+    asm volatile("yield" ::: "memory");
 #else
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
 #endif
 }
 
-} // namespace reflock::detail
+}  // namespace reflock::detail

@@ -12,13 +12,14 @@ __extension__ unsigned short lockscope_spin_fail_semaphore __attribute__((unused
 
 namespace reflock {
 
-bool usdt_tracer_attached() noexcept {
-  // The kernel writes the counters from outside this thread's program order;
-  // an atomic load keeps the compiler from caching them across a poll loop.
-  const auto loaded = [](unsigned short& sema) {
-    return std::atomic_ref<unsigned short>(sema).load(std::memory_order_relaxed);
-  };
-  return loaded(lockscope_contention_begin_semaphore) != 0 && loaded(lockscope_contention_end_semaphore) != 0;
+bool usdt_tracer_attached() noexcept
+{
+    // The kernel writes the counters from outside this thread's program order;
+    // an atomic load keeps the compiler from caching them across a poll loop.
+    const auto loaded = [](unsigned short& sema) {
+        return std::atomic_ref<unsigned short>(sema).load(std::memory_order_relaxed);
+    };
+    return loaded(lockscope_contention_begin_semaphore) != 0 && loaded(lockscope_contention_end_semaphore) != 0;
 }
 
-} // namespace reflock
+}  // namespace reflock

@@ -26,30 +26,37 @@ extern unsigned short lockscope_spin_fail_semaphore;
 
 namespace reflock::detail {
 
-inline void trace_begin(const void* lock, unsigned flags) noexcept {
-  DTRACE_PROBE2(lockscope, contention_begin, lock, flags);
+inline void trace_begin(const void* lock, unsigned flags) noexcept
+{
+    DTRACE_PROBE2(lockscope, contention_begin, lock, flags);
 }
-inline void trace_end(const void* lock, int ret) noexcept { DTRACE_PROBE2(lockscope, contention_end, lock, ret); }
+inline void trace_end(const void* lock, int ret) noexcept
+{
+    DTRACE_PROBE2(lockscope, contention_end, lock, ret);
+}
 
 // A spin phase begins: the event and its counter together, so USDT-derived
 // counts equal the in-process ones by construction.
-inline void spin_begin(const void* lock, unsigned kind_flags) noexcept {
-  bump(my_counters().spin_attempts);
-  trace_begin(lock, kind_flags | LCB_F_SPIN);
+inline void spin_begin(const void* lock, unsigned kind_flags) noexcept
+{
+    bump(my_counters().spin_attempts);
+    trace_begin(lock, kind_flags | LCB_F_SPIN);
 }
 // The spin phase ends by queueing: spin_fail then a non-SPIN begin (the
 // collector counts a failure on that begin).
-inline void spin_failed_queue(const void* lock, unsigned kind_flags, SpinFail reason) noexcept {
-  auto& c = my_counters();
-  bump(c.spin_failures);
-  bump(c.by_reason[static_cast<unsigned>(reason)]);
-  DTRACE_PROBE2(lockscope, spin_fail, lock, static_cast<unsigned>(reason));
-  trace_begin(lock, kind_flags);
+inline void spin_failed_queue(const void* lock, unsigned kind_flags, SpinFail reason) noexcept
+{
+    auto& c = my_counters();
+    bump(c.spin_failures);
+    bump(c.by_reason[static_cast<unsigned>(reason)]);
+    DTRACE_PROBE2(lockscope, spin_fail, lock, static_cast<unsigned>(reason));
+    trace_begin(lock, kind_flags);
 }
 // The spin phase (or the episode) ends with the lock.
-inline void spin_succeeded(const void* lock) noexcept {
-  bump(my_counters().spin_successes);
-  trace_end(lock, 0);
+inline void spin_succeeded(const void* lock) noexcept
+{
+    bump(my_counters().spin_successes);
+    trace_end(lock, 0);
 }
 
-} // namespace reflock::detail
+}  // namespace reflock::detail

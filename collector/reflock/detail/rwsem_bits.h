@@ -10,7 +10,7 @@ inline constexpr std::int64_t kActiveBias = 1;
 inline constexpr std::int64_t kWaitingBias = -kActiveMask - 1;
 inline constexpr std::int64_t kActiveReadBias = kActiveBias;
 inline constexpr std::int64_t kActiveWriteBias = kWaitingBias + kActiveBias;
-} // namespace reflock::detail::xadd
+}  // namespace reflock::detail::xadd
 
 namespace reflock::detail::atomic {
 // kernel/locking/rwsem.c (v5.3+)
@@ -24,4 +24,4 @@ inline constexpr std::int64_t kReaderMask = ~(kReaderBias - 1);
 inline constexpr std::int64_t kWriterMask = kWriterLocked;
 inline constexpr std::int64_t kLockMask = kWriterMask | kReaderMask;
 inline constexpr std::int64_t kReadFailedMask = kWriterMask | kFlagWaiters | kFlagHandoff | kFlagReadFail;
-} // namespace reflock::detail::atomic
+}  // namespace reflock::detail::atomic

@@ -16,28 +16,29 @@ namespace reflock::detail {
 
 // One node of the optimistic spin queue (kernel: struct optimistic_spin_node).
 struct OsqNode {
-  std::atomic<OsqNode*> next{nullptr};
-  std::atomic<OsqNode*> prev{nullptr};
-  std::atomic<bool> locked{false};
-  std::uint32_t encoded = 0; // this slot's index + 1, the value stored in the queue tail
+    std::atomic<OsqNode*> next{nullptr};
+    std::atomic<OsqNode*> prev{nullptr};
+    std::atomic<bool> locked{false};
+    std::uint32_t encoded = 0;  // this slot's index + 1, the value stored in the queue tail
 };
 
 // Counters written only by the slot's thread: relaxed load + store, no RMW.
 struct CounterCells {
-  std::atomic<std::uint64_t> acquisitions{0}, contended{0}, spin_attempts{0}, spin_successes{0},
-      spin_failures{0}, sleeps{0}, sleep_ns{0}, wakeups{0};
-  std::atomic<std::uint64_t> by_reason[kSpinFailReasons] = {};
+    std::atomic<std::uint64_t> acquisitions{0}, contended{0}, spin_attempts{0}, spin_successes{0}, spin_failures{0},
+        sleeps{0}, sleep_ns{0}, wakeups{0}, handoffs{0};
+    std::atomic<std::uint64_t> by_reason[kSpinFailReasons] = {};
 };
 
-inline void bump(std::atomic<std::uint64_t>& cell, std::uint64_t by = 1) noexcept {
-  cell.store(cell.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+inline void bump(std::atomic<std::uint64_t>& cell, std::uint64_t by = 1) noexcept
+{
+    cell.store(cell.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }
 
 struct alignas(64) ThreadSlot {
-  std::uint32_t tid = 0;
-  Parker parker;
-  alignas(64) OsqNode osq;
-  alignas(64) CounterCells counters;
+    std::uint32_t tid = 0;
+    Parker parker;
+    alignas(64) OsqNode osq;
+    alignas(64) CounterCells counters;
 };
 
 inline constexpr std::uint32_t kMaxThreadSlots = 4096;
@@ -51,16 +52,18 @@ inline thread_local ThreadSlot* t_slot = nullptr;
 inline thread_local std::uint32_t t_tid = 0;
 
 // The calling thread's slot. Inline: the mutex fast path counts acquisitions.
-inline ThreadSlot& self() noexcept {
-  if (!t_slot) [[unlikely]]
-    t_slot = claim_slot();
-  return *t_slot;
+inline ThreadSlot& self() noexcept
+{
+    if (!t_slot) [[unlikely]]
+        t_slot = claim_slot();
+    return *t_slot;
 }
 // The calling thread's kernel thread id, cached (the owner value of our locks).
-inline std::uint32_t self_tid() noexcept {
-  if (t_tid == 0) [[unlikely]]
-    t_tid = query_tid();
-  return t_tid;
+inline std::uint32_t self_tid() noexcept
+{
+    if (t_tid == 0) [[unlikely]]
+        t_tid = query_tid();
+    return t_tid;
 }
 // Slot by OSQ encoding (index + 1).
 ThreadSlot& slot_at(std::uint32_t encoded) noexcept;
@@ -68,6 +71,9 @@ ThreadSlot& slot_at(std::uint32_t encoded) noexcept;
 // Number of slots ever claimed; slots [1, n] (OSQ encoding) hold counters.
 std::uint32_t slots_in_use_high_water() noexcept;
 
-inline CounterCells& my_counters() noexcept { return self().counters; }
+inline CounterCells& my_counters() noexcept
+{
+    return self().counters;
+}
 
-} // namespace reflock::detail
+}  // namespace reflock::detail

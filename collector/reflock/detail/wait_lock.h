@@ -15,42 +15,49 @@ namespace reflock::detail {
 
 class WaitLock {
 public:
-  void lock() noexcept {
-    std::uint32_t expected = 0;
-    if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-    lock_slow();
-  }
-  bool try_lock() noexcept {
-    std::uint32_t expected = 0;
-    return state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed);
-  }
-  void unlock() noexcept {
-    if (state_.exchange(0, std::memory_order_release) == 2) futex_wake(&state_, 1);
-  }
+    void lock() noexcept
+    {
+        std::uint32_t expected = 0;
+        if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed))
+            return;
+        lock_slow();
+    }
+    bool try_lock() noexcept
+    {
+        std::uint32_t expected = 0;
+        return state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed);
+    }
+    void unlock() noexcept
+    {
+        if (state_.exchange(0, std::memory_order_release) == 2)
+            futex_wake(&state_, 1);
+    }
 
 private:
-  void lock_slow() noexcept {
-    for (int i = 0; i < 100; ++i) {
-      std::uint32_t expected = 0;
-      if (state_.load(std::memory_order_relaxed) == 0 &&
-          state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed))
-        return;
-      cpu_relax();
+    void lock_slow() noexcept
+    {
+        for (int i = 0; i < 100; ++i) {
+            std::uint32_t expected = 0;
+            if (state_.load(std::memory_order_relaxed) == 0 &&
+                state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed))
+                return;
+            cpu_relax();
+        }
+        while (state_.exchange(2, std::memory_order_acquire) != 0)
+            futex_wait(&state_, 2);
     }
-    while (state_.exchange(2, std::memory_order_acquire) != 0) futex_wait(&state_, 2);
-  }
-  std::atomic<std::uint32_t> state_{0};
+    std::atomic<std::uint32_t> state_{0};
 };
 
 class WaitLockGuard {
 public:
-  explicit WaitLockGuard(WaitLock& lock) noexcept : lock_(lock) { lock_.lock(); }
-  ~WaitLockGuard() { lock_.unlock(); }
-  WaitLockGuard(const WaitLockGuard&) = delete;
-  WaitLockGuard& operator=(const WaitLockGuard&) = delete;
+    explicit WaitLockGuard(WaitLock& lock) noexcept : lock_(lock) { lock_.lock(); }
+    ~WaitLockGuard() { lock_.unlock(); }
+    WaitLockGuard(const WaitLockGuard&) = delete;
+    WaitLockGuard& operator=(const WaitLockGuard&) = delete;
 
 private:
-  WaitLock& lock_;
+    WaitLock& lock_;
 };
 
-} // namespace reflock::detail
+}  // namespace reflock::detail

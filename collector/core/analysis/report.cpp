@@ -1,0 +1,507 @@
+// Rolling a session up into a Report. Rendering is in report_format.cpp.
+#include "core/analysis/report.h"
+
+#include "core/analysis/lock_naming.h"
+#include "core/error.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+namespace lockscope {
+namespace {
+
+// A row under construction: its counters plus who contributed the wait, so
+// the row can name its dominant caller or kind.
+struct Group {
+    ReportRow row;
+    std::map<std::string, uint64_t> wait_by_caller;
+    std::map<std::pair<std::string, std::string>, uint64_t> wait_by_kind;  // (kind, mode)
+    std::map<std::string, uint64_t> wait_by_source;
+    std::set<uint64_t> objects;  // lock addresses rolled in
+    std::set<int64_t> lock_ids;  // lock rows rolled in
+};
+
+constexpr size_t kHoldersPerRow = 3;
+
+// What the sampled stacks say about each lock group: its top holder stacks,
+// the holders' tasks, and the cgroups of its sampled waiters.
+void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted,
+                    std::map<std::tuple<std::string, std::string, std::string>, Group>& groups)
+{
+    std::map<int64_t, Group*> group_of;
+    for (auto& [key, g] : groups)
+        for (int64_t id : g.lock_ids)
+            group_of[id] = &g;
+    std::map<Group*, std::map<std::pair<std::string, std::vector<std::string>>, HolderShare>> merged;
+    for (const StackSample& st : session.stacks) {
+        if (!st.holder() || !wanted(st.run))
+            continue;
+        auto g = group_of.find(st.lock_id);
+        if (g == group_of.end())
+            continue;
+        HolderShare& h = merged[g->second][{st.holder_state(), st.frames}];
+        h.frames = st.frames;
+        h.state = st.holder_state();
+        h.samples = sat_add(h.samples, st.samples);
+        h.wait_ns = sat_add(h.wait_ns, st.wait_ns);
+    }
+    for (auto& [g, by_stack] : merged) {
+        uint64_t wait = 0, samples = 0;
+        std::vector<HolderShare> list;
+        for (auto& [key, h] : by_stack) {
+            wait = sat_add(wait, h.wait_ns);
+            samples = sat_add(samples, h.samples);
+            list.push_back(std::move(h));
+        }
+        for (HolderShare& h : list)
+            h.share = wait ? double(h.wait_ns) / double(wait) : double(h.samples) / double(samples);
+        std::stable_sort(list.begin(), list.end(), [](const HolderShare& a, const HolderShare& b) {
+            if (a.share != b.share)
+                return a.share > b.share;
+            return a.samples > b.samples;
+        });
+        if (list.size() > kHoldersPerRow)
+            list.resize(kHoldersPerRow);
+        g->row.holders = std::move(list);
+        g->row.holder_samples = samples;
+    }
+    std::map<Group*, std::map<uint32_t, HolderTaskShare>> tasks;
+    for (const HolderTask& h : session.holder_tasks) {
+        auto g = group_of.find(h.lock_id);
+        if (!wanted(h.run) || g == group_of.end())
+            continue;
+        HolderTaskShare& t = tasks[g->second][h.tid];
+        t.tid = h.tid;
+        t.tgid = h.tgid;
+        t.comm = h.comm;
+        t.samples = sat_add(t.samples, h.samples);
+    }
+    std::map<Group*, std::map<std::string, uint64_t>> cgroups;
+    for (const LockCgroup& c : session.lock_cgroups) {
+        auto g = group_of.find(c.lock_id);
+        if (wanted(c.run) && g != group_of.end()) {
+            uint64_t& n = cgroups[g->second][c.cgroup.empty() ? "(unknown cgroup)" : c.cgroup];
+            n = sat_add(n, c.samples);
+        }
+    }
+    for (auto& [g, by_path] : cgroups) {
+        g->row.cgroups.assign(by_path.begin(), by_path.end());
+        std::stable_sort(g->row.cgroups.begin(), g->row.cgroups.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+    }
+    for (auto& [g, by_tid] : tasks) {
+        std::vector<HolderTaskShare> list;
+        for (auto& [tid, t] : by_tid)
+            list.push_back(std::move(t));
+        std::stable_sort(list.begin(), list.end(),
+                         [](const HolderTaskShare& a, const HolderTaskShare& b) { return a.samples > b.samples; });
+        if (list.size() > kHoldersPerRow)
+            list.resize(kHoldersPerRow);
+        g->row.holder_tasks = std::move(list);
+    }
+}
+
+template <typename Key>
+const Key& dominant(const std::map<Key, uint64_t>& wait)
+{
+    // Most wait wins; on a tie the first key in order, so output is stable.
+    auto best = wait.begin();
+    for (auto it = wait.begin(); it != wait.end(); ++it)
+        if (it->second > best->second)
+            best = it;
+    return best->first;
+}
+
+std::string kind_label(const std::string& kind, const std::string& mode)
+{
+    return mode.empty() ? kind : kind + "/" + mode;
+}
+
+// Splits c into parts in proportion to `shares` (which sum to 1), each count
+// apportioned exactly: the parts add up to c again (largest remainder). A
+// part's max wait is c's, an upper bound; nothing finer is known.
+std::vector<LockCounters> split_counters(const LockCounters& c, const std::vector<double>& shares)
+{
+    std::vector<LockCounters> parts(shares.size());
+    std::vector<std::pair<double, size_t>> rest(shares.size());
+    auto split = [&](uint64_t total, auto field) {
+        uint64_t given = 0;
+        for (size_t i = 0; i < shares.size(); ++i) {
+            const double exact = double(total) * shares[i];
+            // Near 2^64 a double is coarser than 1: clamp before converting.
+            const uint64_t whole = exact >= double(total - given) ? total - given : uint64_t(exact);
+            field(parts[i]) = whole;
+            given += whole;
+            rest[i] = {exact - double(whole), i};
+        }
+        std::stable_sort(rest.begin(), rest.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+        for (size_t r = 0; r < rest.size() && given < total; ++r, ++given)
+            ++field(parts[rest[r].second]);
+        if (given < total)  // rounding of huge counts: the largest remainder takes the rest
+            field(parts[rest[0].second]) += total - given;
+    };
+    for (const CounterField& f : kCounterFields) {
+        const auto member = f.member;
+        if (f.merge == Merge::sum)
+            split(c.*member, [member](LockCounters& p) -> uint64_t& { return p.*member; });
+        else
+            for (LockCounters& p : parts)
+                p.*member = c.*member;
+    }
+    for (size_t k = 0; k < c.owner.size(); ++k)
+        split(c.owner[k], [k](LockCounters& p) -> uint64_t& { return p.owner[k]; });
+    for (size_t k = 0; k < c.hist.size(); ++k)
+        split(c.hist[k], [k](LockCounters& p) -> uint64_t& { return p.hist[k]; });
+    return parts;
+}
+
+// --by caller: each lock's callers and their shares, from the sampled waiter
+// stacks of the wanted runs (by sampled wait; by samples where no wait was
+// sampled). Locks without a sampled waiter stack are absent.
+template <typename Wanted>
+std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(const Session& s, Wanted wanted)
+{
+    std::map<int64_t, std::map<std::string, std::pair<uint64_t, uint64_t>>> seen;  // (wait, samples)
+    for (const StackSample& st : s.stacks) {
+        if (st.role != "waiter" || !wanted(st.run) || st.samples == 0)
+            continue;
+        auto& [wait, samples] = seen[st.lock_id][caller_function(st.frames)];
+        wait = sat_add(wait, st.wait_ns);
+        samples = sat_add(samples, st.samples);
+    }
+    std::map<int64_t, std::vector<std::pair<std::string, double>>> out;
+    for (const auto& [lock, callers] : seen) {
+        uint64_t wait = 0, samples = 0;
+        for (const auto& [caller, ws] : callers) {
+            wait = sat_add(wait, ws.first);
+            samples = sat_add(samples, ws.second);
+        }
+        auto& list = out[lock];
+        for (const auto& [caller, ws] : callers)
+            list.emplace_back(caller, wait ? double(ws.first) / double(wait) : double(ws.second) / double(samples));
+    }
+    return out;
+}
+
+}  // namespace
+
+GroupBy parse_group_by(const std::string& text)
+{
+    for (GroupBy by :
+         {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind, GroupBy::Instance, GroupBy::Cgroup})
+        if (text == group_by_name(by))
+            return by;
+    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind, instance, cgroup");
+}
+
+const char* group_by_name(GroupBy by)
+{
+    switch (by) {
+        case GroupBy::Lock:
+            return "lock";
+        case GroupBy::Caller:
+            return "caller";
+        case GroupBy::Task:
+            return "task";
+        case GroupBy::Kind:
+            return "kind";
+        case GroupBy::Instance:
+            return "instance";
+        case GroupBy::Cgroup:
+            return "cgroup";
+    }
+    return "lock";
+}
+
+namespace {
+
+using RunFilter = std::function<bool(int64_t)>;
+
+void check_run_exists(const Session& session, const ReportOptions& options)
+{
+    if (!options.run ||
+        std::any_of(session.runs.begin(), session.runs.end(), [&](const RunInfo& r) { return r.id == *options.run; }))
+        return;
+    std::string ids;
+    for (const auto& r : session.runs)
+        ids += (ids.empty() ? "" : ", ") + std::to_string(r.id);
+    throw UsageError("no run " + std::to_string(*options.run) +
+                     " in this session (runs: " + (ids.empty() ? "none" : ids) + ")");
+}
+
+// The totals over the wanted runs: counters, time and idle from the
+// intervals; losses by cause and throughput from the runs.
+ReportTotals session_totals(const Session& session, const RunFilter& wanted)
+{
+    ReportTotals t;
+    uint64_t idle_ns = 0, cpu_ns = 0, interval_lost = 0;
+    double ops = 0, ops_seconds = 0;
+    bool have_interval_ops = false;
+    for (const IntervalTotals& in : session.intervals) {
+        if (!wanted(in.run))
+            continue;
+        t.counters.add(in.counters);
+        t.duration_s += in.seconds();
+        idle_ns = sat_add(idle_ns, in.idle_ns);
+        cpu_ns = sat_add(cpu_ns, in.cpu_ns);
+        t.events = sat_add(t.events, in.events);
+        interval_lost = sat_add(interval_lost, in.lost);
+        if (in.ops) {
+            have_interval_ops = true;
+            ops += *in.ops;
+            ops_seconds += in.seconds();
+        }
+        ++t.intervals;
+    }
+    t.idle_fraction = cpu_ns ? double(idle_ns) / double(cpu_ns) : 0.0;
+
+    double run_ops = 0, run_seconds = 0;
+    bool have_run_ops = false;
+    for (const RunInfo& r : session.runs) {
+        if (!wanted(r.id))
+            continue;
+        ++t.runs;
+        t.lost_by_cause.add(r.lost);
+        if (r.ops && r.end_ns > r.start_ns) {
+            have_run_ops = true;
+            run_ops += *r.ops;
+            run_seconds += double(r.end_ns - r.start_ns) / 1e9;
+        }
+    }
+    // Runs count drops by cause, intervals count them as they happen; they
+    // should agree, and if they do not, show the larger so nothing hides.
+    t.lost = std::max(interval_lost, t.lost_by_cause.total());
+    if (have_interval_ops && ops_seconds > 0)
+        t.ops_per_s = ops / ops_seconds;
+    else if (have_run_ops && run_seconds > 0)
+        t.ops_per_s = run_ops / run_seconds;
+    return t;
+}
+
+// The rows being built, keyed by what the user groups on; std::map keeps
+// equal-wait rows in a stable order.
+class Grouping {
+public:
+    using Key = std::tuple<std::string, std::string, std::string>;
+
+    Group& add(Key key, const LockInfo* lock, const LockCounters& c)
+    {
+        Group& g = groups_[std::move(key)];
+        g.row.counters.add(c);
+        if (lock) {
+            uint64_t& by_caller = g.wait_by_caller[lock->caller];
+            by_caller = sat_add(by_caller, c.wait_ns);
+            uint64_t& by_kind = g.wait_by_kind[{lock->kind, lock->mode}];
+            by_kind = sat_add(by_kind, c.wait_ns);
+            uint64_t& by_source = g.wait_by_source[lock->name_source];
+            by_source = sat_add(by_source, c.wait_ns);
+            g.objects.insert(lock->address);
+            g.lock_ids.insert(lock->id);
+            if (g.row.detail.empty())
+                g.row.detail = lock->detail;
+            if (g.row.instance.empty())
+                g.row.instance = lock->instance;
+        }
+        return g;
+    }
+
+    std::map<Key, Group>& groups() { return groups_; }
+
+private:
+    std::map<Key, Group> groups_;
+};
+
+// --by task and --by cgroup: the tasks' own totals.
+void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Grouping& grouping, Report& rep)
+{
+    if (by == GroupBy::Task) {
+        for (const TaskStats& task : session.tasks) {
+            if (!wanted(task.run))
+                continue;
+            Group& g = grouping.add({std::to_string(task.pid), task.comm, {}}, nullptr, task.counters);
+            g.row.name = task.comm + "[" + std::to_string(task.pid) + "]";
+        }
+        return;
+    }
+    LockCounters attributed;
+    for (const TaskStats& task : session.tasks) {
+        if (!wanted(task.run))
+            continue;
+        const std::string name = task.cgroup.empty() ? "(cgroup unknown)" : task.cgroup;
+        grouping.add({name, {}, {}}, nullptr, task.counters).row.name = name;
+        attributed.add(task.counters);
+    }
+    // Tasks publish their totals when switched out: what a task did since
+    // its last switch-out, or beyond the task map, is in the totals but in
+    // no task. Shown as a row, so the rows add up.
+    const LockCounters& all = rep.totals.counters;
+    if (session.tasks.empty() || (all.contentions <= attributed.contentions && all.wait_ns <= attributed.wait_ns))
+        return;
+    LockCounters rest;
+    for (const CounterField& f : kCounterFields)
+        if (f.per_task)
+            rest.*f.member = all.*f.member > attributed.*f.member ? all.*f.member - attributed.*f.member : 0;
+    grouping.add({"(not attributed)", {}, {}}, nullptr, rest).row.name = "(not attributed)";
+    rep.notes.push_back(
+        "(not attributed): contention of tasks not switched out since their last "
+        "episodes when the recording stopped, or beyond the task map");
+}
+
+// --by lock, caller, kind or instance: the lock rows' totals, and the shares
+// of the wait by name source.
+void group_locks(const Session& session, const RunFilter& wanted, GroupBy by, Grouping& grouping, Report& rep)
+{
+    std::unordered_map<int64_t, const LockInfo*> locks;
+    for (const LockInfo& l : session.locks)
+        locks.emplace(l.id, &l);
+    // Instances: a lock object (its read and write rows are one) numbered in
+    // order of first sight within its class; addresses never shown.
+    std::map<std::pair<std::string, uint64_t>, size_t> instance_number;
+    std::map<std::string, size_t> instances_of_class;
+    for (const LockInfo& l : session.locks)
+        if (!instance_number.count({l.name, l.address}))
+            instance_number[{l.name, l.address}] = ++instances_of_class[l.name];
+    auto instance_label = [&](const LockInfo& l) { return "#" + std::to_string(instance_number[{l.name, l.address}]); };
+    std::set<uint64_t> sources_seen;
+    std::map<int64_t, std::vector<std::pair<std::string, double>>> callers;
+    if (by == GroupBy::Caller) {
+        callers = callers_of_locks(session, wanted);
+        bool split = false;
+        for (const auto& [lock, list] : callers)
+            split |= list.size() > 1 || (locks.count(lock) && list[0].first != locks.at(lock)->caller);
+        if (split)
+            rep.notes.push_back(
+                "a lock taken from several callers is split among them in proportion to its "
+                "sampled waiter stacks' wait; those rows are estimates and their max is the "
+                "lock's");
+    }
+    for (const LockInterval& li : session.lock_intervals) {
+        auto it = locks.find(li.lock_id);
+        if (!wanted(li.run) || it == locks.end())
+            continue;
+        const LockInfo& l = *it->second;
+        switch (by) {
+            case GroupBy::Lock:
+                grouping.add({l.name, l.kind, l.mode}, &l, li.counters);
+                break;
+            case GroupBy::Caller: {
+                auto c = callers.find(l.id);
+                if (c == callers.end()) {
+                    grouping.add({l.caller, {}, {}}, &l, li.counters);
+                    break;
+                }
+                std::vector<double> shares;
+                for (const auto& entry : c->second)
+                    shares.push_back(entry.second);
+                const std::vector<LockCounters> parts = split_counters(li.counters, shares);
+                for (size_t i = 0; i < parts.size(); ++i)
+                    grouping.add({c->second[i].first, {}, {}}, &l, parts[i]);
+                break;
+            }
+            case GroupBy::Kind:
+                grouping.add({l.kind, l.mode, {}}, &l, li.counters);
+                break;
+            case GroupBy::Instance:
+                grouping.add({l.name, instance_label(l), {}}, &l, li.counters);
+                break;
+            case GroupBy::Task:
+            case GroupBy::Cgroup:
+                break;
+        }
+        // Shares of the wait by name source, over the wanted runs.
+        if (!l.name_source.empty()) {
+            ReportTotals::SourceShare& share = rep.totals.by_name_source[l.name_source];
+            share.wait_ns = sat_add(share.wait_ns, li.counters.wait_ns);
+            if (sources_seen.insert(l.address).second)
+                share.locks++;
+        }
+    }
+}
+
+// Each group's row: its name for the grouping, the dominant kind, caller
+// and name source of its wait, its share of the total.
+ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const ReportTotals& t)
+{
+    ReportRow& row = g.row;
+    if (!groups_tasks(by)) {
+        const auto& [kind, mode] = dominant(g.wait_by_kind);
+        row.kind = kind;
+        row.mode = mode;
+        row.caller = dominant(g.wait_by_caller);
+        row.name_source = dominant(g.wait_by_source);
+        row.instances = g.objects.size();
+    }
+    if (by != GroupBy::Instance) {
+        row.detail.clear();
+        row.instance.clear();
+    }
+    switch (by) {
+        case GroupBy::Lock:
+            row.name = std::get<0>(key);
+            break;
+        case GroupBy::Caller:
+            row.caller = std::get<0>(key);
+            row.name = row.caller.empty() ? "(unknown caller)" : row.caller;
+            break;
+        case GroupBy::Kind:
+            row.name = kind_label(row.kind, row.mode);
+            break;
+        case GroupBy::Instance:
+            row.name = std::get<0>(key) + " " + std::get<1>(key);
+            break;
+        case GroupBy::Task:
+        case GroupBy::Cgroup:
+            break;
+    }
+    if (t.counters.wait_ns)
+        row.share_of_wait = double(row.counters.wait_ns) / double(t.counters.wait_ns);
+    return std::move(row);
+}
+
+}  // namespace
+
+Report build_report(const Session& session, const ReportOptions& options)
+{
+    check_run_exists(session, options);
+    Report rep;
+    rep.session = session.meta;
+    rep.by = options.by;
+    const RunFilter wanted = [&](int64_t run) { return !options.run || *options.run == run; };
+    rep.totals = session_totals(session, wanted);
+
+    Grouping grouping;
+    if (groups_tasks(options.by) && session.tasks.empty() && session.meta.count("filters"))
+        rep.notes.push_back(std::string("per-task totals cover every lock, so a filtered report has no rows by ") +
+                            group_by_name(options.by));
+    if (groups_tasks(options.by))
+        group_tasks(session, wanted, options.by, grouping, rep);
+    else
+        group_locks(session, wanted, options.by, grouping, rep);
+    if (options.by == GroupBy::Lock || options.by == GroupBy::Instance)
+        attach_samples(session, wanted, grouping.groups());
+
+    rep.chains = session_chains(session, options.run);
+    rep.show_chains = options.chains;
+    for (const RunInfo& r : session.runs) {
+        if (wanted(r.id)) {
+            rep.holder_samples = sat_add(rep.holder_samples, r.holder_samples);
+            rep.holder_changed = sat_add(rep.holder_changed, r.holder_changed);
+        }
+    }
+    for (auto& [key, g] : grouping.groups())
+        rep.rows.push_back(finish_row(key, g, options.by, rep.totals));
+    std::stable_sort(rep.rows.begin(), rep.rows.end(), [](const ReportRow& a, const ReportRow& b) {
+        if (a.counters.wait_ns != b.counters.wait_ns)
+            return a.counters.wait_ns > b.counters.wait_ns;
+        return a.counters.contentions > b.counters.contentions;
+    });
+    rep.rows_total = rep.rows.size();
+    if (options.top && rep.rows.size() > options.top)
+        rep.rows.resize(options.top);
+    return rep;
+}
+
+}  // namespace lockscope

@@ -1,0 +1,115 @@
+// `lockscope report`: a session rolled up into totals and ranked rows, and
+// its text, JSON (a public interface, see DESIGN.md) and CSV renderings.
+// The GUI uses build_report for its key figures and tables too.
+#pragma once
+
+#include "core/analysis/chains.h"
+#include "core/model.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+// Instance: each lock object apart (the rows Lock rolls up into its class).
+// Task and Cgroup group the per-task totals (every lock together).
+enum class GroupBy { Lock, Caller, Task, Kind, Instance, Cgroup };
+
+inline bool groups_tasks(GroupBy by)
+{
+    return by == GroupBy::Task || by == GroupBy::Cgroup;
+}
+
+// "lock", "caller", "task", "kind", "instance", "cgroup"; anything else is a
+// UsageError that lists the valid values.
+GroupBy parse_group_by(const std::string& text);
+const char* group_by_name(GroupBy by);
+
+struct ReportOptions {
+    GroupBy by = GroupBy::Lock;
+    size_t top = 20;             // 0: all rows
+    std::optional<int64_t> run;  // one run only; all runs when empty
+    bool chains = false;         // the text shows the wait chains (JSON always has them)
+};
+
+// A holder stack of a lock row: what the task holding the lock was running
+// (and doing) when a waiter queued, from the sampled queueings.
+struct HolderShare {
+    std::vector<std::string> frames;  // innermost first; empty: it was running on another CPU
+    std::string state;                // running, preempted, sleeping, io-wait
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // wait of the sampled episodes that queued behind it
+    double share = 0;      // of the row's sampled holders' wait: "held while"
+};
+
+// A task that held the row's lock when a waiter queued.
+struct HolderTaskShare {
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    uint64_t samples = 0;
+};
+
+struct ReportRow {
+    std::string name;  // lock name, caller function, kind(/mode) or "comm[pid]"
+    std::string kind;
+    std::string mode;
+    std::string caller;       // for a lock: the caller with the most wait
+    std::string name_source;  // where the name came from (the source with the most wait); "" if unknown
+    std::string detail;       // --by instance: the evidence behind the name
+    std::string instance;     // --by instance: which object, where known
+    size_t instances = 0;     // lock objects rolled into the row
+    LockCounters counters;
+    double share_of_wait = 0;                   // of the totals' wait_ns
+    std::vector<HolderShare> holders;           // by lock or instance: the top holder stacks, by wait
+    uint64_t holder_samples = 0;                // all of the row's holder samples
+    std::vector<HolderTaskShare> holder_tasks;  // the tasks behind those samples, most samples first
+    // By lock or instance: the cgroups whose tasks were sampled waiting on
+    // it (path, sampled waiter stacks), most samples first; every one.
+    std::vector<std::pair<std::string, uint64_t>> cgroups;
+};
+
+struct ReportTotals {
+    LockCounters counters;
+    double duration_s = 0;     // summed interval durations
+    double idle_fraction = 0;  // idle ns / CPU ns over all intervals
+    uint64_t lost = 0;
+    LostCounters lost_by_cause;
+    uint64_t events = 0;
+    std::optional<double> ops_per_s;  // workload throughput, when a workload ran
+    size_t runs = 0;
+    size_t intervals = 0;
+    // Wait and distinct lock objects by name source (lock_naming.h); empty
+    // for sessions recorded before lock identity.
+    struct SourceShare {
+        uint64_t wait_ns = 0;
+        size_t locks = 0;
+    };
+    std::map<std::string, SourceShare> by_name_source;
+};
+
+struct Report {
+    std::map<std::string, std::string> session;  // the session's metadata
+    ReportTotals totals;
+    std::vector<ReportRow> rows;  // by wait_ns, descending; at most `top`
+    size_t rows_total = 0;        // before the `top` cut
+    GroupBy by = GroupBy::Lock;
+    std::vector<std::string> notes;  // how the rows were estimated, when they were
+    uint64_t holder_samples = 0;     // holder stacks captured, over the runs reported
+    uint64_t holder_changed = 0;     // holder stacks dropped: the lock changed hands meanwhile
+    std::vector<Chain> chains;       // heaviest first (chains.h)
+    bool show_chains = false;
+};
+
+// Throws UsageError when options.run names a run the session lacks.
+Report build_report(const Session& session, const ReportOptions& options);
+
+std::string format_text(const Report& report);  // fits 100 columns
+std::string format_json(const Report& report);
+std::string format_csv(const Report& report);  // header + one line per row, RFC 4180 quoting
+
+}  // namespace lockscope
