@@ -166,7 +166,21 @@ TEST(RecordCounts, SignalsToAThreadGroupContendOnItsSighandLockNamedFromData)
             // the waiting task's own sighand.
             EXPECT_EQ(row.name_source, probe::kmem_cache_kfunc_available() ? "slab" : "task");
         }
-    EXPECT_GT(siglock, 100u) << "the threads did not contend on their sighand lock";
+    // A spinlock emits contention_begin only when a waiter queues (the MCS
+    // path, or every slow path under paravirt spinlocks). Where the
+    // hypervisor gives neither (a test-and-set virt_spin_lock, or two vCPUs
+    // that never queue behind a pending waiter), the kernel's own tracepoint,
+    // counted by the independent observer, sees no spinlock wait at all, and
+    // there is nothing to name: say so rather than pass or fail on nothing.
+    const uint64_t spinlock_begins = r.observed.begin_spin - r.observed.mutex_spin;
+    if (spinlock_begins < 20)
+        GTEST_SKIP() << "spinlock waits never reach the kernel's tracepoint on this machine: the independent "
+                        "observer counted "
+                     << spinlock_begins << " spinlock contention_begin events of the workload (lockscope named "
+                     << siglock << " on sighand_struct.siglock)";
+    EXPECT_GE(2 * siglock, spinlock_begins)
+        << "the kernel saw " << spinlock_begins << " spinlock waits of the workload, lockscope named " << siglock
+        << " of them on its sighand lock";
 }
 
 TEST(RecordCounts, MmapWorkloadsShowMmapLockByName)
