@@ -1,5 +1,6 @@
 #include "record/recorder.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -183,6 +184,11 @@ void validate(const RecordOptions& o)
 RecordResult record(const RecordOptions& o)
 {
     validate(o);
+    // Loading BPF objects parses the kernel's BTF (5-6 MiB) once per object
+    // and frees it. glibc would raise its mmap threshold to that size after
+    // the first free and serve the next copies from the heap, which it then
+    // keeps: a fixed threshold gives every such buffer back when freed.
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     block_stop_signals();
     // Without a file (live consumers only) the data path is the same.
     SessionFiles files(o.output, o.overwrite, o.rotation, [&o] { return session_meta(o); });
