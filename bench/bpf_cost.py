@@ -43,7 +43,13 @@ import time
 
 PROGRAMS = ("on_contention_b", "on_contention_e", "on_sched_switc", "on_sched_wakin")
 FLOOR = ("floor_contentio", "floor_sched_swi", "floor_sched_wak")
-TIMED = ("timed_contentio",)
+# The reference programs on the contention hooks (bench/floor.bpf.c; names as
+# the kernel keeps them, cut to 15 characters), by --reference:
+REFERENCES = {
+    "timed": (("timed_contentio",), "who runs + clock read"),
+    "locks": (("hash_contention", "locks_contentio"), "per-lock floor (clock, hash by thread and by lock)"),
+    "count": (("count_contentio",), "exact per-lock count, no clock"),
+}
 
 
 def bpf_stats(prefixes):
@@ -57,10 +63,14 @@ def bpf_stats(prefixes):
 
 
 def per_event(s0, s1):
+    # Summed by name: where bpftool shows only the kernel's 15 characters of
+    # a name (no BTF for the program), a begin and an end program share one
+    # ("timed_contentio"), and both belong in the figure.
     per_prog = {}
     for pid, (name, rt1, cnt1) in s1.items():
         _, rt0, cnt0 = s0.get(pid, (name, 0, 0))
-        per_prog[name] = (rt1 - rt0, cnt1 - cnt0)
+        rt, cnt = per_prog.get(name, (0, 0))
+        per_prog[name] = (rt + rt1 - rt0, cnt + cnt1 - cnt0)
     total_ns = sum(v[0] for v in per_prog.values())
     total_cnt = sum(v[1] for v in per_prog.values())
     return per_prog, (total_ns / total_cnt if total_cnt else 0.0), total_cnt
@@ -104,18 +114,19 @@ def one_run(args, workdir, index):
     # attached before, they pay it.
     floor_first = args.order == "both" and index % 2 == 1
     if floor_first:
-        floor = start_floor(args, "timed", args.duration + 10)
+        floor = start_floor(args, args.reference, args.duration + 10)
     rec = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     line = rec.stderr.readline()
     if "recording" not in line:
         rec.wait()
         sys.exit(f"bpf_cost: lockscope did not start: {line}{rec.stderr.read()}")
     if not floor_first:
-        floor = start_floor(args, "timed", args.duration + 5)
+        floor = start_floor(args, args.reference, args.duration + 5)
+    ref = REFERENCES[args.reference][0]
     time.sleep(settle)
-    s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + TIMED), cpu_seconds(rec.pid), time.monotonic()
+    s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + ref), cpu_seconds(rec.pid), time.monotonic()
     time.sleep(window)
-    s1, f1, c1, t1 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + TIMED), cpu_seconds(rec.pid), time.monotonic()
+    s1, f1, c1, t1 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + ref), cpu_seconds(rec.pid), time.monotonic()
     hwm = rss_kib(rec.pid)
     rec.stderr.read()
     if rec.wait() != 0:
@@ -123,17 +134,17 @@ def one_run(args, workdir, index):
     floor.kill()
     floor.wait()
 
-    # The same workload without lockscope, under programs that only ask who
-    # runs and read the clock: the least any per-task wait timer pays. Alone
-    # on the hooks, because the first program on an event to read the clock
-    # pays for it more than a later one does.
-    timed = start_floor(args, "timed", args.duration + 5)
+    # The same workload without lockscope, under the reference programs
+    # alone (for "timed", who runs + clock: the least any per-task wait timer
+    # pays). Alone on the hooks, because the first program on an event to
+    # read the clock pays for it more than a later one does.
+    timed = start_floor(args, args.reference, args.duration + 5)
     work = subprocess.Popen([args.lockscope, "workload", args.workload, "-t", str(args.threads),
                              "-d", str(args.duration)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(settle)
-    m0 = bpf_stats(TIMED)
+    m0 = bpf_stats(ref)
     time.sleep(window)
-    m1 = bpf_stats(TIMED)
+    m1 = bpf_stats(ref)
     work.wait()
     timed.kill()
     timed.wait()
@@ -141,9 +152,11 @@ def one_run(args, workdir, index):
     per_prog, ns_per_event, total_cnt = per_event(s0, s1)
     floor_prog, floor_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(FLOOR)},
                                         {k: v for k, v in f1.items() if v[0].startswith(FLOOR)})
-    _, same_timed_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(TIMED)},
-                                    {k: v for k, v in f1.items() if v[0].startswith(TIMED)})
+    _, same_timed_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(ref)},
+                                    {k: v for k, v in f1.items() if v[0].startswith(ref)})
     timed_prog, timed_ns, _ = per_event(m0, m1)
+    empty_contention = [v for n, v in floor_prog.items() if n.startswith("floor_contentio")]
+    empty_contention_ns = (sum(v[0] for v in empty_contention) / max(1, sum(v[1] for v in empty_contention)))
     lockscope_contention = [per_prog[n] for n in per_prog if n.startswith("on_contention_")]
     contention_ns = sum(v[0] for v in lockscope_contention)
     contention_cnt = sum(v[1] for v in lockscope_contention)
@@ -158,6 +171,7 @@ def one_run(args, workdir, index):
         "vs_floor": ns_per_event / floor_ns if floor_ns else 0.0,
         "floor_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in floor_prog.items()},
         "contention_ns_per_event": contention_ns / contention_cnt if contention_cnt else 0.0,
+        "contention_above_floor_ns": (contention_ns / contention_cnt if contention_cnt else 0.0) - empty_contention_ns,
         "timed_ns_per_event": timed_ns,
         "timed_same_run_ns_per_event": same_timed_ns,
         "contention_vs_timed_same_run": (contention_ns / contention_cnt / same_timed_ns
@@ -188,7 +202,14 @@ def main():
     ap.add_argument("--sample", type=int, default=0, help="record --sample N: the always-on mode")
     ap.add_argument("--order", choices=("after", "both"), default="after",
                     help="attach the same-window floors after lockscope, or alternate run by run")
+    ap.add_argument("--reference", choices=sorted(REFERENCES),
+                    help="the same-window reference on the contention hooks: timed (who runs + clock, "
+                         "the default), locks (the least a per-lock profiler pays: clock, hash by thread "
+                         "and by lock), count (exact per-lock counts, no clock; the default with --sample)")
     args = ap.parse_args()
+    if not args.reference:
+        args.reference = "count" if args.sample else "timed"
+    ref_name = REFERENCES[args.reference][1]
     if os.geteuid() != 0:
         sys.exit("bpf_cost: needs root (BPF stats and recording)")
     with open("/proc/sys/kernel/bpf_stats_enabled") as f:
@@ -214,9 +235,10 @@ def main():
             ("lockscope's work above that floor (ns)", "above_floor_ns", "{:.0f}"),
             ("lockscope / that floor (x)", "vs_floor", "{:.2f}"),
             ("lockscope on the contention hooks only (ns)", "contention_ns_per_event", "{:.0f}"),
-            ("who runs + clock read, contention hooks, same run (ns)", "timed_same_run_ns_per_event", "{:.0f}"),
+            (f"{ref_name}, contention hooks, same run (ns)", "timed_same_run_ns_per_event", "{:.0f}"),
             ("lockscope's contention hooks / that, same run (x)", "contention_vs_timed_same_run", "{:.2f}"),
-            ("who runs + clock read only, same hooks, alone (ns)", "timed_ns_per_event", "{:.0f}"),
+            (f"{ref_name}, same hooks, alone (ns)", "timed_ns_per_event", "{:.0f}"),
+            ("lockscope's contention hooks above the empty programs (ns)", "contention_above_floor_ns", "{:.0f}"),
             ("handled events per second", "events_per_s", "{:,.0f}"),
             ("contentions per second", "contentions_per_s", "{:,.0f}"),
             ("recorder CPU (% of one CPU)", "recorder_cpu_percent", "{:.2f}"),
@@ -237,7 +259,7 @@ def main():
         print(f"  {name:18s} {ns:7.0f} ns  {ev:12,.0f}/s")
     print("empty programs:", ", ".join(f"{n} {statistics.median(r['floor_per_program'].get(n, 0) for r in runs):.0f} ns"
                                       for n in sorted(runs[0]["floor_per_program"])))
-    print("who runs + clock only:", ", ".join(f"{n} {statistics.median(r['timed_per_program'].get(n, 0) for r in runs):.0f} ns"
+    print(f"{ref_name}, alone:", ", ".join(f"{n} {statistics.median(r['timed_per_program'].get(n, 0) for r in runs):.0f} ns"
                                              for n in sorted(runs[0]["timed_per_program"])))
     causes = {}
     for r in runs:
@@ -252,7 +274,7 @@ def main():
         before = [r[key] for r in runs if r["floor_first"]]
         if after and before:
             a, b = statistics.median(after), statistics.median(before)
-            print(f"lockscope's contention programs / who runs + clock, same run: floors attached after "
+            print(f"lockscope's contention programs / {ref_name}, same run: floors attached after "
                   f"{a:.2f} ({min(after):.2f}-{max(after):.2f}, {len(after)} runs), before {b:.2f} "
                   f"({min(before):.2f}-{max(before):.2f}, {len(before)} runs); geometric mean {(a * b) ** 0.5:.2f}")
     if args.sample:

@@ -8,6 +8,9 @@
 //   bpf_floor SECONDS locks   the same begin, and an end that also adds the
 //                             wait to a hash map keyed by the lock (and the
 //                             empty ones)
+//   bpf_floor SECONDS count   on the contention hooks, who runs, and at the
+//                             end a count in a hash map keyed by the lock; no
+//                             clock (and the empty ones)
 //   bpf_floor SECONDS MODE only   the same, but the mode's programs alone on
 //                             the contention hooks (no empty ones beside them):
 //                             a floor whose throughput is compared with
@@ -26,9 +29,10 @@ int main(int argc, char** argv)
     const bool timed = argc > 2 && std::strcmp(argv[2], "timed") == 0;
     const bool hash = argc > 2 && std::strcmp(argv[2], "hash") == 0;
     const bool locks = argc > 2 && std::strcmp(argv[2], "locks") == 0;
+    const bool count = argc > 2 && std::strcmp(argv[2], "count") == 0;
     const bool only = argc > 3 && std::strcmp(argv[3], "only") == 0;
-    if (argc > 2 && !timed && !hash && !locks && std::strcmp(argv[2], "empty") != 0) {
-        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks] [only]\n");
+    if (argc > 2 && !timed && !hash && !locks && !count && std::strcmp(argv[2], "empty") != 0) {
+        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks|count] [only]\n");
         return 2;
     }
     floor_bpf* skel = floor_bpf__open();
@@ -41,7 +45,9 @@ int main(int argc, char** argv)
     bpf_program__set_autoload(skel->progs.hash_contention_begin, hash || locks);
     bpf_program__set_autoload(skel->progs.hash_contention_end, hash);
     bpf_program__set_autoload(skel->progs.locks_contention_end, locks);
-    const bool empty_contention = !(only && (timed || hash || locks));
+    bpf_program__set_autoload(skel->progs.count_contention_begin, count);
+    bpf_program__set_autoload(skel->progs.count_contention_end, count);
+    const bool empty_contention = !(only && (timed || hash || locks || count));
     bpf_program__set_autoload(skel->progs.floor_contention_begin, empty_contention);
     bpf_program__set_autoload(skel->progs.floor_contention_end, empty_contention);
     if (floor_bpf__load(skel) != 0 || floor_bpf__attach(skel) != 0) {

@@ -19,9 +19,12 @@ Profilers:
   floor-empty      yardsticks, not profilers (bench/floor.bpf.c, run by
   floor-timed      bpf_floor): empty programs on the four hooks; who runs +
   floor-hash       clock read on the contention hooks (empty ones on the
-                   sched hooks); and clock + hash lookup by thread id there (a
-                   per-task wait timer). One program per event on each hook,
-                   as lockscope has.
+  floor-locks      sched hooks); clock + hash lookup by thread id there (a
+  floor-count      per-task wait timer); the same plus each wait added to a
+                   hash map by lock (the least a per-lock profiler pays); and
+                   exact per-lock counts with no clock (the always-on mode's
+                   yardstick). One program per event on each hook, as
+                   lockscope has.
 
 Figures per profiler: throughput ratio vs bare; BPF run time per handled
 event from the kernel's BPF statistics (kernel.bpf_stats_enabled=1, restored
@@ -76,7 +79,8 @@ tracepoint:lock:contention_end /@start[tid]/ {
   delete(@start[tid]); delete(@lock[tid]); delete(@stack[tid]);
 }
 """
-PROFILERS = ("lockscope", "lockscope-sample", "bpftrace", "bpftrace-kstack", "perf-lock", "floor-empty", "floor-timed", "floor-hash")
+PROFILERS = ("lockscope", "lockscope-sample", "bpftrace", "bpftrace-kstack", "perf-lock", "floor-empty", "floor-timed", "floor-hash",
+             "floor-locks", "floor-count")
 
 
 def die(msg):
@@ -374,14 +378,16 @@ def main():
                          f"{fmt(s['events_per_s'], '{:.3g}')} | {fmt(s['cpu_pct'], '{:.2f}')} | "
                          f"{fmt(s['rss_mib'], '{:.1f}')} | {fmt(s['mib_per_min'], '{:.2f}')} | "
                          f"{fmt(s['lost'], '{:.0f}')} |")
-        s, e = w["summary"].get("lockscope-sample"), w["summary"].get("floor-empty")
-        if s and e:
-            # per round, the same machine state: the difference of the two ratios
-            diffs = [e_run["ratio"] - s_run["ratio"]
-                     for s_run, e_run in zip(w["runs"]["lockscope-sample"], w["runs"]["floor-empty"])]
-            d = summarize(diffs)
-            lines += ["", f"lockscope --sample {args.sample} vs empty programs, throughput ratio difference "
-                          f"(empty − sampled, per round): {fmt(d)}; target at most 0.02."]
+        for floor, what in (("floor-empty", "empty programs"), ("floor-count", "exact per-lock counts, no clock")):
+            s, e = w["summary"].get("lockscope-sample"), w["summary"].get(floor)
+            if s and e:
+                # per round, the same machine state: the difference of the two ratios
+                diffs = [e_run["ratio"] - s_run["ratio"]
+                         for s_run, e_run in zip(w["runs"]["lockscope-sample"], w["runs"][floor])]
+                d = summarize(diffs)
+                target = "; target at most 0.02" if floor == "floor-empty" else ""
+                lines += ["", f"lockscope --sample {args.sample} vs {what} ({floor}), throughput ratio difference "
+                              f"({floor} − sampled, per round): {fmt(d)}{target}."]
         a = w["agreement"]
         if a:
             lines += ["", f"Independent count ({workload}): lockscope {a['lockscope_contentions']:,} contentions, "
