@@ -48,6 +48,8 @@ FLOOR = ("floor_contentio", "floor_sched_swi", "floor_sched_wak")
 REFERENCES = {
     "timed": (("timed_contentio",), "who runs + clock read"),
     "locks": (("hash_contention", "locks_contentio"), "per-lock floor (clock, hash by thread and by lock)"),
+    "hist": (("hash_contention", "hist_contention"), "per-lock histogram floor (clock, hash by thread, "
+             "a per-CPU histogram by lock)"),
     "count": (("count_contentio",), "exact per-lock count, no clock"),
 }
 
@@ -138,7 +140,7 @@ def one_run(args, workdir, index):
     # alone (for "timed", who runs + clock: the least any per-task wait timer
     # pays). Alone on the hooks, because the first program on an event to
     # read the clock pays for it more than a later one does.
-    timed = start_floor(args, args.reference, args.duration + 5)
+    alone = start_floor(args, args.reference, args.duration + 5)
     work = subprocess.Popen([args.lockscope, "workload", args.workload, "-t", str(args.threads),
                              "-d", str(args.duration)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(settle)
@@ -146,15 +148,15 @@ def one_run(args, workdir, index):
     time.sleep(window)
     m1 = bpf_stats(ref)
     work.wait()
-    timed.kill()
-    timed.wait()
+    alone.kill()
+    alone.wait()
 
     per_prog, ns_per_event, total_cnt = per_event(s0, s1)
     floor_prog, floor_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(FLOOR)},
                                         {k: v for k, v in f1.items() if v[0].startswith(FLOOR)})
-    _, same_timed_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(ref)},
-                                    {k: v for k, v in f1.items() if v[0].startswith(ref)})
-    timed_prog, timed_ns, _ = per_event(m0, m1)
+    _, same_ref_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(ref)},
+                                  {k: v for k, v in f1.items() if v[0].startswith(ref)})
+    alone_prog, alone_ns, _ = per_event(m0, m1)
     empty_contention = [v for n, v in floor_prog.items() if n.startswith("floor_contentio")]
     empty_contention_ns = (sum(v[0] for v in empty_contention) / max(1, sum(v[1] for v in empty_contention)))
     lockscope_contention = [per_prog[n] for n in per_prog if n.startswith("on_contention_")]
@@ -172,11 +174,11 @@ def one_run(args, workdir, index):
         "floor_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in floor_prog.items()},
         "contention_ns_per_event": contention_ns / contention_cnt if contention_cnt else 0.0,
         "contention_above_floor_ns": (contention_ns / contention_cnt if contention_cnt else 0.0) - empty_contention_ns,
-        "timed_ns_per_event": timed_ns,
-        "timed_same_run_ns_per_event": same_timed_ns,
-        "contention_vs_timed_same_run": (contention_ns / contention_cnt / same_timed_ns
-                                         if contention_cnt and same_timed_ns else 0.0),
-        "timed_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in timed_prog.items()},
+        "reference_alone_ns_per_event": alone_ns,
+        "reference_same_run_ns_per_event": same_ref_ns,
+        "contention_vs_reference_same_run": (contention_ns / contention_cnt / same_ref_ns
+                                             if contention_cnt and same_ref_ns else 0.0),
+        "reference_alone_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in alone_prog.items()},
         "per_program": {n: {"ns_per_event": (rt / cnt if cnt else 0.0), "events_per_s": cnt / (t1 - t0)}
                         for n, (rt, cnt) in per_prog.items()},
         "events_per_s": total_cnt / (t1 - t0),
@@ -205,7 +207,8 @@ def main():
     ap.add_argument("--reference", choices=sorted(REFERENCES),
                     help="the same-window reference on the contention hooks: timed (who runs + clock, "
                          "the default), locks (the least a per-lock profiler pays: clock, hash by thread "
-                         "and by lock), count (exact per-lock counts, no clock; the default with --sample)")
+                         "and by lock), hist (the same with a per-CPU log2 histogram per lock, as large as "
+                         "lockscope's row), count (exact per-lock counts, no clock; the default with --sample)")
     args = ap.parse_args()
     if not args.reference:
         args.reference = "count" if args.sample else "timed"
@@ -235,9 +238,9 @@ def main():
             ("lockscope's work above that floor (ns)", "above_floor_ns", "{:.0f}"),
             ("lockscope / that floor (x)", "vs_floor", "{:.2f}"),
             ("lockscope on the contention hooks only (ns)", "contention_ns_per_event", "{:.0f}"),
-            (f"{ref_name}, contention hooks, same run (ns)", "timed_same_run_ns_per_event", "{:.0f}"),
-            ("lockscope's contention hooks / that, same run (x)", "contention_vs_timed_same_run", "{:.2f}"),
-            (f"{ref_name}, same hooks, alone (ns)", "timed_ns_per_event", "{:.0f}"),
+            (f"{ref_name}, contention hooks, same run (ns)", "reference_same_run_ns_per_event", "{:.0f}"),
+            ("lockscope's contention hooks / that, same run (x)", "contention_vs_reference_same_run", "{:.2f}"),
+            (f"{ref_name}, same hooks, alone (ns)", "reference_alone_ns_per_event", "{:.0f}"),
             ("lockscope's contention hooks above the empty programs (ns)", "contention_above_floor_ns", "{:.0f}"),
             ("handled events per second", "events_per_s", "{:,.0f}"),
             ("contentions per second", "contentions_per_s", "{:,.0f}"),
@@ -259,8 +262,8 @@ def main():
         print(f"  {name:18s} {ns:7.0f} ns  {ev:12,.0f}/s")
     print("empty programs:", ", ".join(f"{n} {statistics.median(r['floor_per_program'].get(n, 0) for r in runs):.0f} ns"
                                       for n in sorted(runs[0]["floor_per_program"])))
-    print(f"{ref_name}, alone:", ", ".join(f"{n} {statistics.median(r['timed_per_program'].get(n, 0) for r in runs):.0f} ns"
-                                             for n in sorted(runs[0]["timed_per_program"])))
+    print(f"{ref_name}, alone:", ", ".join(f"{n} {statistics.median(r['reference_alone_per_program'].get(n, 0) for r in runs):.0f} ns"
+                                             for n in sorted(runs[0]["reference_alone_per_program"])))
     causes = {}
     for r in runs:
         for cause, n in r["lost_by_cause"].items():
@@ -269,7 +272,7 @@ def main():
         print("events lost, all runs, by cause:",
               ", ".join(f"{c} {n}" for c, n in sorted(causes.items()) if n))
     if args.order == "both":
-        key = "contention_vs_timed_same_run"
+        key = "contention_vs_reference_same_run"
         after = [r[key] for r in runs if not r["floor_first"]]
         before = [r[key] for r in runs if r["floor_first"]]
         if after and before:

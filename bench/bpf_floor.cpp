@@ -8,6 +8,10 @@
 //   bpf_floor SECONDS locks   the same begin, and an end that also adds the
 //                             wait to a hash map keyed by the lock (and the
 //                             empty ones)
+//   bpf_floor SECONDS hist    the same begin, and an end that adds count, wait,
+//                             maximum and a log2 histogram bucket to the
+//                             lock's per-CPU entry, as large as a lockscope
+//                             row (and the empty ones)
 //   bpf_floor SECONDS count   on the contention hooks, who runs, and at the
 //                             end a count in a hash map keyed by the lock; no
 //                             clock (and the empty ones)
@@ -26,13 +30,12 @@
 int main(int argc, char** argv)
 {
     const unsigned seconds = argc > 1 ? unsigned(std::atoi(argv[1])) : 10;
-    const bool timed = argc > 2 && std::strcmp(argv[2], "timed") == 0;
-    const bool hash = argc > 2 && std::strcmp(argv[2], "hash") == 0;
-    const bool locks = argc > 2 && std::strcmp(argv[2], "locks") == 0;
-    const bool count = argc > 2 && std::strcmp(argv[2], "count") == 0;
+    const char* mode = argc > 2 ? argv[2] : "empty";
+    const auto is = [mode](const char* m) { return std::strcmp(mode, m) == 0; };
+    const bool timed = is("timed"), hash = is("hash"), locks = is("locks"), hist = is("hist"), count = is("count");
     const bool only = argc > 3 && std::strcmp(argv[3], "only") == 0;
-    if (argc > 2 && !timed && !hash && !locks && !count && std::strcmp(argv[2], "empty") != 0) {
-        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks|count] [only]\n");
+    if (!timed && !hash && !locks && !hist && !count && !is("empty")) {
+        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks|hist|count] [only]\n");
         return 2;
     }
     floor_bpf* skel = floor_bpf__open();
@@ -42,12 +45,13 @@ int main(int argc, char** argv)
     }
     bpf_program__set_autoload(skel->progs.timed_contention_begin, timed);
     bpf_program__set_autoload(skel->progs.timed_contention_end, timed);
-    bpf_program__set_autoload(skel->progs.hash_contention_begin, hash || locks);
+    bpf_program__set_autoload(skel->progs.hash_contention_begin, hash || locks || hist);
     bpf_program__set_autoload(skel->progs.hash_contention_end, hash);
     bpf_program__set_autoload(skel->progs.locks_contention_end, locks);
+    bpf_program__set_autoload(skel->progs.hist_contention_end, hist);
     bpf_program__set_autoload(skel->progs.count_contention_begin, count);
     bpf_program__set_autoload(skel->progs.count_contention_end, count);
-    const bool empty_contention = !(only && (timed || hash || locks || count));
+    const bool empty_contention = !(only && !is("empty"));
     bpf_program__set_autoload(skel->progs.floor_contention_begin, empty_contention);
     bpf_program__set_autoload(skel->progs.floor_contention_end, empty_contention);
     if (floor_bpf__load(skel) != 0 || floor_bpf__attach(skel) != 0) {

@@ -16,6 +16,12 @@
  *    keyed by the lock's address (bpftrace's @[arg0] = sum(...)). Its cost
  *    grows with the number of distinct locks as any per-lock table's does
  *    (bench/scale.py --floor);
+ *  - hist_*: the least a per-lock latency histogram pays, what lockscope
+ *    keeps per lock: hash_'s begin, and an end that adds the count, the
+ *    wait, its maximum and a log2 histogram bucket to the lock's per-CPU
+ *    entry in a hash map keyed by the lock's address (bpftrace's
+ *    @[arg0] = hist(...)). The scale floor for lockscope (bench/scale.py
+ *    --floor-mode hist): its entries are as large as lockscope's rows;
  *  - count_*: exact per-lock counts and no clock, the always-on mode's
  *    yardstick (below).
  */
@@ -109,11 +115,21 @@ struct {
 	__type(value, struct lock_total);
 } per_lock SEC(".maps");
 
+/* The lock's entry in @map, created on first use (NULL when the map is full). */
+static __always_inline void *lock_entry(void *map, __u64 lock, const void *init)
+{
+	void *v = bpf_map_lookup_elem(map, &lock);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, &lock, init, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &lock);
+}
+
 /* tp_btf context: the tracepoint's arguments as u64s (lock, ret) */
 SEC("tp_btf/contention_end")
 int locks_contention_end(__u64 *ctx)
 {
-	__u64 lock = ctx[0];
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 now = bpf_ktime_get_ns();
 	__u64 *t = bpf_map_lookup_elem(&started, &tid);
@@ -121,15 +137,67 @@ int locks_contention_end(__u64 *ctx)
 
 	if (!t)
 		return 0;
-	lt = bpf_map_lookup_elem(&per_lock, &lock);
-	if (!lt) {
-		bpf_map_update_elem(&per_lock, &lock, &init, BPF_NOEXIST);
-		lt = bpf_map_lookup_elem(&per_lock, &lock);
-	}
+	lt = lock_entry(&per_lock, ctx[0], &init);
 	if (lt) {
 		__sync_fetch_and_add(&lt->count, 1);
 		__sync_fetch_and_add(&lt->wait_ns, now - *t);
 	}
+	return 0;
+}
+
+/* As many buckets as lockscope's histogram (bpf/lockscope_abi.h), and as
+ * many counters around it, so an entry is as large as a lockscope row. */
+#define HIST_BUCKETS 36
+struct lock_hist {
+	__u64 count;
+	__u64 wait_ns;
+	__u64 max_ns;
+	__u64 other[17];
+	__u64 hist[HIST_BUCKETS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct lock_hist);
+} per_lock_hist SEC(".maps");
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 b = 0;
+
+	/* unrolled binary search: the verifier sees no loop */
+	if (v >> 32) { v >>= 32; b += 32; }
+	if (v >> 16) { v >>= 16; b += 16; }
+	if (v >> 8) { v >>= 8; b += 8; }
+	if (v >> 4) { v >>= 4; b += 4; }
+	if (v >> 2) { v >>= 2; b += 2; }
+	if (v >> 1) b += 1;
+	return b < HIST_BUCKETS ? b : HIST_BUCKETS - 1;
+}
+
+SEC("tp_btf/contention_end")
+int hist_contention_end(__u64 *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u64 *t = bpf_map_lookup_elem(&started, &tid);
+	struct lock_hist *lh;
+	static const struct lock_hist init;
+	__u64 wait;
+
+	if (!t)
+		return 0;
+	lh = lock_entry(&per_lock_hist, ctx[0], &init);
+	if (!lh)
+		return 0;
+	wait = now - *t;
+	lh->count++;
+	lh->wait_ns += wait;
+	if (wait > lh->max_ns)
+		lh->max_ns = wait;
+	lh->hist[log2_bucket(wait)]++;
 	return 0;
 }
 
@@ -155,15 +223,10 @@ int count_contention_begin(void *ctx) { return who_runs(); }
 SEC("tp_btf/contention_end")
 int count_contention_end(__u64 *ctx)
 {
-	__u64 lock = ctx[0];
 	struct lock_total *lt, init = {};
 
 	who_runs();
-	lt = bpf_map_lookup_elem(&per_lock, &lock);
-	if (!lt) {
-		bpf_map_update_elem(&per_lock, &lock, &init, BPF_NOEXIST);
-		lt = bpf_map_lookup_elem(&per_lock, &lock);
-	}
+	lt = lock_entry(&per_lock, ctx[0], &init);
 	if (lt)
 		__sync_fetch_and_add(&lt->count, 1);
 	return 0;

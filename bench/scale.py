@@ -18,6 +18,7 @@ ratio to the smallest count's in the same round: the issue's scale target
 
 usage: bench/scale.py [--lockscope build/lockscope] [--duration 5] [--repeat 1]
                       [--threads 1,2,4,8] [--locks 10,100,1000,10000,19000] [--out DIR]
+                      [--floor [PATH]] [--floor-mode locks|hist]
                       [--record-arg=--holder-period=0 ...]
   --threads '' skips the single-pipe points.
 """
@@ -36,9 +37,14 @@ from bpf_cost import bpf_stats, per_event  # noqa: E402
 from overhead import (bpf_delta, bpf_progs_of, bpf_stats_enabled, cpu_seconds, die,  # noqa: E402
                       lockscope_lost, peak_rss_mib)
 
-# lockscope's contention programs, and the per-lock floor's (bench/floor.bpf.c)
+# lockscope's contention programs, and the per-lock floors' (bench/floor.bpf.c,
+# by --floor-mode; names as the kernel keeps them, cut to 15 characters)
 CONTENTION = ("on_contention_b", "on_contention_e")
-LOCKS_FLOOR = ("hash_contention", "locks_contentio")
+FLOORS = {
+    "locks": (("hash_contention", "locks_contentio"), "per-lock floor (clock + hash by thread + hash by lock)"),
+    "hist": (("hash_contention", "hist_contention"),
+             "per-lock histogram floor (the same, with a per-CPU entry as large as a lockscope row)"),
+}
 
 
 def point(args, workdir, workload, threads, locks):
@@ -56,16 +62,17 @@ def point(args, workdir, workload, threads, locks):
     floor = None
     if args.floor:
         # attached after lockscope's programs: both see the same events
-        floor = subprocess.Popen([args.floor, str(int(args.duration * 0.9) + 1), "locks"],
+        floor = subprocess.Popen([args.floor, str(int(args.duration * 0.9) + 1), args.floor_mode],
                                  stderr=subprocess.PIPE, text=True)
         if "attached" not in floor.stderr.readline():
             die("bpf_floor did not attach")
     time.sleep(args.duration * 0.2)
     s0, c0, t0 = bpf_progs_of(rec.pid), cpu_seconds(rec.pid), time.monotonic()
-    f0 = bpf_stats(CONTENTION + LOCKS_FLOOR)
+    floor_progs = FLOORS[args.floor_mode][0]
+    f0 = bpf_stats(CONTENTION + floor_progs)
     time.sleep(args.duration * 0.6)
     s1, c1, t1 = bpf_progs_of(rec.pid), cpu_seconds(rec.pid), time.monotonic()
-    f1 = bpf_stats(CONTENTION + LOCKS_FLOOR)
+    f1 = bpf_stats(CONTENTION + floor_progs)
     time.sleep(args.duration * 0.1)
     rss = peak_rss_mib(rec.pid)
     if floor:
@@ -80,7 +87,7 @@ def point(args, workdir, workload, threads, locks):
         contention_ns = per_event({k: v for k, v in f0.items() if k in mine},
                                   {k: v for k, v in f1.items() if k in mine and v[0].startswith(CONTENTION)})[1]
         floor_ns = per_event({k: v for k, v in f0.items() if k not in mine},
-                             {k: v for k, v in f1.items() if k not in mine and v[0].startswith(LOCKS_FLOOR)})[1]
+                             {k: v for k, v in f1.items() if k not in mine and v[0].startswith(floor_progs)})[1]
     lost, contentions = lockscope_lost(args, out)
     with sqlite3.connect(f"file:{out}?mode=ro", uri=True) as db:
         kept = db.execute("SELECT count(DISTINCT address) FROM locks WHERE name IN ('pipe_inode_info.mutex', 'pipe->mutex')").fetchone()[0]
@@ -94,13 +101,13 @@ def point(args, workdir, workload, threads, locks):
             "contention_ns_per_event": contention_ns, "floor_ns_per_event": floor_ns}
 
 
-def growth_table(rows, locks, rounds):
+def growth_table(rows, locks, rounds, floor_mode):
     """Per-event cost at each lock count as a ratio to the smallest count's in
     the same round: all of lockscope's programs, its contention programs and
     the per-lock floor's (when measured)."""
     metrics = [("bpf_ns_per_event", "lockscope, all programs"),
                ("contention_ns_per_event", "lockscope, contention programs"),
-               ("floor_ns_per_event", "per-lock floor (clock + hash by thread + hash by lock)")]
+               ("floor_ns_per_event", FLOORS[floor_mode][1])]
     metrics = [(k, name) for k, name in metrics if any(r.get(k) for r in rows)]
     pipes = [r for r in rows if r["workload"] == "pipes"]
     out = [f"Per-event BPF cost against {min(locks)} lock(s) in the same round: median ns, and the ratio's "
@@ -132,6 +139,9 @@ def main():
     p.add_argument("--repeat", type=int, default=1, help="interleaved rounds")
     p.add_argument("--floor", nargs="?", const=os.path.join(os.path.dirname(__file__), "..", "build", "bpf_floor"),
                    help="attach bpf_floor's per-lock floor (path, default build/bpf_floor) in each window")
+    p.add_argument("--floor-mode", choices=sorted(FLOORS), default="locks",
+                   help="which per-lock floor: locks (a count and a wait per lock) or hist (a per-CPU entry "
+                        "with a log2 histogram, as large as a lockscope row)")
     p.add_argument("--out", default="scale-results")
     p.add_argument("--record-arg", action="append", default=[],
                    help="extra option for lockscope record (e.g. --record-arg=--holder-period=0)")
@@ -166,7 +176,7 @@ def main():
                      f"{r['cpu_pct']:.2f} | {r['rss_mib']:.1f} | {r['mib_per_min']:.2f} | "
                      f"{r['pipe_mutexes_kept']:,} | {r['lost']:,} |")
     if locks:
-        lines += ["", growth_table(rows, locks, args.repeat)]
+        lines += ["", growth_table(rows, locks, args.repeat, args.floor_mode)]
     table = "\n".join(lines)
     with open(os.path.join(args.out, "scale.md"), "w") as f:
         f.write(table + "\n")
