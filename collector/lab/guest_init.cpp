@@ -62,12 +62,15 @@ std::string guest_init_script(const GuestRun& run)
           << "  for t in /proc/[0-9]*/task/[0-9]*; do\n"
              "    case $(cat $t/comm 2>/dev/null) in lockscope*) ;; *) continue ;; esac\n"
              // A task caught between waits (on its way into or out of one)
-             // shows no stack or no wchan: look again, up to three times.
+             // shows no stack or no wchan, or a stack of another moment than
+             // its wchan (state, stack and wchan are three reads, slow under
+             // TCG): look again, up to three times.
              "    for try in 1 2 3; do\n"
              "      st=$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1)\n"
              "      stack=$(sed -n '1,3s/^\\[<[0-9a-f]*>\\] \\([^+]*\\).*/\\1/p' $t/stack 2>/dev/null | tr '\\n' ' ')\n"
              "      w=$(cat $t/wchan 2>/dev/null); [ \"$w\" = 0 ] && w=\n"
-             "      [ -n \"$stack\" ] && [ -n \"$w\" ] || [ \"$st\" = R ] && break\n"
+             "      case \" $stack\" in *\" $w \"*) same=1 ;; *) same= ;; esac\n"
+             "      [ -n \"$stack\" ] && [ -n \"$w\" ] && [ -n \"$same\" ] || [ \"$st\" = R ] && break\n"
              "      sleep 1\n"
              "    done\n"
           << "    say \"" << kStuckWord
