@@ -21,13 +21,15 @@
  *    wait, its maximum and a log2 histogram bucket to the lock's per-CPU
  *    entry in a hash map keyed by the lock's address (bpftrace's
  *    @[arg0] = hist(...)). The scale floor for lockscope (bench/scale.py
- *    --floor-mode hist): its entries are as large as lockscope's rows;
+ *    --floor-mode hist): its entry is a lockscope row;
  *  - count_*: exact per-lock counts and no clock, the always-on mode's
  *    yardstick (below).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+
+#include "../bpf/episode.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -145,37 +147,14 @@ int locks_contention_end(__u64 *ctx)
 	return 0;
 }
 
-/* As many buckets as lockscope's histogram (bpf/lockscope_abi.h), and as
- * many counters around it, so an entry is as large as a lockscope row. */
-#define HIST_BUCKETS 36
-struct lock_hist {
-	__u64 count;
-	__u64 wait_ns;
-	__u64 max_ns;
-	__u64 other[17];
-	__u64 hist[HIST_BUCKETS];
-};
-
+/* hist_*'s entry is lockscope's own row (bpf/lockscope_abi.h), so the two
+ * keep the same bytes per lock, and its bucket is lockscope's (episode.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u64);
-	__type(value, struct lock_hist);
+	__type(value, struct ls_lock_stats);
 } per_lock_hist SEC(".maps");
-
-static __always_inline __u32 log2_bucket(__u64 v)
-{
-	__u32 b = 0;
-
-	/* unrolled binary search: the verifier sees no loop */
-	if (v >> 32) { v >>= 32; b += 32; }
-	if (v >> 16) { v >>= 16; b += 16; }
-	if (v >> 8) { v >>= 8; b += 8; }
-	if (v >> 4) { v >>= 4; b += 4; }
-	if (v >> 2) { v >>= 2; b += 2; }
-	if (v >> 1) b += 1;
-	return b < HIST_BUCKETS ? b : HIST_BUCKETS - 1;
-}
 
 SEC("tp_btf/contention_end")
 int hist_contention_end(__u64 *ctx)
@@ -183,9 +162,10 @@ int hist_contention_end(__u64 *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 now = bpf_ktime_get_ns();
 	__u64 *t = bpf_map_lookup_elem(&started, &tid);
-	struct lock_hist *lh;
-	static const struct lock_hist init;
+	static const struct ls_lock_stats init;
+	struct ls_lock_stats *lh;
 	__u64 wait;
+	__u32 b;
 
 	if (!t)
 		return 0;
@@ -193,11 +173,12 @@ int hist_contention_end(__u64 *ctx)
 	if (!lh)
 		return 0;
 	wait = now - *t;
-	lh->count++;
+	lh->contentions++;
 	lh->wait_ns += wait;
-	if (wait > lh->max_ns)
-		lh->max_ns = wait;
-	lh->hist[log2_bucket(wait)]++;
+	if (wait > lh->max_wait_ns)
+		lh->max_wait_ns = wait;
+	b = ls_log2_bucket(wait);
+	lh->hist[b < LS_HIST_BUCKETS ? b : LS_HIST_BUCKETS - 1]++;
 	return 0;
 }
 

@@ -33,18 +33,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bpf_cost import bpf_stats, per_event  # noqa: E402
+from bpf_cost import REFERENCES, bpf_stats, per_event  # noqa: E402
 from overhead import (bpf_delta, bpf_progs_of, bpf_stats_enabled, cpu_seconds, die,  # noqa: E402
                       lockscope_lost, peak_rss_mib)
 
-# lockscope's contention programs, and the per-lock floors' (bench/floor.bpf.c,
-# by --floor-mode; names as the kernel keeps them, cut to 15 characters)
+# lockscope's contention programs, and the per-lock floors bpf_cost.py also
+# runs (bench/floor.bpf.c), by --floor-mode
 CONTENTION = ("on_contention_b", "on_contention_e")
-FLOORS = {
-    "locks": (("hash_contention", "locks_contentio"), "per-lock floor (clock + hash by thread + hash by lock)"),
-    "hist": (("hash_contention", "hist_contention"),
-             "per-lock histogram floor (the same, with a per-CPU entry as large as a lockscope row)"),
-}
+FLOORS = {mode: REFERENCES[mode] for mode in ("locks", "hist")}
 
 
 def point(args, workdir, workload, threads, locks):
