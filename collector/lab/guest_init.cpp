@@ -69,8 +69,8 @@ std::string guest_init_script(const GuestRun& run)
              "      st=$(sed 's/.*) //' $t/stat 2>/dev/null | cut -d' ' -f1)\n"
              "      stack=$(sed -n '1,3s/^\\[<[0-9a-f]*>\\] \\([^+]*\\).*/\\1/p' $t/stack 2>/dev/null | tr '\\n' ' ')\n"
              "      w=$(cat $t/wchan 2>/dev/null); [ \"$w\" = 0 ] && w=\n"
-             "      case \" $stack\" in *\" $w \"*) same=1 ;; *) same= ;; esac\n"
-             "      [ -n \"$stack\" ] && [ -n \"$w\" ] && [ -n \"$same\" ] || [ \"$st\" = R ] && break\n"
+             "      [ \"$st\" = R ] && break\n"
+             "      [ -n \"$w\" ] && case \" $stack\" in *\" $w \"*) break ;; esac\n"
              "      sleep 1\n"
              "    done\n"
           << "    say \"" << kStuckWord
