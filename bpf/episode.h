@@ -258,6 +258,15 @@ LS_INLINE void ls_switch_in(struct ls_task_state *ts, __u64 now)
 			ep->preempt_ns += off;
 			ep->preemptions++;
 		}
+		/* The tracepoints still say "spinning" for a spinner that gave
+		 * up its CPU (mutex_optimistic_spin() reschedules on
+		 * need_resched before the begin that marks queueing): that time
+		 * is off CPU, and the wait's parts must not count it twice. An
+		 * untimed episode has no spin time to take it from. */
+		if (ep->timed && (ep->in_spin || ls_is_spinlock(ep->flags)))
+			ep->spin_offcpu_ns += off;
+		if (ep->in_spin && !ts->out_blocked)
+			ep->spin_yields++;
 		ep->queued = 1;
 	}
 }
@@ -334,6 +343,7 @@ LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode
 	if (ep->timed)
 		t->wait_ns += sampled ? ls_on_cpu_wait(ep, now) : now - ep->begin_ns;
 	t->spin_ns += ep->spin_ns;
+	t->spin_offcpu_ns += ep->spin_offcpu_ns;
 	if (ep->queued) {
 		t->spin_failures += ep->spin_failures;
 		t->sleep_ns += ep->sleep_ns;
@@ -372,6 +382,7 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
 	d->preempt_ns += s->preempt_ns;
 	d->sleeps += s->sleeps;
 	d->timed += s->timed;
+	d->spin_offcpu_ns += s->spin_offcpu_ns;
 	__builtin_memset(s, 0, sizeof(*s));
 	dst->dirty = 1;
 	delta->dirty = 0;
@@ -404,6 +415,7 @@ LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, 
 	if (ep->timed) {
 		s->wait_ns += sampled ? ls_on_cpu_wait(ep, now) : wait;
 		s->spin_ns += ep->spin_ns;
+		s->spin_offcpu_ns += ep->spin_offcpu_ns;
 		if (wait > s->max_wait_ns)
 			s->max_wait_ns = wait;
 		b = ls_log2_bucket(wait);
@@ -425,6 +437,7 @@ LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, 
 	s->preempt_ns += ep->preempt_ns;
 	s->sleeps += ep->sleeps;
 	s->preemptions += ep->preemptions;
+	s->spin_yields += ep->spin_yields;
 	s->wakeups += ep->wakeups;
 	if (ret != 0)
 		s->errors++;

@@ -799,6 +799,7 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	t->preempt_ns = ts->totals.preempt_ns;
 	t->sleeps = ts->totals.sleeps;
 	t->timed = ts->totals.timed;
+	t->spin_offcpu_ns = ts->totals.spin_offcpu_ns;
 	/* Read here, off the episode path: a task is counted in the cgroup it
 	 * is in when it is switched out (a task moved during recording is
 	 * counted wholly in its last one). */

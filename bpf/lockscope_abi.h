@@ -115,7 +115,7 @@ struct ls_lock_key {
 	X(spin_failures, sum, "Spin phases that ended with the waiter queueing")                \
 	X(spin_successes, sum, "Spin phases that ended with the lock taken")                    \
 	X(wait_ns, sum, "Time waiters waited")                                                  \
-	X(spin_ns, sum, "Time waiters spent spinning")                                          \
+	X(spin_ns, sum, "Time in optimistic spin phases, as the tracepoints mark them")         \
 	X(sleep_ns, sum, "Time waiters were switched out blocked")                              \
 	X(preempt_ns, sum, "Time waiters were switched out runnable")                           \
 	X(sleeps, sum, "Times a waiter was switched out blocked")                               \
@@ -124,12 +124,14 @@ struct ls_lock_key {
 	X(errors, sum, "Waits that ended with an error (signal, timeout)")                      \
 	X(wakeups, sum, "Times another task woke a queued waiter")                              \
 	X(timed, sum, "Episodes whose times were measured (all, unless record --sample)")        \
-	X(wait_var_us2, sum, "Variance of the wait_ns estimate in us^2 (0: every wait timed)")
+	X(wait_var_us2, sum, "Variance of the wait_ns estimate in us^2 (0: every wait timed)")  \
+	X(spin_offcpu_ns, sum, "Time inside spin phases that waiters were switched out")         \
+	X(spin_yields, sum, "Spin phases in which the spinner gave up its CPU, still runnable")
 
 /* The subset a task keeps (ls_task_stats, episode.h's ls_task_totals): X(name). */
 #define LS_TASK_COUNTERS(X)                                                                     \
 	X(contentions) X(spin_attempts) X(spin_failures) X(wait_ns) X(spin_ns) X(sleep_ns)      \
-	X(preempt_ns) X(sleeps) X(timed)
+	X(preempt_ns) X(sleeps) X(timed) X(spin_offcpu_ns)
 
 /*
  * Sampled timing (record --sample N): every count above stays exact, but only
@@ -301,6 +303,7 @@ struct ls_episode {
 	__u64 spin_ns;
 	__u64 sleep_ns;
 	__u64 preempt_ns;
+	__u64 spin_offcpu_ns; /* the part of spin_ns, sleep_ns + preempt_ns that was both */
 	__u32 flags;      /* kind bits of the first begin */
 	__u16 spin_attempts;
 	__u16 spin_failures;
@@ -316,7 +319,8 @@ struct ls_episode {
 	__u32 holder_stack; /* that stack's id (LS_HOLDER_STACK_BIT set); 0: none sampled */
 	__u64 chain_lock;   /* the lock that sampled holder was itself waiting for; 0: none */
 	__u32 chain_flags;  /* and its kind bits (a lock row's key, as flags above) */
-	__u32 pad2;
+	__u16 spin_yields;  /* spin phases switched out runnable (the spinner gave up its CPU) */
+	__u16 pad2;
 };
 
 /* A task's cumulative totals; copied to the task_stats map when it is

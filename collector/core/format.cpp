@@ -1,5 +1,6 @@
 #include "core/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -116,6 +117,29 @@ std::string format_percent_cell(double fraction)
         return "<.01%";
     std::snprintf(buf, sizeof buf, p < 0.995 ? "%.2f%%" : p < 9.95 ? "%.1f%%" : "%.0f%%", p);
     return buf;
+}
+
+std::vector<int> whole_percents(const std::vector<uint64_t>& parts)
+{
+    std::vector<int> out(parts.size(), 0);
+    long double total = 0;
+    for (uint64_t p : parts)
+        total += (long double)p;
+    if (total <= 0)
+        return out;
+    std::vector<std::pair<long double, size_t>> remainders;
+    int given = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const long double exact = (long double)parts[i] * 100 / total;
+        out[i] = int(exact);
+        given += out[i];
+        remainders.push_back({exact - out[i], i});
+    }
+    std::stable_sort(remainders.begin(), remainders.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t k = 0; given < 100 && k < remainders.size(); ++k, ++given)
+        ++out[remainders[k].second];
+    return out;
 }
 
 size_t display_width(const std::string& s)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lockscope {
 
@@ -28,6 +29,11 @@ std::string format_percent(double fraction, int decimals = 1);
 // The same in at most 5 columns, for table cells: "42%", "4.2%", "0.47%",
 // "<.01%", "0%" only for zero.
 std::string format_percent_cell(double fraction);
+
+// Whole percentages of the parts of a whole that add up to exactly 100 (all
+// 0 when the parts are): each is its share rounded down, and the points left
+// go to the largest remainders.
+std::vector<int> whole_percents(const std::vector<uint64_t>& parts);
 
 // Display width in terminal columns of UTF-8 text (one per code point;
 // enough for the "µ" and "…" this project prints).

@@ -49,6 +49,29 @@ struct LockCounters {
     {
         return wait_ns > spin_ns ? wait_ns - spin_ns : 0;
     }
+    // The wait's four parts (DESIGN.md "Metrics"): each nanosecond of a wait
+    // is in exactly one, and they add up to wait_ns. Spinning is spin-phase
+    // time on CPU; queued on CPU is the rest of the time on CPU; asleep and
+    // runnable are the time switched out blocked and runnable. Sessions
+    // older than version 5 lack spin_offcpu_ns: their spinning is the spin
+    // phases' whole time, and the parts may overlap (see wait_parts_split()).
+    uint64_t spinning_ns() const
+    {
+        return spin_ns > spin_offcpu_ns ? spin_ns - spin_offcpu_ns : 0;
+    }
+    uint64_t asleep_ns() const
+    {
+        return sleep_ns;
+    }
+    uint64_t runnable_ns() const
+    {
+        return preempt_ns;
+    }
+    uint64_t queued_on_cpu_ns() const
+    {
+        const uint64_t other = sat_add(spinning_ns(), offcpu_ns());
+        return wait_ns > other ? wait_ns - other : 0;
+    }
     // failures / attempts; 0 when there were no attempts.
     double spin_failure_rate() const;
     void add(const LockCounters& o);  // sums, max of max_wait_ns

@@ -16,7 +16,7 @@ static_assert(sizeof(ls_lock_stats) ==
 static_assert(sizeof(ls_lock_ident) == 136);
 static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
-static_assert(sizeof(ls_task_stats) == 104);
+static_assert(sizeof(ls_task_stats) == 112);
 static_assert(sizeof(ls_cpu_idle) == 16);
 // ls_counters: nine event and sampling counters and one lost_<name> per
 // cause of LS_LOST_CAUSES (a missing one fails below, an extra one here).

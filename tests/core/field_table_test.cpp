@@ -318,8 +318,8 @@ TEST(FieldTable, CsvHeadersKeepTheirReleasedOrder)
     EXPECT_EQ(counter_csv_header({kSpinFailureRate, kOffcpuNs, kMeanWaitNs}),
               "contentions,spin_attempts,spin_failures,spin_successes,spin_failure_rate,wait_ns,spin_ns,"
               "offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,max_wait_ns,mean_wait_ns,errors,wakeups,"
-              "timed,wait_var_us2");
+              "timed,wait_var_us2,spin_offcpu_ns,spin_yields");
     EXPECT_EQ(counter_csv_header({kOffcpuNs}),
               "contentions,spin_attempts,spin_failures,spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,"
-              "preempt_ns,sleeps,preemptions,max_wait_ns,errors,wakeups,timed,wait_var_us2");
+              "preempt_ns,sleeps,preemptions,max_wait_ns,errors,wakeups,timed,wait_var_us2,spin_offcpu_ns,spin_yields");
 }

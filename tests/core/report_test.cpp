@@ -309,7 +309,7 @@ TEST(ReportTest, TextStatesTheDefinitionsAndFitsHundredColumns)
         for (const auto& line : lines_of(text))
             EXPECT_LE(display_width(line), 100u) << group_by_name(by) << ": " << line;
         for (const char* phrase : {"contentions", "spin attempts", "spin failures", "spin-failure rate",
-                                   "failures / attempts", "queued on CPU", "off CPU", "asleep", "preempted", "CPU idle",
+                                   "failures / attempts", "spinning", "queued on CPU", "asleep", "runnable", "CPU idle",
                                    "events", "lost", "ring", "testhost", "pipe, 4 threads", "ops/s"})
             EXPECT_NE(text.find(phrase), std::string::npos) << phrase << "\n" << text;
     }

@@ -473,8 +473,8 @@ TEST(Csv, IntervalsAndLocks)
     EXPECT_EQ(intervals.str(),
               "run,interval,start_s,end_s,seconds,contentions,spin_attempts,spin_failures,"
               "spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
-              "max_wait_ns,errors,wakeups,timed,wait_var_us2,idle_fraction,events,lost,ops\n"
-              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,0,0,1,0,0,0.25,8,0,\n");
+              "max_wait_ns,errors,wakeups,timed,wait_var_us2,spin_offcpu_ns,spin_yields,idle_fraction,events,lost,ops\n"
+              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,0,0,1,0,0,0,0,0.25,8,0,\n");
     std::ostringstream locks;
     export_csv(s, CsvTable::Locks, locks);
     ReportOptions all;

@@ -35,14 +35,19 @@ Observer::~Observer()
 Observed Observer::read() const
 {
     const int cpus = libbpf_num_possible_cpus();
-    std::array<uint64_t, 5> sum{};
-    for (uint32_t i = 0; i < 5; i++) {
+    constexpr uint32_t kCounts = 5, kTimes = 6, kClasses = 3;  // as observer.bpf.c's OBS_*
+    std::array<uint64_t, kCounts + kTimes * kClasses> sum{};
+    for (uint32_t i = 0; i < sum.size(); i++) {
         std::vector<uint64_t> v(static_cast<size_t>(cpus));
         bpf_map__lookup_elem(skel_->maps.events, &i, sizeof i, v.data(), v.size() * 8, 0);
         for (uint64_t x : v)
             sum[i] += x;
     }
-    return {sum[0], sum[1], sum[2], sum[3], sum[4]};
+    auto wait = [&](uint32_t cls) {
+        const uint64_t* t = &sum[kCounts + cls * kTimes];
+        return ObservedWait{t[0], t[1], t[2], t[3], t[4], t[5]};
+    };
+    return {sum[0], sum[1], sum[2], sum[3], sum[4], wait(0), wait(1), wait(2)};
 }
 
 }  // namespace lockscope::test

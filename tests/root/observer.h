@@ -12,8 +12,20 @@ struct observer_bpf;
 
 namespace lockscope::test {
 
+// The wait of the tasks' outermost locks of one class, split by what the
+// task was doing: from the tracepoints and sched_switch alone.
+struct ObservedWait {
+    uint64_t wait_ns = 0;      // end - first begin
+    uint64_t spin_ns = 0;      // in spin phases (begins with SPIN), on CPU or not
+    uint64_t spin_off_ns = 0;  // of that, switched out
+    uint64_t asleep_ns = 0;    // switched out blocked
+    uint64_t runnable_ns = 0;  // switched out runnable (preempted, or yielding)
+    uint64_t spin_yields = 0;  // switch-outs in a spin phase, runnable
+};
+
 struct Observed {
     uint64_t begin_spin = 0, begin_nospin = 0, mutex_spin = 0, mutex_queued = 0, ends = 0;
+    ObservedWait mutex, rwsem, other;  // by the outermost lock's class
 };
 
 class Observer {

@@ -26,7 +26,7 @@ Recorded record_workload(const std::vector<std::string>& workload_args, const st
     EXPECT_EQ(r.exit_code, 0) << r.err;
     if (record_err)
         *record_err = r.err;
-    Recorded result{observer.read(), load_session(out), {}};
+    Recorded result{observer.read(), load_session(out), {}, w.cpu_ns};
     ReportOptions all;
     all.top = SIZE_MAX;
     result.report = build_report(result.session, all);

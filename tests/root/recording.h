@@ -14,7 +14,8 @@ namespace lockscope::test {
 struct Recorded {
     Observed observed;
     Session session;
-    Report report;  // every row
+    Report report;                 // every row
+    uint64_t workload_cpu_ns = 0;  // the workload's CPU time, from the kernel's rusage
 };
 
 // `record_args` go to `lockscope record`; its stderr to `record_err`.

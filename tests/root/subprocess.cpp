@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,7 +137,8 @@ Finished Process::wait(double timeout_s)
         pump(0.2);
     Finished f;
     int status = 0;
-    while (waitpid(pid_, &status, WNOHANG) == 0) {
+    struct rusage usage {};
+    while (wait4(pid_, &status, WNOHANG, &usage) == 0) {
         if (monotonic_s() > deadline)
             kill(pid_, SIGKILL);
         usleep(10000);
@@ -146,6 +148,8 @@ Finished Process::wait(double timeout_s)
         f.exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         f.signal = WTERMSIG(status);
+    f.cpu_ns = (uint64_t(usage.ru_utime.tv_sec) + uint64_t(usage.ru_stime.tv_sec)) * 1'000'000'000 +
+               (uint64_t(usage.ru_utime.tv_usec) + uint64_t(usage.ru_stime.tv_usec)) * 1000;
     f.out = out_buf_;
     f.err = err_buf_;
     return f;

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct Finished {
     int signal = 0;
     std::string out;
     std::string err;
+    uint64_t cpu_ns = 0;  // user + system time of the process and its threads (the kernel's rusage)
 };
 
 // A started process with its stdout/stderr captured.

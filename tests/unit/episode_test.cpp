@@ -255,6 +255,93 @@ TEST(Episode, UntimedEpisodeKeepsEveryCountAndItsOffCpuTime)
         EXPECT_EQ(b, 0u);
 }
 
+// The parts of a wait, added up from what the programs keep, as the report does.
+__u64 parts_sum(const ls_lock_stats& s)
+{
+    const __u64 spinning = s.spin_ns - s.spin_offcpu_ns;
+    const __u64 off = s.sleep_ns + s.preempt_ns;
+    const __u64 queued_on_cpu = s.wait_ns - spinning - off;
+    return spinning + queued_on_cpu + s.sleep_ns + s.preempt_ns;
+}
+
+// mutex_optimistic_spin() reschedules on need_resched before the begin that
+// marks queueing: the tracepoints' spin phase holds runnable off-CPU time,
+// which belongs to "runnable", not "spinning", and is a spin yield.
+TEST(Episode, ASpinnerThatGivesUpItsCpuIsRunnableNotSpinning)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 1000);
+    ls_switch_out(&t.ts, 1300, /*blocked=*/0);  // need_resched: yields, still runnable
+    ls_switch_in(&t.ts, 6300);
+    t.begin(kLock, MUTEX, 6400);                // then queues
+    ls_switch_out(&t.ts, 6500, /*blocked=*/1);  // and sleeps
+    ls_switch_in(&t.ts, 9500);
+    t.begin(kLock, MUTEX_SPIN, 9600);  // woken first waiter spins again
+    t.end(kLock, 0, 9800);
+    EXPECT_EQ(t.stats.wait_ns, 8800u);
+    EXPECT_EQ(t.stats.spin_ns, 5400u + 200u);  // the tracepoints' spin phases
+    EXPECT_EQ(t.stats.spin_offcpu_ns, 5000u);  // of which switched out
+    EXPECT_EQ(t.stats.spin_yields, 1u);
+    EXPECT_EQ(t.stats.preempt_ns, 5000u);
+    EXPECT_EQ(t.stats.sleep_ns, 3000u);
+    // spinning 600 (300 + 100 + 200), queued on CPU 200 (100 + 100), asleep 3000, runnable 5000
+    EXPECT_EQ(t.stats.spin_ns - t.stats.spin_offcpu_ns, 600u);
+    EXPECT_EQ(parts_sum(t.stats), t.stats.wait_ns);
+}
+
+// A spinlock's wait is all spin phase; a switch-out inside it (an RT kernel's
+// preemption of a queued spinner, say) is off CPU, not spinning.
+TEST(Episode, SpinlockWaitSwitchedOutIsNotSpinning)
+{
+    Task t;
+    t.begin(kWaitLock, LCB_F_SPIN, 100);
+    ls_switch_out(&t.ts, 200, /*blocked=*/0);
+    ls_switch_in(&t.ts, 1200);
+    t.end(kWaitLock, 0, 1300);
+    EXPECT_EQ(t.stats.spin_ns, 1200u);
+    EXPECT_EQ(t.stats.spin_offcpu_ns, 1000u);
+    EXPECT_EQ(t.stats.spin_yields, 0u);  // not an optimistic spin giving up
+    EXPECT_EQ(parts_sum(t.stats), t.stats.wait_ns);
+}
+
+// An untimed episode (record --sample) has no spin time, so no off-CPU time
+// is taken from it; its off-CPU parts are still counted.
+TEST(Episode, UntimedSpinPhaseKeepsNoOffCpuSpinTime)
+{
+    Task t;
+    t.begin(kLock, MUTEX_SPIN, 0, /*timed=*/false);
+    ls_switch_out(&t.ts, 1300, /*blocked=*/0);
+    ls_switch_in(&t.ts, 6300);
+    t.begin(kLock, MUTEX, 0, false);
+    t.end(kLock, 0, 0);
+    EXPECT_EQ(t.stats.spin_ns, 0u);
+    EXPECT_EQ(t.stats.spin_offcpu_ns, 0u);
+    EXPECT_EQ(t.stats.preempt_ns, 5000u);
+    EXPECT_EQ(t.stats.spin_yields, 1u);
+}
+
+// Two episodes nested (a mutex, and its wait_lock spinlock inside the queued
+// phase): a switch-out while both are open is in both waits, and each row's
+// parts add up on their own.
+TEST(Episode, NestedEpisodesEachSplitTheirOwnWait)
+{
+    Task t;
+    ls_lock_stats mutex{}, wait_lock{};
+    t.begin(kLock, MUTEX_SPIN, 1000);
+    t.begin(kLock, MUTEX, 1500);
+    t.begin(kWaitLock, LCB_F_SPIN, 1600);
+    ls_switch_out(&t.ts, 1700, /*blocked=*/0);
+    ls_switch_in(&t.ts, 2700);
+    t.end(kWaitLock, 0, 2800, &wait_lock);
+    t.end(kLock, 0, 3000, &mutex);
+    EXPECT_EQ(wait_lock.spin_offcpu_ns, 1000u);
+    EXPECT_EQ(mutex.spin_offcpu_ns, 0u);  // the mutex was queued, not spinning
+    EXPECT_EQ(mutex.preempt_ns, 1000u);
+    EXPECT_EQ(parts_sum(wait_lock), wait_lock.wait_ns);
+    EXPECT_EQ(parts_sum(mutex), mutex.wait_ns);
+    EXPECT_EQ(mutex.spin_ns - mutex.spin_offcpu_ns, 500u);
+}
+
 // A switch-in the programs did not see leaves the task's switch-out behind;
 // a later episode must not be charged with the time since then, timed or not.
 TEST(Episode, StaleSwitchOutIsNotChargedToALaterEpisode)

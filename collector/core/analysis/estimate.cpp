@@ -44,6 +44,7 @@ void scale_timed(LockCounters& c, uint32_t period)
     scale(c.wait_ns);  // the timed episodes' on-CPU wait
     c.wait_ns = sat_add(c.wait_ns, c.offcpu_ns());
     scale(c.spin_ns);
+    scale(c.spin_offcpu_ns);  // of the timed episodes' spin phases, as spin_ns
     for (uint64_t& b : c.hist)
         scale(b);
     // The kernel's squares are of waits in 256 ns units: 0.065536 us^2 each.
@@ -54,7 +55,8 @@ void scale_timed(LockCounters& c, uint32_t period)
 bool is_timed_field(std::string_view name)
 {
     // sleep_ns, preempt_ns and offcpu_ns are measured in every episode
-    for (std::string_view timed : {"wait_ns", "spin_ns", "max_wait_ns", "wait_var_us2", "queued_ns", "mean_wait_ns"})
+    for (std::string_view timed : {"wait_ns", "spin_ns", "max_wait_ns", "wait_var_us2", "queued_ns", "mean_wait_ns",
+                                   "spin_offcpu_ns", "spinning_ns", "queued_on_cpu_ns"})
         if (name == timed)
             return true;
     return false;

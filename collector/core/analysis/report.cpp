@@ -469,6 +469,7 @@ Report build_report(const Session& session, const ReportOptions& options)
     Report rep;
     rep.session = session.meta;
     rep.by = options.by;
+    rep.wait_parts_split = wait_parts_split(session.schema_version);
     const RunFilter wanted = [&](int64_t run) { return !options.run || *options.run == run; };
     rep.totals = session_totals(session, wanted);
 
@@ -482,6 +483,18 @@ Report build_report(const Session& session, const ReportOptions& options)
         group_locks(session, wanted, options.by, grouping, rep);
     if (options.by == GroupBy::Lock || options.by == GroupBy::Instance)
         attach_samples(session, wanted, grouping.groups());
+
+    for (const RunInfo& r : session.runs)
+        if (wanted(r.id))
+            rep.runs.push_back({r.id, r.label, {}});
+    for (const IntervalTotals& in : session.intervals) {
+        if (!wanted(in.run))
+            continue;
+        rep.intervals.push_back(in);
+        for (Report::RunTotals& r : rep.runs)
+            if (r.id == in.run)
+                r.counters.add(in.counters);
+    }
 
     rep.chains = session_chains(session, options.run);
     rep.show_chains = options.chains;

@@ -103,7 +103,25 @@ struct Report {
     uint64_t holder_changed = 0;     // holder stacks dropped: the lock changed hands meanwhile
     std::vector<Chain> chains;       // heaviest first (chains.h)
     bool show_chains = false;
+    // The wait's four parts add up (LockCounters::spinning_ns()): false for
+    // sessions recorded before the off-CPU time in spin phases was kept.
+    bool wait_parts_split = true;
+    // The runs and intervals reported, each with its counters (all locks).
+    struct RunTotals {
+        int64_t id = 0;
+        std::string label;
+        LockCounters counters;
+    };
+    std::vector<RunTotals> runs;
+    std::vector<IntervalTotals> intervals;
 };
+
+// Whether a session of this format splits the wait into parts that add up
+// (0: built in memory, not read from a file).
+inline bool wait_parts_split(int schema_version)
+{
+    return schema_version == 0 || schema_version >= 5;
+}
 
 // Throws UsageError when options.run names a run the session lacks.
 Report build_report(const Session& session, const ReportOptions& options);

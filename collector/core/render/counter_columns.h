@@ -24,6 +24,15 @@ inline constexpr DerivedCounter kSpinFailureRate{"spin_successes", "spin_failure
                                                  [](const LockCounters& c) { return c.spin_failure_rate(); }};
 inline constexpr DerivedCounter kQueuedNs{"spin_ns", "queued_ns", [](const LockCounters& c) { return c.queued_ns(); }};
 inline constexpr DerivedCounter kOffcpuNs{"spin_ns", "offcpu_ns", [](const LockCounters& c) { return c.offcpu_ns(); }};
+// The wait's four parts (LockCounters::spinning_ns()), after the last field.
+inline constexpr DerivedCounter kSpinningNs{"spin_yields", "spinning_ns",
+                                            [](const LockCounters& c) { return c.spinning_ns(); }};
+inline constexpr DerivedCounter kQueuedOnCpuNs{"spin_yields", "queued_on_cpu_ns",
+                                               [](const LockCounters& c) { return c.queued_on_cpu_ns(); }};
+inline constexpr DerivedCounter kAsleepNs{"spin_yields", "asleep_ns",
+                                          [](const LockCounters& c) { return c.asleep_ns(); }};
+inline constexpr DerivedCounter kRunnableNs{"spin_yields", "runnable_ns",
+                                            [](const LockCounters& c) { return c.runnable_ns(); }};
 inline constexpr DerivedCounter kMeanWaitNs{"max_wait_ns", "mean_wait_ns", nullptr, [](const LockCounters& c) {
                                                 return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
                                             }};

@@ -23,13 +23,6 @@ double ratio(uint64_t part, uint64_t whole)
     return whole ? double(part) / double(whole) : 0.0;
 }
 
-// Queued time the waiter spent on CPU (not spinning, not switched out).
-uint64_t queued_on_cpu_ns(const LockCounters& c)
-{
-    uint64_t queued = c.queued_ns(), off = c.offcpu_ns();
-    return queued > off ? queued - off : 0;
-}
-
 std::string pad(const std::string& s, size_t width, bool right)
 {
     size_t w = display_width(s);
@@ -48,11 +41,6 @@ uint32_t report_period(const Report& rep)
 std::string time_or_untimed(const LockCounters& c, uint32_t period, double ns, bool compact = false)
 {
     return times_measured(c, period) ? format_duration(ns, compact) : (compact ? "n/t" : "not timed");
-}
-
-std::string part_of(uint64_t ns, uint64_t total)
-{
-    return format_duration(double(ns)) + " (" + format_percent(ratio(ns, total), 0) + ")";
 }
 
 void header_block(std::ostringstream& out, const Report& rep)
@@ -157,6 +145,37 @@ void names_block(std::ostringstream& out, const ReportTotals& t)
             << format_duration(double(n.image_wait)) << " of wait)\n";
 }
 
+// The wait's four parts, one line each, with whole percentages that add up
+// to 100. Off CPU (asleep, runnable) is measured in every episode; the parts
+// on CPU only where times were (`timed`). A session that cannot split its
+// spin phases (`split` false) shows them whole and says why.
+void wait_parts_block(std::ostringstream& out, const LockCounters& c, bool timed, bool split)
+{
+    auto part = [&](const char* label, uint64_t ns, int percent, const std::string& what) {
+        std::string share = percent < 0 ? "" : std::to_string(percent) + "%";
+        out << pad(std::string("  ") + label, 19, false) << pad(format_duration(double(ns)), 8, true)
+            << pad(share, 6, true) << "  " << what << '\n';
+    };
+    const std::string runnable = "switched out runnable, " + format_count(c.preemptions) + " times";
+    std::string spinning = "on CPU, in spin phases";
+    if (c.spin_offcpu_ns)
+        spinning += " (which also held " + format_duration(double(c.spin_offcpu_ns)) + " off CPU)";
+    const std::string asleep = "switched out blocked, " + format_count(c.sleeps) + " sleeps";
+    if (timed && split) {
+        const std::vector<int> p =
+            whole_percents({c.spinning_ns(), c.queued_on_cpu_ns(), c.asleep_ns(), c.runnable_ns()});
+        part("spinning", c.spinning_ns(), p[0], spinning);
+        part("queued on CPU", c.queued_on_cpu_ns(), p[1], "on CPU, after queueing");
+        part("asleep", c.asleep_ns(), p[2], asleep);
+        part("runnable", c.runnable_ns(), p[3], runnable);
+        return;
+    }
+    if (timed)
+        part("spin phases", c.spin_ns, -1, "with their off-CPU time (not split in this session's format)");
+    part("asleep", c.asleep_ns(), -1, asleep);
+    part("runnable", c.runnable_ns(), -1, runnable);
+}
+
 void totals_block(std::ostringstream& out, const Report& rep)
 {
     const ReportTotals& t = rep.totals;
@@ -166,7 +185,11 @@ void totals_block(std::ostringstream& out, const Report& rep)
     double per_s = t.duration_s > 0 ? double(c.contentions) / t.duration_s : 0.0;
     line("contentions", format_count(c.contentions) + "  (" + format_rate(per_s) + ")");
     line("spin attempts", format_count(c.spin_attempts));
-    line("spin failures", format_count(c.spin_failures) + "  (successes " + format_count(c.spin_successes) + ")");
+    line("spin failures", format_count(c.spin_failures) + "  (successes " + format_count(c.spin_successes) +
+                              (rep.wait_parts_split && c.spin_yields
+                                   ? "; " + format_count(c.spin_yields) + " spin phases gave up the CPU"
+                                   : std::string()) +
+                              ")");
     line("spin-failure rate", (c.spin_attempts ? format_percent(c.spin_failure_rate()) : std::string("-")) +
                                   "  failures / attempts: spin phases that ended with the task queueing");
     const uint32_t period = report_period(rep);
@@ -176,13 +199,8 @@ void totals_block(std::ostringstream& out, const Report& rep)
         line("wait", format_wait_estimate(c, period) + " in total, max " + format_duration(double(c.max_wait_ns)) +
                          (period > 1 ? " (timed), mean " : ", mean ") +
                          format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0));
-        line("", "spin " + part_of(c.spin_ns, c.wait_ns) + ", queued on CPU " +
-                     part_of(queued_on_cpu_ns(c), c.wait_ns) + ", off CPU " + part_of(c.offcpu_ns(), c.wait_ns));
     }
-    // measured in every episode, sampled or not
-    line("off CPU", "asleep " + format_duration(double(c.sleep_ns)) + " in " + format_count(c.sleeps) +
-                        " sleeps, preempted " + format_duration(double(c.preempt_ns)) + " in " +
-                        format_count(c.preemptions) + " preemptions");
+    wait_parts_block(out, c, times_measured(c, period), rep.wait_parts_split);
     uint64_t owner_total = 0;
     for (uint64_t n : c.owner)
         owner_total += n;
@@ -213,6 +231,23 @@ struct Column {
     bool right;
 };
 
+// The table's four part cells: whole percentages adding up to 100 ("-" for
+// a row with no wait, "n/t" for a row none of whose episodes was timed).
+std::vector<std::string> part_cells(const LockCounters& c, bool timed, bool split)
+{
+    auto cell = [](int percent) { return std::to_string(percent) + "%"; };
+    if (!split) {
+        const auto share = [&](uint64_t ns) { return format_percent_cell(ratio(ns, c.wait_ns)); };
+        return {timed ? share(c.spin_ns) : "n/t", timed ? "?" : "n/t", share(c.asleep_ns()), share(c.runnable_ns())};
+    }
+    if (!timed)
+        return {"n/t", "n/t", "n/t", "n/t"};
+    if (!c.wait_ns)
+        return {"-", "-", "-", "-"};
+    const std::vector<int> p = whole_percents({c.spinning_ns(), c.queued_on_cpu_ns(), c.asleep_ns(), c.runnable_ns()});
+    return {cell(p[0]), cell(p[1]), cell(p[2]), cell(p[3])};
+}
+
 // rwsem/r, rwsem/w
 std::string short_kind(const ReportRow& r)
 {
@@ -234,7 +269,8 @@ void table_block(std::ostringstream& out, const Report& rep)
     // an estimate carries its standard error: "1.23s±0.05"
     std::vector<Column> numeric = {{"contend", 7, true}, {"fail%", 5, true}, {"wait", period > 1 ? 12u : 7u, true},
                                    {"mean", 7, true},    {"max", 7, true},   {"spin%", 5, true},
-                                   {"off%", 4, true},    {"sleeps", 6, true}};
+                                   {"que%", 4, true},    {"slp%", 4, true},  {"run%", 4, true},
+                                   {"sleeps", 6, true}};
     size_t numeric_width = 0;
     for (const auto& col : numeric)
         numeric_width += col.width + 1;
@@ -292,23 +328,23 @@ void table_block(std::ostringstream& out, const Report& rep)
             c.contentions < 10'000'000 ? std::to_string(c.contentions) : format_count_short(double(c.contentions));
         const std::string& third = instances ? r.instance : r.caller;
         const bool timed = times_measured(c, period);
-        auto if_timed = [&](std::string cell) { return timed ? cell : std::string("n/t"); };
-        row_line(
-            r.name, short_kind(r), third.empty() ? "-" : third,
-            {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
-             format_wait_estimate(c, period, true),
-             time_or_untimed(c, period, c.contentions ? double(c.wait_ns) / double(c.contentions) : 0, true),
-             // per-task totals keep no maximum
-             groups_tasks(rep.by) ? std::string("-") : time_or_untimed(c, period, double(c.max_wait_ns), true),
-             // the rwsem writers' spin counted through fentry is not timed
-             if_timed(c.spin_attempts && !c.spin_ns && c.wait_ns ? std::string("n/m")
-                                                                 : format_percent_cell(ratio(c.spin_ns, c.wait_ns))),
-             if_timed(format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns))), format_count_short(double(c.sleeps))});
+        const std::vector<std::string> parts = part_cells(c, timed, rep.wait_parts_split);
+        row_line(r.name, short_kind(r), third.empty() ? "-" : third,
+                 {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
+                  format_wait_estimate(c, period, true),
+                  time_or_untimed(c, period, c.contentions ? double(c.wait_ns) / double(c.contentions) : 0, true),
+                  // per-task totals keep no maximum
+                  groups_tasks(rep.by) ? std::string("-") : time_or_untimed(c, period, double(c.max_wait_ns), true),
+                  parts[0], parts[1], parts[2], parts[3], format_count_short(double(c.sleeps))});
     }
     if (rep.rows_total > rep.rows.size())
         out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by wait)\n";
-    out << "fail% = spin failures / spin attempts; spin%, off% = share of the wait spent\n"
-           "spinning and off CPU (n/m: spins counted but not timed); mean and max are per contention.\n";
+    out << "fail% = spin failures / spin attempts; the wait's parts, adding up to 100%: spin% spinning on\n"
+           "CPU, que% queued on CPU, slp% asleep, run% runnable (switched out, not running); mean and max\n"
+           "are per contention.\n";
+    if (!rep.wait_parts_split)
+        out << "This session's format keeps no off-CPU time of spin phases: spin% holds it too, que% is\n"
+               "unknown (?), and the parts need not add up to 100%.\n";
     if (period > 1)
         out << "wait = estimate ± standard error (record --sample " << period
             << "); n/t: none of the row's episodes was timed; max: the longest timed wait.\n";
@@ -412,16 +448,24 @@ void holders_block(std::ostringstream& out, const Report& rep)
     }
 }
 
+constexpr std::initializer_list<DerivedCounter> kJsonDerived = {
+    kSpinFailureRate, kQueuedNs, kOffcpuNs, kMeanWaitNs, kSpinningNs, kQueuedOnCpuNs, kAsleepNs, kRunnableNs};
+
 // Under record --sample N, the times (is_timed_field) of a row none of whose
 // episodes was timed are unknown: null, never 0. wait_ns_stderr is the
 // standard error of the wait_ns estimate (0 with full timing; null where
 // unknown: per-task rows keep no variance).
-nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period)
+// Where the session cannot split the wait (`split` false), the parts that
+// need the off-CPU time of spin phases are null too.
+nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split)
 {
     nlohmann::ordered_json j;
     const bool timed = times_measured(c, period);
     auto put = [&](const char* name, auto value) {
-        if (timed || !is_timed_field(name))
+        const std::string_view field = name;
+        const bool unsplit = !split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
+                                        field == "spin_offcpu_ns" || field == "spin_yields");
+        if ((timed || !is_timed_field(name)) && !unsplit)
             j[name] = value;
         else
             j[name] = nullptr;
@@ -429,7 +473,7 @@ nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period)
             j["wait_ns_stderr"] =
                 timed && stderr_known(c, period) ? nlohmann::ordered_json(wait_stderr_ns(c)) : nullptr;
     };
-    for_each_counter_column(c, {kSpinFailureRate, kQueuedNs, kOffcpuNs, kMeanWaitNs}, put, put);
+    for_each_counter_column(c, kJsonDerived, put, put);
     nlohmann::ordered_json owner;
     for (int i = 0; i < kOwnerStates; ++i)
         owner[owner_state_name(i)] = c.owner[size_t(i)];
@@ -482,7 +526,7 @@ std::string format_json(const Report& rep)
     const ReportTotals& t = rep.totals;
     const uint32_t period = report_period(rep);
     j["timing"] = {{"mode", period > 1 ? "sampled" : "full"}, {"period", period}};
-    nlohmann::ordered_json totals = counters_json(t.counters, period);
+    nlohmann::ordered_json totals = counters_json(t.counters, period, rep.wait_parts_split);
     totals["idle_fraction"] = t.idle_fraction;
     totals["lost"] = t.lost;
     nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
@@ -521,7 +565,7 @@ std::string format_json(const Report& rep)
             row["instance"] = r.instance;
             row["detail"] = r.detail;
         }
-        row.update(counters_json(r.counters, period));
+        row.update(counters_json(r.counters, period, rep.wait_parts_split));
         row["share_of_wait"] = r.share_of_wait;
         if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
             auto holders = nlohmann::ordered_json::array();
@@ -559,12 +603,37 @@ std::string format_json(const Report& rep)
         chains.push_back(std::move(chain));
     }
     j["chains"] = std::move(chains);
+    j["wait_parts_split"] = rep.wait_parts_split;
+    // Per run and per interval, the wait and its parts (all locks).
+    auto parts = [&](const LockCounters& c) {
+        nlohmann::ordered_json p = counters_json(c, period, rep.wait_parts_split), out;
+        for (const char* key :
+             {"contentions", "wait_ns", "spinning_ns", "queued_on_cpu_ns", "asleep_ns", "runnable_ns", "spin_yields"})
+            out[key] = p[key];
+        return out;
+    };
+    auto runs = nlohmann::ordered_json::array();
+    for (const Report::RunTotals& r : rep.runs) {
+        nlohmann::ordered_json run = {{"id", r.id}, {"label", r.label}};
+        run.update(parts(r.counters));
+        runs.push_back(std::move(run));
+    }
+    j["runs"] = std::move(runs);
+    auto intervals = nlohmann::ordered_json::array();
+    for (const IntervalTotals& in : rep.intervals) {
+        nlohmann::ordered_json interval = {
+            {"run", in.run}, {"index", in.index}, {"seconds", in.seconds()}, {"idle_fraction", in.idle_fraction()}};
+        interval.update(parts(in.counters));
+        intervals.push_back(std::move(interval));
+    }
+    j["intervals"] = std::move(intervals);
     // Replace rather than throw on invalid UTF-8 from a foreign session.
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 // The per-lock CSV's computed columns (the JSON adds queued_ns).
-constexpr std::initializer_list<DerivedCounter> kReportCsvDerived = {kSpinFailureRate, kOffcpuNs, kMeanWaitNs};
+constexpr std::initializer_list<DerivedCounter> kReportCsvDerived = {
+    kSpinFailureRate, kOffcpuNs, kMeanWaitNs, kSpinningNs, kQueuedOnCpuNs, kAsleepNs, kRunnableNs};
 
 std::string format_csv(const Report& rep)
 {

@@ -33,12 +33,20 @@ std::string lost_columns(const std::vector<std::string>& missing)
 
 std::string counter_columns(int version)
 {
-    if (version >= 4)
+    if (version >= 5)
         return kCounterColumns;
+    // What older files lack, read as the value that means "as then recorded".
     std::string out;
     for (const CounterField& f : kCounterFields) {
         const std::string_view name = f.name;
-        out += name == "timed" ? "contentions" : name == "wait_var_us2" ? "0" : f.name;
+        if (name == "timed")
+            out += version >= 4 ? "timed" : "contentions";
+        else if (name == "wait_var_us2")
+            out += version >= 4 ? "wait_var_us2" : "0";
+        else if (name == "spin_offcpu_ns" || name == "spin_yields")
+            out += "0";  // version 5; wait_parts_split() says the parts are unknown
+        else
+            out += f.name;
         out += ", ";
     }
     return out + "owner, hist";

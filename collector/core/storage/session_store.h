@@ -29,6 +29,9 @@
 //      "holder:<state>"), runs.holder_samples/holder_changed, table edges
 //   4  counter columns timed and wait_var_us2; meta timing, timing.period
 //      (record --sample: the time fields are estimates, see core/analysis/estimate.h)
+//   5  counter columns spin_offcpu_ns and spin_yields: the off-CPU time inside
+//      spin phases, so that the wait splits into four parts that add up
+//      (LockCounters::spinning_ns() and the rest); older files cannot split it
 #pragma once
 
 #include "core/model.h"
@@ -45,7 +48,7 @@ struct sqlite3_stmt;
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 class SessionWriter {
 public:
