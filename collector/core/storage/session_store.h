@@ -29,6 +29,9 @@
 //      "holder:<state>"), runs.holder_samples/holder_changed, table edges
 //   4  counter columns timed and wait_var_us2; meta timing, timing.period
 //      (record --sample: the time fields are estimates, see core/analysis/estimate.h)
+//   5  runs.holder_oncpu_samples/holder_oncpu_dropped; stacks.role
+//      "holder:on-cpu" (a running holder's stack taken on its own CPU, no
+//      wait); meta running_holders, running_holder_hz
 #pragma once
 
 #include "core/model.h"
@@ -45,7 +48,7 @@ struct sqlite3_stmt;
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 class SessionWriter {
 public:
