@@ -56,10 +56,11 @@ const volatile __u32 stack_period = 256; /* sample one episode stack in N per CP
  * sleep, the slow path); 0: never */
 const volatile __u32 holder_period = 16;
 /* A running holder's stack from its own CPU (on_cpu_clock): a registration
- * is fresh for this long and gives at most this many stacks. */
+ * is fresh for this long (user space: two ticks) and gives at most this
+ * many stacks (a tick that finds the budget spent is counted as dropped). */
 const volatile __u32 oncpu_holders = 0; /* 1: user space attached on_cpu_clock */
 const volatile __u64 oncpu_fresh_ns = 20 * 1000 * 1000;
-const volatile __u32 oncpu_budget = 8;
+const volatile __u32 oncpu_budget = 2;
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = LS_MAX_LOCKS_DEFAULT; /* entries of lock_index and lock_stats */
 /* record --sample N: time about one episode in N per CPU; 1: every one. The
@@ -584,10 +585,10 @@ static __always_inline void note_holder_task(struct ls_holder_task_key *key, str
 /*
  * A waiter saw `holder` own the lock while running on another CPU, whose
  * stack it cannot read: on_cpu_clock takes it there, while it still holds
- * the lock. A registration for the same holder and lock only refreshes the
- * time, not the budget: one stuck holder gives oncpu_budget stacks, not
- * one per tick. Refused (map busy in an interrupted update): no harm, the
- * next waiter registers it again.
+ * the lock, for oncpu_fresh_ns and at most oncpu_budget stacks. The same
+ * holder and lock again is written in place (no map update on the waiters'
+ * path). A refused update (the map busy in an interrupted update) does no
+ * harm: the next waiter registers it again.
  */
 static __always_inline void register_running_holder(u64 lock, u32 flags, struct task_struct *holder)
 {
@@ -597,9 +598,9 @@ static __always_inline void register_running_holder(u64 lock, u32 flags, struct 
 	u64 now = bpf_ktime_get_ns();
 
 	known = bpf_map_lookup_elem(&running_holders, &tid);
-	if (known && known->lock == lock && known->flags == flags && known->task == (u64)holder &&
-	    now - known->registered_ns < oncpu_fresh_ns) {
+	if (known && known->lock == lock && known->flags == flags && known->task == (u64)holder) {
 		known->registered_ns = now;
+		known->budget = oncpu_budget;
 		return;
 	}
 	fresh.registered_ns = now;
