@@ -7,6 +7,7 @@
  * drains the maps once per interval.
  */
 #include "kernel_types.h"
+#include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -54,6 +55,12 @@ const volatile __u32 stack_period = 256; /* sample one episode stack in N per CP
 /* sample the holder at one queued begin in N per CPU (a waiter about to
  * sleep, the slow path); 0: never */
 const volatile __u32 holder_period = 16;
+/* A running holder's stack from its own CPU (on_cpu_clock): a registration
+ * is fresh for this long (user space: two ticks) and gives at most this
+ * many stacks (a tick that finds the budget spent is counted as dropped). */
+const volatile __u32 oncpu_holders = 0; /* 1: user space attached on_cpu_clock */
+const volatile __u64 oncpu_fresh_ns = 20 * 1000 * 1000;
+const volatile __u32 oncpu_budget = 2;
 const volatile __u32 trace_episodes = 0; /* 1: stream finished episodes (record --trace) */
 const volatile __u32 max_locks = LS_MAX_LOCKS_DEFAULT; /* entries of lock_index and lock_stats */
 /* record --sample N: time about one episode in N per CPU; 1: every one. The
@@ -135,12 +142,35 @@ struct {
 	__type(value, struct ls_holder_stack);
 } holder_stacks SEC(".maps");
 
+/* Slot 0 for the begin programs, slot 1 for on_cpu_clock, which may
+ * interrupt them on the same CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, u32);
 	__type(value, struct ls_holder_stack);
 } holder_scratch SEC(".maps");
+
+/*
+ * Holders a waiter saw running on another CPU, by thread id: on_cpu_clock
+ * takes their stack on their own CPU, where it can be read. LRU: a full map
+ * forgets the registrations not refreshed for longest, which are the stale
+ * ones (a registration is fresh for oncpu_fresh_ns only).
+ */
+struct ls_running_holder {
+	u64 lock;
+	u64 task; /* the owner word's task: the tid may be reused */
+	u64 registered_ns;
+	u32 flags;
+	u32 budget; /* stacks left to take */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, u32);
+	__type(value, struct ls_running_holder);
+} running_holders SEC(".maps");
 
 /* The sampled holders' tasks per lock row (samples only: the wait behind a
  * holder is on its stack's row). Full: the holder stack still counts; user
@@ -462,7 +492,8 @@ static __always_inline bool holder_due(struct ls_counters *cnt)
 	return every(&cnt->holder_tick, holder_period);
 }
 
-static __always_inline void count_stack_sample(struct ls_counters *cnt, struct ls_stack_key *key, u64 wait_ns)
+/* False when the map is full (the caller counts the loss). */
+static __always_inline bool add_stack_sample(struct ls_stack_key *key, u64 wait_ns)
 {
 	struct ls_stack_stats *ss, init = {};
 
@@ -472,14 +503,19 @@ static __always_inline void count_stack_sample(struct ls_counters *cnt, struct l
 		 * it) or when the map is full (the lookup does not) */
 		bpf_map_update_elem(&stack_samples, key, &init, BPF_NOEXIST);
 		ss = bpf_map_lookup_elem(&stack_samples, key);
-		if (!ss) {
-			cnt->lost_stack_map_full++;
-			return;
-		}
+		if (!ss)
+			return false;
 	}
 	/* a per-CPU value: no other CPU writes it */
 	ss->samples++;
 	ss->wait_ns += wait_ns;
+	return true;
+}
+
+static __always_inline void count_stack_sample(struct ls_counters *cnt, struct ls_stack_key *key, u64 wait_ns)
+{
+	if (!add_stack_sample(key, wait_ns))
+		cnt->lost_stack_map_full++;
 }
 
 /*
@@ -513,6 +549,65 @@ static __always_inline void holder_waits_on(struct task_struct *t, u64 *lock, u3
 }
 
 /*
+ * Files n bytes of frames (the rest zeroed) in holder_stacks under an id
+ * made of their hash, shared by every sample of the same stack. 0: the map
+ * is full.
+ */
+static __always_inline u32 store_holder_stack(struct ls_holder_stack *buf, long n)
+{
+	u64 h = 14695981039346656037ULL; /* FNV-1a over the frames */
+	u32 id;
+
+	for (int i = 0; i < LS_MAX_STACK_DEPTH; i++) {
+		if ((long)(i * sizeof(u64)) >= n)
+			buf->ips[i] = 0;
+		h = (h ^ buf->ips[i]) * 1099511628211ULL;
+	}
+	id = LS_HOLDER_STACK_BIT | ((u32)(h ^ (h >> 32)) & (LS_HOLDER_STACK_BIT - 1));
+	if (bpf_map_update_elem(&holder_stacks, &id, buf, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&holder_stacks, &id))
+		return 0;
+	return id;
+}
+
+/* One more sample of a holder task on a lock row. Full: the holder stack
+ * still counts; user space sees fewer task samples and says so. */
+static __always_inline void note_holder_task(struct ls_holder_task_key *key, struct ls_holder_task *who)
+{
+	struct ls_holder_task *known = bpf_map_lookup_elem(&holder_tasks, key);
+
+	if (known)
+		__sync_fetch_and_add(&known->samples, 1);
+	else
+		bpf_map_update_elem(&holder_tasks, key, who, BPF_NOEXIST);
+}
+
+/*
+ * A waiter saw `holder` own the lock while running on another CPU, whose
+ * stack it cannot read: on_cpu_clock takes it there, while it still holds
+ * the lock, for oncpu_fresh_ns and at most oncpu_budget stacks. The same
+ * holder and lock again is written in place (no map update on the waiters'
+ * path). A refused update (the map busy in an interrupted update) does no
+ * harm: the next waiter registers it again.
+ */
+static __always_inline void register_running_holder(u64 lock, u32 flags, struct task_struct *holder)
+{
+	struct ls_running_holder *known, fresh = { .lock = lock, .flags = flags, .task = (u64)holder,
+						   .budget = oncpu_budget };
+	u32 tid = BPF_CORE_READ(holder, pid);
+	u64 now = bpf_ktime_get_ns();
+
+	known = bpf_map_lookup_elem(&running_holders, &tid);
+	if (known && known->lock == lock && known->flags == flags && known->task == (u64)holder) {
+		known->registered_ns = now;
+		known->budget = oncpu_budget;
+		return;
+	}
+	fresh.registered_ns = now;
+	bpf_map_update_elem(&running_holders, &tid, &fresh, BPF_ANY);
+}
+
+/*
  * The holder's kernel stack, what it was doing, and which lock row it is
  * for; the episode keeps the stack's id so that its end adds its wait. The
  * owner word is read again after the stack is taken: if the lock changed
@@ -526,8 +621,7 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 	struct task_struct *t, *now_owner;
 	struct ls_holder_stack *buf;
 	struct ls_holder_task_key task_key = { .lock = lock, .flags = ep->flags };
-	struct ls_holder_task who = { .samples = 1 }, *known;
-	u64 h = 14695981039346656037ULL; /* FNV-1a over the frames */
+	struct ls_holder_task who = { .samples = 1 };
 	u32 zero = 0, id, role, chain_flags = 0;
 	u64 chain_lock = 0;
 	bool same;
@@ -577,14 +671,8 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 		cnt->holder_changed++;
 		return;
 	}
-	for (int i = 0; i < LS_MAX_STACK_DEPTH; i++) {
-		if ((long)(i * sizeof(u64)) >= n)
-			buf->ips[i] = 0;
-		h = (h ^ buf->ips[i]) * 1099511628211ULL;
-	}
-	id = LS_HOLDER_STACK_BIT | ((u32)(h ^ (h >> 32)) & (LS_HOLDER_STACK_BIT - 1));
-	if (bpf_map_update_elem(&holder_stacks, &id, buf, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&holder_stacks, &id)) {
+	id = store_holder_stack(buf, n);
+	if (!id) {
 		cnt->lost_stack_map_full++;
 		return;
 	}
@@ -592,11 +680,7 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 	key.role = role;
 	count_stack_sample(cnt, &key, 0);
 	cnt->holder_samples++;
-	known = bpf_map_lookup_elem(&holder_tasks, &task_key);
-	if (known)
-		__sync_fetch_and_add(&known->samples, 1);
-	else
-		bpf_map_update_elem(&holder_tasks, &task_key, &who, BPF_NOEXIST);
+	note_holder_task(&task_key, &who);
 	ep->holder_stack = id;
 	ep->holder_role = role;
 	ep->chain_lock = chain_lock;
@@ -698,6 +782,14 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 		ls_note_owner(ts, owner);
 		if (holders && holder && holder_due(cnt))
 			sample_holder(cnt, lock, ep, holder);
+		if (oncpu_holders && owner == LS_OWNER_ON_CPU)
+			register_running_holder(lock, ep->flags, holder);
+	} else if (oncpu_holders && (flags & LCB_F_MUTEX) && (flags & LCB_F_SPIN) &&
+		   every(&cnt->oncpu_tick, holder_period)) {
+		/* a mutex spinner waits for an owner on a CPU: mostly it wins
+		 * without queueing, so spins are where running owners are seen */
+		if (owner_of(lock, ep->flags, &holder) == LS_OWNER_ON_CPU)
+			register_running_holder(lock, ep->flags, holder);
 	}
 	if (trace_episodes)
 		trace_phase(ts, action, now, owner, cnt);
@@ -734,6 +826,59 @@ SEC("tp_btf/contention_begin")
 int BPF_PROG(on_contention_begin_holders, void *lock, unsigned int flags)
 {
 	return handle_begin((u64)lock, flags, true);
+}
+
+/*
+ * A CPU-clock tick on each CPU (user space opens one perf event per CPU):
+ * when the task it interrupts is a holder a waiter saw running, and the
+ * lock's owner word still names it, its kernel stack is taken here, from
+ * its own CPU, the one place a running task's stack can be read. Stored as
+ * the queueing samples' holder stacks are, with role LS_ROLE_HOLDER_ON_CPU
+ * and no wait: no waiter's episode is attached to a tick. It writes only
+ * its own counters: it may interrupt a begin or end program on this CPU.
+ */
+SEC("perf_event")
+int on_cpu_clock(struct bpf_perf_event_data *ctx)
+{
+	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u32 tid = (u32)pid_tgid, one = 1, id;
+	struct ls_holder_task who = { .samples = 1, .tgid = pid_tgid >> 32 };
+	struct ls_holder_task_key task_key = { .tid = tid };
+	struct ls_stack_key key = { .role = LS_ROLE_HOLDER_ON_CPU };
+	struct task_struct *current = (struct task_struct *)bpf_get_current_task(), *owner;
+	struct ls_running_holder *reg;
+	struct ls_holder_stack *buf;
+	struct ls_cpu_state *hot;
+	long n;
+
+	reg = bpf_map_lookup_elem(&running_holders, &tid);
+	if (!reg || reg->task != (u64)current)
+		return 0;
+	if (bpf_ktime_get_ns() - reg->registered_ns > oncpu_fresh_ns ||
+	    owner_of(reg->lock, reg->flags, &owner) != LS_OWNER_ON_CPU || owner != current)
+		return 0; /* the contention is over, or the lock is no longer its */
+	hot = cpu_hot();
+	buf = bpf_map_lookup_elem(&holder_scratch, &one);
+	if (!hot || !buf)
+		return 0;
+	if (!reg->budget) {
+		hot->cnt.holder_oncpu_dropped++;
+		return 0;
+	}
+	reg->budget--;
+	n = bpf_get_stack(ctx, buf->ips, sizeof(buf->ips), 0);
+	id = n > 0 ? store_holder_stack(buf, n) : 0;
+	key.lock = task_key.lock = reg->lock;
+	key.flags = task_key.flags = reg->flags;
+	key.stack_id = (s32)id;
+	if (!id || !add_stack_sample(&key, 0)) {
+		hot->cnt.holder_oncpu_dropped++;
+		return 0;
+	}
+	hot->cnt.holder_oncpu_samples++;
+	bpf_get_current_comm(&who.comm, sizeof(who.comm));
+	note_holder_task(&task_key, &who);
+	return 0;
 }
 
 /* The reference userspace locks (collector/reflock) fire USDT probes with

@@ -171,7 +171,9 @@ struct ls_lock_key {
 	X(unmatched_ends, 1) /* ends without a begin seen (started before recording) */         \
 	X(stack_samples, 1)  /* stacks captured */                                              \
 	X(holder_samples, 3) /* holder stacks captured */                                       \
-	X(holder_changed, 3) /* holder stacks dropped: the lock changed hands while one was taken */
+	X(holder_changed, 3) /* holder stacks dropped: the lock changed hands while one was taken */ \
+	X(holder_oncpu_samples, 5) /* running holders' stacks taken on their own CPU (timer) */  \
+	X(holder_oncpu_dropped, 5) /* timer ticks on a holder still holding its lock, no stack taken */
 
 #define LS_U64_COUNTER(name, merge, help) __u64 name;
 #define LS_U64_FIELD(name) __u64 name;
@@ -192,8 +194,11 @@ struct ls_lock_stats {
 #define LS_ROLE_HOLDER_PREEMPTED 3 /* runnable, not running */
 #define LS_ROLE_HOLDER_SLEEPING  4 /* blocked */
 #define LS_ROLE_HOLDER_IOWAIT    5 /* blocked in I/O wait (io_schedule) */
+/* A holder seen running by a waiter, its stack taken later on its own CPU by
+ * a timer while it still held the lock: samples only, no waiter's wait. */
+#define LS_ROLE_HOLDER_ON_CPU    6
 #define LS_ROLE_HOLDER_FIRST     LS_ROLE_HOLDER_RUNNING
-#define LS_ROLE_HOLDER_LAST      LS_ROLE_HOLDER_IOWAIT
+#define LS_ROLE_HOLDER_LAST      LS_ROLE_HOLDER_ON_CPU
 /* Holder stacks are not in the stack-trace map (that takes only the current
  * task's): their ids have this bit, and their frames are in holder_stacks. */
 #define LS_HOLDER_STACK_BIT 0x40000000
@@ -289,6 +294,11 @@ struct ls_counters {
 	__u64 holder_tick;           /* countdown to the next holder stack sample */
 	__u64 holder_samples;        /* holder stacks captured */
 	__u64 holder_changed;        /* holder stacks dropped: the lock changed hands while one was taken */
+	__u64 oncpu_tick;            /* countdown to the next spin begin that registers a running owner */
+	/* written by the CPU-clock program only (an interrupt: it must not
+	 * share a counter with the begin/end programs it may interrupt) */
+	__u64 holder_oncpu_samples;  /* running holders' stacks taken on their own CPU */
+	__u64 holder_oncpu_dropped;  /* ticks on a holder still holding its lock, no stack taken */
 };
 
 /*

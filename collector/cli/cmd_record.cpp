@@ -124,6 +124,10 @@ int cmd_record(const Args& args)
         "when a waiter queues on a mutex or rwsem one task owns, capture the owner's kernel stack and "
         "what it was doing (running, preempted, sleeping, in I/O wait) for one such queueing in N per "
         "CPU (0: none; needs bpf_task_from_pid, Linux 6.2+)")(
+        "running-holder-hz", po::value(&o.probe.running_holder_hz)->default_value(99),
+        "an owner a waiter finds running on another CPU has no stack the waiter can read: a CPU-clock "
+        "tick this many times a second per CPU takes it on its own CPU while it still holds the lock "
+        "(0: none; off with --holder-period 0; needs perf events)")(
         "max-locks", po::value(&o.probe.max_locks)->default_value(LS_MAX_LOCKS_DEFAULT),
         "distinct (lock, kind) keys kept in the kernel; more are counted as lost")(
         "trace", po::bool_switch(&o.probe.trace),
@@ -203,6 +207,8 @@ int cmd_record(const Args& args)
         throw UsageError("--trace-buffer goes with --trace");
     if (o.probe.trace && (o.probe.trace_buffer_mib < 1 || o.probe.trace_buffer_mib > 1024))
         throw UsageError("--trace-buffer must be between 1 and 1024 MiB");
+    if (o.probe.running_holder_hz > 1000)
+        throw UsageError("--running-holder-hz must be between 0 and 1000");
     if (o.probe.trace && o.output.empty())
         throw UsageError("--trace stores episodes in a session file: add -o FILE");
     if (!vm.count("sample") && !prometheus_address.empty() && o.output.empty())

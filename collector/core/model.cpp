@@ -95,6 +95,8 @@ std::string stack_role_name(uint32_t role)
             return "holder:sleeping";
         case LS_ROLE_HOLDER_IOWAIT:
             return "holder:io-wait";
+        case LS_ROLE_HOLDER_ON_CPU:
+            return "holder:on-cpu";
     }
     return "unknown";
 }

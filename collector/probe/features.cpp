@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "probe/cpu_clock.h"
 
 namespace lockscope::probe {
 namespace {
@@ -165,6 +166,14 @@ std::vector<Feature> detect_features()
     out.push_back({"holder stacks", btf.task_from_pid_kfunc, false,
                    btf.task_from_pid_kfunc ? "bpf_task_from_pid: the lock holder's stack when a waiter queues"
                                            : "no bpf_task_from_pid (needs 6.2+): holders' states only, no stacks"});
+    std::string clock_why;
+    const bool clock = cpu_clock_available(&clock_why);
+    out.push_back({"running holders' stacks", clock, false,
+                   clock ? "a CPU-clock perf event per CPU: the stack of a holder running on another CPU, taken "
+                           "on its own CPU"
+                         : "not available (" + clock_why +
+                               "): a holder running on another CPU is recorded "
+                               "without its stack"});
     out.push_back({"ring buffer", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr) == 1, false,
                    "per-episode trace mode"});
     const std::string stats = read_first_line("/proc/sys/kernel/bpf_stats_enabled");

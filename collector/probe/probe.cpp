@@ -26,6 +26,7 @@
 #include "lockscope_abi.h"
 #include "lockscope_bpf.skel.h"
 #include "probe/features.h"
+#include "probe/cpu_clock.h"
 #include "probe/map_read.h"
 #include "probe/rwsem_spin.h"
 
@@ -263,6 +264,15 @@ Probe Probe::attach(const ProbeOptions& options)
     const bool holders = holder_stacks_available();
     bpf_program__set_autoload(skel->progs.on_contention_begin_holders, holders);
     bpf_program__set_autoload(skel->progs.on_contention_begin, !holders);
+    // Running holders' stacks: an extra; without it the recording goes on.
+    std::string clock_why;
+    const bool clock = options.holder_period && options.running_holder_hz && cpu_clock_available(&clock_why);
+    if (clock) {
+        skel->rodata->oncpu_holders = 1;
+        // fresh for two ticks: the holder still runs where a waiter saw it
+        skel->rodata->oncpu_fresh_ns = 2 * (1000000000ull / options.running_holder_hz);
+    }
+    bpf_program__set_autoload(skel->progs.on_cpu_clock, clock);
     bpf_map__set_max_entries(skel->maps.stack_samples, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.stacks, options.max_stacks);
     bpf_map__set_max_entries(skel->maps.task_stats, options.max_tasks);
@@ -271,6 +281,18 @@ Probe Probe::attach(const ProbeOptions& options)
         throw load_error("cannot load", -err);
     if (int err = lockscope_bpf__attach(skel))
         throw load_error("cannot attach", -err);
+    if (!options.holder_period || !options.running_holder_hz) {
+        probe.running_holders_ = "off";
+    } else if (!clock) {
+        probe.running_holders_ = "unavailable (" + clock_why + ")";
+    } else {
+        for (bpf_link* link : attach_cpu_clock(skel->progs.on_cpu_clock, options.running_holder_hz, &clock_why))
+            probe.clock_links_.emplace_back(link);
+        probe.running_holders_ = probe.clock_links_.empty()
+                                     ? "unavailable (" + clock_why + ")"
+                                     : "on (" + std::to_string(probe.clock_links_.size()) + " CPUs, " +
+                                           std::to_string(options.running_holder_hz) + " Hz)";
+    }
     if (options.trace)
         probe.trace_ = std::make_unique<TraceStream>(bpf_map__fd(skel->maps.trace_events));
     probe.rwsem_spin_ = RwsemSpin::attach();
@@ -310,6 +332,8 @@ Probe::Probe(Probe&& other) noexcept
       time_period_(other.time_period_),
       delivered_stacks_(std::move(other.delivered_stacks_)),
       user_links_(std::move(other.user_links_)),
+      clock_links_(std::move(other.clock_links_)),
+      running_holders_(std::move(other.running_holders_)),
       user_probes_(other.user_probes_),
       slab_lookup_(other.slab_lookup_),
       detached_(other.detached_),
@@ -320,6 +344,7 @@ Probe::Probe(Probe&& other) noexcept
       rwsem_spin_(std::move(other.rwsem_spin_))
 {
     other.user_links_.clear();
+    other.clock_links_.clear();
 }
 
 Probe& Probe::operator=(Probe&& other) noexcept
@@ -332,6 +357,9 @@ Probe& Probe::operator=(Probe&& other) noexcept
         delivered_stacks_ = std::move(other.delivered_stacks_);
         user_links_ = std::move(other.user_links_);
         other.user_links_.clear();
+        clock_links_ = std::move(other.clock_links_);
+        other.clock_links_.clear();
+        running_holders_ = std::move(other.running_holders_);
         user_probes_ = other.user_probes_;
         slab_lookup_ = other.slab_lookup_;
         detached_ = other.detached_;
@@ -354,6 +382,7 @@ void Probe::reset() noexcept
     trace_.reset();  // its thread polls a map of the skeleton
     rwsem_spin_.reset();
     user_links_.clear();
+    clock_links_.clear();
     if (skel_)
         lockscope_bpf__destroy(skel_);
     skel_ = nullptr;
@@ -372,6 +401,7 @@ std::vector<Episode> Probe::take_episodes()
 void Probe::detach()
 {
     user_links_.clear();
+    clock_links_.clear();
     lockscope_bpf__detach(skel_);
     if (rwsem_spin_)
         rwsem_spin_->detach();

@@ -22,10 +22,13 @@ struct ls_lock_stats;
 namespace lockscope::probe {
 
 struct ProbeOptions {
-    uint32_t tgid = 0;                  // 0: every process
-    bool children = true;               // with tgid: also every process it creates after the attach, and theirs
-    uint32_t stack_period = 256;        // one stack per N episodes per CPU (plus each lock's first); 0: none
-    uint32_t holder_period = 16;        // the holder's stack at one queued begin in N per CPU; 0: none
+    uint32_t tgid = 0;            // 0: every process
+    bool children = true;         // with tgid: also every process it creates after the attach, and theirs
+    uint32_t stack_period = 256;  // one stack per N episodes per CPU (plus each lock's first); 0: none
+    uint32_t holder_period = 16;  // the holder's stack at one queued begin in N per CPU; 0: none
+    // With holder_period: a CPU-clock tick per CPU at this rate takes the
+    // stack of a holder a waiter saw running, on its own CPU; 0: none.
+    uint32_t running_holder_hz = 99;
     uint32_t kind_bits = 0;             // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
     std::vector<CgroupTarget> cgroups;  // record --cgroup: only tasks in these (or below); empty: all
     uint32_t time_period = 1;  // record --sample: time one episode in N per CPU (core/analysis/estimate.h); 1: all
@@ -87,6 +90,10 @@ public:
     // "unavailable (why)" (probe/rwsem_spin.h).
     std::string rwsem_spin_status() const;
 
+    // The running holders' stacks (ProbeOptions::running_holder_hz): "on
+    // (N CPUs, H Hz)", "off (...)" or "unavailable (why)".
+    const std::string& running_holders_status() const { return running_holders_; }
+
 private:
     explicit Probe(lockscope_bpf* skel, uint32_t cpus, uint32_t time_period);
     void read_locks(RawSnapshot& out);
@@ -111,6 +118,8 @@ private:
     uint32_t time_period_ = 1;  // the kernel's time sums are scaled by it on reading
     std::set<int32_t> delivered_stacks_;
     std::vector<Link> user_links_;
+    std::vector<Link> clock_links_;  // on_cpu_clock, one per online CPU
+    std::string running_holders_;
     bool user_probes_ = false;
     bool slab_lookup_ = false;
     bool detached_ = false;

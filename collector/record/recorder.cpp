@@ -62,6 +62,7 @@ std::map<std::string, std::string> session_meta(const RecordOptions& o)
     meta["stack_period"] = std::to_string(o.probe.stack_period);
     set_timing_meta(meta, o.probe.time_period);
     meta["holder_period"] = probe::holder_stacks_available() ? std::to_string(o.probe.holder_period) : "unavailable";
+    meta["running_holder_hz"] = std::to_string(o.probe.holder_period ? o.probe.running_holder_hz : 0);
     if (o.probe.trace) {
         meta["trace"] = "on";
         meta["trace_buffer_mib"] = std::to_string(o.probe.trace_buffer_mib);
@@ -253,7 +254,11 @@ RecordResult record(const RecordOptions& o)
         if (r == 0) {
             // Said once: whether rwsem rows include the writers' optimistic spin.
             std::fprintf(stderr, "lockscope: rwsem spin observation: %s\n", probe->rwsem_spin_status().c_str());
-            files.set_meta({{"rwsem_spin_observation", probe->rwsem_spin_status()}});
+            files.set_meta({{"rwsem_spin_observation", probe->rwsem_spin_status()},
+                            {"running_holders", probe->running_holders_status()}});
+            if (probe->running_holders_status().starts_with("unavailable"))
+                std::fprintf(stderr, "lockscope: running holders' stacks: %s\n",
+                             probe->running_holders_status().c_str());
         }
         child.release();
         if (int err = child.exec_error()) {

@@ -108,3 +108,17 @@ TEST(Chains, EdgesOfTheSamePairAddUp)
     EXPECT_EQ(chains[0].samples, 3u);
     EXPECT_EQ(chains[0].wait_ns, 400u);
 }
+
+// A root holder seen running has no stack from the queueings; the stack its
+// CPU's ticks took says where it was. Ticks do not change the state.
+TEST(Chains, ARunningRootShowsItsOnCpuStack)
+{
+    HolderSummary running = sampled("running", {});
+    running.on_cpu_frames = {"anon_pipe_write+0x40", "vfs_write+0x1"};
+    running.on_cpu_frames_samples = 50;
+    const std::vector<Chain> chains = assemble_chains({{"a", "pipe.mutex", 2, 200}}, {{"pipe.mutex", running}});
+    ASSERT_EQ(chains.size(), 1u);
+    EXPECT_EQ(chains[0].root.state, "running");
+    ASSERT_FALSE(chains[0].root.frames.empty());
+    EXPECT_EQ(chains[0].root.frames[0], "anon_pipe_write+0x40");
+}

@@ -152,6 +152,57 @@ TEST(ReportTest, GroupsByCgroupAndKeepsWhatNoTaskPublished)
     EXPECT_NE(format_text(rep).find("\ncgroup "), std::string::npos) << format_text(rep);
 }
 
+// On-CPU holder stacks (a timer's ticks on a running holder) carry no wait:
+// they are ranked apart, by samples, merged by function whatever the offset
+// of the tick, and leave the queueing samples' shares of the wait as they are.
+TEST(ReportTest, OnCpuHolderStacksHaveSharesOfTheirOwnSamples)
+{
+    Session s = sample();
+    const std::string name = build_report(s, {.top = 0}).rows[0].name;
+    int64_t id = 0;
+    for (const LockInfo& l : s.locks)
+        if (l.name == name)
+            id = l.id;
+    auto holder = [&](const std::string& role, std::vector<std::string> frames, uint64_t samples, uint64_t wait) {
+        StackSample st;
+        st.run = 1;
+        st.lock_id = id;
+        st.role = role;
+        st.frames = std::move(frames);
+        st.samples = samples;
+        st.wait_ns = wait;
+        s.stacks.push_back(st);
+    };
+    holder("holder:running", {}, 2, 500);
+    holder("holder:on-cpu", {"_copy_to_iter+0x17", "anon_pipe_read+0xd3"}, 3, 0);
+    holder("holder:on-cpu", {"_copy_to_iter+0x2a", "anon_pipe_read+0xd3"}, 1, 0);
+    holder("holder:on-cpu", {"anon_pipe_write+0x40"}, 2, 0);
+    s.meta["running_holder_hz"] = "99";
+    s.runs[0].holder_oncpu_samples = 6;
+    const Report rep = build_report(s, {.top = 0});
+    const ReportRow& row = rep.rows[0];
+    ASSERT_EQ(row.holders.size(), 3u);
+    EXPECT_EQ(row.holder_samples, 2u);
+    EXPECT_EQ(row.holder_oncpu_samples, 6u);
+    EXPECT_EQ(row.holders[0].state, "running");
+    EXPECT_DOUBLE_EQ(row.holders[0].share, 1.0);
+    EXPECT_TRUE(row.holders[1].on_cpu());
+    EXPECT_EQ(row.holders[1].samples, 4u);  // the two offsets of one path, merged
+    EXPECT_EQ(row.holders[1].frames[0], "_copy_to_iter+0x17");
+    EXPECT_DOUBLE_EQ(row.holders[1].share, 4.0 / 6.0);
+    EXPECT_DOUBLE_EQ(row.holders[2].share, 2.0 / 6.0);
+
+    const std::string text = format_text(rep);
+    EXPECT_NE(text.find("on-cpu: running, sampled on its CPU"), std::string::npos) << text;
+    EXPECT_NE(text.find("by a 99 Hz timer tick"), std::string::npos) << text;
+    EXPECT_NE(text.find("on-cpu    _copy_to_iter <- anon_pipe_read"), std::string::npos) << text;
+    const nlohmann::json j = nlohmann::json::parse(format_json(rep));
+    EXPECT_EQ(j["locks"][0]["holders"][0]["share_of"], "wait");
+    EXPECT_EQ(j["locks"][0]["holders"][1]["share_of"], "on_cpu_samples");
+    EXPECT_EQ(j["locks"][0]["holder_oncpu_samples"], 6);
+    EXPECT_EQ(j["totals"]["holder_oncpu_samples"], 6);
+}
+
 // Holder stacks roll up with their lock row: merged across the row's locks
 // and runs, ranked by the wait queued behind them, at most three a row.
 TEST(ReportTest, HoldersRollUpWithTheirLockAndShareItsSampledWait)

@@ -39,6 +39,8 @@ ChainRoot root_of(const std::string& lock, const std::map<std::string, HolderSum
     if (best) {
         root.frames = s.frames;
         root.task = s.task;
+        if (root.state == "running" && root.frames.empty())
+            root.frames = s.on_cpu_frames;
     }
     return root;
 }
@@ -116,11 +118,23 @@ std::vector<Chain> session_chains(const Session& session, std::optional<int64_t>
         return {};
     std::map<std::string, HolderSummary> holders;
     std::map<std::pair<std::string, std::vector<std::string>>, uint64_t> wait_by_stack;
+    std::map<std::pair<std::string, std::vector<std::string>>, uint64_t> on_cpu_by_stack;
     for (const StackSample& st : session.stacks) {
         auto l = locks.find(st.lock_id);
         if (!st.holder() || !wanted(st.run) || l == locks.end())
             continue;
         HolderSummary& h = holders[l->second->name];
+        if (st.holder_state() == "on-cpu") {
+            // Ticks, not queueings: they do not vote on what the holder was
+            // doing when waiters queued.
+            uint64_t& ticks = on_cpu_by_stack[{l->second->name, st.frames}];
+            ticks = sat_add(ticks, st.samples);
+            if (ticks > h.on_cpu_frames_samples) {
+                h.on_cpu_frames_samples = ticks;
+                h.on_cpu_frames = st.frames;
+            }
+            continue;
+        }
         uint64_t& n = h.samples_by_state[st.holder_state()];
         n = sat_add(n, st.samples);
         uint64_t& w = wait_by_stack[{l->second->name, st.frames}];

@@ -29,6 +29,10 @@ struct HolderSummary {
     std::map<std::string, uint64_t> samples_by_state;  // running, preempted, sleeping, io-wait
     std::vector<std::string> frames;                   // the stack with the most wait behind it
     uint64_t frames_wait_ns = 0;
+    // The on-CPU ticks' stack with the most samples: where a holder seen
+    // running was, for a root whose queueing samples have no frames.
+    std::vector<std::string> on_cpu_frames;
+    uint64_t on_cpu_frames_samples = 0;
     std::string task;  // the task sampled holding it most often: "comm[tid]"
     uint64_t task_samples = 0;
     uint64_t reader_owned = 0;  // queueings that found the lock reader-owned (no single holder)

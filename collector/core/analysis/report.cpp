@@ -26,6 +26,36 @@ struct Group {
 
 constexpr size_t kHoldersPerRow = 3;
 
+// "f+0x1a/0x40" -> "f".
+std::vector<std::string> without_offsets(const std::vector<std::string>& frames)
+{
+    std::vector<std::string> out;
+    for (const std::string& f : frames)
+        out.push_back(f.substr(0, f.find('+')));
+    return out;
+}
+
+// Sets each holder stack's share (of the wait; of the samples where none
+// carries wait), keeps the top ones, and returns the samples of all.
+uint64_t share_out(std::vector<HolderShare>& list)
+{
+    uint64_t wait = 0, samples = 0;
+    for (const HolderShare& h : list) {
+        wait = sat_add(wait, h.wait_ns);
+        samples = sat_add(samples, h.samples);
+    }
+    for (HolderShare& h : list)
+        h.share = wait ? double(h.wait_ns) / double(wait) : double(h.samples) / double(samples);
+    std::stable_sort(list.begin(), list.end(), [](const HolderShare& a, const HolderShare& b) {
+        if (a.share != b.share)
+            return a.share > b.share;
+        return a.samples > b.samples;
+    });
+    if (list.size() > kHoldersPerRow)
+        list.resize(kHoldersPerRow);
+    return samples;
+}
+
 // What the sampled stacks say about each lock group: its top holder stacks,
 // the holders' tasks, and the cgroups of its sampled waiters.
 void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted,
@@ -42,31 +72,27 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         auto g = group_of.find(st.lock_id);
         if (g == group_of.end())
             continue;
-        HolderShare& h = merged[g->second][{st.holder_state(), st.frames}];
-        h.frames = st.frames;
+        // A tick lands anywhere in a function: on-CPU stacks merge by
+        // function, the first one's offsets shown.
+        HolderShare& h = merged[g->second][{st.holder_state(),
+                                            st.holder_state() == "on-cpu" ? without_offsets(st.frames) : st.frames}];
+        if (h.frames.empty())
+            h.frames = st.frames;
         h.state = st.holder_state();
         h.samples = sat_add(h.samples, st.samples);
         h.wait_ns = sat_add(h.wait_ns, st.wait_ns);
     }
     for (auto& [g, by_stack] : merged) {
-        uint64_t wait = 0, samples = 0;
-        std::vector<HolderShare> list;
-        for (auto& [key, h] : by_stack) {
-            wait = sat_add(wait, h.wait_ns);
-            samples = sat_add(samples, h.samples);
-            list.push_back(std::move(h));
-        }
-        for (HolderShare& h : list)
-            h.share = wait ? double(h.wait_ns) / double(wait) : double(h.samples) / double(samples);
-        std::stable_sort(list.begin(), list.end(), [](const HolderShare& a, const HolderShare& b) {
-            if (a.share != b.share)
-                return a.share > b.share;
-            return a.samples > b.samples;
-        });
-        if (list.size() > kHoldersPerRow)
-            list.resize(kHoldersPerRow);
-        g->row.holders = std::move(list);
-        g->row.holder_samples = samples;
+        // Two families, each with its own shares and its own top stacks:
+        // the queueing samples (of their wait) and the on-CPU ticks (of
+        // their samples, which carry no wait).
+        std::vector<HolderShare> queued, on_cpu;
+        for (auto& [key, h] : by_stack)
+            (h.on_cpu() ? on_cpu : queued).push_back(std::move(h));
+        g->row.holder_samples = share_out(queued);
+        g->row.holder_oncpu_samples = share_out(on_cpu);
+        g->row.holders = std::move(queued);
+        g->row.holders.insert(g->row.holders.end(), on_cpu.begin(), on_cpu.end());
     }
     std::map<Group*, std::map<uint32_t, HolderTaskShare>> tasks;
     for (const HolderTask& h : session.holder_tasks) {
@@ -502,6 +528,8 @@ Report build_report(const Session& session, const ReportOptions& options)
         if (wanted(r.id)) {
             rep.holder_samples = sat_add(rep.holder_samples, r.holder_samples);
             rep.holder_changed = sat_add(rep.holder_changed, r.holder_changed);
+            rep.holder_oncpu_samples = sat_add(rep.holder_oncpu_samples, r.holder_oncpu_samples);
+            rep.holder_oncpu_dropped = sat_add(rep.holder_oncpu_dropped, r.holder_oncpu_dropped);
         }
     }
     for (auto& [key, g] : grouping.groups())

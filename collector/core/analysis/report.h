@@ -38,12 +38,18 @@ struct ReportOptions {
 
 // A holder stack of a lock row: what the task holding the lock was running
 // (and doing) when a waiter queued, from the sampled queueings.
+// State "on-cpu": a holder a waiter saw running, its stack taken later on
+// its own CPU by a timer tick while it still held the lock. No waiter's
+// episode belongs to a tick, so those carry no wait: their share is of the
+// row's on-CPU samples, the others' of the wait behind the queueing samples.
 struct HolderShare {
     std::vector<std::string> frames;  // innermost first; empty: it was running on another CPU
-    std::string state;                // running, preempted, sleeping, io-wait
+    std::string state;                // running, preempted, sleeping, io-wait, on-cpu
     uint64_t samples = 0;
     uint64_t wait_ns = 0;  // wait of the sampled episodes that queued behind it
-    double share = 0;      // of the row's sampled holders' wait: "held while"
+    double share = 0;      // of the row's sampled holders' wait: "held while" (on-cpu: of its samples)
+
+    bool on_cpu() const { return state == "on-cpu"; }
 };
 
 // A task that held the row's lock when a waiter queued.
@@ -66,7 +72,8 @@ struct ReportRow {
     LockCounters counters;
     double share_of_wait = 0;                   // of the totals' wait_ns
     std::vector<HolderShare> holders;           // by lock or instance: the top holder stacks, by wait
-    uint64_t holder_samples = 0;                // all of the row's holder samples
+    uint64_t holder_samples = 0;                // all of the row's holder samples at queueings
+    uint64_t holder_oncpu_samples = 0;          // the row's on-cpu holder samples (timer ticks)
     std::vector<HolderTaskShare> holder_tasks;  // the tasks behind those samples, most samples first
     // By lock or instance: the cgroups whose tasks were sampled waiting on
     // it (path, sampled waiter stacks), most samples first; every one.
@@ -98,10 +105,12 @@ struct Report {
     std::vector<ReportRow> rows;  // by wait_ns, descending; at most `top`
     size_t rows_total = 0;        // before the `top` cut
     GroupBy by = GroupBy::Lock;
-    std::vector<std::string> notes;  // how the rows were estimated, when they were
-    uint64_t holder_samples = 0;     // holder stacks captured, over the runs reported
-    uint64_t holder_changed = 0;     // holder stacks dropped: the lock changed hands meanwhile
-    std::vector<Chain> chains;       // heaviest first (chains.h)
+    std::vector<std::string> notes;     // how the rows were estimated, when they were
+    uint64_t holder_samples = 0;        // holder stacks captured, over the runs reported
+    uint64_t holder_changed = 0;        // holder stacks dropped: the lock changed hands meanwhile
+    uint64_t holder_oncpu_samples = 0;  // running holders' stacks taken on their own CPU
+    uint64_t holder_oncpu_dropped = 0;  // ticks on a holder still holding its lock, no stack taken
+    std::vector<Chain> chains;          // heaviest first (chains.h)
     bool show_chains = false;
     // The wait's four parts add up (LockCounters::spinning_ns()): false for
     // sessions recorded before the off-CPU time in spin phases was kept.

@@ -409,6 +409,13 @@ void chains_block(std::ostringstream& out, const Report& rep)
         out << "  (top " << kChains << " of " << rep.chains.size() << " chains by the wait behind them)\n";
 }
 
+// "a 99 Hz " (the session's rate, where its metadata says) or "a ".
+std::string oncpu_rate(const Report& rep)
+{
+    auto hz = rep.session.find("running_holder_hz");
+    return hz == rep.session.end() ? std::string("a ") : "a " + hz->second + " Hz ";
+}
+
 // What the holders were running when waiters queued, for the rows that have
 // holder samples (by lock or instance).
 void holders_block(std::ostringstream& out, const Report& rep)
@@ -426,6 +433,17 @@ void holders_block(std::ostringstream& out, const Report& rep)
             if (rep.holder_changed)
                 text += "; " + std::to_string(rep.holder_changed) + " dropped: the lock changed hands while sampled";
             text += "); shares are of the sampled waiters' wait";
+            if (rep.holder_oncpu_samples || rep.holder_oncpu_dropped)
+                text +=
+                    ". on-cpu: running, sampled on its CPU: a holder a waiter found running elsewhere, its stack "
+                    "taken on its own CPU by " +
+                    oncpu_rate(rep) + "timer tick while it still held the lock (" +
+                    std::to_string(rep.holder_oncpu_samples) +
+                    (rep.holder_oncpu_samples == 1 ? " sample" : " samples") +
+                    (rep.holder_oncpu_dropped ? "; " + std::to_string(rep.holder_oncpu_dropped) +
+                                                    " ticks took none: over budget or unreadable"
+                                              : std::string()) +
+                    "); no waiter's wait belongs to a tick: their shares are of the on-cpu samples";
             out << "\n" << wrap_text(text, "held while: ", 4, 100);
         }
         out << "  " << r.name << " " << short_kind(r) << "\n";
@@ -541,6 +559,8 @@ std::string format_json(const Report& rep)
     totals["intervals"] = t.intervals;
     totals["holder_samples"] = rep.holder_samples;
     totals["holder_changed"] = rep.holder_changed;
+    totals["holder_oncpu_samples"] = rep.holder_oncpu_samples;
+    totals["holder_oncpu_dropped"] = rep.holder_oncpu_dropped;
     if (!t.by_name_source.empty()) {
         nlohmann::ordered_json sources = nlohmann::ordered_json::object();
         for (const auto& [source, share] : t.by_name_source)
@@ -574,9 +594,11 @@ std::string format_json(const Report& rep)
                                    {"state", h.state},
                                    {"samples", h.samples},
                                    {"wait_ns", h.wait_ns},
-                                   {"share", h.share}});
+                                   {"share", h.share},
+                                   {"share_of", h.on_cpu() ? "on_cpu_samples" : "wait"}});
             row["holders"] = std::move(holders);
             row["holder_samples"] = r.holder_samples;
+            row["holder_oncpu_samples"] = r.holder_oncpu_samples;
             auto tasks = nlohmann::ordered_json::array();
             for (const HolderTaskShare& ht : r.holder_tasks)
                 tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});

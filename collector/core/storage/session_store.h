@@ -31,7 +31,10 @@
 //      (record --sample: the time fields are estimates, see core/analysis/estimate.h)
 //   5  counter columns spin_offcpu_ns and spin_yields: the off-CPU time inside
 //      spin phases, so that the wait splits into four parts that add up
-//      (LockCounters::spinning_ns() and the rest); older files cannot split it
+//      (LockCounters::spinning_ns() and the rest; older files cannot split it);
+//      runs.holder_oncpu_samples/holder_oncpu_dropped; stacks.role
+//      "holder:on-cpu" (a running holder's stack taken on its own CPU, no
+//      wait); meta running_holders, running_holder_hz
 #pragma once
 
 #include "core/model.h"
