@@ -230,19 +230,37 @@ LS_INLINE void ls_switch_out(struct ls_task_state *ts, __u64 now, int blocked)
 	if (ts->depth == 0)
 		return;
 	ts->switched_out_ns = now;
+	ts->woken_ns = 0;
 	ts->out_blocked = blocked != 0;
+}
+
+/* Whether a waker's clock is wanted: the task sleeps and was not woken yet. */
+LS_INLINE int ls_wants_wake_time(const struct ls_task_state *ts)
+{
+	return ts->switched_out_ns && ts->out_blocked && !ts->woken_ns;
+}
+
+/* A sleeping waiter was woken at @now: from then on, until it runs, it is
+ * runnable, not asleep (it waits for a CPU, not for the lock). */
+LS_INLINE void ls_mark_woken(struct ls_task_state *ts, __u64 now)
+{
+	if (ls_wants_wake_time(ts) && now >= ts->switched_out_ns)
+		ts->woken_ns = now;
 }
 
 LS_INLINE void ls_switch_in(struct ls_task_state *ts, __u64 now)
 {
-	__u64 off;
+	__u64 off, woke = ts->woken_ns, ready;
 	__u32 d = ts->depth;
 	int i;
 
 	if (ts->switched_out_ns == 0)
 		return;
 	off = now - ts->switched_out_ns;
+	/* a sleep's tail after its wakeup waited for a CPU: runnable */
+	ready = ts->out_blocked && woke >= ts->switched_out_ns && woke <= now ? now - woke : 0;
 	ts->switched_out_ns = 0;
+	ts->woken_ns = 0;
 	/* Every open episode waited through this switch. */
 	for (i = 0; i < LS_MAX_DEPTH; i++) {
 		struct ls_episode *ep = &ts->ep[i];
@@ -251,8 +269,11 @@ LS_INLINE void ls_switch_in(struct ls_task_state *ts, __u64 now)
 			break;
 		if (ep->begin_ns > now - off)
 			off = now - ep->begin_ns; /* opened while out: cannot happen, be safe */
+		if (ready > off)
+			ready = off;
 		if (ts->out_blocked) {
-			ep->sleep_ns += off;
+			ep->sleep_ns += off - ready;
+			ep->preempt_ns += ready;
 			ep->sleeps++;
 		} else {
 			ep->preempt_ns += off;
@@ -361,6 +382,7 @@ LS_INLINE void ls_move_episodes(struct ls_task_state *dst, struct ls_task_state 
 
 	dst->depth = src->depth;
 	dst->switched_out_ns = src->switched_out_ns;
+	dst->woken_ns = src->woken_ns;
 	dst->out_blocked = src->out_blocked;
 	for (i = 0; i < LS_MAX_DEPTH; i++)
 		dst->ep[i] = src->ep[i];

@@ -1400,6 +1400,8 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	if (!ep || ep->in_spin)
 		return 0;
 	ls_woken(ts);
+	if (ls_wants_wake_time(ts))
+		ls_mark_woken(ts, bpf_ktime_get_ns());
 	if (trace_episodes) {
 		struct ls_trace_task *tt = bpf_task_storage_get(&trace_state, p, 0, 0);
 

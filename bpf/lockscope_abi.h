@@ -116,8 +116,8 @@ struct ls_lock_key {
 	X(spin_successes, sum, "Spin phases that ended with the lock taken")                    \
 	X(wait_ns, sum, "Time waiters waited")                                                  \
 	X(spin_ns, sum, "Time in optimistic spin phases, as the tracepoints mark them")         \
-	X(sleep_ns, sum, "Time waiters were switched out blocked")                              \
-	X(preempt_ns, sum, "Time waiters were switched out runnable")                           \
+	X(sleep_ns, sum, "Time waiters were switched out blocked, until woken")                 \
+	X(preempt_ns, sum, "Time waiters were switched out runnable: preempted, or woken")      \
 	X(sleeps, sum, "Times a waiter was switched out blocked")                               \
 	X(preemptions, sum, "Times a waiter was switched out runnable")                         \
 	X(max_wait_ns, max, "Longest wait")                                                     \
@@ -341,6 +341,7 @@ struct ls_task_totals {
 
 struct ls_task_state {
 	__u64 switched_out_ns; /* 0 while on CPU */
+	__u64 woken_ns;        /* when a task switched out blocked was woken; 0: not yet */
 	__u32 depth;
 	__u32 out_blocked;     /* switched out in a blocked state (a sleep) */
 	__u32 dirty;           /* totals changed since the last flush */

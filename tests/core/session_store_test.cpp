@@ -1,6 +1,7 @@
 // The session file as a user relies on it: what is written reads back,
 // it stays small, it survives a killed recorder, and it can be read while
 // being written and by other users.
+#include "core/analysis/report.h"
 #include "core/error.h"
 #include "core/storage/session_store.h"
 #include "sample_session.h"
@@ -229,6 +230,51 @@ TEST(SessionStoreTest, LoadsFilesWrittenBeforeNestedAndAbandonedLossesWereCounte
     ASSERT_FALSE(s.tasks.empty());
     for (const TaskStats& t : s.tasks)
         EXPECT_EQ(t.cgroup, "") << "files before version 3 kept no cgroup";
+}
+
+// A version-4 file kept no off-CPU time of spin phases: it loads, and the
+// report says the wait cannot be split instead of printing parts that would
+// overlap (spin phases holding off-CPU time).
+TEST(SessionStoreTest, AVersion4FileSaysItsWaitIsNotSplit)
+{
+    TempDir dir;
+    const std::string path = dir.file("v4.lockscope");
+    write_sample(path, 1, 2, 3);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::vector<std::string> tables;
+    sqlite3_exec(
+        db, "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE c.name = 'spin_offcpu_ns'",
+        [](void* out, int, char** values, char**) {
+            static_cast<std::vector<std::string>*>(out)->push_back(values[0]);
+            return 0;
+        },
+        &tables, nullptr);
+    ASSERT_FALSE(tables.empty());
+    for (const std::string& t : tables)
+        for (const char* column : {"spin_offcpu_ns", "spin_yields"})
+            ASSERT_EQ(
+                sqlite3_exec(db, ("ALTER TABLE " + t + " DROP COLUMN " + column).c_str(), nullptr, nullptr, nullptr),
+                SQLITE_OK)
+                << sqlite3_errmsg(db);
+    for (const char* sql :
+         {"ALTER TABLE runs DROP COLUMN holder_oncpu_samples", "ALTER TABLE runs DROP COLUMN holder_oncpu_dropped",
+          "PRAGMA user_version=4", "UPDATE meta SET value = '4' WHERE key = 'schema_version'"})
+        ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+
+    const Session s = load_session(path);
+    EXPECT_TRUE(s.warnings.empty());
+    EXPECT_EQ(s.schema_version, 4);
+    const Report rep = build_report(s, ReportOptions{});
+    EXPECT_FALSE(rep.wait_parts_split);
+    const std::string text = format_text(rep);
+    EXPECT_NE(text.find("spin phases"), std::string::npos) << text;
+    EXPECT_NE(text.find("not split in this session's format"), std::string::npos) << text;
+    EXPECT_EQ(text.find("  queued on CPU"), std::string::npos) << text;
+    const std::string json = format_json(rep);
+    EXPECT_NE(json.find("\"spinning_ns\": null"), std::string::npos);
+    EXPECT_NE(json.find("\"wait_parts_split\": false"), std::string::npos);
 }
 
 TEST(SessionStoreTest, StoresHistogramsSparselyAndEndsAsOneFile)

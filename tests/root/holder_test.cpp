@@ -7,10 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <linux/userfaultfd.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,6 +21,7 @@
 #include "core/analysis/report.h"
 #include "core/storage/session_store.h"
 #include "lockscope_abi.h"
+#include "held_fault.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
@@ -132,18 +129,7 @@ TEST(Holders, PipeHoldersAppearWithinTheBudget)
 TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const int uffd = int(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
-    ASSERT_GE(uffd, 0) << "userfaultfd: " << strerror(errno);
-    uffdio_api api{.api = UFFD_API, .features = 0, .ioctls = 0};
-    ASSERT_EQ(ioctl(uffd, UFFDIO_API, &api), 0) << strerror(errno);
-    const size_t page = size_t(sysconf(_SC_PAGESIZE));
-    void* buffer = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(buffer, MAP_FAILED);
-    uffdio_register reg{};
-    reg.range = {uint64_t(uintptr_t(buffer)), page};
-    reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-    ASSERT_EQ(ioctl(uffd, UFFDIO_REGISTER, &reg), 0) << strerror(errno);
-
+    test::HeldPageFault fault;
     const std::string file = test::temp_path("chain-target");
     const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     ASSERT_GE(fd, 0);
@@ -161,7 +147,7 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
     std::atomic<pid_t> holder_tid{0}, middle_tid{0};
     std::thread holder([&] {
         holder_tid = gettid();
-        (void)!write(fd, buffer, page);
+        (void)!write(fd, fault.buffer(), fault.size());
     });
     std::this_thread::sleep_for(200ms);
     std::thread middle([&] {
@@ -173,9 +159,7 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
     for (int i = 0; i < 4; i++)
         waiters.emplace_back([&] { (void)!write(pipefd[1], bytes, 1); });
     std::this_thread::sleep_for(500ms);
-    uffdio_zeropage zero{};
-    zero.range = {uint64_t(uintptr_t(buffer)), page};
-    EXPECT_EQ(ioctl(uffd, UFFDIO_ZEROPAGE, &zero), 0) << strerror(errno);  // wakes the holder
+    EXPECT_TRUE(fault.release()) << strerror(errno);  // wakes the holder
     holder.join();
     middle.join();
     for (std::thread& t : waiters)
@@ -187,8 +171,6 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
     close(fd);
     close(pipefd[0]);
     close(pipefd[1]);
-    close(uffd);
-    munmap(buffer, page);
 
     const Session s = load_session(out);
     const Report rep = build_report(s, ReportOptions{.top = 0, .chains = true});

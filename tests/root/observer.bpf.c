@@ -28,8 +28,8 @@ struct task_struct {
 #define OBS_WAIT 0      /* end - first begin */
 #define OBS_SPIN 1      /* time from a begin with SPIN to the next begin without it, or the end */
 #define OBS_SPIN_OFF 2  /* time switched out while in such a spin phase */
-#define OBS_ASLEEP 3    /* time switched out blocked */
-#define OBS_RUNNABLE 4  /* time switched out runnable */
+#define OBS_ASLEEP 3    /* time switched out blocked, until woken */
+#define OBS_RUNNABLE 4  /* time switched out runnable, or woken and not yet running */
 #define OBS_YIELDS 5    /* switch-outs in a spin phase, runnable */
 #define OBS_TIMES 6
 #define OBS_MUTEX 0     /* class of the task's outermost lock: a mutex, */
@@ -50,6 +50,7 @@ struct wait {
 	__u64 begin_ns;
 	__u64 phase_ns;   /* start of the current spin phase */
 	__u64 out_ns;     /* when it was switched out; 0 while on CPU */
+	__u64 woken_ns;   /* when it was woken while switched out blocked; 0: not yet */
 	__u32 in_spin;
 	__u32 out_blocked;
 	__u32 class;
@@ -163,12 +164,39 @@ int observe_switch(struct switch_args *args)
 	}
 	w = bpf_map_lookup_elem(&waits, &next);
 	if (w && w->out_ns) {
+		__u64 ready = 0;
+
 		now = bpf_ktime_get_ns();
-		add_time(w, w->out_blocked ? OBS_ASLEEP : OBS_RUNNABLE, now - w->out_ns);
+		/* woken, then waiting for a CPU: runnable */
+		if (w->out_blocked && w->woken_ns)
+			ready = now - w->woken_ns;
+		add_time(w, w->out_blocked ? OBS_ASLEEP : OBS_RUNNABLE, now - w->out_ns - ready);
+		add_time(w, OBS_RUNNABLE, ready);
 		if (w->in_spin)
 			add_time(w, OBS_SPIN_OFF, now - w->out_ns);
 		w->out_ns = 0;
+		w->woken_ns = 0;
 	}
+	return 0;
+}
+
+/* /sys/kernel/tracing/events/sched/sched_waking/format */
+struct waking_args {
+	__u64 common;
+	char comm[16];
+	__s32 pid;
+	__s32 prio;
+	__s32 target_cpu;
+};
+
+SEC("tracepoint/sched/sched_waking")
+int observe_waking(struct waking_args *args)
+{
+	__u32 pid = (__u32)args->pid;
+	struct wait *w = bpf_map_lookup_elem(&waits, &pid);
+
+	if (w && w->out_ns && w->out_blocked && !w->woken_ns)
+		w->woken_ns = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -18,8 +18,8 @@ struct ObservedWait {
     uint64_t wait_ns = 0;      // end - first begin
     uint64_t spin_ns = 0;      // in spin phases (begins with SPIN), on CPU or not
     uint64_t spin_off_ns = 0;  // of that, switched out
-    uint64_t asleep_ns = 0;    // switched out blocked
-    uint64_t runnable_ns = 0;  // switched out runnable (preempted, or yielding)
+    uint64_t asleep_ns = 0;    // switched out blocked, until woken
+    uint64_t runnable_ns = 0;  // switched out runnable (preempted, yielding), or woken and not yet running
     uint64_t spin_yields = 0;  // switch-outs in a spin phase, runnable
 };
 

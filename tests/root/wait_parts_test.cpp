@@ -5,10 +5,6 @@
 // is known by construction come out split that way.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <linux/userfaultfd.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,6 +18,7 @@
 
 #include "core/analysis/report.h"
 #include "core/storage/session_store.h"
+#include "held_fault.h"
 #include "observer.h"
 #include "recording.h"
 #include "root_helpers.h"
@@ -180,17 +177,7 @@ TEST(WaitParts, OnCpuPartsFitInTheWorkloadsCpuTime)
 TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const int uffd = int(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
-    ASSERT_GE(uffd, 0) << "userfaultfd: " << strerror(errno);
-    uffdio_api api{.api = UFFD_API, .features = 0, .ioctls = 0};
-    ASSERT_EQ(ioctl(uffd, UFFDIO_API, &api), 0) << strerror(errno);
-    const size_t page = size_t(sysconf(_SC_PAGESIZE));
-    void* buffer = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(buffer, MAP_FAILED);
-    uffdio_register reg{};
-    reg.range = {uint64_t(uintptr_t(buffer)), page};
-    reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-    ASSERT_EQ(ioctl(uffd, UFFDIO_REGISTER, &reg), 0) << strerror(errno);
+    test::HeldPageFault fault;
     const std::string file = test::temp_path("asleep-target");
     const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     ASSERT_GE(fd, 0);
@@ -201,7 +188,7 @@ TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
     ASSERT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
 
     using namespace std::chrono_literals;
-    std::thread holder([&] { (void)!write(fd, buffer, page); });  // takes i_rwsem, then faults
+    std::thread holder([&] { (void)!write(fd, fault.buffer(), fault.size()); });  // takes i_rwsem, then faults
     std::this_thread::sleep_for(200ms);
     constexpr int kWaiters = 2;
     const char bytes[16] = {};
@@ -214,9 +201,7 @@ TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
             close(own);
         });
     std::this_thread::sleep_for(600ms);
-    uffdio_zeropage zero{};
-    zero.range = {uint64_t(uintptr_t(buffer)), page};
-    EXPECT_EQ(ioctl(uffd, UFFDIO_ZEROPAGE, &zero), 0) << strerror(errno);  // wakes the holder
+    EXPECT_TRUE(fault.release()) << strerror(errno);  // wakes the holder
     holder.join();
     for (std::thread& t : waiters)
         t.join();
@@ -225,8 +210,6 @@ TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
     test::Finished f = rec.wait(60);
     ASSERT_EQ(f.exit_code, 0) << f.err;
     close(fd);
-    close(uffd);
-    munmap(buffer, page);
 
     const Report rep = build_report(load_session(out), ReportOptions{.top = 0});
     const ReportRow* row = nullptr;

@@ -320,6 +320,36 @@ TEST(Episode, UntimedSpinPhaseKeepsNoOffCpuSpinTime)
     EXPECT_EQ(t.stats.spin_yields, 1u);
 }
 
+// A sleeping waiter woken while every CPU is busy waits for one: that tail of
+// its time off CPU is runnable, not asleep.
+TEST(Episode, AWokenWaiterWaitingForACpuIsRunnable)
+{
+    Task t;
+    t.begin(kLock, MUTEX, 1000);
+    ls_switch_out(&t.ts, 1100, /*blocked=*/1);
+    ASSERT_TRUE(ls_wants_wake_time(&t.ts));
+    ls_woken(&t.ts);
+    ls_mark_woken(&t.ts, 5100);
+    EXPECT_FALSE(ls_wants_wake_time(&t.ts));
+    ls_mark_woken(&t.ts, 5500);  // a second wakeup changes nothing
+    ls_switch_in(&t.ts, 7100);
+    t.end(kLock, 0, 7200);
+    EXPECT_EQ(t.stats.sleep_ns, 4000u);
+    EXPECT_EQ(t.stats.preempt_ns, 2000u);
+    EXPECT_EQ(t.stats.sleeps, 1u);
+    EXPECT_EQ(t.stats.preemptions, 0u);  // switched out once, blocked
+    EXPECT_EQ(parts_sum(t.stats), t.stats.wait_ns);
+    // a later preemption is not taken for a wakeup
+    Task p;
+    p.begin(kLock, MUTEX, 0);
+    ls_switch_out(&p.ts, 100, /*blocked=*/0);
+    EXPECT_FALSE(ls_wants_wake_time(&p.ts));
+    ls_switch_in(&p.ts, 600);
+    p.end(kLock, 0, 700);
+    EXPECT_EQ(p.stats.preempt_ns, 500u);
+    EXPECT_EQ(p.stats.sleep_ns, 0u);
+}
+
 // Two episodes nested (a mutex, and its wait_lock spinlock inside the queued
 // phase): a switch-out while both are open is in both waits, and each row's
 // parts add up on their own.
