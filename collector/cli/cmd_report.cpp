@@ -1,4 +1,6 @@
 // lockscope report: a session as text, JSON (the public schema) or CSV.
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -12,7 +14,7 @@ namespace lockscope::cli {
 int cmd_report(const Args& args)
 {
     std::string file, by = "lock", format = "text";
-    bool chains = false;
+    bool chains = false, wide = false;
     size_t top = 20;
     int64_t run = 0;
     po::options_description visible("options");
@@ -24,7 +26,10 @@ int cmd_report(const Args& args)
         "several callers is split among them by its sampled waiter stacks)")(
         "top,n", po::value(&top)->default_value(20), "rows to show (0: all)")(
         "format,F", po::value(&format)->default_value("text"), "text, json or csv")(
-        "run", po::value(&run), "only this run (1-based) of a repeated session")(
+        "wide", po::bool_switch(&wide),
+        "names in full, however wide the table (the default when the output is not a terminal); on a "
+        "terminal the table fits 100 columns, cutting long names in the middle but never so that two "
+        "rows look alike")("run", po::value(&run), "only this run (1-based) of a repeated session")(
         "chains", po::bool_switch(&chains),
         "also show the wait chains: waiters of a lock queued behind a holder that was itself waiting "
         "for another lock, followed down to the last holder and what it was doing (from the sampled "
@@ -36,16 +41,16 @@ int cmd_report(const Args& args)
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse(
-            args, visible, all, positional, vm,
-            "usage: lockscope report FILE [--by lock|instance|caller|task|kind] [--top N] [--format text|json|csv]\n\n"
-            "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
-            "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
-            "time, CPU idle, lost events) and the locks that paid most.\n\n"
-            "Locks are named by class from kernel data where the kernel allows (the slab object\n"
-            "and member, a global symbol, a per-CPU structure, the current task's members), else\n"
-            "by caller; the 'names' line says how much of the wait was named from data, and\n"
-            "--format json gives each lock's name_source."))
+    if (!parse(args, visible, all, positional, vm,
+               "usage: lockscope report FILE [--by lock|instance|caller|task|kind] [--top N] [--format text|json|csv] "
+               "[--wide]\n\n"
+               "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
+               "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
+               "time, CPU idle, lost events) and the locks that paid most.\n\n"
+               "Locks are named by class from kernel data where the kernel allows (the slab object\n"
+               "and member, a global symbol, a per-CPU structure, the current task's members), else\n"
+               "by caller; the 'names' line says how much of the wait was named from data, and\n"
+               "--format json gives each lock's name_source."))
         return kExitOk;
     if (format != "text" && format != "json" && format != "csv")
         throw UsageError("--format must be text, json or csv, not '" + format + "'");
@@ -64,7 +69,7 @@ int cmd_report(const Args& args)
     const Report report = build_report(session, ro);
     const std::string out = format == "json"  ? format_json(report)
                             : format == "csv" ? format_csv(report)
-                                              : format_text(report);
+                                              : format_text(report, {.full_names = wide || !isatty(STDOUT_FILENO)});
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
 }

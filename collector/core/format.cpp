@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
+#include <string_view>
 
 namespace lockscope {
 namespace {
@@ -119,6 +121,25 @@ std::string format_percent_cell(double fraction)
     return buf;
 }
 
+std::string format_decimal(double v)
+{
+    if (!std::isfinite(v))
+        return v != v ? "nan" : v < 0 ? "-inf" : "inf";
+    if (v == 0)
+        return "0";
+    constexpr int kSignificant = 6;
+    const int decimals = std::clamp(kSignificant - 1 - int(std::floor(std::log10(std::fabs(v)))), 0, 30);
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    std::string out = buf;
+    if (out.find('.') != std::string::npos) {
+        out.erase(out.find_last_not_of('0') + 1);
+        if (out.back() == '.')
+            out.pop_back();
+    }
+    return out == "-0" ? "0" : out;
+}
+
 std::vector<int> whole_percents(const std::vector<uint64_t>& parts)
 {
     std::vector<int> out(parts.size(), 0);
@@ -166,6 +187,82 @@ std::string truncate_display(const std::string& s, size_t width)
         out += s[i];
     }
     return out + "…";
+}
+
+namespace {
+
+// Byte offsets where each code point of UTF-8 text starts, and the end.
+std::vector<size_t> code_point_starts(const std::string& s)
+{
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < s.size(); ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80)
+            starts.push_back(i);
+    starts.push_back(s.size());
+    return starts;
+}
+
+// The longest end of `s` that starts at a word boundary and is at most
+// `limit` columns; 0 when none is.
+size_t boundary_tail(const std::string& s, size_t limit)
+{
+    const std::vector<size_t> starts = code_point_starts(s);
+    const size_t columns = starts.size() - 1;
+    for (size_t tail = std::min(limit, columns); tail > 0; --tail)
+        if (std::string_view(". _-#>:/[(").find(s[starts[columns - tail]]) != std::string_view::npos)
+            return tail;
+    return 0;
+}
+
+// Whether names that differ print differently.
+bool kept_apart(const std::vector<std::string>& names, const std::vector<std::string>& printed)
+{
+    std::map<std::string, const std::string*> seen;
+    for (size_t i = 0; i < names.size(); ++i) {
+        auto [it, inserted] = seen.emplace(printed[i], &names[i]);
+        if (!inserted && *it->second != names[i])
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string truncate_middle(const std::string& s, size_t width, size_t tail)
+{
+    if (display_width(s) <= width)
+        return s;
+    if (width == 0)
+        return {};
+    const std::vector<size_t> starts = code_point_starts(s);
+    const size_t columns = starts.size() - 1;
+    tail = std::min(tail, width - 1);
+    const size_t head = width - 1 - tail;
+    return s.substr(0, starts[head]) + "…" + s.substr(starts[columns - tail]);
+}
+
+std::optional<std::vector<std::string>> cut_apart(const std::vector<std::string>& names, size_t width)
+{
+    // A cut leaves at least this much of the head, where it can.
+    constexpr size_t kMinHead = 3;
+    std::vector<std::string> printed;
+    for (const std::string& name : names) {
+        const size_t room = width > kMinHead + 1 ? width - 1 - kMinHead : width / 2;
+        const size_t tail = boundary_tail(name, room);
+        printed.push_back(truncate_middle(name, width, tail ? tail : width / 2));
+    }
+    if (kept_apart(names, printed))
+        return printed;
+    // Names that differ only where the cut fell: the same cut for all, with
+    // ever less of the end, until one keeps them apart.
+    for (size_t tail = width > 1 ? width - 2 : 0;; --tail) {
+        for (size_t i = 0; i < names.size(); ++i)
+            printed[i] = truncate_middle(names[i], width, tail);
+        if (kept_apart(names, printed))
+            return printed;
+        if (tail == 0)
+            return std::nullopt;
+    }
 }
 
 std::string wrap_text(const std::string& text, const std::string& first, size_t indent, size_t width)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ std::string format_percent(double fraction, int decimals = 1);
 // "<.01%", "0%" only for zero.
 std::string format_percent_cell(double fraction);
 
+// Six significant digits in plain decimal, for CSV: "0.0000177414", not
+// "1.77414e-05"; "1234568", not "1.23457e+06"; no trailing zeros.
+std::string format_decimal(double v);
+
 // Whole percentages of the parts of a whole that add up to exactly 100 (all
 // 0 when the parts are): each is its share rounded down, and the points left
 // go to the largest remainders.
@@ -41,6 +46,16 @@ size_t display_width(const std::string& s);
 
 // Truncates to `width` columns with a trailing "…" when it does not fit.
 std::string truncate_display(const std::string& s, size_t width);
+
+// Cuts to `width` columns by replacing the middle with "…", keeping the last
+// `tail` columns (as many as fit): "pipe_inode_info…wait_lock".
+std::string truncate_middle(const std::string& s, size_t width, size_t tail);
+
+// Names cut to `width` columns so that names which differ still print
+// differently: a cut keeps the end (the member, the "#N" of an instance),
+// from a word boundary where one fits, as that is where names of one class
+// differ. Nothing when no cut at this width keeps them apart.
+std::optional<std::vector<std::string>> cut_apart(const std::vector<std::string>& names, size_t width);
 
 // Wraps prose at word boundaries to `width` columns, `first` before the first
 // line, `indent` spaces before the others; ends with a newline.

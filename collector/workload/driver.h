@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace lockscope::workload {
@@ -49,6 +50,14 @@ public:
     // One counted operation on worker `index`. Throws lockscope::Error on a
     // failure the workload cannot absorb; EINTR is retried, not a failure.
     virtual void op(unsigned index) = 0;
+
+    // What worker `index` does, when workers differ ("r" faults pages in,
+    // "w" maps): part of its thread name, so a report tells them apart.
+    virtual std::string role(unsigned index) const
+    {
+        (void)index;
+        return {};
+    }
 
     // Per-thread cleanup after the last op; must not throw.
     virtual void finish(unsigned index) noexcept { (void)index; }

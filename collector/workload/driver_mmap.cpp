@@ -80,6 +80,7 @@ public:
         else
             write_side();
     }
+    std::string role(unsigned index) const override { return index % 2 == 0 ? "r" : "w"; }
 
 private:
     static constexpr size_t kSlice = size_t(2) << 20;

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -103,6 +104,15 @@ void pin_to(int cpu)
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+// "pipe-0", "pagefault-w3": reports name a holder or a waiting task by its
+// thread name, so each worker says which workload and which worker it is
+// (not the process's name). Linux keeps 15 bytes of it.
+void name_thread(const std::string& workload, const std::string& role, unsigned index)
+{
+    const std::string name = (workload + "-" + role + std::to_string(index)).substr(0, 15);
+    pthread_setname_np(pthread_self(), name.c_str());  // best effort: only reports lose
+}
+
 }  // namespace
 
 void run(const Options& options, SharedOps& ops, const std::atomic<bool>* stop)
@@ -129,6 +139,7 @@ void run(const Options& options, SharedOps& ops, const std::atomic<bool>* stop)
     const std::vector<int> cpus = options.pin_cpus ? allowed_cpus() : std::vector<int>{};
     auto worker = [&](unsigned index) {
         block_termination_signals();
+        name_thread(options.name, driver->role(index), index);
         if (!cpus.empty())
             pin_to(cpus[index % cpus.size()]);
         try {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 using namespace lockscope;
 
 TEST(FormatTest, DurationsPickAHumanUnit)
@@ -60,4 +64,42 @@ TEST(FormatTest, TruncatesByDisplayWidth)
     EXPECT_EQ(truncate_display("short", 10), "short");
     EXPECT_EQ(truncate_display("mmap_lock_writer", 8), "mmap_lo…");
     EXPECT_EQ(display_width(truncate_display("µµµµµµ", 4)), 4u);
+}
+
+TEST(FormatTest, MiddleCutKeepsTheEnd)
+{
+    EXPECT_EQ(truncate_middle("pipe_inode_info.mutex.wait_lock", 25, 9), "pipe_inode_info…wait_lock");
+    EXPECT_EQ(truncate_middle("short", 5, 2), "short");
+    EXPECT_EQ(display_width(truncate_middle("µµµµµµµµ", 5, 2)), 5u);
+}
+
+TEST(FormatTest, CutsKeepNamesThatDifferApart)
+{
+    // The same class's mutex, its wait_lock and two instances: at 14 columns
+    // every one is cut, none alike, none wider.
+    const std::vector<std::string> names = {"pipe_inode_info.mutex", "pipe_inode_info.mutex.wait_lock",
+                                            "pipe_inode_info.mutex #1", "pipe_inode_info.mutex #2", "short"};
+    const auto cut = cut_apart(names, 14);
+    ASSERT_TRUE(cut);
+    EXPECT_EQ(std::set<std::string>(cut->begin(), cut->end()).size(), names.size());
+    for (const std::string& c : *cut)
+        EXPECT_LE(display_width(c), 14u) << c;
+    EXPECT_EQ((*cut)[1].substr((*cut)[1].size() - 10), ".wait_lock");
+    EXPECT_EQ((*cut)[4], "short");
+    // Names that differ only in the middle take a cut that shows the middle.
+    const auto middle = cut_apart({"abcdefXghijkl", "abcdefYghijkl"}, 10);
+    ASSERT_TRUE(middle);
+    EXPECT_NE((*middle)[0], (*middle)[1]);
+    // Where no cut at this width can tell them apart, none is made.
+    EXPECT_FALSE(cut_apart({"aXb", "aYb"}, 2));
+}
+
+TEST(FormatTest, DecimalsAreNeverExponents)
+{
+    EXPECT_EQ(format_decimal(1.77414e-05), "0.0000177414");
+    EXPECT_EQ(format_decimal(1234567.8), "1234568");
+    EXPECT_EQ(format_decimal(0.25), "0.25");
+    EXPECT_EQ(format_decimal(0), "0");
+    EXPECT_EQ(format_decimal(-3.5), "-3.5");
+    EXPECT_EQ(format_decimal(12.0), "12");
 }

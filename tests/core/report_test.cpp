@@ -10,8 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <array>
 #include <map>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using namespace lockscope;
 using lockscope::testing::TempDir;
@@ -85,7 +89,10 @@ TEST(ReportTest, GroupsByLockNameAndNamesTheHeaviestCaller)
     auto pipe =
         std::find_if(rep.rows.begin(), rep.rows.end(), [](const ReportRow& r) { return r.name == "pipe->mutex"; });
     ASSERT_NE(pipe, rep.rows.end());
-    EXPECT_EQ(pipe->caller, "caller_2");  // lock 2 waits longer than lock 1
+    // Named after caller_1 and caller_2, but every waiter stack sampled on
+    // them is in pipe_write: the caller that waited is pipe_write, as by caller.
+    EXPECT_EQ(pipe->caller, "pipe_write");
+    EXPECT_EQ(pipe->callers, 3u);
     EXPECT_EQ(pipe->kind, "mutex");
     EXPECT_EQ(pipe->counters.contentions, 2u * ((10 + 20) * 6 + 2 * 21));
     EXPECT_EQ(rep.rows[0].name, "lock_8");
@@ -543,4 +550,126 @@ TEST(ReportTest, ByCallerSplitsALockAmongItsSampledCallers)
     const Report locks = build_report(s, {.top = 0});
     EXPECT_EQ(locks.rows.size(), 2u);
     EXPECT_TRUE(locks.notes.empty());
+}
+
+namespace {
+
+// One run, one interval, a lock per (name, kind, mode, caller), the first
+// waiting longest.
+Session named_locks(const std::vector<std::array<std::string, 4>>& locks)
+{
+    Session s;
+    s.runs.push_back({});
+    s.runs[0].id = 1;
+    IntervalTotals t;
+    t.run = 1;
+    for (size_t i = 0; i < locks.size(); ++i) {
+        const auto& [name, kind, mode, caller] = locks[i];
+        const int64_t id = int64_t(i) + 1;
+        s.locks.push_back({id, name, kind, mode, caller, 0x1000 * uint64_t(id), 0});
+        LockInterval li{1, 0, id, {}};
+        li.counters.contentions = 100;
+        li.counters.wait_ns = 1'000'000 * (locks.size() - i);
+        s.lock_intervals.push_back(li);
+        t.counters.add(li.counters);
+    }
+    s.intervals.push_back(t);
+    return s;
+}
+
+// The name cell of each table row: up to the first two spaces.
+std::vector<std::string> table_names(const std::string& text, const std::string& header)
+{
+    std::vector<std::string> names;
+    bool in_table = false;
+    for (const std::string& line : lines_of(text)) {
+        if (line.rfind(header + " ", 0) == 0) {
+            in_table = true;
+            continue;
+        }
+        if (!in_table)
+            continue;
+        if (line.empty() || line.find("fail% =") == 0 || line.find("(top ") == 0)
+            break;
+        names.push_back(line.substr(0, line.find("  ")));
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST(ReportTest, NamesSharingALongPrefixPrintApartInHundredColumns)
+{
+    const std::string caller = "anon_pipe_read_with_a_long_name";
+    const Session s = named_locks({{"pipe_inode_info.mutex", "mutex", "", caller},
+                                   {"pipe_inode_info.mutex.wait_lock", "spinlock", "", caller},
+                                   {"some_structure_with_a_long_name.member_a", "mutex", "", caller},
+                                   {"some_structure_with_a_long_name.member_b", "mutex", "", caller},
+                                   {"percpu_rw_semaphore.rw_sem", "percpu-rwsem", "read", caller},
+                                   {"percpu_rw_semaphore.rw_sem", "percpu-rwsem", "write", caller}});
+    const std::string text = format_text(build_report(s, {.top = 0}));
+    for (const auto& line : lines_of(text))
+        EXPECT_LE(display_width(line), 100u) << line;
+    const std::vector<std::string> names = table_names(text, "name");
+    ASSERT_EQ(names.size(), 6u) << text;
+    // The two rw_sem rows share a name: their kinds tell them apart.
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 5u) << text;
+    EXPECT_NE(text.find("…/read "), std::string::npos) << text;
+    EXPECT_NE(text.find("…/write "), std::string::npos) << text;
+    // Cut, they keep their ends.
+    EXPECT_EQ(names[1].substr(names[1].size() - 5), "_lock") << text;
+    EXPECT_EQ(names[2].substr(names[2].size() - 2), "_a") << text;
+    EXPECT_EQ(names[3].substr(names[3].size() - 2), "_b") << text;
+
+    // By instance the "#N" that tells instances apart is never cut off.
+    Session two = named_locks({{"some_structure_with_a_long_name.member_a", "mutex", "", caller},
+                               {"some_structure_with_a_long_name.member_a", "mutex", "", caller}});
+    const std::string by_instance = format_text(build_report(two, {.by = GroupBy::Instance, .top = 0}));
+    const std::vector<std::string> instances = table_names(by_instance, "name");
+    ASSERT_EQ(instances.size(), 2u) << by_instance;
+    EXPECT_EQ(instances[0].substr(instances[0].size() - 2), "#1") << by_instance;
+    EXPECT_EQ(instances[1].substr(instances[1].size() - 2), "#2") << by_instance;
+}
+
+TEST(ReportTest, FullNamesPrintWhole)
+{
+    const std::string name = "some_structure_with_a_long_name.member_a_with_a_long_name_too";
+    const Session s = named_locks({{name, "mutex", "", "a_caller_with_a_rather_long_function_name"}});
+    const Report rep = build_report(s, {.top = 0});
+    EXPECT_EQ(format_text(rep).find(name), std::string::npos);
+    const std::string wide = format_text(rep, {.full_names = true});
+    EXPECT_NE(wide.find(name + "  mutex  a_caller_with_a_rather_long_function_name"), std::string::npos) << wide;
+}
+
+TEST(ReportTest, CallerColumnCountsTheOtherCallers)
+{
+    // Lock identity names pipe_read; waiter stacks add pipe_write, which
+    // waited longer and so is the caller shown.
+    Session s = named_locks({{"pipe_inode_info.mutex", "mutex", "", "pipe_read"}, {"other", "mutex", "", "f"}});
+    s.stacks.push_back({1, 1, "waiter", {"mutex_lock+0x12", "pipe_read+0x40"}, 10, 1000});
+    s.stacks.push_back({1, 1, "waiter", {"mutex_lock+0x12", "pipe_write+0x54"}, 30, 3000});
+    const Report rep = build_report(s, {.top = 0});
+    ASSERT_EQ(rep.rows.size(), 2u);
+    EXPECT_EQ(rep.rows[0].callers, 2u);
+    EXPECT_EQ(rep.rows[1].callers, 1u);
+    const std::string text = format_text(rep, {.full_names = true});
+    EXPECT_EQ(rep.rows[0].caller, "pipe_write");
+    EXPECT_NE(text.find("pipe_write +1"), std::string::npos) << text;
+    EXPECT_EQ(text.find("f +"), std::string::npos) << text;
+    // Cut to fit, the count stays.
+    EXPECT_NE(format_text(rep).find("… +1"), std::string::npos) << format_text(rep);
+}
+
+TEST(ReportTest, CsvNumbersArePlainDecimals)
+{
+    Session s = named_locks({{"big", "mutex", "", "f"}, {"tiny", "mutex", "", "g"}});
+    s.lock_intervals[0].counters.wait_ns = 100'000'000'000;  // the other's share: 1e-5
+    s.lock_intervals[0].counters.spin_attempts = 300'000;
+    s.lock_intervals[0].counters.spin_failures = 1;
+    s.intervals[0].counters = s.lock_intervals[0].counters;
+    s.intervals[0].counters.add(s.lock_intervals[1].counters);
+    const std::string csv = format_csv(build_report(s, {.top = 0}));
+    EXPECT_EQ(csv.find("e-"), std::string::npos) << csv;
+    EXPECT_EQ(csv.find("e+"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",0.00000333333,"), std::string::npos) << csv;  // 1 failure in 300,000 attempts
 }

@@ -6,8 +6,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 using lockscope::testing::TempDir;
 using lockscope::workload::Options;
@@ -67,6 +72,43 @@ TEST(WorkloadRun, StopFlagEndsALongRunPromptly)
     EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(10));
     EXPECT_TRUE(ops.finished());
     EXPECT_TRUE(dir.empty());
+}
+
+namespace {
+
+// The names reports give holders and waiting tasks: the thread's.
+std::set<std::string> thread_names()
+{
+    std::set<std::string> names;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream in(task.path() / "comm");
+        std::string comm;
+        if (std::getline(in, comm))
+            names.insert(comm);
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST(WorkloadRun, WorkerThreadsAreNamedAfterTheirWorkloadAndRole)
+{
+    TempDir dir;
+    for (const auto& [workload, expected] : std::vector<std::pair<std::string, std::set<std::string>>>{
+             {"pipe", {"pipe-0", "pipe-1"}}, {"pagefault", {"pagefault-r0", "pagefault-w1"}}}) {
+        SharedOps ops(2);
+        std::atomic<bool> stop{false};
+        Options o = short_run(workload, dir);
+        o.duration_s = 600;
+        std::thread runner([&] { lockscope::workload::run(o, ops, &stop); });
+        while (ops.total() == 0)  // the workers are past their naming
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const std::set<std::string> names = thread_names();
+        stop = true;
+        runner.join();
+        for (const std::string& name : expected)
+            EXPECT_TRUE(names.count(name)) << workload << ": no thread " << name;
+    }
 }
 
 TEST(WorkloadRun, UnusableDirectoryIsAnErrorWithContext)

@@ -20,8 +20,11 @@ struct Group {
     std::map<std::string, uint64_t> wait_by_caller;
     std::map<std::pair<std::string, std::string>, uint64_t> wait_by_kind;  // (kind, mode)
     std::map<std::string, uint64_t> wait_by_source;
-    std::set<uint64_t> objects;  // lock addresses rolled in
-    std::set<int64_t> lock_ids;  // lock rows rolled in
+    std::set<uint64_t> objects;     // lock addresses rolled in
+    std::set<int64_t> lock_ids;     // lock rows rolled in
+    std::set<std::string> callers;  // named after, or in sampled waiter stacks
+    // The sampled waiter stacks' callers: (wait, samples) of each.
+    std::map<std::string, std::pair<uint64_t, uint64_t>> sampled_callers;
 };
 
 constexpr size_t kHoldersPerRow = 3;
@@ -127,6 +130,29 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         if (list.size() > kHoldersPerRow)
             list.resize(kHoldersPerRow);
         g->row.holder_tasks = std::move(list);
+    }
+}
+
+// A lock identity names one caller, the first it saw; the waiter stacks
+// sampled on the lock show the others, and which of them waited most.
+void add_waiter_callers(const Session& session, const std::function<bool(int64_t)>& wanted,
+                        std::map<std::tuple<std::string, std::string, std::string>, Group>& groups)
+{
+    std::map<int64_t, Group*> group_of;
+    for (auto& [key, g] : groups)
+        for (int64_t id : g.lock_ids)
+            group_of[id] = &g;
+    for (const StackSample& st : session.stacks) {
+        auto g = group_of.find(st.lock_id);
+        if (st.role != "waiter" || !wanted(st.run) || st.samples == 0 || g == group_of.end())
+            continue;
+        const std::string caller = caller_function(st.frames);
+        if (caller.empty())
+            continue;
+        g->second->callers.insert(caller);
+        auto& [wait, samples] = g->second->sampled_callers[caller];
+        wait = sat_add(wait, st.wait_ns);
+        samples = sat_add(samples, st.samples);
     }
 }
 
@@ -324,6 +350,8 @@ public:
             by_kind = sat_add(by_kind, c.wait_ns);
             uint64_t& by_source = g.wait_by_source[lock->name_source];
             by_source = sat_add(by_source, c.wait_ns);
+            if (!lock->caller.empty())
+                g.callers.insert(lock->caller);
             g.objects.insert(lock->address);
             g.lock_ids.insert(lock->id);
             if (g.row.detail.empty())
@@ -457,6 +485,18 @@ ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const Repor
         row.kind = kind;
         row.mode = mode;
         row.caller = dominant(g.wait_by_caller);
+        if (!g.sampled_callers.empty()) {
+            // All of a lock object's wait is its identity's caller's; the
+            // sampled stacks split it among the callers that waited.
+            std::map<std::string, uint64_t> sampled;
+            bool any_wait = false;
+            for (const auto& [caller, ws] : g.sampled_callers)
+                any_wait |= ws.first > 0;
+            for (const auto& [caller, ws] : g.sampled_callers)
+                sampled[caller] = any_wait ? ws.first : ws.second;
+            row.caller = dominant(sampled);
+        }
+        row.callers = by == GroupBy::Caller ? 0 : g.callers.size();
         row.name_source = dominant(g.wait_by_source);
         row.instances = g.objects.size();
     }
@@ -509,6 +549,8 @@ Report build_report(const Session& session, const ReportOptions& options)
         group_locks(session, wanted, options.by, grouping, rep);
     if (options.by == GroupBy::Lock || options.by == GroupBy::Instance)
         attach_samples(session, wanted, grouping.groups());
+    if (!groups_tasks(options.by) && options.by != GroupBy::Caller)
+        add_waiter_callers(session, wanted, grouping.groups());
 
     for (const RunInfo& r : session.runs)
         if (wanted(r.id))

@@ -65,6 +65,7 @@ struct ReportRow {
     std::string kind;
     std::string mode;
     std::string caller;       // for a lock: the caller with the most wait
+    size_t callers = 0;       // by lock, kind or instance: distinct callers seen (named, or in waiter stacks)
     std::string name_source;  // where the name came from (the source with the most wait); "" if unknown
     std::string detail;       // --by instance: the evidence behind the name
     std::string instance;     // --by instance: which object, where known
@@ -135,7 +136,13 @@ inline bool wait_parts_split(int schema_version)
 // Throws UsageError when options.run names a run the session lacks.
 Report build_report(const Session& session, const ReportOptions& options);
 
-std::string format_text(const Report& report);  // fits 100 columns
+struct TextOptions {
+    // Names whole, however wide the table; else it fits 100 columns, its
+    // names cut where needed but never so that two rows look alike.
+    bool full_names = false;
+};
+
+std::string format_text(const Report& report, const TextOptions& options = {});
 std::string format_json(const Report& report);
 std::string format_csv(const Report& report);  // header + one line per row, RFC 4180 quoting
 

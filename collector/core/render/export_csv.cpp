@@ -2,19 +2,11 @@
 #include "core/render/export.h"
 
 #include "core/analysis/report.h"
+#include "core/format.h"
 #include "core/render/counter_columns.h"
-
-#include <cstdio>
 
 namespace lockscope {
 namespace {
-
-std::string number(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
 
 void intervals_csv(const Session& session, std::ostream& out)
 {
@@ -22,16 +14,16 @@ void intervals_csv(const Session& session, std::ostream& out)
         << ",idle_fraction,events,lost,ops\n";
     // Times in seconds since the session's first run started, like the trace.
     const uint64_t origin = session.runs.empty() ? 0 : session.runs.front().start_ns;
-    auto seconds_since = [&](uint64_t ns) { return number((double(ns) - double(origin)) / 1e9); };
+    auto seconds_since = [&](uint64_t ns) { return format_decimal((double(ns) - double(origin)) / 1e9); };
     for (const IntervalTotals& in : session.intervals) {
         out << in.run << ',' << in.index << ',' << seconds_since(in.start_ns) << ',' << seconds_since(in.end_ns) << ','
-            << number(in.seconds());
+            << format_decimal(in.seconds());
         for_each_counter_column(
             in.counters, {kOffcpuNs}, [&](const char*, uint64_t v) { out << ',' << v; },
-            [&](const char*, double v) { out << ',' << number(v); });
-        out << ',' << number(in.idle_fraction()) << ',' << in.events << ',' << in.lost << ',';
+            [&](const char*, double v) { out << ',' << format_decimal(v); });
+        out << ',' << format_decimal(in.idle_fraction()) << ',' << in.events << ',' << in.lost << ',';
         if (in.ops)
-            out << number(*in.ops);
+            out << format_decimal(*in.ops);
         out << '\n';
     }
 }

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace lockscope {
@@ -35,12 +37,6 @@ std::string pad(const std::string& s, size_t width, bool right)
 uint32_t report_period(const Report& rep)
 {
     return timing_period(rep.session).value_or(1);
-}
-
-// A time of `c`, or "not timed" when none of its episodes was.
-std::string time_or_untimed(const LockCounters& c, uint32_t period, double ns, bool compact = false)
-{
-    return times_measured(c, period) ? format_duration(ns, compact) : (compact ? "n/t" : "not timed");
 }
 
 void header_block(std::ostringstream& out, const Report& rep)
@@ -248,13 +244,47 @@ std::vector<std::string> part_cells(const LockCounters& c, bool timed, bool spli
     return {cell(p[0]), cell(p[1]), cell(p[2]), cell(p[3])};
 }
 
-// rwsem/r, rwsem/w
-std::string short_kind(const ReportRow& r)
+// "rwsem/write": the spelling --by kind, diff and the lock filter use.
+std::string kind_text(const ReportRow& r)
 {
-    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);
+    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode;
 }
 
-void table_block(std::ostringstream& out, const Report& rep)
+// "anon_pipe_read +1": the lock's top caller and how many others it has.
+std::string caller_text(const ReportRow& r)
+{
+    if (r.caller.empty())
+        return "-";
+    return r.callers > 1 ? r.caller + " +" + std::to_string(r.callers - 1) : r.caller;
+}
+
+// A caller cut to `width`: the function loses its end, the " +N" stays.
+std::string cut_caller(const std::string& caller, size_t width)
+{
+    const size_t others = caller.rfind(" +");
+    if (display_width(caller) <= width || others == std::string::npos)
+        return truncate_display(caller, width);
+    const std::string rest = caller.substr(others);
+    const size_t rest_w = display_width(rest);
+    return rest_w < width ? truncate_display(caller.substr(0, others), width - rest_w) + rest
+                          : truncate_display(caller, width);
+}
+
+// `values` cut to at most `width` columns, but never so that two that
+// differ print alike: where no cut keeps them apart, as much wider as it
+// takes. Each at least `min_width` wide.
+std::vector<std::string> fit_apart(const std::vector<std::string>& values, size_t min_width, size_t width)
+{
+    size_t widest = min_width;
+    for (const std::string& v : values)
+        widest = std::max(widest, display_width(v));
+    for (width = std::max(width, min_width); width < widest; ++width)
+        if (std::optional<std::vector<std::string>> cut = cut_apart(values, width))
+            return *cut;
+    return values;
+}
+
+void table_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
     out << '\n';
     if (rep.rows.empty()) {
@@ -264,6 +294,10 @@ void table_block(std::ostringstream& out, const Report& rep)
     // Text columns that would repeat the name, or hold nothing, are dropped.
     bool show_kind = rep.by != GroupBy::Kind && !groups_tasks(rep.by);
     bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind || rep.by == GroupBy::Instance;
+    const bool instances = rep.by == GroupBy::Instance;
+    auto third_text = [&](const ReportRow& r) {
+        return instances ? (r.instance.empty() ? "-" : r.instance) : caller_text(r);
+    };
 
     const uint32_t period = report_period(rep);
     // an estimate carries its standard error: "1.23s±0.05"
@@ -278,19 +312,26 @@ void table_block(std::ostringstream& out, const Report& rep)
                                     : rep.by == GroupBy::Caller ? "caller"
                                     : rep.by == GroupBy::Cgroup ? "cgroup"
                                                                 : "name";
+    std::vector<std::string> names, kinds;
     size_t name_w = name_header.size(), kind_w = show_kind ? 4 : 0, caller_w = show_caller ? 6 : 0;
     for (const auto& r : rep.rows) {
+        names.push_back(r.name);
         name_w = std::max(name_w, display_width(r.name));
         if (show_kind)
-            kind_w = std::max(kind_w, std::min<size_t>(display_width(short_kind(r)), 14));
+            kinds.push_back(kind_text(r));
         if (show_caller)
-            caller_w = std::max(caller_w, display_width(r.caller));
+            caller_w = std::max(caller_w, display_width(third_text(r)));
     }
+    // Kinds fit 14 columns: "percpu-…/write".
+    const std::vector<std::string> printed_kinds = fit_apart(kinds, kind_w, options.full_names ? SIZE_MAX : 14);
+    for (const std::string& kind : printed_kinds)
+        kind_w = std::max(kind_w, display_width(kind));
     size_t separators = (show_kind ? 2 : 0) + (show_caller ? 2 : 0);
     // The estimate's wider wait column does not take the name's room.
     const size_t wait_extra = numeric[2].width - 7;
-    size_t budget = kTextWidth + wait_extra - numeric_width - separators - kind_w;
-    if (name_w + caller_w > budget) {
+    const size_t fixed = numeric_width + separators + kind_w;
+    const size_t budget = std::max<size_t>(kTextWidth + wait_extra, fixed + 16) - fixed;
+    if (!options.full_names && name_w + caller_w > budget) {
         // Share the room; the name (a class such as "pipe_inode_info.mutex")
         // comes first, up to two thirds of it; each gets all it needs if less.
         const size_t name_share = budget * 2 / 3;
@@ -303,14 +344,23 @@ void table_block(std::ostringstream& out, const Report& rep)
         else
             name_w = name_share, caller_w = budget - name_share;
     }
+    // Any room a cut that keeps the names apart needs beyond the share is
+    // the caller's, as far as it has some to give.
+    const std::vector<std::string> printed = fit_apart(names, name_header.size(), name_w);
+    for (const std::string& name : printed)
+        if (display_width(name) > name_w) {
+            const size_t more = display_width(name) - name_w;
+            name_w += more;
+            caller_w -= std::min(more, caller_w > 6 ? caller_w - 6 : 0);
+        }
 
     auto row_line = [&](const std::string& name, const std::string& kind, const std::string& caller,
                         const std::vector<std::string>& cells) {
-        std::string s = pad(truncate_display(name, name_w), name_w, false);
+        std::string s = pad(name, name_w, false);
         if (show_kind)
-            s += "  " + pad(truncate_display(kind, kind_w), kind_w, false);
+            s += "  " + pad(kind, kind_w, false);
         if (show_caller)
-            s += "  " + pad(truncate_display(caller, caller_w), caller_w, false);
+            s += "  " + pad(cut_caller(caller, caller_w), caller_w, false);
         for (size_t i = 0; i < numeric.size(); ++i)
             s += " " + pad(cells[i], numeric[i].width, true);
         while (!s.empty() && s.back() == ' ')
@@ -320,22 +370,23 @@ void table_block(std::ostringstream& out, const Report& rep)
     std::vector<std::string> headers;
     for (const auto& col : numeric)
         headers.push_back(col.header);
-    const bool instances = rep.by == GroupBy::Instance;
     row_line(name_header, "kind", instances ? "object" : "caller", headers);
-    for (const auto& r : rep.rows) {
+    for (size_t i = 0; i < rep.rows.size(); ++i) {
+        const ReportRow& r = rep.rows[i];
         const LockCounters& c = r.counters;
-        std::string contend =
-            c.contentions < 10'000'000 ? std::to_string(c.contentions) : format_count_short(double(c.contentions));
-        const std::string& third = instances ? r.instance : r.caller;
+        // Counts and times as the totals print them, where they fit the cell.
+        const std::string contend =
+            c.contentions < 1'000'000 ? format_count(c.contentions) : format_count_short(double(c.contentions));
         const bool timed = times_measured(c, period);
+        auto time_cell = [&](double ns) { return timed ? format_duration(ns) : std::string("n/t"); };
         const std::vector<std::string> parts = part_cells(c, timed, rep.wait_parts_split);
-        row_line(r.name, short_kind(r), third.empty() ? "-" : third,
+        row_line(printed[i], show_kind ? printed_kinds[i] : "", third_text(r),
                  {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
-                  format_wait_estimate(c, period, true),
-                  time_or_untimed(c, period, c.contentions ? double(c.wait_ns) / double(c.contentions) : 0, true),
+                  period > 1 ? format_wait_estimate(c, period, true) : time_cell(double(c.wait_ns)),
+                  time_cell(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0),
                   // per-task totals keep no maximum
-                  groups_tasks(rep.by) ? std::string("-") : time_or_untimed(c, period, double(c.max_wait_ns), true),
-                  parts[0], parts[1], parts[2], parts[3], format_count_short(double(c.sleeps))});
+                  groups_tasks(rep.by) ? std::string("-") : time_cell(double(c.max_wait_ns)), parts[0], parts[1],
+                  parts[2], parts[3], format_count_short(double(c.sleeps))});
     }
     if (rep.rows_total > rep.rows.size())
         out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by wait)\n";
@@ -446,7 +497,7 @@ void holders_block(std::ostringstream& out, const Report& rep)
                     "); no waiter's wait belongs to a tick: their shares are of the on-cpu samples";
             out << "\n" << wrap_text(text, "held while: ", 4, 100);
         }
-        out << "  " << r.name << " " << short_kind(r) << "\n";
+        out << "  " << r.name << " " << kind_text(r) << "\n";
         for (const HolderShare& h : r.holders) {
             std::string where;
             for (size_t i = 0; i < h.frames.size() && i < kFrames; i++)
@@ -514,21 +565,14 @@ std::string csv_field(const std::string& s)
     return out + "\"";
 }
 
-std::string number(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
 }  // namespace
 
-std::string format_text(const Report& rep)
+std::string format_text(const Report& rep, const TextOptions& options)
 {
     std::ostringstream out;
     header_block(out, rep);
     totals_block(out, rep);
-    table_block(out, rep);
+    table_block(out, rep, options);
     holders_block(out, rep);
     if (rep.show_chains)
         chains_block(out, rep);
@@ -665,8 +709,9 @@ std::string format_csv(const Report& rep)
         out += csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.mode) + ',' + csv_field(r.caller);
         for_each_counter_column(
             r.counters, kReportCsvDerived, [&](const char*, uint64_t v) { out += ',' + std::to_string(v); },
-            [&](const char*, double v) { out += ',' + number(v); });
-        out += ',' + number(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) + '\n';
+            [&](const char*, double v) { out += ',' + format_decimal(v); });
+        out +=
+            ',' + format_decimal(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) + '\n';
     }
     return out;
 }
