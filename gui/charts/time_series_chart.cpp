@@ -213,12 +213,12 @@ void TimeSeriesChart::setLines(const QList<Line>& lines, double x_max)
         suffix = QStringLiteral(" (×1000)");
     }
     d->y_axis->setTitleText(d->y_title + suffix);
-    // A flat-zero line still gets a readable 0..1 axis (and Qt Charts
-    // misbehaves on vanishing ranges); percentages never go past 100.
+    // The axis follows the data, so a rate of 0.001% reads as a line with
+    // its own scale on the axis labels, not as a flat zero; a flat-zero line
+    // still gets a readable 0..1 axis (Qt Charts misbehaves on vanishing
+    // ranges), and percentages never go past 100.
     const double top = y_max * d->y_scale * 1.05;
-    // Fractions get at least 0..1 %: three failures in 36,000 spins must
-    // not fill the chart like a real problem.
-    nice_value_axis(d->y_axis, d->unit == Unit::Fraction ? std::clamp(top, 1.0, 100.0) : top > 0 ? top : 1.0, 5);
+    nice_value_axis(d->y_axis, !(top > 0) ? 1.0 : d->unit == Unit::Fraction ? std::clamp(top, 1e-4, 100.0) : top, 5);
     // The time axis ends where the recording ends, ticks on round seconds.
     const double x_top = std::max(x_max, 1.0);
     set_dynamic_ticks(d->x_axis, 0, x_top, nice_ceil(x_top / 8));

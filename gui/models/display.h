@@ -3,10 +3,12 @@
 #pragma once
 
 #include "core/analysis/diff.h"
+#include "core/model.h"
 
 #include <QColor>
 #include <QString>
 
+#include <array>
 #include <cstdint>
 
 namespace lockscope::gui::display {
@@ -16,6 +18,16 @@ QString count(uint64_t n);                                       // "12,345"
 QString rate(double per_s, const QString& unit = {});            // "12.3k/s"
 QString percent(double fraction, int decimals = 1);              // "42.1%"
 QString kind(const std::string& kind, const std::string& mode);  // "rwsem/write"
+
+// The wait's four parts (LockCounters::spinning_ns() and the rest), in the
+// order `lockscope report` prints them. Each nanosecond of a wait is in one.
+enum WaitPart { Spinning, QueuedOnCpu, Asleep, Runnable, WaitPartCount };
+QString wait_part_name(int part);  // "spinning", "queued on CPU", ...
+uint64_t wait_part_ns(const LockCounters& c, int part);
+// Whole percentages of the parts that add up to exactly 100, as the report
+// prints them (all 0 when there was no wait). Only meaningful where the
+// session's format splits the wait (Report::wait_parts_split).
+std::array<int, WaitPartCount> wait_part_percents(const LockCounters& c);
 
 // Diff values, in the units the engine reports them.
 QString metric_label(const MetricDiff& m);  // "wait per op"

@@ -2,12 +2,24 @@
 
 #include "models/display.h"
 
+#include "core/analysis/estimate.h"
+
 namespace lockscope::gui {
 namespace {
 
 double ratio(uint64_t part, uint64_t whole)
 {
     return whole ? double(part) / double(whole) : 0.0;
+}
+
+bool is_wait_part(int figure)
+{
+    return figure >= KeyFiguresModel::WaitSpinning && figure <= KeyFiguresModel::WaitRunnable;
+}
+
+int wait_part(int figure)
+{
+    return figure - KeyFiguresModel::WaitSpinning;
 }
 
 }  // namespace
@@ -26,6 +38,12 @@ int KeyFiguresModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() || !snapshot_ ? 0 : FigureCount;
 }
 
+bool KeyFiguresModel::partsKnown() const
+{
+    const Report& rep = snapshot_->report;
+    return rep.wait_parts_split && times_measured(rep.totals.counters, timing_period(rep.session).value_or(1));
+}
+
 int KeyFiguresModel::columnCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
@@ -40,10 +58,14 @@ QVariant KeyFiguresModel::value(int figure) const
             return t.duration_s > 0 ? double(c.contentions) / t.duration_s : 0.0;
         case SpinFailureRate:
             return c.spin_failure_rate();
-        case SpinShare:
-            return ratio(c.spin_ns, c.wait_ns);
-        case OffCpuShare:
-            return ratio(c.offcpu_ns(), c.wait_ns);
+        case WaitSpinning:
+        case WaitQueuedOnCpu:
+        case WaitAsleep:
+        case WaitRunnable:
+            // Without the split, only the off-CPU parts stand on their own.
+            if (!partsKnown() && (figure == WaitSpinning || figure == WaitQueuedOnCpu))
+                return {};
+            return ratio(display::wait_part_ns(c, wait_part(figure)), c.wait_ns);
         case IdleFraction:
             return t.idle_fraction;
         case Throughput:
@@ -65,8 +87,15 @@ QString KeyFiguresModel::valueText(int figure) const
             return display::rate(v.toDouble());
         case SpinFailureRate:
             return rep.totals.counters.spin_attempts ? display::percent(v.toDouble()) : QStringLiteral("–");
-        case SpinShare:
-        case OffCpuShare:
+        case WaitSpinning:
+        case WaitQueuedOnCpu:
+        case WaitAsleep:
+        case WaitRunnable:
+            if (!rep.totals.counters.wait_ns)
+                return QStringLiteral("–");
+            if (partsKnown())
+                return QStringLiteral("%1%").arg(display::wait_part_percents(rep.totals.counters)[wait_part(figure)]);
+            return v.isValid() ? display::percent(v.toDouble()) : QStringLiteral("?");
         case IdleFraction:
             return display::percent(v.toDouble());
         case Throughput:
@@ -89,11 +118,20 @@ QString KeyFiguresModel::detail(int figure) const
         case SpinFailureRate:
             return QStringLiteral("%1 of %2 spins queued")
                 .arg(display::count(c.spin_failures), display::count(c.spin_attempts));
-        case SpinShare:
-            return QStringLiteral("of %1 wait").arg(display::duration(double(c.wait_ns)));
-        case OffCpuShare:
-            return QStringLiteral("%1 sleeps, %2 preemptions")
-                .arg(display::count(c.sleeps), display::count(c.preemptions));
+        case WaitSpinning:
+            return partsKnown()
+                       ? QStringLiteral("%1 on CPU in spin phases").arg(display::duration(double(c.spinning_ns())))
+                       : QStringLiteral("spin phases %1 with off CPU").arg(display::duration(double(c.spin_ns)));
+        case WaitQueuedOnCpu:
+            return partsKnown()
+                       ? QStringLiteral("%1 on CPU after queueing").arg(display::duration(double(c.queued_on_cpu_ns())))
+                       : QStringLiteral("not split in this session's format");
+        case WaitAsleep:
+            return QStringLiteral("%1 in %2 sleeps")
+                .arg(display::duration(double(c.asleep_ns())), display::count(c.sleeps));
+        case WaitRunnable:
+            return QStringLiteral("%1 in %2 switch-outs")
+                .arg(display::duration(double(c.runnable_ns())), display::count(c.preemptions));
         case IdleFraction:
             return QStringLiteral("of all online CPUs");
         case Throughput: {
@@ -131,8 +169,18 @@ QVariant KeyFiguresModel::data(const QModelIndex& index, int role) const
             return value(figure);
         case AlertRole:
             return figure == Lost && snapshot_->report.totals.lost > 0;
-        case Qt::ToolTipRole:
-            return headerData(figure, Qt::Vertical, Qt::ToolTipRole);
+        case PercentRole:
+            if (!is_wait_part(figure) || !partsKnown())
+                return {};
+            return display::wait_part_percents(snapshot_->report.totals.counters)[wait_part(figure)];
+        case Qt::ToolTipRole: {
+            QString tip = headerData(figure, Qt::Vertical, Qt::ToolTipRole).toString();
+            if (is_wait_part(figure) && !snapshot_->report.wait_parts_split)
+                tip += QStringLiteral(
+                    "\nThis session's format keeps no off-CPU time of spin phases: the spin phases' time "
+                    "includes it, so spinning and queued on CPU cannot be told apart.");
+            return tip;
+        }
     }
     return {};
 }
@@ -147,14 +195,16 @@ QVariant KeyFiguresModel::headerData(int section, Qt::Orientation orientation, i
     }
     if (section < 0 || section >= FigureCount)
         return {};
-    static const char* const labels[FigureCount] = {"Contentions/s", "Spin-failure rate", "Wait spinning",
-                                                    "Wait off CPU",  "CPU idle",          "Throughput",
-                                                    "Top lock",      "Lost events"};
+    static const char* const labels[FigureCount] = {
+        "Contentions/s", "Spin-failure rate", "Wait: spinning", "Wait: queued on CPU", "Wait: asleep", "Wait: runnable",
+        "CPU idle",      "Throughput",        "Top lock",       "Lost events"};
     static const char* const tips[FigureCount] = {
         "Contention episodes per second of recording",
         "Spin failures / spin attempts: optimistic spins that ended with the task queueing",
-        "Share of all wait time spent spinning on CPU",
-        "Share of all wait time the waiter was switched out (asleep or preempted)",
+        "Share of all wait time spent on CPU in optimistic spin phases. The four wait parts add up to 100%",
+        "Share of all wait time on CPU after queueing (not spinning, not switched out)",
+        "Share of all wait time switched out blocked (asleep)",
+        "Share of all wait time switched out runnable: preempted, or woken and not yet running",
         "Idle time / (recorded time × online CPUs)",
         "Workload operations per second",
         "The lock with the most wait time",

@@ -14,8 +14,10 @@ public:
     enum Figures {
         ContentionsPerSecond,
         SpinFailureRate,
-        SpinShare,
-        OffCpuShare,
+        WaitSpinning,  // the wait's four parts (display::WaitPart), in that order
+        WaitQueuedOnCpu,
+        WaitAsleep,
+        WaitRunnable,
         IdleFraction,
         Throughput,
         TopLock,
@@ -26,6 +28,9 @@ public:
     enum Roles {
         ValueRole = Qt::UserRole + 1,  // raw number (double); invalid when not applicable
         AlertRole,                     // bool: the figure needs the reader's attention
+        // int: a wait part's whole percentage; the four add up to 100.
+        // Invalid for other figures and where the session cannot split the wait.
+        PercentRole,
     };
 
     explicit KeyFiguresModel(QObject* parent = nullptr);
@@ -40,6 +45,9 @@ private:
     QVariant value(int figure) const;
     QString valueText(int figure) const;
     QString detail(int figure) const;
+    // Whether the four wait parts are known and add up (a session format
+    // that splits the wait, with timed episodes).
+    bool partsKnown() const;
 
     SnapshotPtr snapshot_;
 };

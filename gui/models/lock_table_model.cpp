@@ -9,6 +9,21 @@
 namespace lockscope::gui {
 namespace {
 
+bool is_part(int column)
+{
+    return column >= LockTableModel::SpinningShare && column <= LockTableModel::RunnableShare;
+}
+
+int part_of(int column)
+{
+    return column - LockTableModel::SpinningShare;
+}
+
+double ratio(uint64_t part, uint64_t whole)
+{
+    return whole ? double(part) / double(whole) : 0.0;
+}
+
 double mean_wait(const LockCounters& c)
 {
     return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
@@ -51,9 +66,9 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
     const LockCounters& c = r.counters;
     const uint32_t period = timing_period_of(snapshot_);
     // Sampled timing: a lock none of whose episodes was timed has unknown
-    // wait and spin times, not 0 (off-CPU time is measured in every episode);
-    // an estimated wait total carries its standard error.
-    if (!times_measured(c, period) && column >= WaitTotal && column <= SpinTime)
+    // wait and spin times, not 0, and so the shares of its wait; an
+    // estimated wait total carries its standard error.
+    if (!times_measured(c, period) && column >= WaitTotal && column <= RunnableShare)
         return tr("not timed");
     if (column == WaitTotal && period > 1)
         return QString::fromStdString(format_wait_estimate(c, period));
@@ -78,12 +93,22 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
             return display::duration(mean_wait(c));
         case WaitMax:
             return display::duration(double(c.max_wait_ns));
-        // The rwsem writers' spin counted through fentry is not timed: not 0 ns.
-        case SpinTime:
-            return c.spin_attempts && !c.spin_ns && c.wait_ns ? QStringLiteral("n/m")
-                                                              : display::duration(double(c.spin_ns));
-        case OffCpuTime:
-            return display::duration(double(c.offcpu_ns()));
+        case SpinningShare:
+        case QueuedOnCpuShare:
+        case AsleepShare:
+        case RunnableShare: {
+            if (!c.wait_ns)
+                return QStringLiteral("–");
+            const QVariant percent = partPercent(r, column);
+            if (percent.isValid())
+                return QStringLiteral("%1%").arg(percent.toInt());
+            // A format that cannot split the wait: the spin phases' whole
+            // time (as `lockscope report` shows it), queued on CPU unknown.
+            if (column == QueuedOnCpuShare)
+                return QStringLiteral("?");
+            return display::percent(
+                ratio(column == SpinningShare ? c.spin_ns : display::wait_part_ns(c, part_of(column)), c.wait_ns));
+        }
         case Sleeps:
             return display::count(c.sleeps);
         case ShareOfWait:
@@ -130,10 +155,16 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
             return mean_wait(c);
         case WaitMax:
             return qulonglong(c.max_wait_ns);
-        case SpinTime:
-            return qulonglong(c.spin_ns);
-        case OffCpuTime:
-            return qulonglong(c.offcpu_ns());
+        case SpinningShare:
+        case QueuedOnCpuShare:
+        case AsleepShare:
+        case RunnableShare:
+            // Unknown shares sort below every known one.
+            if (!c.wait_ns || !times_measured(c, timing_period_of(snapshot_)) ||
+                (!split() && column == QueuedOnCpuShare))
+                return -1.0;
+            return ratio(!split() && column == SpinningShare ? c.spin_ns : display::wait_part_ns(c, part_of(column)),
+                         c.wait_ns);
         case Sleeps:
             return qulonglong(c.sleeps);
         case ShareOfWait:
@@ -142,6 +173,14 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
             return cgroupList(r);
     }
     return {};
+}
+
+QVariant LockTableModel::partPercent(const ReportRow& r, int column) const
+{
+    const LockCounters& c = r.counters;
+    if (!is_part(column) || !split() || !c.wait_ns || !times_measured(c, timing_period_of(snapshot_)))
+        return {};
+    return display::wait_part_percents(c)[part_of(column)];
 }
 
 QVariant LockTableModel::data(const QModelIndex& index, int role) const
@@ -158,6 +197,8 @@ QVariant LockTableModel::data(const QModelIndex& index, int role) const
             return index.row();
         case LockKeyRole:
             return lockKey(r);
+        case PercentRole:
+            return partPercent(r, index.column());
         case Qt::TextAlignmentRole:
             return index.column() >= Contentions && index.column() != Cgroups ? int(Qt::AlignRight | Qt::AlignVCenter)
                                                                               : int(Qt::AlignLeft | Qt::AlignVCenter);
@@ -168,7 +209,12 @@ QVariant LockTableModel::data(const QModelIndex& index, int role) const
                     tip += QStringLiteral("\n  %1  %2").arg(display::count(samples), QString::fromStdString(path));
                 return tip;
             }
-            if (index.column() >= WaitTotal && index.column() <= OffCpuTime && timing_period_of(snapshot_) > 1)
+            if (is_part(index.column()) && !split())
+                return tr("%1\nThis session's format keeps no off-CPU time of spin phases: Spinning is the spin "
+                          "phases' whole time, off-CPU time included, queued on CPU is unknown (?), and the "
+                          "shares need not add up to 100%.")
+                    .arg(headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole).toString());
+            if (index.column() >= WaitTotal && index.column() <= RunnableShare && timing_period_of(snapshot_) > 1)
                 return tr("%1\nSampled timing: one episode in %2 per CPU was timed; times are estimates "
                           "(± one standard error), max is the longest timed wait, and \"not timed\" means "
                           "none of this lock's episodes was.")
@@ -190,9 +236,9 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* const titles[ColumnCount] = {"Lock",     "Kind",      "Caller", "Name from", "Contentions",
-                                                    "Spins",    "Spin fail", "Wait",   "Mean",      "Max",
-                                                    "Spinning", "Off CPU",   "Sleeps", "Share",     "Cgroups"};
+    static const char* const titles[ColumnCount] = {
+        "Lock", "Kind",   "Caller",   "Name from", "Contentions", "Spins",  "Spin fail", "Wait",   "Mean",
+        "Max",  "Spin %", "Queued %", "Asleep %",  "Runnable %",  "Sleeps", "Share",     "Cgroups"};
     static const char* const tips[ColumnCount] = {
         "Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
         "the caller, or kind@caller",
@@ -207,8 +253,11 @@ QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, in
         "Total wait time of all episodes",
         "Mean wait time per contention",
         "Longest single wait",
-        "Time spent spinning",
-        "Off-CPU time: the waiter was switched out, asleep or preempted",
+        "Spinning: share of this lock's wait on CPU in optimistic spin phases. The four parts of the wait "
+        "(spin, queued, asleep, runnable) add up to 100%",
+        "Queued on CPU: share of the wait on CPU after queueing (not spinning, not switched out)",
+        "Asleep: share of the wait switched out blocked",
+        "Runnable: share of the wait switched out runnable (preempted, or woken and not yet running)",
         "Times the waiter went to sleep",
         "Share of wait: this lock's part of all wait in the session",
         "The cgroups (containers, services) whose tasks were sampled waiting on this lock, most samples "

@@ -22,8 +22,12 @@ public:
         WaitTotal,
         WaitMean,
         WaitMax,
-        SpinTime,
-        OffCpuTime,
+        // The wait's four parts as shares of the row's wait (display::WaitPart
+        // order); whole percentages that add up to 100 per row.
+        SpinningShare,
+        QueuedOnCpuShare,
+        AsleepShare,
+        RunnableShare,
         Sleeps,
         ShareOfWait,
         Cgroups,  // the cgroups whose tasks were sampled waiting on it
@@ -33,6 +37,9 @@ public:
         SortRole = Qt::UserRole + 1,  // raw number (exact integer for counters) or text
         GroupIndexRole,               // index into SessionSnapshot::groups
         LockKeyRole,                  // "name\tkind\tmode": survives a reload
+        // int: a wait part's whole percentage, as shown; the four add up to
+        // 100. Invalid where not known (no wait, not timed, not split).
+        PercentRole,
     };
 
     explicit LockTableModel(QObject* parent = nullptr);
@@ -53,6 +60,8 @@ public:
 private:
     QVariant display(const ReportRow& row, int column) const;
     QVariant sortValue(const ReportRow& row, int column) const;
+    QVariant partPercent(const ReportRow& row, int column) const;
+    bool split() const { return snapshot_ && snapshot_->report.wait_parts_split; }
 
     SnapshotPtr snapshot_;
 };

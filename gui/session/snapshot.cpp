@@ -29,16 +29,10 @@ void build_timeline(const Session& s, SessionSnapshot& snap)
             t.run_starts_s.push_back(start);
             last_run = iv[i].run;
         }
+        t.start_s.push_back(start);
         t.x_s.push_back(end);
         snap.slot_of[SessionSnapshot::slot_key(iv[i].run, iv[i].index)] = i;
     }
-    std::vector<double> secs;
-    for (const IntervalTotals& in : iv)
-        secs.push_back(in.seconds());
-    std::nth_element(secs.begin(), secs.begin() + long(secs.size() / 2), secs.end());
-    const double median = secs.empty() ? 0.0 : secs[secs.size() / 2];
-    for (const IntervalTotals& in : iv)
-        t.partial.push_back(in.seconds() < 0.5 * median);
 }
 
 void build_series(const Session& s, SessionSnapshot& snap)

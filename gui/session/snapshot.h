@@ -23,15 +23,12 @@ struct Series {
 };
 
 // The shared time axis: the end of each interval in seconds since the
-// session's first interval began. Runs of a repeat share the recorder's
-// clock, so gaps between runs stay visible.
+// session's first interval began, and its start. Runs of a repeat share the
+// recorder's clock, so gaps between runs stay visible.
 struct Timeline {
     std::vector<double> x_s;
+    std::vector<double> start_s;       // parallel to x_s: where each interval begins
     std::vector<double> run_starts_s;  // where each run's first interval begins
-    // Intervals much shorter than the rest (the recorder's final flush when
-    // a run stops): a rate over a few milliseconds is noise, so charts skip
-    // them. Totals still include them.
-    std::vector<bool> partial;
     double end_s() const { return x_s.empty() ? 0.0 : x_s.back(); }
 };
 

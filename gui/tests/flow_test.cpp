@@ -11,6 +11,7 @@
 #include "session/follower.h"
 #include "test_session.h"
 #include "views/chain_view.h"
+#include "views/chart_feed.h"
 #include "views/diff_page.h"
 #include "views/locks_page.h"
 #include "views/main_window.h"
@@ -36,6 +37,8 @@ private slots:
     void notASessionIsAMessage();
     void followsALiveRecording();
     void clickingALockInTheChainGraphSelectsIt();
+    void chartLinesStartAtTheFirstInterval();
+    void everyChainArrowEndsOnALock();
 
 private:
     bool open(MainWindow& w, const QString& path);
@@ -216,6 +219,45 @@ void FlowTest::clickingALockInTheChainGraphSelectsIt()
     // A click between the boxes selects nothing new.
     QTest::mouseClick(graph, Qt::LeftButton, {}, QPoint(2, 2));
     QCOMPARE(clicked.count(), 1);
+}
+
+// Each interval's value is drawn over the whole interval: the first one
+// from the recording's start, none left out.
+void FlowTest::chartLinesStartAtTheFirstInterval()
+{
+    const SnapshotPtr snap = build_snapshot(path_a_);
+    const Timeline& t = snap->timeline;
+    QCOMPARE(t.start_s.size(), t.x_s.size());
+    const charts::Line line = to_line(t, snap->spin_failure_rate, Qt::black);
+    QCOMPARE(size_t(line.points.size()), 2 * t.x_s.size());
+    QCOMPARE(line.points.front(), QPointF(0, snap->spin_failure_rate.y.front()));
+    QCOMPARE(line.points[1], QPointF(t.x_s.front(), snap->spin_failure_rate.y.front()));
+    // An interval with no time has no rate to draw; the others stay.
+    Timeline empty_first = t;
+    empty_first.x_s[0] = empty_first.start_s[0];
+    QCOMPARE(size_t(to_line(empty_first, snap->spin_failure_rate, Qt::black).points.size()), 2 * (t.x_s.size() - 1));
+}
+
+// The chain graph draws every arrow onto a box: a lock of another class, or
+// back onto its own when holders waited for another lock of the same class.
+void FlowTest::everyChainArrowEndsOnALock()
+{
+    Chain pipes{{"pipe_inode_info.mutex", "pipe_inode_info.mutex"}, 3, 12'900'000, true, false, {}};
+    Chain onward{{"i_rwsem", "pipe_inode_info.mutex"},         2, 1'000'000, false, false,
+                 {"pipe_inode_info.mutex", "sleeping", {}, {}}};
+    Chain ab{{"A", "B", "A"}, 5, 500, true, false, {}};
+    Chain ba{{"B", "A", "B"}, 2, 200, true, false, {}};
+    ChainView view;
+    view.resize(900, 400);
+    view.setGraph(build_chain_graph({pipes, onward, ab, ba}));
+    QCOMPARE(view.graph().edges.size(), size_t(4));
+    for (const ChainGraph::Edge& e : view.graph().edges) {
+        QPointF tip;
+        view.edgePath(e, &tip);
+        const QRectF target = view.nodeRect(e.to).adjusted(-0.5, -0.5, 0.5, 0.5);
+        QVERIFY2(target.contains(tip), qPrintable(QString::fromStdString(view.graph().nodes[e.from].name + " -> " +
+                                                                         view.graph().nodes[e.to].name)));
+    }
 }
 
 QTEST_MAIN(FlowTest)

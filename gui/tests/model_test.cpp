@@ -3,6 +3,7 @@
 // the GUI and the CLI must agree on every total.
 #include "models/chain_graph.h"
 #include "models/diff_models.h"
+#include "models/display.h"
 #include "models/histogram_model.h"
 #include "models/instance_model.h"
 #include "models/key_figures_model.h"
@@ -42,6 +43,7 @@ private slots:
     void chainGraphLaysOutChainsLeftToRight();
     void cgroupColumnShowsAndFiltersTheWaitersCgroups();
     void lockTableShowsEstimatesAndWhatWasNotTimed();
+    void waitPartsSortAndAnOlderFormatSaysItCannotSplit();
 
 private:
     QTemporaryDir dir_;
@@ -101,8 +103,26 @@ void ModelTest::lockTableAgreesWithReport()
         QCOMPARE(value(LockTableModel::SpinAttempts).toULongLong(), l["spin_attempts"].get<uint64_t>());
         QCOMPARE(value(LockTableModel::WaitTotal).toULongLong(), l["wait_ns"].get<uint64_t>());
         QCOMPARE(value(LockTableModel::WaitMax).toULongLong(), l["max_wait_ns"].get<uint64_t>());
-        QCOMPARE(value(LockTableModel::SpinTime).toULongLong(), l["spin_ns"].get<uint64_t>());
-        QCOMPARE(value(LockTableModel::OffCpuTime).toULongLong(), l["offcpu_ns"].get<uint64_t>());
+        // The wait's four parts: shares of the row's wait as the report's
+        // parts have them, whole percentages that add up to exactly 100.
+        const std::pair<int, const char*> parts_of_wait[] = {{LockTableModel::SpinningShare, "spinning_ns"},
+                                                             {LockTableModel::QueuedOnCpuShare, "queued_on_cpu_ns"},
+                                                             {LockTableModel::AsleepShare, "asleep_ns"},
+                                                             {LockTableModel::RunnableShare, "runnable_ns"}};
+        const double row_wait = double(l["wait_ns"].get<uint64_t>());
+        QVERIFY(row_wait > 0);
+        int percents = 0;
+        double shares = 0;
+        for (const auto& [column, field] : parts_of_wait) {
+            QCOMPARE(value(column).toDouble(), double(l[field].get<uint64_t>()) / row_wait);
+            const QVariant percent = model.index(r, column).data(LockTableModel::PercentRole);
+            QVERIFY(percent.isValid());
+            QCOMPARE(model.index(r, column).data().toString(), QStringLiteral("%1%").arg(percent.toInt()));
+            percents += percent.toInt();
+            shares += value(column).toDouble();
+        }
+        QCOMPARE(percents, 100);
+        QVERIFY(std::fabs(shares - 1.0) < 1e-9);
         QCOMPARE(value(LockTableModel::Sleeps).toULongLong(), l["sleeps"].get<uint64_t>());
         QCOMPARE(value(LockTableModel::SpinFailureRate).toDouble(), l["spin_failure_rate"].get<double>());
         QCOMPARE(value(LockTableModel::WaitMean).toDouble(), l["mean_wait_ns"].get<double>());
@@ -134,10 +154,20 @@ void ModelTest::keyFiguresAgreeWithReport()
     QCOMPARE(figure(KeyFiguresModel::IdleFraction).toDouble(), t["idle_fraction"].get<double>());
     QCOMPARE(figure(KeyFiguresModel::Throughput).toDouble(), t["ops_per_s"].get<double>());
     QCOMPARE(figure(KeyFiguresModel::Lost).toDouble(), double(t["lost"].get<uint64_t>()));
-    QCOMPARE(figure(KeyFiguresModel::SpinShare).toDouble(),
-             double(t["spin_ns"].get<uint64_t>()) / double(t["wait_ns"].get<uint64_t>()));
-    QCOMPARE(figure(KeyFiguresModel::OffCpuShare).toDouble(),
-             double(t["offcpu_ns"].get<uint64_t>()) / double(t["wait_ns"].get<uint64_t>()));
+    // The wait's four parts, one card each: the report's parts, and whole
+    // percentages that add up to exactly 100 (no two cards counting one ns).
+    const std::pair<int, const char*> parts_of_wait[] = {{KeyFiguresModel::WaitSpinning, "spinning_ns"},
+                                                         {KeyFiguresModel::WaitQueuedOnCpu, "queued_on_cpu_ns"},
+                                                         {KeyFiguresModel::WaitAsleep, "asleep_ns"},
+                                                         {KeyFiguresModel::WaitRunnable, "runnable_ns"}};
+    int percents = 0;
+    for (const auto& [row, field] : parts_of_wait) {
+        QCOMPARE(figure(row).toDouble(), double(t[field].get<uint64_t>()) / double(t["wait_ns"].get<uint64_t>()));
+        const int percent = model.index(row, KeyFiguresModel::Value).data(KeyFiguresModel::PercentRole).toInt();
+        QCOMPARE(model.index(row, KeyFiguresModel::Value).data().toString(), QStringLiteral("%1%").arg(percent));
+        percents += percent;
+    }
+    QCOMPARE(percents, 100);
     QCOMPARE(model.index(KeyFiguresModel::TopLock, KeyFiguresModel::Value).data().toString().toStdString(),
              report_["locks"][0]["name"].get<std::string>());
     // The time series add up to the totals as well (contentions by kind × seconds).
@@ -315,6 +345,23 @@ void ModelTest::chainGraphLaysOutChainsLeftToRight()
     QCOMPARE(int(std::count_if(cycle.edges.begin(), cycle.edges.end(), [](const auto& e) { return e.back; })), 1);
     QCOMPARE(cycle.columns, 2);
     QVERIFY(build_chain_graph({}).empty());
+
+    // Holders waiting for another lock of the same class (one pipe's mutex
+    // behind another's): an edge from the lock back to itself, not to nothing.
+    Chain pipes{{"pipe_inode_info.mutex", "pipe_inode_info.mutex"}, 3, 12'900'000, true, false, {}};
+    Chain onward{{"i_rwsem", "pipe_inode_info.mutex"},         2, 1'000'000, false, false,
+                 {"pipe_inode_info.mutex", "sleeping", {}, {}}};
+    const ChainGraph same_class = build_chain_graph({pipes, onward});
+    QCOMPARE(same_class.nodes.size(), size_t(2));
+    QCOMPARE(same_class.edges.size(), size_t(2));
+    const ChainGraph::Edge& self = same_class.edges.front();
+    QCOMPARE(self.from, self.to);
+    QVERIFY(self.back);
+    QCOMPARE(same_class.nodes[self.to].name, std::string("pipe_inode_info.mutex"));
+    // Every edge of every graph here starts and ends on a node.
+    for (const ChainGraph* graph : {&g, &cycle, &same_class})
+        for (const ChainGraph::Edge& e : graph->edges)
+            QVERIFY(e.from < graph->nodes.size() && e.to < graph->nodes.size());
 }
 
 // The Cgroups column: the sampled waiters' cgroups, the most sampled
@@ -372,10 +419,57 @@ void ModelTest::lockTableShowsEstimatesAndWhatWasNotTimed()
     QCOMPARE(model.index(0, LockTableModel::WaitTotal).data().toString(), QString::fromUtf8("1.23 s ± 0.05"));
     QCOMPARE(model.index(0, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong(), 640ull);
     for (int column : {int(LockTableModel::WaitTotal), int(LockTableModel::WaitMean), int(LockTableModel::WaitMax),
-                       int(LockTableModel::SpinTime)})
+                       int(LockTableModel::SpinningShare), int(LockTableModel::QueuedOnCpuShare),
+                       int(LockTableModel::AsleepShare), int(LockTableModel::RunnableShare)})
         QCOMPARE(model.index(1, column).data().toString(), QStringLiteral("not timed"));
     QCOMPARE(model.index(1, LockTableModel::Contentions).data(LockTableModel::SortRole).toULongLong(), 3ull);
     QVERIFY(model.index(0, LockTableModel::WaitTotal).data(Qt::ToolTipRole).toString().contains("one episode in 64"));
+}
+
+// The part columns sort by share; a session whose format cannot split the
+// wait shows the spin phases whole and queued on CPU as unknown, never a
+// made-up split.
+void ModelTest::waitPartsSortAndAnOlderFormatSaysItCannotSplit()
+{
+    LockTableModel table;
+    table.setSnapshot(snap_);
+    LockFilterModel sorted;
+    sorted.setSourceModel(&table);
+    sorted.sort(LockTableModel::AsleepShare, Qt::DescendingOrder);
+    for (int r = 1; r < sorted.rowCount(); ++r)
+        QVERIFY(sorted.index(r - 1, LockTableModel::AsleepShare).data(LockTableModel::SortRole).toDouble() >=
+                sorted.index(r, LockTableModel::AsleepShare).data(LockTableModel::SortRole).toDouble());
+
+    auto older = std::make_shared<SessionSnapshot>(*snap_);
+    older->report.wait_parts_split = false;
+    LockTableModel old_table;
+    QAbstractItemModelTester tester(&old_table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    old_table.setSnapshot(older);
+    for (int r = 0; r < old_table.rowCount(); ++r) {
+        const LockCounters& c = older->report.rows[size_t(r)].counters;
+        QCOMPARE(old_table.index(r, LockTableModel::QueuedOnCpuShare).data().toString(), QStringLiteral("?"));
+        QCOMPARE(old_table.index(r, LockTableModel::SpinningShare).data(LockTableModel::SortRole).toDouble(),
+                 double(c.spin_ns) / double(c.wait_ns));
+        for (int column = LockTableModel::SpinningShare; column <= LockTableModel::RunnableShare; ++column)
+            QVERIFY(!old_table.index(r, column).data(LockTableModel::PercentRole).isValid());
+        QVERIFY(old_table.index(r, LockTableModel::SpinningShare)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("keeps no off-CPU time of spin phases")));
+    }
+    KeyFiguresModel figures;
+    figures.setSnapshot(older);
+    auto text = [&](int row, int column) { return figures.index(row, column).data().toString(); };
+    QCOMPARE(text(KeyFiguresModel::WaitSpinning, KeyFiguresModel::Value), QStringLiteral("?"));
+    QCOMPARE(text(KeyFiguresModel::WaitQueuedOnCpu, KeyFiguresModel::Value), QStringLiteral("?"));
+    QCOMPARE(text(KeyFiguresModel::WaitQueuedOnCpu, KeyFiguresModel::Detail),
+             QStringLiteral("not split in this session's format"));
+    QVERIFY(!figures.index(KeyFiguresModel::WaitAsleep, KeyFiguresModel::Value)
+                 .data(KeyFiguresModel::PercentRole)
+                 .isValid());
+    QCOMPARE(text(KeyFiguresModel::WaitAsleep, KeyFiguresModel::Value),
+             display::percent(double(older->report.totals.counters.asleep_ns()) /
+                              double(older->report.totals.counters.wait_ns)));
 }
 
 QTEST_GUILESS_MAIN(ModelTest)

@@ -15,9 +15,10 @@ namespace lockscope::gui {
 namespace {
 
 // Boxes shrink to fit the view down to kMinNodeW; below that the view
-// scrolls. Gaps between columns leave room for the wait labels.
-constexpr double kMinNodeW = 130, kMaxNodeW = 220, kNodeH = 46, kMinGapX = 76, kMaxGapX = 160, kGapY = 22, kMargin = 16,
-                 kTitleH = 20;
+// scrolls. Gaps between columns leave room for the wait labels; between
+// rows, for the loops of cycles and their labels when there are any.
+constexpr double kMinNodeW = 130, kMaxNodeW = 220, kNodeH = 46, kMinGapX = 76, kMaxGapX = 160, kGapY = 22,
+                 kLoopGapY = 44, kMargin = 16, kTitleH = 20;
 
 // Line width by explained wait: 1.5 px for the lightest, 9 px for the heaviest.
 double edge_width(uint64_t wait, uint64_t max_wait)
@@ -59,12 +60,20 @@ void ChainView::setSelectedLock(const QString& name)
     update();
 }
 
+double ChainView::rowGap() const
+{
+    const bool loops = std::any_of(graph_.edges.begin(), graph_.edges.end(),
+                                   [&](const ChainGraph::Edge& e) { return e.back || e.from == e.to; });
+    return loops ? kLoopGapY : kGapY;
+}
+
 QSize ChainView::sizeHint() const
 {
     const int gaps = std::max(0, graph_.columns - 1);
     // Room below the last row for a cycle's loop.
-    return QSize(int(2 * kMargin + graph_.columns * kMinNodeW + gaps * kMinGapX),
-                 int(2 * kMargin + kTitleH + graph_.rows * kNodeH + std::max(0, graph_.rows - 1) * kGapY + 2 * kGapY));
+    return QSize(
+        int(2 * kMargin + graph_.columns * kMinNodeW + gaps * kMinGapX),
+        int(2 * kMargin + kTitleH + graph_.rows * kNodeH + std::max(0, graph_.rows - 1) * rowGap() + rowGap() + kGapY));
 }
 
 QRectF ChainView::nodeRect(size_t i) const
@@ -74,7 +83,33 @@ QRectF ChainView::nodeRect(size_t i) const
     const double room = width() - 2 * kMargin;
     const double node_w = std::clamp((room - (columns - 1) * kMinGapX) / columns, kMinNodeW, kMaxNodeW);
     const double gap = columns > 1 ? std::clamp((room - columns * node_w) / (columns - 1), kMinGapX, kMaxGapX) : 0;
-    return QRectF(kMargin + n.column * (node_w + gap), kMargin + kTitleH + n.row * (kNodeH + kGapY), node_w, kNodeH);
+    return QRectF(kMargin + n.column * (node_w + gap), kMargin + kTitleH + n.row * (kNodeH + rowGap()), node_w, kNodeH);
+}
+
+QPainterPath ChainView::edgePath(const ChainGraph::Edge& e, QPointF* tip) const
+{
+    const QRectF a = nodeRect(e.from), b = nodeRect(e.to);
+    QPointF start, end;
+    QPainterPath path;
+    if (e.from != e.to && !e.back && b.left() > a.right()) {
+        start = QPointF(a.right(), a.center().y());
+        end = QPointF(b.left(), b.center().y());
+        const double dx = (end.x() - start.x()) / 2;
+        path.moveTo(start);
+        path.cubicTo(start + QPointF(dx, 0), end - QPointF(dx, 0), end);
+    } else {
+        // A cycle, or holders waiting for another lock of the same class: a
+        // loop below the boxes, wide enough to read, back up onto the target.
+        const double spread = e.from == e.to ? a.width() * 0.3 : 8;
+        start = QPointF(a.center().x() - (e.from == e.to ? spread : 0), a.bottom());
+        end = QPointF(b.center().x() + spread, b.bottom());
+        const double drop = rowGap() * 0.9;
+        path.moveTo(start);
+        path.cubicTo(start + QPointF(0, drop), end + QPointF(0, drop), end);
+    }
+    if (tip)
+        *tip = end;
+    return path;
 }
 
 int ChainView::nodeAt(QPointF pos) const
@@ -97,8 +132,10 @@ QString ChainView::nodeTip(size_t i) const
                    .arg(display::duration(double(n.wait_in)));
     for (const ChainGraph::Edge& e : graph_.edges)
         if (e.from == i)
-            tip += tr("\n  → %1: %2 of wait, %3 holder sample(s)")
-                       .arg(QString::fromStdString(graph_.nodes[e.to].name), display::duration(double(e.wait_ns)))
+            tip += tr("\n  → %1%2: %3 of wait, %4 holder sample(s)")
+                       .arg(QString::fromStdString(graph_.nodes[e.to].name),
+                            e.to == i ? tr(" (another lock of this class)") : QString(),
+                            display::duration(double(e.wait_ns)))
                        .arg(e.samples);
     if (!n.root_state.empty()) {
         tip += tr("\nroot of a chain: holders %1").arg(QString::fromStdString(n.root_state));
@@ -150,33 +187,24 @@ void ChainView::paintEvent(QPaintEvent*)
 
     const QColor edge_color = pal.color(QPalette::Text);
     for (const ChainGraph::Edge& e : graph_.edges) {
-        const QRectF a = nodeRect(e.from), b = nodeRect(e.to);
         const double w = edge_width(e.wait_ns, graph_.max_wait);
         QColor c = edge_color;
         c.setAlphaF(0.55);
         p.setPen(QPen(c, w, Qt::SolidLine, Qt::FlatCap));
         p.setBrush(Qt::NoBrush);
-        QPointF start, end;
-        QPainterPath path;
-        if (!e.back && b.left() > a.right()) {
-            start = QPointF(a.right(), a.center().y());
-            end = QPointF(b.left() - 2, b.center().y());
-            const double dx = (end.x() - start.x()) / 2;
-            path.moveTo(start);
-            path.cubicTo(start + QPointF(dx, 0), end - QPointF(dx, 0), end);
-        } else {
-            // A cycle (or same column): loop below the boxes.
-            start = QPointF(a.center().x(), a.bottom());
-            end = QPointF(b.center().x() + 8, b.bottom() + 2);
-            const double drop = kGapY * 1.6;
-            path.moveTo(start);
-            path.cubicTo(start + QPointF(0, drop), end + QPointF(0, drop), end);
-        }
-        p.drawPath(path);
+        QPointF end;
+        const QPainterPath path = edgePath(e, &end);
+        // The line stops short of the tip so its flat end hides in the head.
+        const double head = 6 + w;
+        const double stop = std::max(0.5, 1 - head * 0.7 / std::max(1.0, path.length()));
+        QPainterPath shaft;
+        shaft.moveTo(path.pointAtPercent(0));
+        for (int k = 1; k <= 32; ++k)
+            shaft.lineTo(path.pointAtPercent(stop * k / 32));
+        p.drawPath(shaft);
         p.setPen(Qt::NoPen);
         p.setBrush(c);
-        const QPointF before = path.pointAtPercent(0.95);
-        arrow_head(p, end, before, 6 + w);
+        arrow_head(p, end, path.pointAtPercent(0.95), head);
         // The wait it explains, on the curve in the gap between the columns.
         const QPointF mid = path.pointAtPercent(0.5);
         const QString label = display::duration(double(e.wait_ns));
@@ -207,8 +235,13 @@ void ChainView::paintEvent(QPaintEvent*)
         QString second;
         if (!n.root_state.empty())
             second = tr("root: %1").arg(QString::fromStdString(n.root_state));
-        else if (n.wait_out)
-            second = tr("holders waited on →");
+        else if (n.wait_out) {
+            // An arrow from here ends on another box, or loops back onto
+            // this one when holders waited for another lock of this class.
+            const bool elsewhere = std::any_of(graph_.edges.begin(), graph_.edges.end(),
+                                               [&](const ChainGraph::Edge& e) { return e.from == i && e.to != i; });
+            second = elsewhere ? tr("holders waited on →") : tr("holders waited on this class ↺");
+        }
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(r.adjusted(8, kNodeH / 2, -8, -4), Qt::AlignLeft | Qt::AlignVCenter,
                    QFontMetrics(font()).elidedText(second, Qt::ElideRight, int(r.width()) - 16));

@@ -6,6 +6,7 @@
 
 #include "models/chain_graph.h"
 
+#include <QPainterPath>
 #include <QRectF>
 #include <QString>
 #include <QWidget>
@@ -21,6 +22,9 @@ public:
     const ChainGraph& graph() const { return graph_; }
     // Where node i is drawn, in widget coordinates (tests click there).
     QRectF nodeRect(size_t i) const;
+    // Where an edge is drawn; `tip` gets the arrow's tip, which lies on the
+    // border of the edge's target box (a lock of the same class included).
+    QPainterPath edgePath(const ChainGraph::Edge& edge, QPointF* tip) const;
     QSize sizeHint() const override;
 
 signals:
@@ -33,6 +37,7 @@ protected:
 
 private:
     int nodeAt(QPointF pos) const;
+    double rowGap() const;
     QString nodeTip(size_t i) const;
 
     ChainGraph graph_;

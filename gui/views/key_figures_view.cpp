@@ -35,7 +35,7 @@ void KeyFiguresView::rebuild()
     if (!model_)
         return;
     const int rows = model_->rowCount();
-    const int per_line = 4;  // two lines of four cards fit 1280 px with room to breathe
+    const int per_line = 5;  // two lines of five cards fit 1280 px with room to breathe
     for (int r = 0; r < rows; ++r) {
         auto* card = new QFrame(this);
         card->setObjectName(QStringLiteral("keyFigure"));
