@@ -45,7 +45,7 @@ out=${OUT:-$here/docs/cost.md}
 
 die() { echo "cost_report.sh: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root (BPF programs and the kernel's BPF statistics)"
-[[ -x $floor ]] || die "$floor not found: build it (cmake --build build --target bpf_floor) or set FLOOR"
+[[ -x $floor ]] || die "$floor not found: build it (scripts/build.sh builds it beside lockscope) or set FLOOR"
 grep -q '<!-- cost-report:begin -->' "$out" && grep -q '<!-- cost-report:end -->' "$out" ||
     die "$out has no cost-report markers to write between"
 ((repeat % 2 == 0)) || die "REPEAT must be even (the yardsticks are attached after lockscope in half the runs, before in the other half)"
