@@ -62,6 +62,11 @@ if [[ -z $work ]]; then
 fi
 mkdir -p "$work"
 
+# The commit measured: taken now, before the runs; the docs (this script's
+# own output among them) do not change what is measured.
+commit=$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[[ -z $(git -C "$here" status --porcelain -- . ':!docs' ':!*.md' 2>/dev/null) ]] ||
+    commit+=" with uncommitted changes"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 
@@ -77,9 +82,6 @@ python3 "$here/bench/overhead.py" --lockscope "$lockscope" --floor "$floor" --wo
     --out "$work/overhead" >/dev/null
 
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-commit=$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-git -C "$here" diff --quiet HEAD -- 2>/dev/null || commit+=" (with uncommitted changes)"
-
 export LS_STARTED="$started" LS_COMMIT="$commit" LS_VERSION="$("$lockscope" --version | head -1)" \
     LS_CPU="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" LS_CPUS="$(nproc)" \
     LS_KERNEL="$(uname -r)" LS_VIRT="$(systemd-detect-virt 2>/dev/null || true)" \
