@@ -14,7 +14,10 @@
 #                         profiler, interleaved: lockscope, its sampled mode,
 #                         lockscope without the running holders' CPU-clock
 #                         timer, empty programs, and bpftrace and perf lock
-#                         where installed (scripts/install-deps.sh --bench)
+#                         where installed (scripts/install-deps.sh --bench);
+#                         bpftrace with kernel stacks only when asked for in
+#                         PROFILERS: on a busy machine it can take minutes to
+#                         print its maps when stopped
 #
 # usage: bench/cost_report.sh
 # environment (defaults in brackets; the short settings in parentheses run
@@ -27,6 +30,8 @@
 #   PAIR_DURATION  seconds per overhead.py run [4] (3)
 #   WORKLOADS      overhead.py workloads [pipe,unlink1,mmap1]
 #   SAMPLE         N of the sampled mode [64]
+#   PROFILERS      overhead.py's profilers [lockscope, its sampled mode, without
+#                  running holders, empty programs, bpftrace, perf-lock]
 #   OUT            the page to rewrite [docs/cost.md]
 #   KEEP           a directory to keep the raw JSON and tables in [none]
 set -euo pipefail
@@ -50,9 +55,12 @@ grep -q '<!-- cost-report:begin -->' "$out" && grep -q '<!-- cost-report:end -->
     die "$out has no cost-report markers to write between"
 ((repeat % 2 == 0)) || die "REPEAT must be even (the yardsticks are attached after lockscope in half the runs, before in the other half)"
 
-profilers=lockscope,lockscope-sample,lockscope-no-running-holders,floor-empty
-command -v bpftrace >/dev/null && profilers+=,bpftrace,bpftrace-kstack
-command -v perf >/dev/null && profilers+=,perf-lock
+profilers=${PROFILERS:-}
+if [[ -z $profilers ]]; then
+    profilers=lockscope,lockscope-sample,lockscope-no-running-holders,floor-empty
+    command -v bpftrace >/dev/null && profilers+=,bpftrace
+    command -v perf >/dev/null && profilers+=,perf-lock
+fi
 command -v perf >/dev/null || die "perf not found (overhead.py checks lockscope's count with perf stat): scripts/install-deps.sh --bench"
 
 work=${KEEP:-}
@@ -124,7 +132,8 @@ L = [f"Measured {e['LS_STARTED']} by `bench/cost_report.sh` on commit `{e['LS_CO
      f"`{e['LS_CLOCK']}`; load average {e['LS_LOAD_START']} at the start, {e['LS_LOAD_END']} at the end.",
      "",
      f"Settings: `REPEAT={e['LS_REPEAT']} DURATION={e['LS_DURATION']} PAIRS={e['LS_PAIRS']} "
-     f"PAIR_DURATION={e['LS_PAIR_DURATION']} SAMPLE={e['LS_SAMPLE']}`. Figures are the median "
+     f"PAIR_DURATION={e['LS_PAIR_DURATION']} SAMPLE={e['LS_SAMPLE']} WORKLOADS={e['LS_WORKLOADS']}`. "
+     "Figures are the median "
      "(min–max) over runs.",
      "",
      f"**Per event** (`bench/bpf_cost.py`: the `{full_doc['workload']}` workload at {full_doc['threads']} threads, recorded system-wide; "
@@ -132,7 +141,7 @@ L = [f"Measured {e['LS_STARTED']} by `bench/cost_report.sh` on commit `{e['LS_CO
      "",
      f"| | `record` | `record --sample {e['LS_SAMPLE']}` |",
      "|---|--:|--:|"]
-rows = [("all of lockscope's programs, ns per handled event", "ns_per_event", "{:.0f}"),
+rows = [("lockscope's programs on its four tracepoints, ns per handled event", "ns_per_event", "{:.0f}"),
         ("its `contention_begin`/`contention_end` programs, ns per event", "contention_ns_per_event", "{:.0f}"),
         ("empty programs on the same hooks, same window, ns", "floor_ns_per_event", "{:.0f}"),
         ("lockscope's contention programs above the empty ones, ns", "contention_above_floor_ns", "{:.0f}"),
@@ -185,7 +194,7 @@ for wl, w in over["workloads"].items():
                  "`lock:contention_end` events over the same tasks (the recorder's own included).")
 missing = [p for p in ("bpftrace", "perf-lock") if p not in e["LS_PROFILERS"].split(",")]
 if missing:
-    L.append(f"- Not measured (not installed): {', '.join(missing)}.")
+    L.append(f"- Not measured: {', '.join(missing)}.")
 
 path = sys.argv[1]
 text = open(path).read()
