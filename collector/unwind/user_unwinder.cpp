@@ -1,6 +1,7 @@
 #include "unwind/user_unwinder.h"
 
-#include <cxxabi.h>
+#include "unwind/symbol_names.h"
+
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
@@ -32,21 +33,6 @@ std::string hex(const unsigned char* bytes, int length)
         out += kDigits[bytes[i] >> 4];
         out += kDigits[bytes[i] & 15];
     }
-    return out;
-}
-
-std::string demangle(const char* name)
-{
-    if (std::strncmp(name, "_Z", 2) != 0) {
-        return name;
-    }
-    int status = 0;
-    char* plain = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    if (status != 0 || plain == nullptr) {
-        return name;
-    }
-    std::string out(plain);
-    std::free(plain);
     return out;
 }
 
@@ -82,6 +68,8 @@ struct UserUnwinder::Process {
     std::vector<Pc> pcs;
     std::size_t max_frames = 0;
     std::chrono::steady_clock::time_point opened;
+    // The last address neither the copy nor a file could serve (0: none).
+    mutable uint64_t unserved_read = 0;
 
     ~Process()
     {
@@ -174,7 +162,11 @@ bool memory_read(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg)
         std::memcpy(result, process->stack.data() + (addr - base), sizeof(*result));
         return true;
     }
-    return process->read_file_word(addr, result);
+    if (process->read_file_word(addr, result)) {
+        return true;
+    }
+    process->unserved_read = addr;
+    return false;
 }
 
 bool set_initial_registers(Dwfl_Thread* thread, void* arg)
@@ -247,6 +239,20 @@ std::unique_ptr<Process> open_process(pid_t pid, std::string& why)
     return process;
 }
 
+// Why a walk ended early, in the terms of the copy when it ran past it
+// (libdwfl then ends the walk as if at the outermost frame); "" when it
+// reached the outermost frame.
+std::string stop_reason(const Process& process, int walked)
+{
+    const uint64_t end = process.stack_base + process.stack.size();
+    // Beyond the copy but not far: the caller's frames are deeper than the copy.
+    constexpr uint64_t kStackReach = 64ULL << 20;
+    if (process.unserved_read >= end && process.unserved_read - end < kStackReach) {
+        return "the stack copy (" + std::to_string(process.stack.size()) + " bytes) ends before the outermost frame";
+    }
+    return walked == -1 ? "libdwfl: " + dwfl_message() : "";
+}
+
 }  // namespace
 
 UserUnwinder::UserUnwinder(std::size_t max_frames) : max_frames_(max_frames == 0 ? 1 : max_frames) {}
@@ -293,7 +299,7 @@ const UserUnwinder::Symbol& UserUnwinder::symbol(const std::string& module_key, 
     const char* name =
         dwfl_module_addrinfo(static_cast<Dwfl_Module*>(module), lookup, &offset, &sym, nullptr, nullptr, nullptr);
     if (name != nullptr) {
-        symbol.function = demangle(name);
+        symbol.function = function_name(name);
         symbol.offset = offset;
     }
     return names.emplace(module_offset, std::move(symbol)).first->second;
@@ -363,10 +369,10 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
     process->stack_base = stack_base;
     process->pcs.clear();
     process->max_frames = max_frames_;
+    process->unserved_read = 0;
     const int walked = dwfl_getthread_frames(process->dwfl, pid, collect_frame, process);
-    if (walked == -1) {
-        out.stopped = dwfl_message();
-    } else if (walked == DWARF_CB_ABORT && process->pcs.size() >= max_frames_) {
+    out.stopped = stop_reason(*process, walked);
+    if (walked == DWARF_CB_ABORT && process->pcs.size() >= max_frames_) {
         out.stopped = "more than " + std::to_string(max_frames_) + " frames";
     }
     process->regs = nullptr;

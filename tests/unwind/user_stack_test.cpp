@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -387,6 +388,15 @@ TEST_F(UserStacks, PrintsTheUnwindCostPerSample)
         r.cold_us, r.warm_us.size(), percentile(r.warm_us, 0.5), percentile(r.warm_us, 0.1), percentile(r.warm_us, 0.9),
         percentile(r.warm_us, 1.0));
     EXPECT_EQ(r.warm_us.size() + 1, r.samples.size());
+    std::map<std::string, int> stopped;
+    for (const auto& stack : r.unwound) {
+        if (!stack.stopped.empty()) {
+            ++stopped[stack.stopped];
+        }
+    }
+    for (const auto& [why, count] : stopped) {
+        std::printf("walks that ended early: %d (%s)\n", count, why.c_str());
+    }
 }
 
 }  // namespace
