@@ -2,6 +2,7 @@
 // a sampled thread's (registers, then the bytes from sp up): no root needed,
 // so it also runs under the sanitizers.
 #include <pthread.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,8 +61,13 @@ extern "C" __attribute__((noinline)) void capture_registers_and_stack(Capture& c
 #endif
     capture.regs = UserRegs{.ip = ip, .sp = sp, .bp = bp};
     const std::size_t size = std::min<std::size_t>(8192, stack_above(sp));
-    const auto* from = reinterpret_cast<const uint8_t*>(sp);
-    capture.stack.assign(from, from + size);
+    // Copied by the kernel, as bpf_probe_read_user does: a plain copy of a
+    // stack would read AddressSanitizer's poisoned red zones.
+    capture.stack.resize(size);
+    iovec local{capture.stack.data(), size};
+    iovec remote{reinterpret_cast<void*>(sp), size};
+    const ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    capture.stack.resize(copied > 0 ? static_cast<std::size_t>(copied) : 0);
 }
 
 struct Sampler {
@@ -156,7 +162,7 @@ TEST(UserUnwinder, RepeatedSamplesGiveTheSameFrames)
     EXPECT_EQ(unwinder.cached_processes(), 0u);
 }
 
-TEST(UserUnwinder, NamesFramesFoundByAFramePointerWalk)
+TEST(UserUnwinder, NamesGivenAddressesAsItNamesTheFramesItWalks)
 {
     const Capture capture = capture_in_a_thread();
     UserUnwinder unwinder;
