@@ -49,26 +49,36 @@ struct pt_regs___ls {
 /* The copy ends where a page is not mapped (the top of the stack). */
 #define LS_USER_STACK_PAGE 4096
 
+/* Reads a thread's user registers from regs (a syscall tracepoint's regs,
+ * or bpf_task_pt_regs()). Returns 0, or -1 when they are not a user
+ * thread's (a kernel thread's are zero). */
+static __always_inline int ls_user_regs_read(struct ls_user_regs *out, void *regs)
+{
+	struct pt_regs___ls *r = regs;
+
+	out->ip = LS_REGS_IP(r);
+	out->sp = LS_REGS_SP(r);
+	out->bp = LS_REGS_BP(r);
+	return out->ip && out->sp ? 0 : -1;
+}
+
 /*
- * Fills out from regs, a thread's user registers (a syscall tracepoint's
- * regs, or bpf_task_pt_regs()). Copies the longest run of stack from sp
- * that ends on a page boundary or at LS_USER_STACK_BYTES. Returns 0, or
- * -1 when there is nothing to copy (out->size is then 0).
+ * Fills out from regs, the current task's user registers, and copies the
+ * longest run of its stack from sp that ends on a page boundary or at
+ * LS_USER_STACK_BYTES. Only the current task's: bpf_probe_read_user reads
+ * the current address space. Returns 0, or -1 when there is nothing to
+ * copy (out->size is then 0).
  */
 static __always_inline int ls_user_stack_copy(struct ls_user_stack *out, void *regs)
 {
-	struct pt_regs___ls *r = regs;
 	__u64 sp, head;
 	int pages;
 
-	out->regs.ip = LS_REGS_IP(r);
-	out->regs.sp = LS_REGS_SP(r);
-	out->regs.bp = LS_REGS_BP(r);
 	out->size = 0;
 	out->pad = 0;
+	if (ls_user_regs_read(&out->regs, regs))
+		return -1;
 	sp = out->regs.sp;
-	if (!sp || !out->regs.ip)
-		return -1; /* a kernel thread: no user registers */
 	if (!bpf_probe_read_user(out->data, LS_USER_STACK_BYTES, (void *)sp)) {
 		out->size = LS_USER_STACK_BYTES;
 		return 0;
@@ -89,11 +99,11 @@ static __always_inline int ls_user_stack_copy(struct ls_user_stack *out, void *r
 	return -1;
 }
 
-/* The same for the current task, from any program that runs in its
- * context (bpf_task_pt_regs: 5.15+). */
-static __always_inline int ls_user_stack_copy_current(struct ls_user_stack *out)
+/* The current task's user registers where no tracepoint passes them
+ * (bpf_task_pt_regs: 5.15+): its registers at its last kernel entry. */
+static __always_inline void *ls_current_user_regs(void)
 {
-	return ls_user_stack_copy(out, (void *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	return (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
 #endif /* LOCKSCOPE_USER_STACK_H */

@@ -19,6 +19,8 @@ struct futex_sample {
     __u32 fp_frames;
     __u32 pad;
     __u64 fp_stack[FUTEX_SAMPLE_FP_FRAMES];
+    /* The same registers read through bpf_task_pt_regs(), for comparison. */
+    struct ls_user_regs task_regs;
     struct ls_user_stack stack;
 };
 

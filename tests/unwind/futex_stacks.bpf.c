@@ -61,6 +61,8 @@ int BPF_PROG(futex_wait_enter, struct pt_regs *regs, long id)
 	sample->fp_frames = fp_bytes > 0 ? fp_bytes / sizeof(__u64) : 0;
 	sample->pad = 0;
 	ls_user_stack_copy(&sample->stack, regs);
+	if (ls_user_regs_read(&sample->task_regs, ls_current_user_regs()))
+		__builtin_memset(&sample->task_regs, 0, sizeof(sample->task_regs));
 	bpf_ringbuf_submit(sample, 0);
 	return 0;
 }

@@ -379,6 +379,18 @@ TEST_F(UserStacks, TheMutexOwnerIsAnotherThreadOfTheContender)
     EXPECT_GE(known_owner * 2, r.samples.size());
 }
 
+// Tracepoints other than the syscalls' pass no registers: there the copy
+// starts from bpf_task_pt_regs(), which must be the same registers.
+TEST_F(UserStacks, TheTasksRegistersAreTheSyscallsRegisters)
+{
+    for (const auto& sample : recording_->samples) {
+        EXPECT_EQ(sample.task_regs.ip, sample.stack.regs.ip);
+        EXPECT_EQ(sample.task_regs.sp, sample.stack.regs.sp);
+        EXPECT_EQ(sample.task_regs.bp, sample.stack.regs.bp);
+        EXPECT_GT(sample.stack.size, 0u) << "nothing of the stack was copied";
+    }
+}
+
 TEST_F(UserStacks, PrintsTheUnwindCostPerSample)
 {
     const auto& r = *recording_;
@@ -388,6 +400,13 @@ TEST_F(UserStacks, PrintsTheUnwindCostPerSample)
         r.cold_us, r.warm_us.size(), percentile(r.warm_us, 0.5), percentile(r.warm_us, 0.1), percentile(r.warm_us, 0.9),
         percentile(r.warm_us, 1.0));
     EXPECT_EQ(r.warm_us.size() + 1, r.samples.size());
+    std::vector<double> copied;
+    for (const auto& sample : r.samples) {
+        copied.push_back(sample.stack.size);
+    }
+    std::printf("stack bytes copied per sample: median %.0f, min %.0f (of %d); %llu waits lost to a full ring\n",
+                percentile(copied, 0.5), percentile(copied, 0.0), LS_USER_STACK_BYTES,
+                static_cast<unsigned long long>(r.lost));
     std::map<std::string, int> stopped;
     for (const auto& stack : r.unwound) {
         if (!stack.stopped.empty()) {
