@@ -46,14 +46,14 @@ constexpr std::chrono::seconds kRereadMaps{1};
 
 }  // namespace
 
-struct ModuleInfo {
-    std::string path;
-    std::string build_id;
-    std::string key;  // build-id, else path: what symbol names are cached under
-    uint64_t low = 0;
-};
-
 struct UserUnwinder::Process {
+    struct ModuleInfo {
+        std::string path;
+        std::string build_id;
+        std::string key;  // build-id, else path: what symbol names are cached under
+        uint64_t low = 0;
+    };
+
     pid_t pid = 0;
     Dwfl* dwfl = nullptr;
     std::unordered_map<Dwfl_Module*, ModuleInfo> modules;
@@ -250,7 +250,13 @@ std::string stop_reason(const Process& process, int walked)
     if (process.unserved_read >= end && process.unserved_read - end < kStackReach) {
         return "the stack copy (" + std::to_string(process.stack.size()) + " bytes) ends before the outermost frame";
     }
-    return walked == -1 ? "libdwfl: " + dwfl_message() : "";
+    if (walked == -1) {
+        return "libdwfl: " + dwfl_message();
+    }
+    if (walked == DWARF_CB_ABORT && process.pcs.size() >= process.max_frames) {
+        return "stopped at the limit of " + std::to_string(process.max_frames) + " frames";
+    }
+    return walked == DWARF_CB_ABORT ? "libdwfl gave a frame no address" : "";
 }
 
 }  // namespace
@@ -314,7 +320,7 @@ void UserUnwinder::name_frames(Process& process, UnwoundStack& out)
         const uint64_t lookup = activation ? pc : pc - 1;
         Dwfl_Module* mod = dwfl_addrmodule(process.dwfl, lookup);
         if (mod != nullptr) {
-            const ModuleInfo& info = process.module(mod);
+            const Process::ModuleInfo& info = process.module(mod);
             frame.module = info.path;
             frame.build_id = info.build_id;
             frame.module_offset = pc - info.low;
@@ -372,9 +378,6 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
     process->unserved_read = 0;
     const int walked = dwfl_getthread_frames(process->dwfl, pid, collect_frame, process);
     out.stopped = stop_reason(*process, walked);
-    if (walked == DWARF_CB_ABORT && process->pcs.size() >= max_frames_) {
-        out.stopped = "more than " + std::to_string(max_frames_) + " frames";
-    }
     process->regs = nullptr;
     process->stack = {};
 

@@ -150,6 +150,15 @@ TEST(UserUnwinder, SaysSoWhenTheStackCopyEndsFirst)
         << stack.stopped << testing::PrintToString(names(stack));
 }
 
+TEST(UserUnwinder, StopsAtItsFrameLimitAndSaysSo)
+{
+    const Capture capture = capture_in_a_thread();
+    UserUnwinder unwinder(2);
+    const UnwoundStack stack = unwinder.unwind(getpid(), capture.regs, capture.stack, capture.regs.sp);
+    EXPECT_EQ(names(stack).size(), 2u) << testing::PrintToString(names(stack));
+    EXPECT_EQ(stack.stopped, "stopped at the limit of 2 frames");
+}
+
 TEST(UserUnwinder, RepeatedSamplesGiveTheSameFrames)
 {
     const Capture capture = capture_in_a_thread();
