@@ -293,7 +293,7 @@ protected:
     void SetUp() override
     {
         if (recording_ == nullptr) {
-            GTEST_SKIP() << "needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs";
+            GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
         }
         ASSERT_EQ(recording_->failure, "");
         ASSERT_GE(recording_->samples.size(), 100u)
