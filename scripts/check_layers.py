@@ -5,7 +5,7 @@
        ├─> lab ──────────────┤   workload ─> core
        ├─> metrics ──────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
-       └─> everything below
+       └─> everything below      unwind (stands alone, under record)
 
 bpf/ (the BPF programs and the ABI header) includes only its own headers and
 system or libbpf ones; core includes neither libbpf (<bpf/...>, a skeleton)
@@ -23,6 +23,7 @@ import sys
 ALLOWED = {
     "core": {"core"},
     "reflock": {"reflock"},
+    "unwind": {"unwind"},
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "metrics": {"core", "metrics"},
@@ -30,8 +31,9 @@ ALLOWED = {
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
     "probe": {"core", "identity", "probe", "reflock"},
-    "record": {"core", "identity", "probe", "record", "workload"},
-    "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "workload", "lab", "metrics", "cli"},
+    "record": {"core", "identity", "probe", "record", "unwind", "workload"},
+    "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "unwind", "workload", "lab", "metrics",
+            "cli"},
 }
 GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
 COLLECTOR = set(ALLOWED)
