@@ -3,6 +3,7 @@
 // skipped and counted in Session::warnings, never trusted.
 #include "core/analysis/policy_labels.h"
 #include "core/error.h"
+#include "core/storage/run_tables.h"
 #include "core/storage/session_schema.h"
 #include "core/storage/session_store.h"
 
@@ -172,20 +173,6 @@ void each_row(sqlite3* db, sqlite3_stmt* st, const std::string& path, Fn&& row)
         throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
 }
 
-std::vector<std::string> split_frames(const std::string& s)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < s.size()) {
-        size_t nl = s.find('\n', start);
-        if (nl == std::string::npos)
-            nl = s.size();
-        out.push_back(s.substr(start, nl - start));
-        start = nl + 1;
-    }
-    return out;
-}
-
 // Number of rows a query's table holds, to reserve before loading; 0 on
 // any problem (the load then reports it).
 size_t row_count(sqlite3* db, const char* table)
@@ -294,15 +281,7 @@ public:
         locks();
         intervals();
         lock_intervals(options);
-        stacks();
-        if (s_.schema_version >= 3) {
-            edges();
-            if (table_of_version_3("lock_cgroups"))
-                lock_cgroups();
-            if (table_of_version_3("holder_tasks"))
-                holder_tasks();
-        }
-        tasks();
+        detail::for_each_run_table([&](const auto& table) { run_rows(table); });
         skips_.report(s_.warnings);
         upgrade_policy_labels(s_);
         return std::move(s_);
@@ -336,16 +315,20 @@ private:
             r.fail("lock " + std::to_string(id) + " does not exist");
     }
 
-    // Tables added to version 3 without a bump: a version-3 file may lack
-    // them, and loads without. Every later file has them: there their absence
-    // is damage, said in the warnings, and the rest still loads (files are
-    // opened read-only, so none is migrated; a format change since is a
-    // version bump, read by version).
-    bool table_of_version_3(const char* table)
+    // Whether the file has `table`: none before its version. One added to a
+    // version without a bump (lock_cgroups and holder_tasks to version 3)
+    // may be missing from a file of that version, which loads without it.
+    // Every later file has it: there its absence is damage, said in the
+    // warnings, and the rest still loads (files are opened read-only, so
+    // none is migrated; a format change since is a version bump, read by
+    // version).
+    bool has_run_table(const char* table, const detail::RunTableOptions& options)
     {
-        if (has_table(table))
+        if (s_.schema_version < options.since_version)
+            return false;
+        if (!options.added_within_version || has_table(table))
             return true;
-        if (s_.schema_version >= 4)
+        if (s_.schema_version > options.since_version)
             s_.warnings.push_back(std::string("table ") + table + " is missing (every file of schema version " +
                                   std::to_string(s_.schema_version) + " has it): its data is not shown");
         return false;
@@ -500,98 +483,22 @@ private:
             s_.lock_intervals = run_totals(s_.lock_intervals);
     }
 
-    void stacks()
+    // One per-run table (run_tables.h): its rows in key order, each checked
+    // against the runs and locks it names.
+    template <typename Table>
+    void run_rows(const Table& table)
     {
-        each("SELECT run, lock_id, role, frames, samples, wait_ns FROM stacks ORDER BY run, lock_id, rowid",
-             [&](RowReader& r) {
-                 StackSample st;
-                 st.run = r.i64(0, "run");
-                 st.lock_id = r.i64(1, "lock_id");
-                 st.role = r.text(2, "role");
-                 st.frames = split_frames(r.text(3, "frames"));
-                 st.samples = r.u64(4, "samples");
-                 st.wait_ns = r.u64(5, "wait_ns");
-                 known_run(r, st.run);
-                 known_lock(r, st.lock_id);
-                 if (!r.ok())
-                     return skips_.add("stacks", r.why());
-                 s_.stacks.push_back(std::move(st));
-             });
-    }
-
-    void edges()
-    {
-        each("SELECT run, lock_id, holder_lock_id, samples, wait_ns FROM edges ORDER BY run, lock_id, rowid",
-             [&](RowReader& r) {
-                 WaitEdge e;
-                 e.run = r.i64(0, "run");
-                 e.lock_id = r.i64(1, "lock_id");
-                 e.holder_lock_id = r.i64(2, "holder_lock_id");
-                 e.samples = r.u64(3, "samples");
-                 e.wait_ns = r.u64(4, "wait_ns");
-                 known_run(r, e.run);
-                 known_lock(r, e.lock_id);
-                 known_lock(r, e.holder_lock_id);
-                 if (!r.ok())
-                     return skips_.add("edges", r.why());
-                 s_.edges.push_back(e);
-             });
-    }
-
-    void lock_cgroups()
-    {
-        each("SELECT run, lock_id, cgroup, samples FROM lock_cgroups ORDER BY run, lock_id, rowid", [&](RowReader& r) {
-            LockCgroup c{r.i64(0, "run"), r.i64(1, "lock_id"), r.text(2, "cgroup"), r.u64(3, "samples")};
-            known_run(r, c.run);
-            known_lock(r, c.lock_id);
+        if (!has_run_table(table.name, table.options))
+            return;
+        auto& out = s_.*table.loaded;
+        each(detail::run_table_sql(table, s_.schema_version).select, [&](RowReader& r) {
+            auto row = detail::read_run_row(r, table);
+            known_run(r, row.run);
+            detail::lock_ids_of(table, row, [&](int64_t id) { known_lock(r, id); });
             if (!r.ok())
-                return skips_.add("lock_cgroups", r.why());
-            s_.lock_cgroups.push_back(std::move(c));
+                return skips_.add(table.name, r.why());
+            out.push_back(std::move(row));
         });
-    }
-
-    void holder_tasks()
-    {
-        each("SELECT run, lock_id, tid, tgid, comm, samples FROM holder_tasks ORDER BY run, lock_id, rowid",
-             [&](RowReader& r) {
-                 HolderTask ht;
-                 ht.run = r.i64(0, "run");
-                 ht.lock_id = r.i64(1, "lock_id");
-                 const uint64_t tid = r.u64(2, "tid"), tgid = r.u64(3, "tgid");
-                 ht.comm = r.text(4, "comm");
-                 ht.samples = r.u64(5, "samples");
-                 known_run(r, ht.run);
-                 known_lock(r, ht.lock_id);
-                 if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX))
-                     r.fail("value out of range");
-                 if (!r.ok())
-                     return skips_.add("holder_tasks", r.why());
-                 ht.tid = uint32_t(tid);
-                 ht.tgid = uint32_t(tgid);
-                 s_.holder_tasks.push_back(std::move(ht));
-             });
-    }
-
-    void tasks()
-    {
-        each("SELECT run, pid, tgid, comm, " + counters_ + (s_.schema_version >= 3 ? ", cgroup" : ", ''") +
-                 " FROM tasks ORDER BY run, pid, rowid",
-             [&](RowReader& r) {
-                 TaskStats t;
-                 t.run = r.i64(0, "run");
-                 uint64_t pid = r.u64(1, "pid"), tgid = r.u64(2, "tgid");
-                 if (pid > UINT32_MAX || tgid > UINT32_MAX)
-                     r.fail("pid out of range");
-                 t.pid = uint32_t(pid);
-                 t.tgid = uint32_t(tgid);
-                 t.comm = r.text(3, "comm");
-                 r.counters(4, t.counters);
-                 t.cgroup = r.text(4 + detail::kCounterColumnCount, "cgroup");
-                 known_run(r, t.run);
-                 if (!r.ok())
-                     return skips_.add("tasks", r.why());
-                 s_.tasks.push_back(std::move(t));
-             });
     }
 
     std::string path_;

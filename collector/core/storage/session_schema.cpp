@@ -96,6 +96,11 @@ bool decode_sparse(const char* text, uint64_t* values, size_t n)
     return true;
 }
 
+void bind_text(sqlite3_stmt* st, int col, const std::string& text)
+{
+    sqlite3_bind_text(st, col, text.data(), int(text.size()), SQLITE_TRANSIENT);
+}
+
 void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c)
 {
     int col = first;

@@ -32,6 +32,7 @@ std::string counter_columns(int version);
 #define LOCKSCOPE_COUNTER_COLUMN(name, merge, help) #name " INTEGER NOT NULL DEFAULT 0, "
 #define LOCKSCOPE_COUNTER_DDL \
     LS_LOCK_COUNTERS(LOCKSCOPE_COUNTER_COLUMN) "owner TEXT NOT NULL DEFAULT '', hist TEXT NOT NULL DEFAULT ''"
+inline constexpr const char* kCounterDdl = LOCKSCOPE_COUNTER_DDL;
 
 // Run-level lost counters: one column lost_<name> per LS_LOST_CAUSES entry,
 // in that order.
@@ -68,7 +69,8 @@ inline constexpr const char* kLockColumns =
 
 #define LOCKSCOPE_LOST_DDL(name, label) " lost_" #name " INTEGER NOT NULL DEFAULT 0, "
 #define LOCKSCOPE_RUN_DDL(name, version) " " #name " INTEGER NOT NULL DEFAULT 0, "
-inline constexpr const char* kSchemaSql =
+// The tables other than the per-run ones (run_tables.h); schema_sql() is all.
+inline constexpr const char* kFixedTablesSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
     " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
@@ -86,18 +88,6 @@ inline constexpr const char* kSchemaSql =
     "CREATE TABLE lock_intervals(run INTEGER NOT NULL, idx INTEGER NOT NULL, "
     " lock_id INTEGER NOT NULL, " LOCKSCOPE_COUNTER_DDL ", "
     " PRIMARY KEY(run, idx, lock_id)) WITHOUT ROWID;"
-    "CREATE TABLE stacks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, role TEXT NOT NULL, "
-    " frames TEXT NOT NULL, samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
-    "CREATE INDEX stacks_by_run ON stacks(run);"
-    "CREATE TABLE edges(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, holder_lock_id INTEGER NOT NULL, "
-    " samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
-    "CREATE TABLE holder_tasks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, tid INTEGER NOT NULL, "
-    " tgid INTEGER NOT NULL, comm TEXT NOT NULL, samples INTEGER NOT NULL);"
-    "CREATE TABLE lock_cgroups(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, cgroup TEXT NOT NULL, "
-    " samples INTEGER NOT NULL);"
-    "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
-    " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ", cgroup TEXT NOT NULL DEFAULT '');"
-    "CREATE INDEX tasks_by_run ON tasks(run);"
     LOCKSCOPE_EPISODES_DDL;
 
 #undef LOCKSCOPE_COUNTER_DDL
@@ -105,6 +95,9 @@ inline constexpr const char* kSchemaSql =
 #undef LOCKSCOPE_EPISODES_DDL
 #undef LOCKSCOPE_LOST_DDL
 #undef LOCKSCOPE_RUN_DDL
+
+// The whole schema a new session file is created with.
+std::string schema_sql();
 
 // SQLite integers are signed; no real counter reaches 2^63, so saturate
 // instead of letting a bit pattern turn negative (which the loader rejects).
@@ -119,6 +112,7 @@ std::string encode_sparse(const uint64_t* values, size_t n);
 // repeated index, or a count that does not fit.
 bool decode_sparse(const char* text, uint64_t* values, size_t n);
 
+void bind_text(sqlite3_stmt* st, int col, const std::string& text);
 // Binds the kCounterColumnCount counter columns starting at `first` (1-based).
 void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c);
 
