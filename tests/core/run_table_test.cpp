@@ -1,7 +1,7 @@
 // The per-run tables are declarations: a new one needs nothing from the
 // store but its declaration, and the ones sessions have keep the columns
 // older lockscopes wrote and read.
-#include "core/storage/run_tables.h"
+#include "core/storage/session_tables.h"
 #include "core/storage/session_store.h"
 #include "sample_session.h"
 
@@ -29,7 +29,7 @@ struct UserLockWait {
     LockCounters counters;
 };
 
-constexpr auto kUserLockWaits = detail::run_table<UserLockWait>(
+constexpr auto kUserLockWaits = detail::session_table<UserLockWait>(
     "user_lock_waits", {{"lock_id", &UserLockWait::lock_id, detail::Refers::lock},
                         {"tid", &UserLockWait::tid},
                         {"symbol", &UserLockWait::symbol},
@@ -46,9 +46,11 @@ sqlite3* open_rw(const std::string& path)
 
 void write_rows(sqlite3* db, int64_t run, const std::vector<UserLockWait>& rows)
 {
-    const detail::Stmt insert(db, detail::run_table_sql(kUserLockWaits, kSchemaVersion).insert.c_str());
+    const detail::Stmt insert(db, detail::table_sql(kUserLockWaits, kSchemaVersion).insert.c_str());
     for (const UserLockWait& row : rows) {
-        detail::bind_run_row(insert.get(), kUserLockWaits, run, row);
+        UserLockWait stored = row;
+        stored.run = run;
+        detail::bind_row(insert.get(), kUserLockWaits, stored);
         ASSERT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db);
         sqlite3_reset(insert.get());
     }
@@ -64,10 +66,10 @@ struct Read {
 Read read_rows(sqlite3* db, const Session& s, int version)
 {
     Read out;
-    const detail::Stmt select(db, detail::run_table_sql(kUserLockWaits, version).select.c_str());
+    const detail::Stmt select(db, detail::table_sql(kUserLockWaits, version).select.c_str());
     while (sqlite3_step(select.get()) == SQLITE_ROW) {
         detail::RowReader r(select.get());
-        UserLockWait row = detail::read_run_row(r, kUserLockWaits);
+        UserLockWait row = detail::read_row(r, kUserLockWaits);
         detail::lock_ids_of(kUserLockWaits, row, [&](int64_t id) {
             if (r.ok() && !s.lock(id))
                 r.fail("lock " + std::to_string(id) + " does not exist");
@@ -120,9 +122,9 @@ TEST(RunTableTest, ANewPerRunTableRoundTripsFromItsDeclarationAlone)
     dangling.lock_id = 999;
 
     sqlite3* db = open_rw(path);
-    ASSERT_EQ(sqlite3_exec(db, detail::run_table_sql(kUserLockWaits, kSchemaVersion).create.c_str(), nullptr, nullptr,
-                           nullptr),
-              SQLITE_OK)
+    ASSERT_EQ(
+        sqlite3_exec(db, detail::table_sql(kUserLockWaits, kSchemaVersion).create.c_str(), nullptr, nullptr, nullptr),
+        SQLITE_OK)
         << sqlite3_errmsg(db);
     write_rows(db, run, {wait, dangling});
     // A row no lockscope writes: a thread id past 32 bits.

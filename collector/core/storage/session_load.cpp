@@ -3,9 +3,9 @@
 // skipped and counted in Session::warnings, never trusted.
 #include "core/analysis/policy_labels.h"
 #include "core/error.h"
-#include "core/storage/run_tables.h"
 #include "core/storage/session_schema.h"
 #include "core/storage/session_store.h"
+#include "core/storage/session_tables.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -271,7 +271,6 @@ public:
     {
         open_readonly(path, h_, &s_.schema_version);
         db_ = h_.db;
-        counters_ = detail::counter_columns(s_.schema_version);
     }
 
     Session load(const LoadOptions& options)
@@ -322,7 +321,7 @@ private:
     // warnings, and the rest still loads (files are opened read-only, so
     // none is migrated; a format change since is a version bump, read by
     // version).
-    bool has_run_table(const char* table, const detail::RunTableOptions& options)
+    bool has_run_table(const char* table, const detail::TableOptions& options)
     {
         if (s_.schema_version < options.since_version)
             return false;
@@ -378,22 +377,11 @@ private:
 
     void runs()
     {
-        std::string run_columns;  // a count the file's version does not have reads as 0
-        for (const RunField& f : kRunFields)
-            run_columns += std::string(s_.schema_version >= f.since_version ? f.name : "0") + ", ";
-        each("SELECT id, label, start_ns, end_ns, status, ops, " + run_columns +
+        each("SELECT " + detail::table_sql(detail::kRunTable, s_.schema_version).selected + ", " +
                  detail::lost_columns(lost_columns_missing_in_version1()) + " FROM runs ORDER BY id",
              [&](RowReader& r) {
-                 RunInfo run;
-                 run.id = r.i64(0, "id");
-                 run.label = r.text(1, "label");
-                 run.start_ns = r.u64(2, "start_ns");
-                 run.end_ns = r.u64(3, "end_ns");
-                 run.status = r.text(4, "status");
-                 run.ops = r.opt_real(5, "ops");
-                 int col = 6;
-                 for (const RunField& f : kRunFields)
-                     run.*f.member = r.u64(col++, f.name);
+                 RunInfo run = detail::read_row(r, detail::kRunTable);
+                 int col = int(detail::kRunTable.columns.size());
                  for (const LostField& f : kLostFields)
                      run.lost.*f.member = r.u64(col++, f.column);
                  if (!r.ok())
@@ -405,57 +393,21 @@ private:
 
     void locks()
     {
-        each(std::string("SELECT ") + (s_.schema_version >= 2 ? detail::kLockColumns : detail::kLockColumnsV1) +
-                 " FROM locks ORDER BY id",
-             [&](RowReader& r) {
-                 LockInfo l;
-                 l.id = r.i64(0, "id");
-                 l.name = r.text(1, "name");
-                 l.kind = r.text(2, "kind");
-                 l.mode = r.text(3, "mode");
-                 l.caller = r.text(4, "caller");
-                 l.address = uint64_t(r.i64(5, "address"));  // stored as a bit pattern
-                 uint64_t flags = r.u64(6, "flags");
-                 if (flags > UINT32_MAX)
-                     r.fail("flags out of range");
-                 l.flags = uint32_t(flags);
-                 l.name_source = r.text(7, "name_source");
-                 l.detail = r.text(8, "detail");
-                 l.instance = r.text(9, "instance");
-                 if (r.ok() && l.name.empty())
-                     r.fail("empty lock name");
-                 if (!r.ok())
-                     return skips_.add("locks", r.why());
-                 s_.locks.push_back(std::move(l));
-             });
+        rows_of(detail::kLockTable, s_.locks, [](RowReader& r, LockInfo& l) {
+            if (r.ok() && l.name.empty())
+                r.fail("empty lock name");
+        });
     }
 
     void intervals()
     {
         s_.intervals.reserve(row_count(db_, "intervals"));
-        each("SELECT run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, lost, ops, " + counters_ +
-                 " FROM intervals ORDER BY run, idx",
-             [&](RowReader& r) {
-                 IntervalTotals t;
-                 t.run = r.i64(0, "run");
-                 t.index = r.i64(1, "idx");
-                 t.start_ns = r.u64(2, "start_ns");
-                 t.end_ns = r.u64(3, "end_ns");
-                 t.idle_ns = r.u64(4, "idle_ns");
-                 t.cpu_ns = r.u64(5, "cpu_ns");
-                 t.events = r.u64(6, "events");
-                 t.lost = r.u64(7, "lost");
-                 t.ops = r.opt_real(8, "ops");
-                 r.counters(9, t.counters);
-                 if (r.ok() && t.end_ns < t.start_ns)
-                     r.fail("interval ends before it starts");
-                 known_run(r, t.run);
-                 if (!r.ok())
-                     return skips_.add("intervals", r.why());
-                 // Idle accounting at interval edges can overshoot slightly.
-                 t.idle_ns = std::min(t.idle_ns, t.cpu_ns);
-                 s_.intervals.push_back(std::move(t));
-             });
+        rows_of(detail::kIntervalTable, s_.intervals, [](RowReader& r, IntervalTotals& t) {
+            if (r.ok() && t.end_ns < t.start_ns)
+                r.fail("interval ends before it starts");
+            // Idle accounting at interval edges can overshoot slightly.
+            t.idle_ns = std::min(t.idle_ns, t.cpu_ns);
+        });
     }
 
     void lock_intervals(const LoadOptions& options)
@@ -466,34 +418,32 @@ private:
             return;
         s_.lock_intervals.clear();
         s_.lock_intervals.reserve(row_count(db_, "lock_intervals"));
-        each("SELECT run, idx, lock_id, " + counters_ + " FROM lock_intervals ORDER BY run, idx, lock_id",
-             [&](RowReader& r) {
-                 LockInterval li;
-                 li.run = r.i64(0, "run");
-                 li.index = r.i64(1, "idx");
-                 li.lock_id = r.i64(2, "lock_id");
-                 r.counters(3, li.counters);
-                 known_run(r, li.run);
-                 known_lock(r, li.lock_id);
-                 if (!r.ok())
-                     return skips_.add("lock_intervals", r.why());
-                 s_.lock_intervals.push_back(std::move(li));
-             });
+        rows_of(detail::kLockIntervalTable, s_.lock_intervals);
         if (!options.lock_intervals)
             s_.lock_intervals = run_totals(s_.lock_intervals);
     }
 
-    // One per-run table (run_tables.h): its rows in key order, each checked
-    // against the runs and locks it names.
+    // One per-run table (session_tables.h), if the file's version has it.
     template <typename Table>
     void run_rows(const Table& table)
     {
-        if (!has_run_table(table.name, table.options))
-            return;
-        auto& out = s_.*table.loaded;
-        each(detail::run_table_sql(table, s_.schema_version).select, [&](RowReader& r) {
-            auto row = detail::read_run_row(r, table);
-            known_run(r, row.run);
+        if (has_run_table(table.name, table.options))
+            rows_of(table, s_.*table.loaded);
+    }
+
+    // A table's rows in key order, each checked by its columns' types, by
+    // `check` and against the runs and locks it names; a row that fails is
+    // skipped and counted.
+    template <typename Table, typename Check = void (*)(RowReader&, typename Table::RowType&)>
+    void rows_of(
+        const Table& table, std::vector<typename Table::RowType>& out,
+        Check&& check = [](RowReader&, typename Table::RowType&) {})
+    {
+        each(detail::table_sql(table, s_.schema_version).select, [&](RowReader& r) {
+            auto row = detail::read_row(r, table);
+            check(r, row);
+            if constexpr (detail::PerRun<typename Table::RowType>)
+                known_run(r, row.run);
             detail::lock_ids_of(table, row, [&](int64_t id) { known_lock(r, id); });
             if (!r.ok())
                 return skips_.add(table.name, r.why());
@@ -506,7 +456,6 @@ private:
     sqlite3* db_ = nullptr;
     Session s_;
     Skips skips_;
-    std::string counters_;
     std::set<int64_t> run_ids_;
     std::optional<int64_t> last_run_;
 };
@@ -597,25 +546,25 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
         e.run = r.i64(0, "run");
-        const uint64_t tid = r.u64(1, "tid"), tgid = r.u64(2, "tgid");
+        e.tid = r.u32(1, "tid");
+        e.tgid = r.u32(2, "tgid");
         e.lock_address = uint64_t(r.i64(3, "lock_address"));
-        const uint64_t flags = r.u64(4, "lock_flags");
+        e.lock_flags = r.u32(4, "lock_flags");
         e.begin_ns = r.u64(5, "begin_ns");
         e.end_ns = r.u64(6, "end_ns");
         e.spin_ns = r.u64(7, "spin_ns");
         e.sleep_ns = r.u64(8, "sleep_ns");
         e.preempt_ns = r.u64(9, "preempt_ns");
-        const uint64_t sleeps = r.u64(10, "sleeps"), preemptions = r.u64(11, "preemptions");
+        e.sleeps = r.u32(10, "sleeps");
+        e.preemptions = r.u32(11, "preemptions");
         const int64_t ret = r.i64(12, "ret");
-        const uint64_t waker = r.u64(13, "waker");
+        e.waker_tid = r.u32(13, "waker");
         e.truncated = r.u64(14, "truncated") != 0;
         const std::string phases = r.text(15, "phases");
-        const uint64_t waker_tgid = r.u64(16, "waker_tgid");
+        e.waker_tgid = r.u32(16, "waker_tgid");
         e.wake_ns = r.u64(17, "wake_ns");
-        if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX || waker > UINT32_MAX || waker_tgid > UINT32_MAX ||
-                       flags > UINT32_MAX || sleeps > UINT32_MAX || preemptions > UINT32_MAX || ret < INT32_MIN ||
-                       ret > INT32_MAX))
-            r.fail("value out of range");
+        if (r.ok() && (ret < INT32_MIN || ret > INT32_MAX))
+            r.fail("ret out of range");
         if (r.ok() && e.end_ns < e.begin_ns)
             r.fail("episode ends before it begins");
         if (r.ok() && !decode_phases(phases, e))
@@ -624,14 +573,7 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
             skipped++;
             return;
         }
-        e.tid = uint32_t(tid);
-        e.tgid = uint32_t(tgid);
-        e.lock_flags = uint32_t(flags);
-        e.sleeps = uint32_t(sleeps);
-        e.preemptions = uint32_t(preemptions);
         e.ret = int32_t(ret);
-        e.waker_tid = uint32_t(waker);
-        e.waker_tgid = uint32_t(waker_tgid);
         auto id = lock_ids.find({e.lock_address, e.lock_flags});
         e.lock_id = id == lock_ids.end() ? 0 : id->second;
         fn(e);

@@ -47,13 +47,6 @@ inline constexpr const char* kLostColumnsInEveryVersion1[] = {
     "lost_depth",         "lost_lock_map_full", "lost_stack",      "lost_stack_map_full",
     "lost_task_map_full", "lost_task_storage",  "lost_ring_buffer"};
 
-// The locks table's columns by version: version 2 added where each lock's
-// name came from (name_source), the evidence (detail) and its object
-// (instance). Older files read them as "".
-inline constexpr const char* kLockColumnsV1 = "id, name, kind, mode, caller, address, flags, '', '', ''";
-inline constexpr const char* kLockColumns =
-    "id, name, kind, mode, caller, address, flags, name_source, detail, instance";
-
 // Episodes of `record --trace`, one row each (see Episode). No index: rows
 // are only ever streamed in insertion order, and inserts must stay cheap.
 // Added after version 1 without a bump: older readers ignore the table, and
@@ -69,7 +62,7 @@ inline constexpr const char* kLockColumns =
 
 #define LOCKSCOPE_LOST_DDL(name, label) " lost_" #name " INTEGER NOT NULL DEFAULT 0, "
 #define LOCKSCOPE_RUN_DDL(name, version) " " #name " INTEGER NOT NULL DEFAULT 0, "
-// The tables other than the per-run ones (run_tables.h); schema_sql() is all.
+// The tables other than the per-run ones (session_tables.h); schema_sql() is all.
 inline constexpr const char* kFixedTablesSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
@@ -113,6 +106,7 @@ std::string encode_sparse(const uint64_t* values, size_t n);
 bool decode_sparse(const char* text, uint64_t* values, size_t n);
 
 void bind_text(sqlite3_stmt* st, int col, const std::string& text);
+void bind_opt(sqlite3_stmt* st, int col, const std::optional<double>& v);  // NULL when unset
 // Binds the kCounterColumnCount counter columns starting at `first` (1-based).
 void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c);
 
@@ -123,6 +117,7 @@ public:
     explicit RowReader(sqlite3_stmt* st) : st_(st) {}
     uint64_t u64(int col, const char* name);                    // INTEGER >= 0
     int64_t i64(int col, const char* name);                     // any INTEGER
+    uint32_t u32(int col, const char* name);                    // INTEGER 0..UINT32_MAX
     std::string text(int col, const char* name);                // TEXT, not NULL
     std::optional<double> opt_real(int col, const char* name);  // NULL or finite >= 0
     void counters(int first, LockCounters& c);                  // kCounterColumnCount columns

@@ -1,10 +1,11 @@
 // SessionWriter: the recorder's side of the session file. The loader is in
-// session_load.cpp; the schema both agree on is in session_schema.h.
+// session_load.cpp; the schema both agree on is in session_schema.h and
+// session_tables.h.
 #include "core/storage/session_store.h"
 
 #include "core/error.h"
-#include "core/storage/run_tables.h"
 #include "core/storage/session_schema.h"
+#include "core/storage/session_tables.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -18,6 +19,7 @@
 
 namespace lockscope {
 
+using detail::bind_opt;
 using detail::bind_text;
 using detail::Stmt;
 using detail::to_db;
@@ -30,14 +32,6 @@ std::string placeholders(int n)
     for (int i = 0; i < n; ++i)
         s += i ? ",?" : "?";
     return s;
-}
-
-void bind_opt(sqlite3_stmt* st, int col, const std::optional<double>& v)
-{
-    if (v)
-        sqlite3_bind_double(st, col, *v);
-    else
-        sqlite3_bind_null(st, col);
 }
 
 // Opens (creating if needed) the file ourselves so that a symlink planted
@@ -173,7 +167,6 @@ SessionWriter SessionWriter::create(const std::string& path, bool overwrite)
 void SessionWriter::prepare()
 {
     using std::string;
-    const string counters = detail::kCounterColumns;
     stmts_ = std::make_unique<Statements>();
     Statements* s = stmts_.get();
     try {
@@ -187,21 +180,15 @@ void SessionWriter::prepare()
         for (const string& c : detail::lost_column_names())
             update += ", " + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
-        s->insert_lock = Stmt(db_,
-                              "INSERT INTO locks(id, name, kind, mode, caller, address, "
-                              "flags, name_source, detail, instance) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        s->insert_interval = Stmt(db_, ("INSERT INTO intervals(run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, "
-                                        "lost, ops, " +
-                                        counters + ") VALUES(" + placeholders(9 + detail::kCounterColumnCount) + ")")
-                                           .c_str());
-        s->insert_lock_interval = Stmt(db_, ("INSERT INTO lock_intervals(run, idx, lock_id, " + counters + ") VALUES(" +
-                                             placeholders(3 + detail::kCounterColumnCount) + ")")
-                                                .c_str());
+        s->insert_lock = Stmt(db_, detail::table_sql(detail::kLockTable, kSchemaVersion).insert.c_str());
+        s->insert_interval = Stmt(db_, detail::table_sql(detail::kIntervalTable, kSchemaVersion).insert.c_str());
+        s->insert_lock_interval =
+            Stmt(db_, detail::table_sql(detail::kLockIntervalTable, kSchemaVersion).insert.c_str());
         size_t i = 0;
         detail::for_each_run_table([&](const auto& table) {
             RunTableStatements& t = s->run_tables[i++];
             t.remove = Stmt(db_, (string("DELETE FROM ") + table.name + " WHERE run = ?").c_str());
-            t.insert = Stmt(db_, detail::run_table_sql(table, kSchemaVersion).insert.c_str());
+            t.insert = Stmt(db_, detail::table_sql(table, kSchemaVersion).insert.c_str());
         });
         s->insert_episode = Stmt(db_, (string("INSERT INTO episodes(run, tid, tgid, lock_address, lock_flags, "
                                               "begin_ns, end_ns, spin_ns, sleep_ns, preempt_ns, sleeps, "
@@ -303,40 +290,22 @@ sqlite3_stmt* bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, co
     return st;
 }
 
-sqlite3_stmt* bind_lock(sqlite3_stmt* st, const LockInfo& l)
+// A row of a per-run table, stored under the batch's run whatever its own
+// says (IntervalBatch::totals).
+template <typename Table, typename Row>
+sqlite3_stmt* bind_under_run(sqlite3_stmt* st, const Table& table, int64_t run, const Row& row)
 {
-    sqlite3_bind_int64(st, 1, l.id);
-    bind_text(st, 2, l.name);
-    bind_text(st, 3, l.kind);
-    bind_text(st, 4, l.mode);
-    bind_text(st, 5, l.caller);
-    sqlite3_bind_int64(st, 6, int64_t(l.address));  // bit pattern; informational only
-    sqlite3_bind_int64(st, 7, l.flags);
-    bind_text(st, 8, l.name_source);
-    bind_text(st, 9, l.detail);
-    bind_text(st, 10, l.instance);
+    detail::bind_row(st, table, row);
+    sqlite3_bind_int64(st, 1, run);  // every per-run table starts with run
     return st;
 }
 
-sqlite3_stmt* bind_totals(sqlite3_stmt* st, const IntervalTotals& t)
+// A row of an interval table, stored under the batch's run and index.
+template <typename Table, typename Row>
+sqlite3_stmt* bind_interval_row(sqlite3_stmt* st, const Table& table, const IntervalTotals& t, Row row)
 {
-    sqlite3_bind_int64(st, 1, t.run);
-    sqlite3_bind_int64(st, 2, t.index);
-    int col = 3;
-    for (uint64_t v : {t.start_ns, t.end_ns, t.idle_ns, t.cpu_ns, t.events, t.lost})
-        sqlite3_bind_int64(st, col++, to_db(v));
-    bind_opt(st, col++, t.ops);
-    detail::bind_counters(st, col, t.counters);
-    return st;
-}
-
-sqlite3_stmt* bind_lock_interval(sqlite3_stmt* st, const IntervalTotals& t, const LockInterval& li)
-{
-    sqlite3_bind_int64(st, 1, t.run);
-    sqlite3_bind_int64(st, 2, t.index);
-    sqlite3_bind_int64(st, 3, li.lock_id);
-    detail::bind_counters(st, 4, li.counters);
-    return st;
+    row.index = t.index;
+    return bind_under_run(st, table, t.run, row);
 }
 
 sqlite3_stmt* bind_episode(sqlite3_stmt* st, int64_t run, const Episode& e)
@@ -368,11 +337,11 @@ void SessionWriter::write_interval(const IntervalBatch& b)
     const IntervalTotals& t = b.totals;
     transaction([&] {
         for (const LockInfo& l : b.new_locks)
-            step(bind_lock(stmts_->insert_lock.get(), l));
-        step(bind_totals(stmts_->insert_interval.get(), t));
+            step(detail::bind_row(stmts_->insert_lock.get(), detail::kLockTable, l));
+        step(bind_interval_row(stmts_->insert_interval.get(), detail::kIntervalTable, t, t));
         for (const LockInterval& li : b.locks)
             if (li.counters != LockCounters{})  // unchanged: the sparse format stores nothing
-                step(bind_lock_interval(stmts_->insert_lock_interval.get(), t, li));
+                step(bind_interval_row(stmts_->insert_lock_interval.get(), detail::kLockIntervalTable, t, li));
         replace_run_rows(b);
         for (const Episode& e : b.episodes)
             step(bind_episode(stmts_->insert_episode.get(), t.run, e));
@@ -392,10 +361,8 @@ void SessionWriter::replace_run_rows(const IntervalBatch& b)
         RunTableStatements& st = stmts_->run_tables[i++];
         sqlite3_bind_int64(st.remove.get(), 1, b.totals.run);
         step(st.remove.get());
-        for (const auto& row : b.*table.written) {
-            detail::bind_run_row(st.insert.get(), table, b.totals.run, row);
-            step(st.insert.get());
-        }
+        for (const auto& row : b.*table.written)
+            step(bind_under_run(st.insert.get(), table, b.totals.run, row));
     });
 }
 

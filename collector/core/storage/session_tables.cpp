@@ -1,4 +1,4 @@
-#include "core/storage/run_tables.h"
+#include "core/storage/session_tables.h"
 
 #include "core/storage/session_store.h"
 
@@ -12,7 +12,7 @@ namespace {
 // Each declaration is checked where it is made: an id column that names a
 // lock must hold an id, and rows are ordered by a plain column.
 template <typename Row, size_t N>
-constexpr bool well_formed(const RunTable<Row, N>& t)
+constexpr bool well_formed(const SessionTable<Row, N>& t)
 {
     if (N == 0 || std::holds_alternative<LockCounters Row::*>(t.columns[0].member))
         return false;
@@ -28,11 +28,11 @@ static_assert(std::apply([](const auto&... table) { return (well_formed(table) &
 std::string schema_sql()
 {
     std::string out = kFixedTablesSql;
-    for_each_run_table([&](const auto& table) { out += run_table_sql(table, kSchemaVersion).create; });
+    for_each_run_table([&](const auto& table) { out += table_sql(table, kSchemaVersion).create; });
     return out;
 }
 
-namespace run_table_detail {
+namespace table_detail {
 
 std::string join_lines(const std::vector<std::string>& lines)
 {
@@ -54,6 +54,6 @@ std::vector<std::string> split_lines(const std::string& text)
     return out;
 }
 
-}  // namespace run_table_detail
+}  // namespace table_detail
 
 }  // namespace lockscope::detail
