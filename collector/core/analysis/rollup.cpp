@@ -204,12 +204,8 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         const int64_t lock_id = kept_row(h.address, h.flags);
         auto base = run_start_holder_tasks_.find({h.address, h.flags, h.task.tid});
         const uint64_t samples = h.task.samples - (base == run_start_holder_tasks_.end() ? 0 : base->second);
-        if (lock_id && samples) {
-            HolderTask& out = b.holder_tasks.emplace_back(h.task);
-            out.run = run;
-            out.lock_id = lock_id;
-            out.samples = samples;
-        }
+        if (lock_id && samples)
+            b.holder_tasks.push_back({run, lock_id, h.task.tid, h.task.tgid, h.task.comm, samples});
     }
 
     for (const RawLockCgroup& c : snap.lock_cgroups) {
