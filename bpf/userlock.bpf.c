@@ -114,12 +114,14 @@ static __always_inline __u32 read_owner(__u64 uaddr, __u32 op)
 	return word;
 }
 
-/* Whether this wait's stack is sent: the first wait on each address (so
- * every address can be classified), then 1 in sample_one_in, and never
- * more than max_samples_per_sec. */
+/* Whether this wait's stack is sent: the first wait on each address, so
+ * that every address can be classified (bounded by the per-address map's
+ * size), then 1 in sample_one_in, at most max_samples_per_sec. */
 static __always_inline bool take_sample(bool first_on_key, __u64 now)
 {
-	if (!first_on_key && __sync_fetch_and_add(&sample_seq, 1) % sample_one_in)
+	if (first_on_key)
+		return true;
+	if (__sync_fetch_and_add(&sample_seq, 1) % sample_one_in)
 		return false;
 	if (now - window_start_ns >= NSEC_PER_SEC) {
 		window_start_ns = now;

@@ -79,8 +79,7 @@ bool in_locking_library(const unwind::UserFrame& frame)
     // __gthread_*) are inline: when a compiler keeps one out of line it
     // lands in the program, yet it is still the locking library's code.
     const std::string_view function = frame.function;
-    return starts_with(function, "std::") || starts_with(function, "__gthread") ||
-           starts_with(function, "__gnu_cxx::");
+    return starts_with(function, "std::") || starts_with(function, "__gthread") || starts_with(function, "__gnu_cxx::");
 }
 
 }  // namespace
@@ -88,14 +87,14 @@ bool in_locking_library(const unwind::UserFrame& frame)
 std::string_view to_string(WaitClass wait_class)
 {
     switch (wait_class) {
-    case WaitClass::lock:
-        return "lock";
-    case WaitClass::condition:
-        return "condition";
-    case WaitClass::semaphore:
-        return "semaphore";
-    case WaitClass::other:
-        break;
+        case WaitClass::lock:
+            return "lock";
+        case WaitClass::condition:
+            return "condition";
+        case WaitClass::semaphore:
+            return "semaphore";
+        case WaitClass::other:
+            break;
     }
     return "other";
 }

@@ -99,7 +99,8 @@ struct Recorder::State {
     {
         ++received;
         const unwind::UserRegs regs{sample.stack.regs.ip, sample.stack.regs.sp, sample.stack.regs.bp};
-        const std::span<const uint8_t> copy(sample.stack.data, std::min<uint32_t>(sample.stack.size, LS_USER_STACK_BYTES));
+        const std::span<const uint8_t> copy(sample.stack.data,
+                                            std::min<uint32_t>(sample.stack.size, LS_USER_STACK_BYTES));
         const auto stack = unwinder.unwind(static_cast<pid_t>(sample.tgid), regs, copy, regs.sp);
         const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
                                        [](const auto& frame) { return !frame.function.empty(); });

@@ -27,7 +27,7 @@ namespace lockscope::userlock {
 struct Options {
     std::vector<pid_t> tgids;            // the processes whose waits are recorded
     uint32_t sample_one_in = 16;         // after each address's first wait, 1 in this many
-    uint32_t max_samples_per_sec = 200;  // at most this many stacks a second, over all targets
+    uint32_t max_samples_per_sec = 200;  // then at most this many stacks a second, over all targets
 };
 
 // One user lock (a row): its waits on every futex word it has, per kind.
@@ -42,8 +42,8 @@ struct UserLock {
     uint64_t wait_ns = 0;
     uint64_t max_wait_ns = 0;
     uint64_t samples = 0;
-    std::set<std::string> ops;     // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
-    std::set<uint32_t> owner_tids; // holders seen by waiters (mutexes and PI futexes)
+    std::set<std::string> ops;      // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
+    std::set<uint32_t> owner_tids;  // holders seen by waiters (mutexes and PI futexes)
 };
 
 // Futex waits that are no lock waits, per reason: "condition",
@@ -57,12 +57,12 @@ struct LeftOut {
 struct Recording {
     std::vector<UserLock> locks;  // by wait time, longest first
     std::map<std::string, LeftOut> left_out;
-    uint64_t samples = 0;            // stacks received
-    uint64_t samples_unwound = 0;    // of them, unwound to at least one named frame
-    uint64_t lost_keys = 0;          // waits not counted: the per-address map was full
-    uint64_t lost_samples = 0;       // stacks not sent: the ring buffer was full
-    uint64_t lost_inflight = 0;      // waits not timed: too many threads asleep at once
-    uint64_t rate_limited = 0;       // stacks not taken because of max_samples_per_sec
+    uint64_t samples = 0;          // stacks received
+    uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
+    uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
+    uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
+    uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
+    uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
 };
 
 class Recorder {
@@ -77,10 +77,10 @@ public:
     Recorder& operator=(const Recorder&) = delete;
     ~Recorder();
 
-    void start();               // attaches to the syscall tracepoints
-    int poll(int timeout_ms);   // drains and unwinds samples; returns how many
-    void stop();                // detaches; read() still works
-    Recording read();           // classifies and names; needs the targets still running
+    void start();              // attaches to the syscall tracepoints
+    int poll(int timeout_ms);  // drains and unwinds samples; returns how many
+    void stop();               // detaches; read() still works
+    Recording read();          // classifies and names; needs the targets still running
 
     // The two BPF programs (sys_enter, sys_exit), for their run-time stats.
     int enter_prog_fd() const;
