@@ -27,18 +27,18 @@ const volatile long nr_futex_wait = -1;
 const volatile __u32 sample_one_in = 16;
 const volatile __u32 max_samples_per_sec = 200;
 
-#define FUTEX_WAIT 0
-#define FUTEX_LOCK_PI 6
-#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAIT	      0
+#define FUTEX_LOCK_PI	      6
+#define FUTEX_WAIT_BITSET     9
 #define FUTEX_WAIT_REQUEUE_PI 11
-#define FUTEX_LOCK_PI2 13
+#define FUTEX_LOCK_PI2	      13
 /* The command without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256). */
 #define FUTEX_CMD_MASK 127
 #define FUTEX_TID_MASK 0x3fffffff
 /* glibc (nptl): pthread_mutex_t is int __lock (the futex word), unsigned
  * int __count, int __owner. */
 #define GLIBC_MUTEX_OWNER_OFFSET 8
-#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_SEC		 1000000000ULL
 
 struct inflight {
 	__u64 start_ns;

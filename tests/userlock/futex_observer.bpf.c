@@ -26,13 +26,13 @@ struct pt_regs___obs {
 	unsigned long si;
 } __attribute__((preserve_access_index));
 #define OBS_UADDR(r) BPF_CORE_READ((r), di)
-#define OBS_OP(r) BPF_CORE_READ((r), si)
+#define OBS_OP(r)    BPF_CORE_READ((r), si)
 #else
 struct pt_regs___obs {
 	unsigned long regs[31];
 } __attribute__((preserve_access_index));
 #define OBS_UADDR(r) BPF_CORE_READ((r), regs[0])
-#define OBS_OP(r) BPF_CORE_READ((r), regs[1])
+#define OBS_OP(r)    BPF_CORE_READ((r), regs[1])
 #endif
 
 SEC("raw_tp/sys_enter")

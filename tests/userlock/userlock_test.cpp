@@ -394,8 +394,8 @@ TEST_F(UserLocks, PrintsTheCostPerWait)
     }
     const auto per = [](uint64_t ns, uint64_t n) { return n != 0 ? double(ns) / double(n) : 0.0; };
     std::printf(
-        "cost (kernel.bpf_stats_enabled): sys_enter %llu runs, %.0f ns each; sys_exit %llu runs, %.0f ns each; "
-        "both per recorded futex wait (%llu waits): %.0f ns\n",
+        "cost (kernel.bpf_stats_enabled; every syscall of the machine passes both programs): sys_enter %llu "
+        "runs, %.0f ns each; sys_exit %llu runs, %.0f ns each; both, per recorded futex wait (%llu waits): %.0f ns\n",
         static_cast<unsigned long long>(r.enter.runs), per(r.enter.run_ns, r.enter.runs),
         static_cast<unsigned long long>(r.exit.runs), per(r.exit.run_ns, r.exit.runs),
         static_cast<unsigned long long>(waits), per(r.enter.run_ns + r.exit.run_ns, waits));
