@@ -3,6 +3,9 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "unwind/symbol_names.h"
 
 namespace lockscope::userlock {
@@ -22,18 +25,22 @@ std::string file_name(const char* path)
     return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-struct Candidate {
-    uint64_t uaddr;
-    std::optional<DataSymbol> found;
+struct DataObject {
+    uint64_t start = 0;
+    uint64_t bytes = 0;
+    std::string symbol;
+    std::string module;
 };
 
-// A module's data object containing the address. A module's mapped range
-// from /proc/PID/maps can stop short of its .bss (the anonymous part after
-// the file's last page), so every module's symbol table is asked.
-int find_in_module(Dwfl_Module* module, void** /*userdata*/, const char* name, Dwarf_Addr /*start*/, void* arg)
+// Adds a module's data objects (STT_OBJECT, STT_TLS) to the index. Every
+// module's symbol table is read once: a module's range from /proc/PID/maps
+// can stop short of its .bss (the anonymous part after the file's last
+// page), so an address is not first matched to a module.
+int index_module(Dwfl_Module* module, void** /*userdata*/, const char* name, Dwarf_Addr /*start*/, void* arg)
 {
-    auto* candidate = static_cast<Candidate*>(arg);
+    auto* objects = static_cast<std::vector<DataObject>*>(arg);
     const int count = dwfl_module_getsymtab(module);
+    const std::string file = file_name(name);
     for (int i = 1; i < count; ++i) {
         GElf_Sym sym;
         GElf_Addr value = 0;
@@ -42,11 +49,7 @@ int find_in_module(Dwfl_Module* module, void** /*userdata*/, const char* name, D
         if (symbol == nullptr || sym.st_shndx == SHN_UNDEF || (type != STT_OBJECT && type != STT_TLS)) {
             continue;
         }
-        const uint64_t size = sym.st_size != 0 ? sym.st_size : 1;
-        if (candidate->uaddr >= value && candidate->uaddr - value < size) {
-            candidate->found = DataSymbol{unwind::function_name(symbol), file_name(name)};
-            return DWARF_CB_ABORT;
-        }
+        objects->push_back({value, sym.st_size != 0 ? sym.st_size : 1, symbol, file});
     }
     return DWARF_CB_OK;
 }
@@ -54,13 +57,7 @@ int find_in_module(Dwfl_Module* module, void** /*userdata*/, const char* name, D
 }  // namespace
 
 struct DataSymbols::Process {
-    Dwfl* dwfl = nullptr;
-    ~Process()
-    {
-        if (dwfl != nullptr) {
-            dwfl_end(dwfl);
-        }
-    }
+    std::vector<DataObject> objects;  // by start address
 };
 
 DataSymbols::DataSymbols() = default;
@@ -71,23 +68,33 @@ std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr)
     auto& process = processes_[pid];
     if (!process) {
         process = std::make_unique<Process>();
-        process->dwfl = dwfl_begin(&kCallbacks);
-        if (process->dwfl == nullptr) {
-            return std::nullopt;
+        if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
+            dwfl_report_begin(dwfl);
+            const int err = dwfl_linux_proc_report(dwfl, pid);
+            dwfl_report_end(dwfl, nullptr, nullptr);
+            if (err == 0) {
+                dwfl_getmodules(dwfl, index_module, &process->objects, 0);
+            }
+            dwfl_end(dwfl);
         }
-        dwfl_report_begin(process->dwfl);
-        const int err = dwfl_linux_proc_report(process->dwfl, pid);
-        dwfl_report_end(process->dwfl, nullptr, nullptr);
-        if (err != 0) {
-            return std::nullopt;
+        std::sort(process->objects.begin(), process->objects.end(),
+                  [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
+    }
+    const auto& objects = process->objects;
+    auto after = std::upper_bound(objects.begin(), objects.end(), uaddr,
+                                  [](uint64_t address, const DataObject& o) { return address < o.start; });
+    // Objects can nest (a symbol for a struct and one for its member): the
+    // nearest start below the address that still contains it.
+    while (after != objects.begin()) {
+        --after;
+        if (uaddr - after->start < after->bytes) {
+            return DataSymbol{unwind::function_name(after->symbol), after->module};
+        }
+        if (uaddr - after->start > (1U << 20)) {
+            break;  // no data object is that large: the address is in none
         }
     }
-    if (process->dwfl == nullptr) {
-        return std::nullopt;
-    }
-    Candidate candidate{uaddr, std::nullopt};
-    dwfl_getmodules(process->dwfl, find_in_module, &candidate, 0);
-    return candidate.found;
+    return std::nullopt;
 }
 
 void DataSymbols::forget(pid_t pid)

@@ -18,7 +18,8 @@ struct DataSymbol {
 };
 
 // Looks data addresses up in the symbol tables of a running process's
-// binaries (libdwfl, from /proc/PID/maps). Not thread-safe.
+// binaries (libdwfl, from /proc/PID/maps), indexed on a process's first
+// lookup; forget() it when its maps change. Not thread-safe.
 class DataSymbols {
 public:
     DataSymbols();
