@@ -20,7 +20,7 @@ UserFrame frame(std::string function, const std::string& module)
     return f;
 }
 
-TEST(Classify, AMutexWaitIsALockWaitOfKindPthreadMutex)
+TEST(UserWaitClassify, AMutexWaitIsALockWaitOfKindPthreadMutex)
 {
     const std::vector<UserFrame> stack = {frame("__lll_lock_wait", kLibc), frame("pthread_mutex_lock", kLibc),
                                           frame("update_cache()", kProgram), frame("main", kProgram)};
@@ -30,7 +30,7 @@ TEST(Classify, AMutexWaitIsALockWaitOfKindPthreadMutex)
     EXPECT_EQ(first_caller(stack), "update_cache");
 }
 
-TEST(Classify, WithoutLibcDebuginfoTheExportedFunctionDecides)
+TEST(UserWaitClassify, WithoutLibcDebuginfoTheExportedFunctionDecides)
 {
     const std::vector<UserFrame> stack = {frame("", kLibc), frame("pthread_rwlock_wrlock", kLibc),
                                           frame("std::shared_mutex::lock()", kProgram),
@@ -41,13 +41,13 @@ TEST(Classify, WithoutLibcDebuginfoTheExportedFunctionDecides)
     EXPECT_EQ(first_caller(stack), "Table::update") << "std:: wrappers belong to the locking library";
 }
 
-TEST(Classify, ReadersAreTheirOwnKind)
+TEST(UserWaitClassify, ReadersAreTheirOwnKind)
 {
     const auto c = classify({frame("__pthread_rwlock_rdlock_full64", kLibc), frame("pthread_rwlock_rdlock", kLibc)});
     EXPECT_EQ(c.kind, "pthread_rwlock/r");
 }
 
-TEST(Classify, AConditionWaitIsNoLockWait)
+TEST(UserWaitClassify, AConditionWaitIsNoLockWait)
 {
     const std::vector<UserFrame> stack = {frame("__futex_abstimed_wait_common", kLibc),
                                           frame("__pthread_cond_wait_common", kLibc), frame("pthread_cond_wait", kLibc),
@@ -56,7 +56,7 @@ TEST(Classify, AConditionWaitIsNoLockWait)
     EXPECT_EQ(classify(stack).kind, "futex");
 }
 
-TEST(Classify, TheMutexAConditionVariableRetakesIsALockWait)
+TEST(UserWaitClassify, TheMutexAConditionVariableRetakesIsALockWait)
 {
     const std::vector<UserFrame> stack = {frame("__lll_lock_wait", kLibc), frame("__pthread_mutex_cond_lock", kLibc),
                                           frame("__pthread_cond_wait_common", kLibc),
@@ -64,7 +64,7 @@ TEST(Classify, TheMutexAConditionVariableRetakesIsALockWait)
     EXPECT_EQ(classify(stack).wait_class, WaitClass::lock);
 }
 
-TEST(Classify, SemaphoresAndTheRestAreNoLockWaits)
+TEST(UserWaitClassify, SemaphoresAndTheRestAreNoLockWaits)
 {
     EXPECT_EQ(classify({frame("", kLibc), frame("sem_wait", kLibc)}).wait_class, WaitClass::semaphore);
     const auto other = classify({frame("syscall", kLibc), frame("EventLoop::run()", kProgram)});
@@ -73,13 +73,13 @@ TEST(Classify, SemaphoresAndTheRestAreNoLockWaits)
     EXPECT_EQ(classify({}).wait_class, WaitClass::other);
 }
 
-TEST(Names, AHeapLockIsNamedByItsKindAndFirstCaller)
+TEST(UserLockNames, AHeapLockIsNamedByItsKindAndFirstCaller)
 {
     EXPECT_EQ(caller_lock_name("pthread_mutex", "Cache::get"), "pthread_mutex@Cache::get");
     EXPECT_EQ(caller_lock_name("pthread_rwlock/r", "Table::find"), "pthread_rwlock@Table::find");
 }
 
-TEST(Names, ParametersAndQualifiersAreDropped)
+TEST(UserLockNames, ParametersAndQualifiersAreDropped)
 {
     EXPECT_EQ(without_parameters("Cache::get(int)"), "Cache::get");
     EXPECT_EQ(without_parameters("Cache::get(std::pair<int, int>) const"), "Cache::get");
@@ -88,7 +88,7 @@ TEST(Names, ParametersAndQualifiersAreDropped)
     EXPECT_EQ(without_parameters("void f<(1)>(int)"), "void f<(1)>");
 }
 
-TEST(Names, FramesInNoFileAreSkippedAndAnUnnamedCallerIsNoName)
+TEST(UserLockNames, FramesInNoFileAreSkippedAndAnUnnamedCallerIsNoName)
 {
     EXPECT_EQ(first_caller({frame("pthread_mutex_lock", kLibc), frame("", "")}), "");
     EXPECT_EQ(first_caller({frame("pthread_mutex_lock", kLibc), frame("", kProgram)}), "");

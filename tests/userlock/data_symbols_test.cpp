@@ -16,7 +16,7 @@ namespace {
 
 using lockscope::userlock::DataSymbols;
 
-TEST(DataSymbols, ALockInBssOrDataIsNamedByItsSymbolAnywhereInside)
+TEST(UserLockDataSymbols, ALockInBssOrDataIsNamedByItsSymbolAnywhereInside)
 {
     DataSymbols symbols;
     const auto bss = symbols.lookup(getpid(), reinterpret_cast<uint64_t>(&g_zeroed_lock));
@@ -29,7 +29,7 @@ TEST(DataSymbols, ALockInBssOrDataIsNamedByItsSymbolAnywhereInside)
     EXPECT_EQ(inside->symbol, "g_initialised_lock");
 }
 
-TEST(DataSymbols, AHeapLockHasNoSymbol)
+TEST(UserLockDataSymbols, AHeapLockHasNoSymbol)
 {
     DataSymbols symbols;
     auto heap = std::make_unique<pthread_mutex_t>();
