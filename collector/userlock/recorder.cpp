@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -58,12 +59,19 @@ std::set<std::string> op_names(uint32_t ops)
 
 using Key = std::pair<pid_t, uint64_t>;  // (tgid, futex address)
 
-// What the samples of one futex address said.
-struct KeySamples {
-    std::map<std::pair<WaitClass, std::string>, uint64_t> votes;  // (class, kind) -> samples
-    std::map<std::string, uint64_t> callers;
-    std::set<uint32_t> owner_tids;
+// The samples of one lock kind on one futex address.
+struct KindSamples {
     uint64_t samples = 0;
+    std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
+};
+
+// What the samples of one futex address said. One word can serve several
+// kinds: glibc's rwlock readers and its waiting writer sleep on the same
+// phase futex.
+struct KeySamples {
+    std::map<WaitClass, uint64_t> classes;
+    std::map<std::string, KindSamples> lock_kinds;  // the samples of lock waits, per kind
+    std::set<uint32_t> owner_tids;
 };
 
 template <typename Map>
@@ -76,6 +84,49 @@ const typename Map::key_type* most_common(const Map& counts)
         }
     }
     return best != nullptr ? &best->first : nullptr;
+}
+
+using RowKey = std::tuple<pid_t, std::string, std::string>;  // (tgid, name, kind)
+
+struct RowBuilder {
+    UserLock row;
+    std::map<std::string, uint64_t> callers;
+};
+
+// Adds one futex word's waits of one kind to the row of the lock it names.
+// Names, in order: the data symbol, the first caller, none.
+void add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
+               const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, uint64_t waits,
+               uint64_t wait_ns, const ls_ulock_stats& stats, const KeySamples& sampled)
+{
+    UserLock lock;
+    lock.tgid = tgid;
+    lock.kind = kind;
+    if (symbol) {
+        lock.name = symbol->symbol;
+        lock.module = symbol->module;
+        lock.name_source = "user-symbol";
+    } else if (const auto* caller = most_common(kind_samples.callers)) {
+        lock.name = caller_lock_name(kind, *caller);
+        lock.name_source = "user-caller";
+    } else {
+        lock.name = caller_lock_name(kind, "unknown");
+        lock.name_source = "unknown";
+    }
+    auto& builder = rows[{tgid, lock.name, kind}];
+    if (builder.row.name.empty()) {
+        builder.row = std::move(lock);
+    }
+    auto& row = builder.row;
+    row.waits += waits;
+    row.wait_ns += wait_ns;
+    row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, stats.max_wait_ns);
+    row.samples += kind_samples.samples;
+    row.ops.merge(op_names(stats.ops));
+    row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
+    for (const auto& [caller, count] : kind_samples.callers) {
+        builder.callers[caller] += count;
+    }
 }
 
 }  // namespace
@@ -106,19 +157,19 @@ struct Recorder::State {
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
         auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
-        ++key.samples;
-        auto classification = classify(stack.frames);
-        if (classification.wait_class == WaitClass::lock && classification.kind == "pthread_mutex" &&
-            sample.owner_tid != 0 && sample.owner_tid != sample.tid) {
+        const auto classification = classify(stack.frames);
+        ++key.classes[classification.wait_class];
+        const bool pi = sample.op & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
+        const bool mutex = classification.wait_class == WaitClass::lock && classification.kind == "pthread_mutex";
+        if ((pi || mutex) && sample.owner_tid != 0 && sample.owner_tid != sample.tid) {
             key.owner_tids.insert(sample.owner_tid);
         }
-        if (sample.op & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI) &&
-            sample.owner_tid != 0) {
-            key.owner_tids.insert(sample.owner_tid);
-        }
-        ++key.votes[{classification.wait_class, std::move(classification.kind)}];
-        if (const auto caller = first_caller(stack.frames); !caller.empty()) {
-            ++key.callers[caller];
+        if (classification.wait_class == WaitClass::lock) {
+            auto& kind = key.lock_kinds[classification.kind];
+            ++kind.samples;
+            if (const auto caller = first_caller(stack.frames); !caller.empty()) {
+                ++kind.callers[caller];
+            }
         }
     }
 
@@ -205,9 +256,7 @@ Recording Recorder::read()
     out.samples = state_->received;
     out.samples_unwound = state_->unwound;
 
-    // (tgid, name, kind) -> row
-    std::map<std::tuple<pid_t, std::string, std::string>, UserLock> rows;
-    std::map<std::tuple<pid_t, std::string, std::string>, std::map<std::string, uint64_t>> row_callers;
+    std::map<RowKey, RowBuilder> rows;
     const int fd = bpf_map__fd(state_->skel->maps.waits);
     ls_ulock_key key{};
     ls_ulock_key next{};
@@ -221,50 +270,51 @@ Recording Recorder::read()
         }
         const pid_t tgid = static_cast<pid_t>(key.tgid);
         const auto found = state_->samples.find({tgid, key.uaddr});
-        const auto* decided = found != state_->samples.end() ? most_common(found->second.votes) : nullptr;
-        if (decided == nullptr || decided->first != WaitClass::lock) {
-            auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(decided->first))];
+        const auto* decided = found != state_->samples.end() ? most_common(found->second.classes) : nullptr;
+        if (decided == nullptr || *decided != WaitClass::lock) {
+            auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(*decided))];
             ++left.addresses;
             left.waits += stats.waits;
             continue;
         }
         const KeySamples& sampled = found->second;
-        const std::string& kind = decided->second;
-        const auto* caller = most_common(sampled.callers);
-        UserLock lock;
-        lock.tgid = tgid;
-        lock.kind = kind;
-        if (auto symbol = state_->data_symbols.lookup(tgid, key.uaddr)) {
-            lock.name = symbol->symbol;
-            lock.module = symbol->module;
-            lock.name_source = "user-symbol";
-        } else if (caller != nullptr) {
-            lock.name = caller_lock_name(kind, *caller);
-            lock.name_source = "user-caller";
-        } else {
-            lock.name = caller_lock_name(kind, "unknown");
-            lock.name_source = "unknown";
+        const auto symbol = state_->data_symbols.lookup(tgid, key.uaddr);
+        // Waits are counted per word, kinds known from samples: a word that
+        // serves several kinds shares its waits among them as its samples
+        // do, the rounding left to the most sampled kind.
+        uint64_t lock_samples = 0;
+        for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+            lock_samples += kind_samples.samples;
         }
-        auto& row = rows[{tgid, lock.name, kind}];
-        if (row.name.empty()) {
-            row = std::move(lock);
+        const std::string* main_kind = nullptr;
+        for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+            if (main_kind == nullptr || kind_samples.samples > sampled.lock_kinds.at(*main_kind).samples) {
+                main_kind = &kind;
+            }
         }
-        row.waits += stats.waits;
-        row.wait_ns += stats.wait_ns;
-        row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, stats.max_wait_ns);
-        row.samples += sampled.samples;
-        row.ops.merge(op_names(stats.ops));
-        row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
-        auto& callers = row_callers[{tgid, row.name, kind}];
-        for (const auto& [name, count] : sampled.callers) {
-            callers[name] += count;
+        uint64_t waits_left = stats.waits;
+        uint64_t wait_ns_left = stats.wait_ns;
+        for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+            if (&kind == main_kind) {
+                continue;
+            }
+            const uint64_t waits = stats.waits * kind_samples.samples / lock_samples;
+            const uint64_t wait_ns =
+                static_cast<uint64_t>(static_cast<double>(stats.wait_ns) * static_cast<double>(kind_samples.samples) /
+                                      static_cast<double>(lock_samples));
+            waits_left -= waits;
+            wait_ns_left -= std::min(wait_ns, wait_ns_left);
+            add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
         }
+        add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left, wait_ns_left, stats,
+                  sampled);
     }
-    for (auto& [id, row] : rows) {
-        if (const auto* caller = most_common(row_callers[id])) {
-            row.caller = *caller;
+    for (auto& [id, builder] : rows) {
+        if (const auto* caller = most_common(builder.callers)) {
+            builder.row.caller = *caller;
+            builder.row.caller_samples = builder.callers[*caller];
         }
-        out.locks.push_back(std::move(row));
+        out.locks.push_back(std::move(builder.row));
     }
     std::sort(out.locks.begin(), out.locks.end(),
               [](const UserLock& a, const UserLock& b) { return a.wait_ns > b.wait_ns; });

@@ -42,6 +42,7 @@ struct UserLock {
     uint64_t wait_ns = 0;
     uint64_t max_wait_ns = 0;
     uint64_t samples = 0;
+    uint64_t caller_samples = 0;    // of them, those whose stack names `caller`
     std::set<std::string> ops;      // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
     std::set<uint32_t> owner_tids;  // holders seen by waiters (mutexes and PI futexes)
 };

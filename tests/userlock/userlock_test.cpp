@@ -254,10 +254,11 @@ std::string describe(const Recording& recording)
     for (const auto& lock : recording.locks) {
         char row[512];
         std::snprintf(row, sizeof(row),
-                      "  %-32s %-18s %-12s waits %8llu  wait %8.3f ms  max %8.3f ms  samples %llu  caller %s\n",
+                      "  %-32s %-18s %-12s waits %8llu  wait %8.3f ms  max %8.3f ms  samples %llu  caller %s (%llu)\n",
                       lock.name.c_str(), lock.kind.c_str(), lock.name_source.c_str(),
                       static_cast<unsigned long long>(lock.waits), lock.wait_ns / 1e6, lock.max_wait_ns / 1e6,
-                      static_cast<unsigned long long>(lock.samples), lock.caller.c_str());
+                      static_cast<unsigned long long>(lock.samples), lock.caller.c_str(),
+                      static_cast<unsigned long long>(lock.caller_samples));
         out += row;
     }
     for (const auto& [reason, left] : recording.left_out) {
@@ -364,6 +365,25 @@ TEST_F(UserLocks, WaitCountsAgreeWithAnIndependentObserverWithinTwoPercent)
         EXPECT_GE(observed, 100u) << lock << ": too few waits for the comparison to mean anything";
         const double diff = recorded > observed ? double(recorded - observed) : double(observed - recorded);
         EXPECT_LE(diff, 0.02 * double(observed)) << lock << ": recorded " << recorded << ", observed " << observed;
+    }
+}
+
+// Built without frame pointers, the program's functions are still found
+// above glibc's lock code in almost every sampled stack.
+TEST_F(UserLocks, TheWaitingFunctionIsNamedInNineOfTenSampledStacks)
+{
+    const std::map<std::string, std::string> callers = {
+        {"g_cache_lock", "update_cache"}, {"g_stats_lock", "record_stats"}, {"pthread_mutex@Cache::get", "Cache::get"}};
+    for (const auto& [name, caller] : callers) {
+        const auto rows = rows_named(result_->recording, name);
+        ASSERT_EQ(rows.size(), 1u) << name;
+        EXPECT_EQ(rows[0]->caller, caller);
+        EXPECT_GE(rows[0]->caller_samples * 10, rows[0]->samples * 9)
+            << name << ": " << rows[0]->caller_samples << " of " << rows[0]->samples << " samples name " << caller;
+    }
+    for (const auto* row : rows_named(result_->recording, "g_table_lock")) {
+        EXPECT_EQ(row->caller, row->kind == "pthread_rwlock/r" ? "lookup_table" : "update_table");
+        EXPECT_GE(row->caller_samples * 10, row->samples * 9) << row->kind;
     }
 }
 
