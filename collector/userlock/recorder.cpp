@@ -321,6 +321,19 @@ Recording Recorder::read()
     return out;
 }
 
+std::size_t Recorder::in_flight() const
+{
+    const int fd = bpf_map__fd(state_->skel->maps.waiting);
+    std::size_t count = 0;
+    uint32_t tid = 0;
+    const uint32_t* previous = nullptr;
+    while (bpf_map_get_next_key(fd, previous, &tid) == 0) {
+        ++count;
+        previous = &tid;
+    }
+    return count;
+}
+
 int Recorder::enter_prog_fd() const
 {
     return bpf_program__fd(state_->skel->progs.userlock_enter);

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -82,6 +83,9 @@ public:
     int poll(int timeout_ms);  // drains and unwinds samples; returns how many
     void stop();               // detaches; read() still works
     Recording read();          // classifies and names; needs the targets still running
+
+    // Waits being timed now (threads asleep in a futex).
+    std::size_t in_flight() const;
 
     // The two BPF programs (sys_enter, sys_exit), for their run-time stats.
     int enter_prog_fd() const;

@@ -4,9 +4,9 @@
 //
 // Prints "lock NAME ADDRESS SIZE" for each lock whose waits the test checks,
 // then "ready"; on a line on stdin runs for argv[1] milliseconds, prints
-// "contended NAME N" (lock attempts that found the lock taken: an upper
-// bound on the futex waits) and "done", and exits when stdin closes (so the
-// recorder can read its maps after the work).
+// "contended NAME N" (lock attempts that found the lock taken) and "done";
+// when stdin closes (the recorder has read its maps), exits with two threads
+// asleep on a mutex.
 #include <pthread.h>
 
 #include <atomic>
@@ -194,6 +194,12 @@ int main(int argc, char** argv)
     std::fflush(stdout);
     while (std::getline(std::cin, line)) {
     }
+    // Exit while two threads sleep on a mutex, as programs do: their
+    // waits never return.
+    pthread_mutex_lock(&g_cache_lock);
+    std::thread([] { update_cache(); }).detach();
+    std::thread([] { update_cache(); }).detach();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     delete cache;
-    return 0;
+    std::exit(0);
 }
