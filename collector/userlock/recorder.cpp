@@ -129,6 +129,44 @@ void add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string
     }
 }
 
+// Adds one futex word's waits to the rows of its lock. Waits are counted
+// per word, kinds known from samples: a word that serves several kinds
+// shares its waits among them as its samples do, the rounding left to the
+// most sampled kind.
+void add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled, const ls_ulock_stats& stats,
+              const std::optional<DataSymbol>& symbol)
+{
+    if (sampled.lock_kinds.empty()) {
+        return;  // no sample of this word was a lock wait
+    }
+    uint64_t lock_samples = 0;
+    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+        lock_samples += kind_samples.samples;
+    }
+    const std::string* main_kind = nullptr;
+    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+        if (main_kind == nullptr || kind_samples.samples > sampled.lock_kinds.at(*main_kind).samples) {
+            main_kind = &kind;
+        }
+    }
+    uint64_t waits_left = stats.waits;
+    uint64_t wait_ns_left = stats.wait_ns;
+    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+        if (&kind == main_kind) {
+            continue;
+        }
+        const uint64_t waits = stats.waits * kind_samples.samples / lock_samples;
+        const uint64_t wait_ns =
+            static_cast<uint64_t>(static_cast<double>(stats.wait_ns) * static_cast<double>(kind_samples.samples) /
+                                  static_cast<double>(lock_samples));
+        waits_left -= waits;
+        wait_ns_left -= std::min(wait_ns, wait_ns_left);
+        add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
+    }
+    add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left, wait_ns_left, stats,
+              sampled);
+}
+
 }  // namespace
 
 struct Recorder::State {
@@ -277,37 +315,7 @@ Recording Recorder::read()
             left.waits += stats.waits;
             continue;
         }
-        const KeySamples& sampled = found->second;
-        const auto symbol = state_->data_symbols.lookup(tgid, key.uaddr);
-        // Waits are counted per word, kinds known from samples: a word that
-        // serves several kinds shares its waits among them as its samples
-        // do, the rounding left to the most sampled kind.
-        uint64_t lock_samples = 0;
-        for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
-            lock_samples += kind_samples.samples;
-        }
-        const std::string* main_kind = nullptr;
-        for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
-            if (main_kind == nullptr || kind_samples.samples > sampled.lock_kinds.at(*main_kind).samples) {
-                main_kind = &kind;
-            }
-        }
-        uint64_t waits_left = stats.waits;
-        uint64_t wait_ns_left = stats.wait_ns;
-        for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
-            if (&kind == main_kind) {
-                continue;
-            }
-            const uint64_t waits = stats.waits * kind_samples.samples / lock_samples;
-            const uint64_t wait_ns =
-                static_cast<uint64_t>(static_cast<double>(stats.wait_ns) * static_cast<double>(kind_samples.samples) /
-                                      static_cast<double>(lock_samples));
-            waits_left -= waits;
-            wait_ns_left -= std::min(wait_ns, wait_ns_left);
-            add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
-        }
-        add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left, wait_ns_left, stats,
-                  sampled);
+        add_word(rows, tgid, found->second, stats, state_->data_symbols.lookup(tgid, key.uaddr));
     }
     for (auto& [id, builder] : rows) {
         if (const auto* caller = most_common(builder.callers)) {
