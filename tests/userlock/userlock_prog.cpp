@@ -3,7 +3,8 @@
 // its binaries (no frame pointers), so only CFI unwinding names its callers.
 //
 // Prints "lock NAME ADDRESS SIZE" for each lock whose waits the test checks,
-// then "ready"; on a line on stdin runs for argv[1] milliseconds, prints
+// then "ready"; on a line on stdin runs for argv[1] milliseconds (longer on a
+// busy machine, until each lock was contended often enough), prints
 // "contended NAME N" (lock attempts that found the lock taken) and "done";
 // when stdin closes (the recorder has read its maps), exits with two threads
 // asleep on a mutex.
@@ -30,6 +31,7 @@ std::condition_variable g_queue_cv;
 
 namespace {
 
+constexpr long kEnoughContended = 400;
 std::atomic<bool> stopping{false};
 std::atomic<long> cache_contended{0};
 std::atomic<long> stats_contended{0};
@@ -177,7 +179,21 @@ int main(int argc, char** argv)
             produce_queue();
         }
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(run_ms));
+    // At least run_ms, and on a busy machine (fewer threads run at once,
+    // fewer waits) until each lock was found taken often enough, within 10 s.
+    const auto start = std::chrono::steady_clock::now();
+    const auto enough = [] {
+        for (const auto* counter : {&cache_contended, &stats_contended, &heap_contended, &table_contended}) {
+            if (counter->load() < kEnoughContended) {
+                return false;
+            }
+        }
+        return true;
+    };
+    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(run_ms) ||
+           (!enough() && std::chrono::steady_clock::now() - start < std::chrono::seconds(10))) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     {
         std::lock_guard guard(g_queue_mutex);
         stopping.store(true);

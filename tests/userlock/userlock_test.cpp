@@ -33,7 +33,7 @@ using lockscope::userlock::Recorder;
 using lockscope::userlock::Recording;
 using lockscope::userlock::UserLock;
 
-constexpr int kRunMs = 2000;
+constexpr int kRunMs = 1500;
 constexpr int kObserved = 8;  // futex_observer.bpf.c's OBSERVED_RANGES
 
 struct LockRange {
