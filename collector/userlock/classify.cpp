@@ -67,6 +67,12 @@ std::string_view base_name(std::string_view path)
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+bool in_c_library(const unwind::UserFrame& frame)
+{
+    const std::string_view file = base_name(frame.module);
+    return starts_with(file, "libc.so") || starts_with(file, "libc-") || starts_with(file, "libpthread");
+}
+
 bool in_locking_library(const unwind::UserFrame& frame)
 {
     const std::string_view file = base_name(frame.module);
@@ -111,8 +117,10 @@ Classification classify(const std::vector<unwind::UserFrame>& frames)
                 return {known.wait_class, std::string(known.kind)};
             }
         }
+        // Prefixes, unlike whole names, would catch a program's own
+        // functions (sem_refill): only the C library's count.
         for (const auto& [prefix, wait_class] : kEventPrefixes) {
-            if (starts_with(function, prefix)) {
+            if (starts_with(function, prefix) && in_c_library(frame)) {
                 return {wait_class, "futex"};
             }
         }

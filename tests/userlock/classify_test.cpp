@@ -73,6 +73,12 @@ TEST(UserWaitClassify, SemaphoresAndTheRestAreNoLockWaits)
     EXPECT_EQ(classify({}).wait_class, WaitClass::other);
 }
 
+TEST(UserWaitClassify, AProgramsOwnFunctionNamedLikeTheLibrarysDoesNotDecide)
+{
+    const std::vector<UserFrame> stack = {frame("syscall", kLibc), frame("sem_refill(Pool&)", kProgram)};
+    EXPECT_EQ(classify(stack).wait_class, WaitClass::other);
+}
+
 TEST(UserLockNames, AHeapLockIsNamedByItsKindAndFirstCaller)
 {
     EXPECT_EQ(caller_lock_name("pthread_mutex", "Cache::get"), "pthread_mutex@Cache::get");
