@@ -24,6 +24,7 @@ ALLOWED = {
     "core": {"core"},
     "reflock": {"reflock"},
     "unwind": {"unwind"},
+    "userlock": {"core", "unwind", "userlock"},
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "metrics": {"core", "metrics"},

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * User-space lock waits: the futex sleeps of target processes (the tgids
+ * the loader puts in `targets`), timed from the syscall's entry to its exit
+ * per thread and added up per (tgid, futex address). A bounded subset of
+ * waits (the first of each address, then 1 in sample_one_in, at most
+ * max_samples_per_sec) is sent to user space with the waiter's registers and
+ * the top of its user stack, for unwinding there with the binaries' CFI: the
+ * stack is what tells a mutex from a condition variable.
+ *
+ * The syscall tracepoints through BTF: no tracefs, no kprobes, no uprobes.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "lockscope_abi.h"
+#include "user_stack.h"
+#include "userlock_abi.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Syscall numbers of this architecture, set by the loader; -1: absent. */
+const volatile long nr_futex = -1;
+const volatile long nr_futex_waitv = -1;
+const volatile long nr_futex_wait = -1;
+const volatile __u32 sample_one_in = 16;
+const volatile __u32 max_samples_per_sec = 200;
+
+#define FUTEX_WAIT	      0
+#define FUTEX_LOCK_PI	      6
+#define FUTEX_WAIT_BITSET     9
+#define FUTEX_WAIT_REQUEUE_PI 11
+#define FUTEX_LOCK_PI2	      13
+/* The command without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256). */
+#define FUTEX_CMD_MASK 127
+#define FUTEX_TID_MASK 0x3fffffff
+/* glibc (nptl): pthread_mutex_t is int __lock (the futex word), unsigned
+ * int __count, int __owner. */
+#define GLIBC_MUTEX_OWNER_OFFSET 8
+#define NSEC_PER_SEC		 1000000000ULL
+
+struct inflight {
+	__u64 start_ns;
+	__u64 uaddr;
+	__u32 op;
+	__u32 owner_tid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_ULOCK_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32); /* tid */
+	__type(value, struct inflight);
+} waiting SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_ULOCK_MAX_KEYS);
+	__type(key, struct ls_ulock_key);
+	__type(value, struct ls_ulock_stats);
+} waits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} samples SEC(".maps");
+
+struct ls_ulock_counters counters = {};
+__u64 sample_seq = 0;
+__u64 window_start_ns = 0;
+__u64 window_samples = 0;
+
+/* The futex op's LS_ULOCK_OP_* bit, or 0 for an op that is not a wait. */
+static __always_inline __u32 futex_wait_op(__u64 op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+		return LS_ULOCK_OP_WAIT;
+	case FUTEX_WAIT_BITSET:
+		return LS_ULOCK_OP_WAIT_BITSET;
+	case FUTEX_LOCK_PI:
+		return LS_ULOCK_OP_LOCK_PI;
+	case FUTEX_LOCK_PI2:
+		return LS_ULOCK_OP_LOCK_PI2;
+	case FUTEX_WAIT_REQUEUE_PI:
+		return LS_ULOCK_OP_WAIT_REQUEUE_PI;
+	}
+	return 0;
+}
+
+/* Who holds the lock, as the waiter sees it now: PI futexes keep the
+ * owner's TID in the futex word, glibc's mutexes in __data.__owner. For a
+ * futex that is no mutex the value means nothing; user space keeps it only
+ * for waits it classifies as mutex waits. */
+static __always_inline __u32 read_owner(__u64 uaddr, __u32 op)
+{
+	__u32 word = 0;
+
+	if (op & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI)) {
+		if (bpf_probe_read_user(&word, sizeof(word), (void *)uaddr))
+			return 0;
+		return word & FUTEX_TID_MASK;
+	}
+	if (bpf_probe_read_user(&word, sizeof(word), (void *)(uaddr + GLIBC_MUTEX_OWNER_OFFSET)))
+		return 0;
+	return word;
+}
+
+/* Whether this wait's stack is sent: the first wait on each address, so
+ * that every address can be classified (bounded by the per-address map's
+ * size), then 1 in sample_one_in, at most max_samples_per_sec. */
+static __always_inline bool take_sample(bool first_on_key, __u64 now)
+{
+	if (first_on_key)
+		return true;
+	if (__sync_fetch_and_add(&sample_seq, 1) % sample_one_in)
+		return false;
+	if (now - window_start_ns >= NSEC_PER_SEC) {
+		window_start_ns = now;
+		window_samples = 0;
+	}
+	if (__sync_fetch_and_add(&window_samples, 1) >= max_samples_per_sec) {
+		__sync_fetch_and_add(&counters.rate_limited, 1);
+		return false;
+	}
+	return true;
+}
+
+static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, struct inflight *w)
+{
+	struct ls_ulock_sample *sample;
+
+	sample = bpf_ringbuf_reserve(&samples, sizeof(*sample), 0);
+	if (!sample) {
+		__sync_fetch_and_add(&counters.lost_samples, 1);
+		return;
+	}
+	sample->tgid = pid_tgid >> 32;
+	sample->tid = (__u32)pid_tgid;
+	sample->uaddr = w->uaddr;
+	sample->op = w->op;
+	sample->owner_tid = w->owner_tid;
+	ls_user_stack_copy(&sample->stack, regs);
+	bpf_ringbuf_submit(sample, 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
+{
+	struct pt_regs___ls *r = (void *)regs;
+	__u64 pid_tgid, now;
+	__u32 tgid, tid;
+	struct inflight w = {};
+	struct ls_ulock_key key = {};
+	bool first_on_key;
+
+	if (id != nr_futex && id != nr_futex_waitv && id != nr_futex_wait)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	tgid = pid_tgid >> 32;
+	tid = (__u32)pid_tgid;
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+
+	if (id == nr_futex) {
+		w.op = futex_wait_op(LS_REGS_ARG2(r));
+		w.uaddr = LS_REGS_ARG1(r);
+	} else if (id == nr_futex_wait) {
+		w.op = LS_ULOCK_OP_FUTEX_WAIT;
+		w.uaddr = LS_REGS_ARG1(r);
+	} else {
+		/* struct futex_waitv { u64 val; u64 uaddr; u32 flags; u32 __reserved; } */
+		w.op = LS_ULOCK_OP_WAITV;
+		if (bpf_probe_read_user(&w.uaddr, sizeof(w.uaddr), (void *)(LS_REGS_ARG1(r) + 8)))
+			w.uaddr = 0;
+	}
+	if (!w.op)
+		return 0;
+	if (w.op != LS_ULOCK_OP_WAITV)
+		w.owner_tid = read_owner(w.uaddr, w.op);
+	now = bpf_ktime_get_ns();
+	w.start_ns = now;
+	if (bpf_map_update_elem(&waiting, &tid, &w, BPF_ANY)) {
+		__sync_fetch_and_add(&counters.lost_inflight, 1);
+		return 0;
+	}
+
+	key.tgid = tgid;
+	key.uaddr = w.uaddr;
+	first_on_key = !bpf_map_lookup_elem(&waits, &key);
+	if (take_sample(first_on_key, now))
+		send_sample(regs, pid_tgid, &w);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct ls_ulock_key key = {};
+	struct ls_ulock_stats *stats, fresh = {};
+	struct inflight *w;
+	__u64 wait_ns;
+
+	w = bpf_map_lookup_elem(&waiting, &tid);
+	if (!w)
+		return 0;
+	wait_ns = bpf_ktime_get_ns() - w->start_ns;
+	key.tgid = pid_tgid >> 32;
+	key.uaddr = w->uaddr;
+	stats = bpf_map_lookup_elem(&waits, &key);
+	if (!stats) {
+		bpf_map_update_elem(&waits, &key, &fresh, BPF_NOEXIST);
+		if (!(stats = bpf_map_lookup_elem(&waits, &key))) {
+			__sync_fetch_and_add(&counters.lost_keys, 1);
+			bpf_map_delete_elem(&waiting, &tid);
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&stats->waits, 1);
+	__sync_fetch_and_add(&stats->wait_ns, wait_ns);
+	if (wait_ns > stats->max_wait_ns)
+		stats->max_wait_ns = wait_ns;
+	__sync_fetch_and_or(&stats->ops, w->op);
+	if (w->owner_tid)
+		stats->owner_tid = w->owner_tid;
+	bpf_map_delete_elem(&waiting, &tid);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What bpf/userlock.bpf.c shares with collector/userlock: user-space lock
+ * waits (futex sleeps of target processes), per (tgid, futex address), and
+ * the sampled waits' user stacks. Fixed-width types, explicit padding.
+ */
+#ifndef LOCKSCOPE_USERLOCK_ABI_H
+#define LOCKSCOPE_USERLOCK_ABI_H
+
+#include "lockscope_abi.h"
+
+/* The futex operations a wait was seen with (ls_ulock_stats.ops, a mask). */
+#define LS_ULOCK_OP_WAIT	    (1U << 0) /* futex(FUTEX_WAIT) */
+#define LS_ULOCK_OP_WAIT_BITSET	    (1U << 1) /* futex(FUTEX_WAIT_BITSET) */
+#define LS_ULOCK_OP_LOCK_PI	    (1U << 2) /* futex(FUTEX_LOCK_PI) */
+#define LS_ULOCK_OP_LOCK_PI2	    (1U << 3) /* futex(FUTEX_LOCK_PI2) */
+#define LS_ULOCK_OP_WAIT_REQUEUE_PI (1U << 4) /* futex(FUTEX_WAIT_REQUEUE_PI) */
+#define LS_ULOCK_OP_WAITV	    (1U << 5) /* futex_waitv(), keyed by its first futex */
+#define LS_ULOCK_OP_FUTEX_WAIT	    (1U << 6) /* futex_wait() (6.7+) */
+
+#define LS_ULOCK_MAX_KEYS    16384
+#define LS_ULOCK_MAX_TARGETS 1024
+
+struct ls_ulock_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 uaddr; /* the futex word's user address */
+};
+
+struct ls_ulock_stats {
+	__u64 waits;
+	__u64 wait_ns;
+	__u64 max_wait_ns;
+	__u32 ops;	 /* LS_ULOCK_OP_* seen */
+	__u32 owner_tid; /* the last owner read at a wait, 0 if none */
+};
+
+/* One sampled wait, sent at the syscall's entry with the waiter's stack. */
+struct ls_ulock_sample {
+	__u32 tgid;
+	__u32 tid;
+	__u64 uaddr;
+	__u32 op;	 /* one LS_ULOCK_OP_* */
+	__u32 owner_tid; /* glibc mutex __data.__owner (uaddr + 8), or the PI futex word's TID; 0 if
+			    unread */
+	struct ls_user_stack stack;
+};
+
+/* Counters in the program's .bss (userlock_bpf::bss). */
+struct ls_ulock_counters {
+	__u64 lost_keys;     /* waits not counted: the per-key map was full */
+	__u64 lost_samples;  /* samples not sent: the ring buffer was full */
+	__u64 lost_inflight; /* waits not timed: the in-flight map was full */
+	__u64 rate_limited;  /* samples skipped by the per-second cap */
+};
+
+#endif /* LOCKSCOPE_USERLOCK_ABI_H */

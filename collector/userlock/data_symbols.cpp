@@ -1,0 +1,105 @@
+#include "userlock/data_symbols.h"
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "unwind/symbol_names.h"
+
+namespace lockscope::userlock {
+namespace {
+
+const Dwfl_Callbacks kCallbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = nullptr,
+    .debuginfo_path = nullptr,
+};
+
+std::string file_name(const char* path)
+{
+    const std::string p = path != nullptr ? path : "";
+    const auto slash = p.rfind('/');
+    return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+struct DataObject {
+    uint64_t start = 0;
+    uint64_t bytes = 0;
+    std::string symbol;
+    std::string module;
+};
+
+// Adds a module's data objects (STT_OBJECT, STT_TLS) to the index. Every
+// module's symbol table is read once: a module's range from /proc/PID/maps
+// can stop short of its .bss (the anonymous part after the file's last
+// page), so an address is not first matched to a module.
+int index_module(Dwfl_Module* module, void** /*userdata*/, const char* name, Dwarf_Addr /*start*/, void* arg)
+{
+    auto* objects = static_cast<std::vector<DataObject>*>(arg);
+    const int count = dwfl_module_getsymtab(module);
+    const std::string file = file_name(name);
+    for (int i = 1; i < count; ++i) {
+        GElf_Sym sym;
+        GElf_Addr value = 0;
+        const char* symbol = dwfl_module_getsym_info(module, i, &sym, &value, nullptr, nullptr, nullptr);
+        const int type = GELF_ST_TYPE(sym.st_info);
+        if (symbol == nullptr || sym.st_shndx == SHN_UNDEF || (type != STT_OBJECT && type != STT_TLS)) {
+            continue;
+        }
+        objects->push_back({value, sym.st_size != 0 ? sym.st_size : 1, symbol, file});
+    }
+    return DWARF_CB_OK;
+}
+
+}  // namespace
+
+struct DataSymbols::Process {
+    std::vector<DataObject> objects;  // by start address
+};
+
+DataSymbols::DataSymbols() = default;
+DataSymbols::~DataSymbols() = default;
+
+std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr)
+{
+    auto& process = processes_[pid];
+    if (!process) {
+        process = std::make_unique<Process>();
+        if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
+            dwfl_report_begin(dwfl);
+            const int err = dwfl_linux_proc_report(dwfl, pid);
+            dwfl_report_end(dwfl, nullptr, nullptr);
+            if (err == 0) {
+                dwfl_getmodules(dwfl, index_module, &process->objects, 0);
+            }
+            dwfl_end(dwfl);
+        }
+        std::sort(process->objects.begin(), process->objects.end(),
+                  [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
+    }
+    const auto& objects = process->objects;
+    auto after = std::upper_bound(objects.begin(), objects.end(), uaddr,
+                                  [](uint64_t address, const DataObject& o) { return address < o.start; });
+    // Objects can nest (a symbol for a struct and one for its member): the
+    // nearest start below the address that still contains it.
+    while (after != objects.begin()) {
+        --after;
+        if (uaddr - after->start < after->bytes) {
+            return DataSymbol{unwind::function_name(after->symbol), after->module};
+        }
+        if (uaddr - after->start > (1U << 20)) {
+            break;  // no data object is that large: the address is in none
+        }
+    }
+    return std::nullopt;
+}
+
+void DataSymbols::forget(pid_t pid)
+{
+    processes_.erase(pid);
+}
+
+}  // namespace lockscope::userlock

@@ -1,0 +1,355 @@
+#include "userlock/recorder.h"
+
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <utility>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/error.h"
+#include "unwind/user_unwinder.h"
+#include "userlock/data_symbols.h"
+#include "userlock_abi.h"
+#include "userlock_bpf.skel.h"
+
+namespace lockscope::userlock {
+namespace {
+
+// futex_waitv (5.16) and futex_wait (6.7) have the same numbers on x86_64
+// and in the generic table (arm64); older headers lack them.
+#ifdef SYS_futex_waitv
+constexpr long kFutexWaitv = SYS_futex_waitv;
+#else
+constexpr long kFutexWaitv = 449;
+#endif
+#ifdef SYS_futex_wait
+constexpr long kFutexWait = SYS_futex_wait;
+#else
+constexpr long kFutexWait = 455;
+#endif
+
+constexpr const char* kRemedy = "run as root (or with CAP_BPF and CAP_PERFMON) on a kernel with BTF";
+
+std::set<std::string> op_names(uint32_t ops)
+{
+    static constexpr std::pair<uint32_t, const char*> kOps[] = {
+        {LS_ULOCK_OP_WAIT, "FUTEX_WAIT"},
+        {LS_ULOCK_OP_WAIT_BITSET, "FUTEX_WAIT_BITSET"},
+        {LS_ULOCK_OP_LOCK_PI, "FUTEX_LOCK_PI"},
+        {LS_ULOCK_OP_LOCK_PI2, "FUTEX_LOCK_PI2"},
+        {LS_ULOCK_OP_WAIT_REQUEUE_PI, "FUTEX_WAIT_REQUEUE_PI"},
+        {LS_ULOCK_OP_WAITV, "futex_waitv"},
+        {LS_ULOCK_OP_FUTEX_WAIT, "futex_wait"},
+    };
+    std::set<std::string> names;
+    for (const auto& [bit, name] : kOps) {
+        if (ops & bit) {
+            names.insert(name);
+        }
+    }
+    return names;
+}
+
+using Key = std::pair<pid_t, uint64_t>;  // (tgid, futex address)
+
+// The samples of one lock kind on one futex address.
+struct KindSamples {
+    uint64_t samples = 0;
+    std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
+};
+
+// What the samples of one futex address said. One word can serve several
+// kinds: glibc's rwlock readers and its waiting writer sleep on the same
+// phase futex.
+struct KeySamples {
+    std::map<WaitClass, uint64_t> classes;
+    std::map<std::string, KindSamples> lock_kinds;  // the samples of lock waits, per kind
+    std::set<uint32_t> owner_tids;
+};
+
+template <typename Map>
+const typename Map::key_type* most_common(const Map& counts)
+{
+    const typename Map::value_type* best = nullptr;
+    for (const auto& entry : counts) {
+        if (best == nullptr || entry.second > best->second) {
+            best = &entry;
+        }
+    }
+    return best != nullptr ? &best->first : nullptr;
+}
+
+using RowKey = std::tuple<pid_t, std::string, std::string>;  // (tgid, name, kind)
+
+struct RowBuilder {
+    UserLock row;
+    std::map<std::string, uint64_t> callers;
+};
+
+// Adds one futex word's waits of one kind to the row of the lock it names.
+// Names, in order: the data symbol, the first caller, none.
+void add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
+               const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, uint64_t waits,
+               uint64_t wait_ns, const ls_ulock_stats& stats, const KeySamples& sampled)
+{
+    UserLock lock;
+    lock.tgid = tgid;
+    lock.kind = kind;
+    if (symbol) {
+        lock.name = symbol->symbol;
+        lock.module = symbol->module;
+        lock.name_source = "user-symbol";
+    } else if (const auto* caller = most_common(kind_samples.callers)) {
+        lock.name = caller_lock_name(kind, *caller);
+        lock.name_source = "user-caller";
+    } else {
+        lock.name = caller_lock_name(kind, "unknown");
+        lock.name_source = "unknown";
+    }
+    auto& builder = rows[{tgid, lock.name, kind}];
+    if (builder.row.name.empty()) {
+        builder.row = std::move(lock);
+    }
+    auto& row = builder.row;
+    row.waits += waits;
+    row.wait_ns += wait_ns;
+    row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, stats.max_wait_ns);
+    row.samples += kind_samples.samples;
+    row.ops.merge(op_names(stats.ops));
+    row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
+    for (const auto& [caller, count] : kind_samples.callers) {
+        builder.callers[caller] += count;
+    }
+}
+
+// Adds one futex word's waits to the rows of its lock. Waits are counted
+// per word, kinds known from samples: a word that serves several kinds
+// shares its waits among them as its samples do, the rounding left to the
+// most sampled kind.
+void add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled, const ls_ulock_stats& stats,
+              const std::optional<DataSymbol>& symbol)
+{
+    if (sampled.lock_kinds.empty()) {
+        return;  // no sample of this word was a lock wait
+    }
+    uint64_t lock_samples = 0;
+    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+        lock_samples += kind_samples.samples;
+    }
+    const std::string* main_kind = nullptr;
+    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+        if (main_kind == nullptr || kind_samples.samples > sampled.lock_kinds.at(*main_kind).samples) {
+            main_kind = &kind;
+        }
+    }
+    uint64_t waits_left = stats.waits;
+    uint64_t wait_ns_left = stats.wait_ns;
+    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
+        if (&kind == main_kind) {
+            continue;
+        }
+        const uint64_t waits = stats.waits * kind_samples.samples / lock_samples;
+        const uint64_t wait_ns =
+            static_cast<uint64_t>(static_cast<double>(stats.wait_ns) * static_cast<double>(kind_samples.samples) /
+                                  static_cast<double>(lock_samples));
+        waits_left -= waits;
+        wait_ns_left -= std::min(wait_ns, wait_ns_left);
+        add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
+    }
+    add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left, wait_ns_left, stats,
+              sampled);
+}
+
+}  // namespace
+
+struct Recorder::State {
+    userlock_bpf* skel = nullptr;
+    ring_buffer* ring = nullptr;
+    unwind::UserUnwinder unwinder;
+    DataSymbols data_symbols;
+    std::map<Key, KeySamples> samples;
+    uint64_t received = 0;
+    uint64_t unwound = 0;
+
+    ~State()
+    {
+        ring_buffer__free(ring);
+        userlock_bpf::destroy(skel);
+    }
+
+    void take(const ls_ulock_sample& sample)
+    {
+        ++received;
+        const unwind::UserRegs regs{sample.stack.regs.ip, sample.stack.regs.sp, sample.stack.regs.bp};
+        const std::span<const uint8_t> copy(sample.stack.data,
+                                            std::min<uint32_t>(sample.stack.size, LS_USER_STACK_BYTES));
+        const auto stack = unwinder.unwind(static_cast<pid_t>(sample.tgid), regs, copy, regs.sp);
+        const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
+                                       [](const auto& frame) { return !frame.function.empty(); });
+        unwound += named ? 1 : 0;
+        auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
+        const auto classification = classify(stack.frames);
+        ++key.classes[classification.wait_class];
+        const bool pi = sample.op & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
+        const bool mutex = classification.wait_class == WaitClass::lock && classification.kind == "pthread_mutex";
+        if ((pi || mutex) && sample.owner_tid != 0 && sample.owner_tid != sample.tid) {
+            key.owner_tids.insert(sample.owner_tid);
+        }
+        if (classification.wait_class == WaitClass::lock) {
+            auto& kind = key.lock_kinds[classification.kind];
+            ++kind.samples;
+            if (const auto caller = first_caller(stack.frames); !caller.empty()) {
+                ++kind.callers[caller];
+            }
+        }
+    }
+
+    static int on_sample(void* ctx, void* data, size_t size)
+    {
+        if (size >= sizeof(ls_ulock_sample)) {
+            ls_ulock_sample sample;
+            std::memcpy(&sample, data, sizeof(sample));
+            static_cast<State*>(ctx)->take(sample);
+        }
+        return 0;
+    }
+};
+
+Recorder::Recorder(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+Recorder::Recorder(Recorder&& other) noexcept = default;
+Recorder& Recorder::operator=(Recorder&& other) noexcept = default;
+Recorder::~Recorder() = default;
+
+Recorder Recorder::prepare(const Options& options)
+{
+    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32, "userlock_abi.h changed");
+    auto state = std::make_unique<State>();
+    state->skel = userlock_bpf::open();
+    if (state->skel == nullptr) {
+        throw Error("open BPF program", "userlock", errno, kRemedy);
+    }
+    auto* rodata = state->skel->rodata;
+    rodata->nr_futex = SYS_futex;
+    rodata->nr_futex_waitv = kFutexWaitv;
+    rodata->nr_futex_wait = kFutexWait;
+    rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
+    rodata->max_samples_per_sec = options.max_samples_per_sec;
+    if (const int err = userlock_bpf::load(state->skel); err != 0) {
+        throw Error("load BPF program", "userlock", -err, kRemedy);
+    }
+    const int targets = bpf_map__fd(state->skel->maps.targets);
+    for (pid_t tgid : options.tgids) {
+        const uint32_t key = static_cast<uint32_t>(tgid);
+        const uint8_t yes = 1;
+        if (bpf_map_update_elem(targets, &key, &yes, BPF_ANY) != 0) {
+            throw Error("add target process", "userlock targets", errno);
+        }
+    }
+    state->ring = ring_buffer__new(bpf_map__fd(state->skel->maps.samples), State::on_sample, state.get(), nullptr);
+    if (state->ring == nullptr) {
+        throw Error("open ring buffer", "userlock samples", errno);
+    }
+    return Recorder(std::move(state));
+}
+
+void Recorder::start()
+{
+    if (const int err = userlock_bpf::attach(state_->skel); err != 0) {
+        throw Error("attach tp_btf/sys_enter and sys_exit", "userlock", -err, kRemedy);
+    }
+}
+
+int Recorder::poll(int timeout_ms)
+{
+    const uint64_t before = state_->received;
+    const int err = ring_buffer__poll(state_->ring, timeout_ms);
+    if (err < 0 && err != -EINTR) {
+        throw Error("read ring buffer", "userlock samples", -err);
+    }
+    return static_cast<int>(state_->received - before);
+}
+
+void Recorder::stop()
+{
+    userlock_bpf::detach(state_->skel);
+    ring_buffer__consume(state_->ring);
+}
+
+Recording Recorder::read()
+{
+    ring_buffer__consume(state_->ring);
+    Recording out;
+    const auto& counters = state_->skel->bss->counters;
+    out.lost_keys = counters.lost_keys;
+    out.lost_samples = counters.lost_samples;
+    out.lost_inflight = counters.lost_inflight;
+    out.rate_limited = counters.rate_limited;
+    out.samples = state_->received;
+    out.samples_unwound = state_->unwound;
+
+    std::map<RowKey, RowBuilder> rows;
+    const int fd = bpf_map__fd(state_->skel->maps.waits);
+    ls_ulock_key key{};
+    ls_ulock_key next{};
+    const ls_ulock_key* previous = nullptr;
+    while (bpf_map_get_next_key(fd, previous, &next) == 0) {
+        key = next;
+        previous = &key;
+        ls_ulock_stats stats{};
+        if (bpf_map_lookup_elem(fd, &key, &stats) != 0) {
+            continue;
+        }
+        const pid_t tgid = static_cast<pid_t>(key.tgid);
+        const auto found = state_->samples.find({tgid, key.uaddr});
+        const auto* decided = found != state_->samples.end() ? most_common(found->second.classes) : nullptr;
+        if (decided == nullptr || *decided != WaitClass::lock) {
+            auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(*decided))];
+            ++left.addresses;
+            left.waits += stats.waits;
+            continue;
+        }
+        add_word(rows, tgid, found->second, stats, state_->data_symbols.lookup(tgid, key.uaddr));
+    }
+    for (auto& [id, builder] : rows) {
+        if (const auto* caller = most_common(builder.callers)) {
+            builder.row.caller = *caller;
+            builder.row.caller_samples = builder.callers[*caller];
+        }
+        out.locks.push_back(std::move(builder.row));
+    }
+    std::sort(out.locks.begin(), out.locks.end(),
+              [](const UserLock& a, const UserLock& b) { return a.wait_ns > b.wait_ns; });
+    return out;
+}
+
+std::size_t Recorder::in_flight() const
+{
+    const int fd = bpf_map__fd(state_->skel->maps.waiting);
+    std::size_t count = 0;
+    uint32_t tid = 0;
+    const uint32_t* previous = nullptr;
+    while (bpf_map_get_next_key(fd, previous, &tid) == 0) {
+        ++count;
+        previous = &tid;
+    }
+    return count;
+}
+
+int Recorder::enter_prog_fd() const
+{
+    return bpf_program__fd(state_->skel->progs.userlock_enter);
+}
+
+int Recorder::exit_prog_fd() const
+{
+    return bpf_program__fd(state_->skel->progs.userlock_exit);
+}
+
+}  // namespace lockscope::userlock

@@ -1,0 +1,101 @@
+// Records the user-space lock waits of target processes (bpf/userlock.bpf.c):
+// futex sleeps per (process, futex address), a bounded sample of them with
+// the waiter's user stack, unwound at once (while the process runs) with the
+// binaries' CFI. read() classifies each address by its samples' stacks and
+// names its lock; futex waits that are no lock waits (condition variables,
+// semaphores, the rest) are left out and counted.
+//
+// The user side is five calls: prepare, start, poll (as often as samples
+// should be drained), stop, read. Root, or CAP_BPF + CAP_PERFMON.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "userlock/classify.h"
+
+struct userlock_bpf;
+
+namespace lockscope::userlock {
+
+struct Options {
+    std::vector<pid_t> tgids;            // the processes whose waits are recorded
+    uint32_t sample_one_in = 16;         // after each address's first wait, 1 in this many
+    uint32_t max_samples_per_sec = 200;  // then at most this many stacks a second, over all targets
+};
+
+// One user lock (a row): its waits on every futex word it has, per kind.
+struct UserLock {
+    pid_t tgid = 0;
+    std::string name;         // "g_cache_lock", "pthread_mutex@Cache::get"
+    std::string name_source;  // "user-symbol", "user-caller", "unknown"
+    std::string module;       // the binary that holds a user-symbol lock
+    std::string kind;         // "pthread_mutex", "pthread_rwlock/r", "pthread_rwlock/w", "futex"
+    std::string caller;       // the first caller outside the locking library, most sampled
+    uint64_t waits = 0;
+    uint64_t wait_ns = 0;
+    uint64_t max_wait_ns = 0;
+    uint64_t samples = 0;
+    uint64_t caller_samples = 0;    // of them, those whose stack names `caller`
+    std::set<std::string> ops;      // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
+    std::set<uint32_t> owner_tids;  // holders seen by waiters (mutexes and PI futexes)
+};
+
+// Futex waits that are no lock waits, per reason: "condition",
+// "semaphore", "other" (no known function on the stack), "unsampled" (no
+// stack of the address was sampled).
+struct LeftOut {
+    uint64_t addresses = 0;
+    uint64_t waits = 0;
+};
+
+struct Recording {
+    std::vector<UserLock> locks;  // by wait time, longest first
+    std::map<std::string, LeftOut> left_out;
+    uint64_t samples = 0;          // stacks received
+    uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
+    uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
+    uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
+    uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
+    uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
+};
+
+class Recorder {
+public:
+    // Opens and loads the BPF program and fills its target set. Throws
+    // lockscope::Error with the reason and a remedy.
+    static Recorder prepare(const Options& options);
+
+    Recorder(Recorder&& other) noexcept;
+    Recorder& operator=(Recorder&& other) noexcept;
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+    ~Recorder();
+
+    void start();              // attaches to the syscall tracepoints
+    int poll(int timeout_ms);  // drains and unwinds samples; returns how many
+    void stop();               // detaches; read() still works
+    Recording read();          // classifies and names; needs the targets still running
+
+    // Waits being timed now (threads asleep in a futex).
+    std::size_t in_flight() const;
+
+    // The two BPF programs (sys_enter, sys_exit), for their run-time stats.
+    int enter_prog_fd() const;
+    int exit_prog_fd() const;
+
+    struct State;
+
+private:
+    explicit Recorder(std::unique_ptr<State> state) noexcept;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace lockscope::userlock

@@ -1,0 +1,455 @@
+// User-space lock waits of a program built without frame pointers, recorded
+// by collector/userlock: its two global pthread mutexes named by their
+// symbols, its heap std::mutex by the method that takes it, its
+// std::shared_mutex as a rwlock, its condition variable left out of lock
+// waits; and the wait counts per lock agree with an independent BPF
+// observer (futex_observer.bpf.c) within 2%.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "futex_observer_bpf.skel.h"
+#include "userlock/recorder.h"
+
+namespace {
+
+using lockscope::userlock::Recorder;
+using lockscope::userlock::Recording;
+using lockscope::userlock::UserLock;
+
+constexpr int kRunMs = 1500;
+constexpr int kObserved = 8;  // futex_observer.bpf.c's OBSERVED_RANGES
+
+struct LockRange {
+    uint64_t address = 0;
+    uint64_t bytes = 0;
+};
+
+// The test program, talked to through its stdin and stdout.
+class Program {
+public:
+    Program()
+    {
+        int to[2];
+        int from[2];
+        if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0) {
+            return;
+        }
+        pid_ = fork();
+        if (pid_ == 0) {
+            dup2(to[0], STDIN_FILENO);
+            dup2(from[1], STDOUT_FILENO);
+            const std::string ms = std::to_string(kRunMs);
+            execl(USERLOCK_PROG, USERLOCK_PROG, ms.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        close(to[0]);
+        close(from[1]);
+        in_ = to[1];
+        out_ = from[0];
+    }
+    ~Program()
+    {
+        close(in_);
+        if (pid_ > 0) {
+            int status = 0;
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            while (waitpid(pid_, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+                usleep(10 * 1000);
+            }
+            if (kill(pid_, 0) == 0) {
+                kill(pid_, SIGKILL);
+                waitpid(pid_, &status, 0);
+            }
+        }
+        close(out_);
+    }
+    Program(const Program&) = delete;
+    Program& operator=(const Program&) = delete;
+
+    pid_t pid() const { return pid_; }
+
+    // Closes its stdin, which tells it to exit; whether it did within 5 s.
+    bool finish()
+    {
+        close(in_);
+        in_ = -1;
+        int status = 0;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                pid_ = -1;
+                return true;
+            }
+            usleep(10 * 1000);
+        }
+        return false;
+    }
+    bool say(const char* line) const { return write(in_, line, strlen(line)) == static_cast<ssize_t>(strlen(line)); }
+
+    // A whole line if one arrives within timeout_ms, else false.
+    bool line(std::string& out, int timeout_ms)
+    {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+        for (;;) {
+            if (const auto nl = pending_.find('\n'); nl != std::string::npos) {
+                out = pending_.substr(0, nl);
+                pending_.erase(0, nl + 1);
+                return true;
+            }
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            pollfd fd{out_, POLLIN, 0};
+            char buf[256];
+            if (left.count() < 0 || poll(&fd, 1, static_cast<int>(left.count())) != 1) {
+                return false;
+            }
+            const ssize_t n = read(out_, buf, sizeof(buf));
+            if (n <= 0) {
+                return false;
+            }
+            pending_.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+
+private:
+    pid_t pid_ = -1;
+    int in_ = -1;
+    int out_ = -1;
+    std::string pending_;
+};
+
+struct ProgCost {
+    uint64_t run_ns = 0;
+    uint64_t runs = 0;
+};
+
+ProgCost cost_of(int prog_fd)
+{
+    bpf_prog_info info{};
+    uint32_t size = sizeof(info);
+    if (bpf_obj_get_info_by_fd(prog_fd, &info, &size) != 0) {
+        return {};
+    }
+    return {info.run_time_ns, info.run_cnt};
+}
+
+// Turns kernel.bpf_stats_enabled on while it lives, as it was afterwards.
+class BpfStats {
+public:
+    BpfStats()
+    {
+        std::ifstream("/proc/sys/kernel/bpf_stats_enabled") >> before_;
+        std::ofstream("/proc/sys/kernel/bpf_stats_enabled") << "1";
+    }
+    ~BpfStats() { std::ofstream("/proc/sys/kernel/bpf_stats_enabled") << before_; }
+
+private:
+    std::string before_ = "0";
+};
+
+struct Result {
+    std::string failure;
+    Recording recording;
+    std::map<std::string, LockRange> locks;    // as the program printed them
+    std::map<std::string, uint64_t> observed;  // futex waits the observer counted per lock
+    std::map<std::string, long> contended;     // as the program counted them
+    ProgCost enter, exit;
+    uint64_t in_flight_after = 0;  // timing entries left once the program has exited
+};
+
+Result run()
+{
+    Result r;
+    Program program;
+    std::string line;
+    while (program.line(line, 10000) && line != "ready") {
+        std::istringstream words(line);
+        std::string tag, name;
+        LockRange range;
+        words >> tag >> name >> std::hex >> range.address >> std::dec >> range.bytes;
+        if (tag == "lock") {
+            r.locks[name] = range;
+        }
+    }
+    if (line != "ready" || r.locks.size() > kObserved) {
+        r.failure = "the test program did not start";
+        return r;
+    }
+    BpfStats stats;
+    try {
+        Recorder recorder = Recorder::prepare({.tgids = {program.pid()}});
+        futex_observer_bpf* observer = futex_observer_bpf::open();
+        if (observer == nullptr) {
+            r.failure = "cannot open the observer";
+            return r;
+        }
+        observer->rodata->observed_tgid = static_cast<uint32_t>(program.pid());
+        observer->rodata->observed_syscall = SYS_futex;
+        std::vector<std::string> names;
+        if (futex_observer_bpf::load(observer) != 0) {
+            futex_observer_bpf::destroy(observer);
+            r.failure = "cannot load the observer";
+            return r;
+        }
+        for (const auto& [name, range] : r.locks) {
+            observer->bss->range_start[names.size()] = range.address;
+            observer->bss->range_bytes[names.size()] = range.bytes;
+            names.push_back(name);
+        }
+        if (futex_observer_bpf::attach(observer) != 0) {
+            futex_observer_bpf::destroy(observer);
+            r.failure = "cannot attach the observer";
+            return r;
+        }
+        recorder.start();
+        program.say("go\n");
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+        bool done = false;
+        while (!done && std::chrono::steady_clock::now() < deadline) {
+            recorder.poll(50);
+            while (program.line(line, 0)) {
+                std::istringstream words(line);
+                std::string tag, name;
+                long count = 0;
+                words >> tag >> name >> count;
+                if (tag == "contended") {
+                    r.contended[name] = count;
+                }
+                done = done || line == "done";
+            }
+        }
+        futex_observer_bpf::detach(observer);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            r.observed[names[i]] = observer->bss->range_waits[i];
+        }
+        futex_observer_bpf::destroy(observer);
+        if (!done) {
+            r.failure = "the test program did not finish";
+            return r;
+        }
+        r.enter = cost_of(recorder.enter_prog_fd());
+        r.exit = cost_of(recorder.exit_prog_fd());
+        r.recording = recorder.read();  // while the program still runs: its maps name the globals
+        if (!program.finish()) {
+            r.failure = "the test program did not exit";
+            return r;
+        }
+        r.in_flight_after = recorder.in_flight();
+        recorder.stop();
+    } catch (const lockscope::Error& e) {
+        r.failure = e.what();
+    }
+    return r;
+}
+
+std::vector<const UserLock*> rows_named(const Recording& recording, const std::string& name)
+{
+    std::vector<const UserLock*> rows;
+    for (const auto& lock : recording.locks) {
+        if (lock.name == name) {
+            rows.push_back(&lock);
+        }
+    }
+    return rows;
+}
+
+std::string describe(const Recording& recording)
+{
+    std::string out;
+    for (const auto& lock : recording.locks) {
+        char row[512];
+        std::snprintf(row, sizeof(row),
+                      "  %-32s %-18s %-12s waits %8llu  wait %8.3f ms  max %8.3f ms  samples %llu  caller %s (%llu)\n",
+                      lock.name.c_str(), lock.kind.c_str(), lock.name_source.c_str(),
+                      static_cast<unsigned long long>(lock.waits), lock.wait_ns / 1e6, lock.max_wait_ns / 1e6,
+                      static_cast<unsigned long long>(lock.samples), lock.caller.c_str(),
+                      static_cast<unsigned long long>(lock.caller_samples));
+        out += row;
+    }
+    for (const auto& [reason, left] : recording.left_out) {
+        out += "  left out (" + reason + "): " + std::to_string(left.waits) + " waits on " +
+               std::to_string(left.addresses) + " futex addresses\n";
+    }
+    return out;
+}
+
+class UserLocks : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        if (geteuid() == 0) {
+            result_ = new Result(run());
+            if (result_->failure.empty()) {
+                std::printf("user locks recorded:\n%s", describe(result_->recording).c_str());
+            }
+        }
+    }
+    static void TearDownTestSuite()
+    {
+        delete result_;
+        result_ = nullptr;
+    }
+    void SetUp() override
+    {
+        if (result_ == nullptr) {
+            GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
+        }
+        ASSERT_EQ(result_->failure, "");
+    }
+    static Result* result_;
+};
+
+Result* UserLocks::result_ = nullptr;
+
+TEST_F(UserLocks, GlobalMutexesAreNamedByTheirSymbols)
+{
+    for (const char* name : {"g_cache_lock", "g_stats_lock"}) {
+        const auto rows = rows_named(result_->recording, name);
+        ASSERT_EQ(rows.size(), 1u) << name << " is not one row:\n" << describe(result_->recording);
+        EXPECT_EQ(rows[0]->kind, "pthread_mutex");
+        EXPECT_EQ(rows[0]->name_source, "user-symbol");
+        EXPECT_EQ(rows[0]->module, "userlock_prog");
+        EXPECT_FALSE(rows[0]->owner_tids.empty()) << "no waiter saw the mutex's owner";
+    }
+}
+
+TEST_F(UserLocks, TheHeapMutexIsNamedByTheMethodThatTakesIt)
+{
+    const auto rows = rows_named(result_->recording, "pthread_mutex@Cache::get");
+    ASSERT_EQ(rows.size(), 1u) << describe(result_->recording);
+    EXPECT_EQ(rows[0]->kind, "pthread_mutex");
+    EXPECT_EQ(rows[0]->name_source, "user-caller");
+    EXPECT_EQ(rows[0]->caller, "Cache::get");
+}
+
+TEST_F(UserLocks, TheSharedMutexIsARwlockWithReadersAndWriters)
+{
+    const auto rows = rows_named(result_->recording, "g_table_lock");
+    std::set<std::string> kinds;
+    for (const auto* row : rows) {
+        kinds.insert(row->kind);
+    }
+    EXPECT_TRUE(kinds.count("pthread_rwlock/w")) << describe(result_->recording);
+    EXPECT_TRUE(kinds.count("pthread_rwlock/r")) << describe(result_->recording);
+    EXPECT_EQ(kinds.size(), rows.size()) << "only rwlock kinds, one row each";
+    for (const auto& kind : kinds) {
+        EXPECT_EQ(kind.rfind("pthread_rwlock/", 0), 0u) << kind;
+    }
+}
+
+TEST_F(UserLocks, TheConditionVariableIsLeftOutAndCounted)
+{
+    const auto& recording = result_->recording;
+    EXPECT_TRUE(rows_named(recording, "g_queue_cv").empty()) << describe(recording);
+    // The mutex a woken waiter re-takes is a lock like any other.
+    for (const auto* row : rows_named(recording, "g_queue_mutex")) {
+        EXPECT_EQ(row->kind, "pthread_mutex");
+    }
+    const auto condition = recording.left_out.find("condition");
+    ASSERT_NE(condition, recording.left_out.end()) << describe(recording);
+    EXPECT_GT(condition->second.waits, 0u);
+    // The observer counts the condition variable's futex waits too.
+    EXPECT_GE(condition->second.waits, result_->observed.at("g_queue_cv"));
+}
+
+TEST_F(UserLocks, WaitCountsAgreeWithAnIndependentObserverWithinTwoPercent)
+{
+    const std::map<std::string, std::string> rows_of = {{"g_cache_lock", "g_cache_lock"},
+                                                        {"g_stats_lock", "g_stats_lock"},
+                                                        {"Cache::get", "pthread_mutex@Cache::get"},
+                                                        {"g_table_lock", "g_table_lock"}};
+    for (const auto& [lock, row_name] : rows_of) {
+        uint64_t recorded = 0;
+        for (const auto* row : rows_named(result_->recording, row_name)) {
+            recorded += row->waits;
+        }
+        const uint64_t observed = result_->observed.at(lock);
+        const long contended = result_->contended.count(lock) ? result_->contended.at(lock) : -1;
+        std::printf("%-14s recorded %7llu  observed %7llu  contended lock attempts (program) %7ld\n", lock.c_str(),
+                    static_cast<unsigned long long>(recorded), static_cast<unsigned long long>(observed), contended);
+        EXPECT_GE(observed, 100u) << lock << ": too few waits for the comparison to mean anything";
+        const double diff = recorded > observed ? double(recorded - observed) : double(observed - recorded);
+        EXPECT_LE(diff, 0.02 * double(observed)) << lock << ": recorded " << recorded << ", observed " << observed;
+    }
+}
+
+// Built without frame pointers, the program's functions are still found
+// above glibc's lock code in almost every sampled stack.
+TEST_F(UserLocks, TheWaitingFunctionIsNamedInNineOfTenSampledStacks)
+{
+    const std::map<std::string, std::string> callers = {
+        {"g_cache_lock", "update_cache"}, {"g_stats_lock", "record_stats"}, {"pthread_mutex@Cache::get", "Cache::get"}};
+    for (const auto& [name, caller] : callers) {
+        const auto rows = rows_named(result_->recording, name);
+        ASSERT_EQ(rows.size(), 1u) << name;
+        EXPECT_EQ(rows[0]->caller, caller);
+        EXPECT_GE(rows[0]->caller_samples * 10, rows[0]->samples * 9)
+            << name << ": " << rows[0]->caller_samples << " of " << rows[0]->samples << " samples name " << caller;
+    }
+    for (const auto* row : rows_named(result_->recording, "g_table_lock")) {
+        EXPECT_EQ(row->caller, row->kind == "pthread_rwlock/r" ? "lookup_table" : "update_table");
+        EXPECT_GE(row->caller_samples * 10, row->samples * 9) << row->kind;
+    }
+}
+
+// Threads killed inside a wait by their process's exit (the program exits
+// with two threads asleep on a mutex) still pass the syscall's exit: no
+// timing entry is left behind to fill the map over a long recording.
+TEST_F(UserLocks, NoWaitIsLeftInFlightOnceTheThreadsAreGone)
+{
+    EXPECT_EQ(result_->in_flight_after, 0u);
+}
+
+TEST_F(UserLocks, NothingWasLostAndSampledStacksWereUnwound)
+{
+    const auto& recording = result_->recording;
+    EXPECT_EQ(recording.lost_keys, 0u);
+    EXPECT_EQ(recording.lost_inflight, 0u);
+    EXPECT_GT(recording.samples, 0u);
+    EXPECT_GE(recording.samples_unwound * 10, recording.samples * 9)
+        << recording.samples_unwound << " of " << recording.samples << " sampled stacks named a frame";
+    std::printf("samples: %llu (%llu unwound to a named frame), %llu over the rate cap, %llu lost\n",
+                static_cast<unsigned long long>(recording.samples),
+                static_cast<unsigned long long>(recording.samples_unwound),
+                static_cast<unsigned long long>(recording.rate_limited),
+                static_cast<unsigned long long>(recording.lost_samples));
+}
+
+TEST_F(UserLocks, PrintsTheCostPerWait)
+{
+    const auto& r = *result_;
+    uint64_t waits = 0;
+    for (const auto& lock : r.recording.locks) {
+        waits += lock.waits;
+    }
+    for (const auto& [reason, left] : r.recording.left_out) {
+        waits += left.waits;
+    }
+    const auto per = [](uint64_t ns, uint64_t n) { return n != 0 ? double(ns) / double(n) : 0.0; };
+    std::printf(
+        "cost (kernel.bpf_stats_enabled; every syscall of the machine passes both programs): sys_enter %llu "
+        "runs, %.0f ns each; sys_exit %llu runs, %.0f ns each; both, per recorded futex wait (%llu waits): %.0f ns\n",
+        static_cast<unsigned long long>(r.enter.runs), per(r.enter.run_ns, r.enter.runs),
+        static_cast<unsigned long long>(r.exit.runs), per(r.exit.run_ns, r.exit.runs),
+        static_cast<unsigned long long>(waits), per(r.enter.run_ns + r.exit.run_ns, waits));
+    SUCCEED();
+}
+
+}  // namespace
