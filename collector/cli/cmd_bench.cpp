@@ -74,7 +74,7 @@ const char* const kUsage =
 
 constexpr const char* kExamples =
     "  lockscope bench --lock pthread_mutex,mutex -t 1-4\n"
-    "  lockscope bench --lock rwsem@4.2,rwsem@4.7 -t 4 --release-window 200 -o rwsem.lockscope\n"
+    "  lockscope bench --lock rwsem@4.2,rwsem@4.8 -t 4 --release-window 200 -o rwsem.lockscope\n"
     "  lockscope bench --lock mutex --oracle bpf -F markdown";
 
 po::options_description describe(BenchArgs& a)

@@ -14,8 +14,8 @@ namespace lockscope::cli {
 namespace {
 
 constexpr const char* kDefaultExitStatus =
-    "exit status: 0 done, 1 failure (say, an unreadable session or missing "
-    "privileges), 2 usage error (a bad option or value, a missing file)";
+    "exit status: 0 done, 1 failure (an unreadable session, missing privileges, ...),\n"
+    "             2 usage error (a bad option or value, a missing file)";
 
 // "0-3,8" or "1,2,4": each item a number or an ascending range. `what`
 // names the option in errors.
@@ -147,8 +147,9 @@ Args rewrite_old_spellings(const Args& args, const char* command, std::initializ
         }
         if (args[i] == match->spelling)
             i++;
-        std::fprintf(stderr, "lockscope %s: note: %s %s is read as %s %s (%s now has perf lock contention's meaning)\n",
-                     command, match->spelling, value.c_str(), match->replacement, value.c_str(), match->spelling);
+        std::fprintf(stderr, "lockscope %s: note: %s %s is read as %s %s (in perf, %s is another option: write %s)\n",
+                     command, match->spelling, value.c_str(), match->replacement, value.c_str(), match->spelling,
+                     match->replacement);
         out.push_back(match->replacement);
         out.push_back(value);
     }

@@ -82,6 +82,48 @@ nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, boo
     return j;
 }
 
+// One row of "locks": the row's names, counters and, by lock or instance,
+// its holders and cgroups.
+nlohmann::ordered_json row_json(const Report& rep, const ReportRow& r, uint32_t period)
+{
+    nlohmann::ordered_json row;
+    row["name"] = r.name;
+    row["kind"] = r.kind;
+    row["mode"] = r.mode;
+    row["caller"] = r.caller;
+    row["callers"] = r.callers;  // distinct callers seen (0 where the row is not a lock or a kind)
+    row["name_source"] = r.name_source;
+    row["instances"] = r.instances;
+    if (rep.by == GroupBy::Instance) {
+        row["instance"] = r.instance;
+        row["detail"] = r.detail;
+    }
+    row.update(counters_json(r.counters, period, rep.wait_parts_split));
+    row["share_of_wait"] = r.share_of_wait;
+    if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
+        auto holders = nlohmann::ordered_json::array();
+        for (const HolderShare& h : r.holders)
+            holders.push_back({{"stack", h.frames},
+                               {"state", h.state},
+                               {"samples", h.samples},
+                               {"wait_ns", h.wait_ns},
+                               {"share", h.share},
+                               {"share_of", h.on_cpu() ? "on_cpu_samples" : "wait"}});
+        row["holders"] = std::move(holders);
+        row["holder_samples"] = r.holder_samples;
+        row["holder_oncpu_samples"] = r.holder_oncpu_samples;
+        auto tasks = nlohmann::ordered_json::array();
+        for (const HolderTaskShare& ht : r.holder_tasks)
+            tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});
+        row["holder_tasks"] = std::move(tasks);
+        auto cgroups = nlohmann::ordered_json::array();
+        for (const auto& [path, samples] : r.cgroups)
+            cgroups.push_back({{"cgroup", path}, {"samples", samples}});
+        row["cgroups"] = std::move(cgroups);
+    }
+    return row;
+}
+
 }  // namespace
 
 std::string format_json(const Report& rep)
@@ -89,6 +131,7 @@ std::string format_json(const Report& rep)
     nlohmann::ordered_json j;
     j["session"] = rep.session;
     j["group_by"] = group_by_name(rep.by);
+    j["sort"] = row_sort_name(rep.sort);  // the rows' order (-k)
     j["notes"] = rep.notes;
     const ReportTotals& t = rep.totals;
     const uint32_t period = report_period(rep);
@@ -122,44 +165,8 @@ std::string format_json(const Report& rep)
     }
     j["totals"] = totals;
     auto locks = nlohmann::ordered_json::array();
-    for (const ReportRow& r : rep.rows) {
-        nlohmann::ordered_json row;
-        row["name"] = r.name;
-        row["kind"] = r.kind;
-        row["mode"] = r.mode;
-        row["caller"] = r.caller;
-        row["callers"] = r.callers;  // distinct callers seen (0 where the row is not a lock or a kind)
-        row["name_source"] = r.name_source;
-        row["instances"] = r.instances;
-        if (rep.by == GroupBy::Instance) {
-            row["instance"] = r.instance;
-            row["detail"] = r.detail;
-        }
-        row.update(counters_json(r.counters, period, rep.wait_parts_split));
-        row["share_of_wait"] = r.share_of_wait;
-        if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
-            auto holders = nlohmann::ordered_json::array();
-            for (const HolderShare& h : r.holders)
-                holders.push_back({{"stack", h.frames},
-                                   {"state", h.state},
-                                   {"samples", h.samples},
-                                   {"wait_ns", h.wait_ns},
-                                   {"share", h.share},
-                                   {"share_of", h.on_cpu() ? "on_cpu_samples" : "wait"}});
-            row["holders"] = std::move(holders);
-            row["holder_samples"] = r.holder_samples;
-            row["holder_oncpu_samples"] = r.holder_oncpu_samples;
-            auto tasks = nlohmann::ordered_json::array();
-            for (const HolderTaskShare& ht : r.holder_tasks)
-                tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});
-            row["holder_tasks"] = std::move(tasks);
-            auto cgroups = nlohmann::ordered_json::array();
-            for (const auto& [path, samples] : r.cgroups)
-                cgroups.push_back({{"cgroup", path}, {"samples", samples}});
-            row["cgroups"] = std::move(cgroups);
-        }
-        locks.push_back(std::move(row));
-    }
+    for (const ReportRow& r : rep.rows)
+        locks.push_back(row_json(rep, r, period));
     j["locks"] = std::move(locks);
     j["rows_total"] = rep.rows_total;
     auto chains = nlohmann::ordered_json::array();
