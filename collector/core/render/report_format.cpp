@@ -371,10 +371,9 @@ void table_legend(std::ostringstream& out, const Report& rep, uint32_t period, b
     if (rep.rows_total > rep.rows.size())
         out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by " << row_sort_name(rep.sort)
             << ")\n";
-    out << wrap_text(std::string(fitted ? "cont: contentions; " : "") +
-                         "fail% = spin failures / spin attempts; the wait's parts, adding up to 100%: spin% "
-                         "spinning on CPU, que% queued on CPU, slp% asleep, run% runnable (switched out, not "
-                         "running); mean and max are per contention" +
+    out << wrap_text(std::string("fail% = spin failures / spin attempts; ") + (fitted ? "cont: contentions; " : "") +
+                         "the wait's parts, adding up to 100%: spin% spinning on CPU, que% queued on CPU, slp% "
+                         "asleep, run% runnable (switched out, not running); mean and max are per contention" +
                          (fitted ? "; sleeps: --wide or --format json." : "."),
                      "", 0, kTextWidth);
     if (!rep.wait_parts_split)
