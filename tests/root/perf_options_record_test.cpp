@@ -3,6 +3,7 @@
 // runs. Checked on the per-thread totals a session keeps, against a pipe
 // workload whose threads are pinned one per CPU.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -29,6 +30,19 @@ struct Workload {
     }
 };
 
+// The one CPU a thread may run on, or -1.
+int pinned_cpu(uint32_t tid)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(pid_t(tid), sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+        return -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            return cpu;
+    return -1;
+}
+
 // The threads of `tgid` that contended in a recording with these options.
 std::set<uint32_t> contending_threads(std::vector<std::string> options, uint32_t tgid)
 {
@@ -52,7 +66,7 @@ TEST(PerfOptionsRecord, TidRecordsThatThreadOnly)
     Workload w;
     const uint32_t tgid = uint32_t(w.process.pid());
     const std::set<uint32_t> workers = contending_threads({"-p", std::to_string(tgid)}, tgid);
-    ASSERT_EQ(workers.size(), 2u) << "both workers contend";
+    ASSERT_GE(workers.size(), 2u) << "the workers contend";
     const uint32_t one = *workers.begin();
     EXPECT_EQ(contending_threads({"--tid", std::to_string(one)}, tgid), std::set<uint32_t>{one});
 }
@@ -64,13 +78,22 @@ TEST(PerfOptionsRecord, CpuKeepsTheWaitsThatBeginOnThoseCpus)
         GTEST_SKIP() << "needs two CPUs, one per pinned worker";
     Workload w;
     const uint32_t tgid = uint32_t(w.process.pid());
-    // Each worker is pinned to its own CPU: -C 0 and -C 1 each see one.
+    // A thread pinned to one CPU begins all its waits there: -C 0 sees the
+    // threads pinned to CPU 0, never those pinned to CPU 1.
     const std::set<uint32_t> on0 = contending_threads({"-C", "0"}, tgid);
     const std::set<uint32_t> on1 = contending_threads({"--cpu", "1"}, tgid);
-    EXPECT_EQ(on0.size(), 1u);
-    EXPECT_EQ(on1.size(), 1u);
-    EXPECT_NE(on0, on1);
-    EXPECT_EQ(contending_threads({"-C", "0,1"}, tgid).size(), 2u);
+    size_t pinned = 0;
+    for (const std::set<uint32_t>* seen : {&on0, &on1})
+        for (uint32_t tid : *seen) {
+            const int cpu = pinned_cpu(tid);
+            if (cpu < 0)
+                continue;  // free to run anywhere: may begin waits on both
+            pinned++;
+            EXPECT_EQ(cpu, seen == &on0 ? 0 : 1) << "thread " << tid << " is pinned to CPU " << cpu;
+        }
+    EXPECT_GE(pinned, 2u) << "the workload pins its workers";
+    EXPECT_FALSE(on0.empty());
+    EXPECT_FALSE(on1.empty());
 }
 
 TEST(PerfOptionsRecord, AllCpusWithACommandRecordsEveryProcess)
@@ -95,7 +118,7 @@ TEST(PerfOptionsRecord, AllCpusWithACommandRecordsEveryProcess)
                     out.insert(t.pid);
         return out;
     };
-    EXPECT_EQ(threads({"-a"}).size(), 2u);
+    EXPECT_GE(threads({"-a"}).size(), 2u);
     EXPECT_TRUE(threads({}).empty());
 }
 
