@@ -12,6 +12,10 @@
 
 namespace lockscope::cli {
 
+constexpr const char* kExamples =
+    "  lockscope diff before.lockscope after.lockscope\n"
+    "  lockscope diff base.lockscope patched.lockscope --fail-on worse --format json > diff.json";
+
 int cmd_diff(const Args& args)
 {
     std::string file_a, file_b, format = "text", fail_on, runs_a, runs_b;
@@ -34,24 +38,23 @@ int cmd_diff(const Args& args)
     positional.add("a", 1).add("b", 1);
     po::variables_map vm;
     if (!parse(args, visible, all, positional, vm,
-               {"usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--fail-on worse|any-change]\n"
-                "                        [--runs-a GLOB] [--runs-b GLOB] [--pair NAME_A=NAME_B]...\n\n"
-                "Compares session B with baseline A: kernel, config, CPU and workload differences\n"
-                "first, then totals and every lock matched by name, kind and mode, each with both\n"
-                "values, the relative change, its confidence interval, a p-value and a verdict\n"
-                "(better, worse, higher, lower, no significant difference, not enough data).\n"
-                "With 3 or more runs per side (record --repeat N) run means are compared with\n"
-                "Welch's t-test; otherwise interval samples with Mann-Whitney U (tentative).\n\n"
-                "Policies diff like kernels: two bench sessions of one lock each are compared\n"
-                "lock to lock (rwsem@4.2 vs rwsem@4.7-hacked); in one session of interleaved\n"
-                "variants, select each side's runs by label:\n"
-                "  lockscope diff s.lockscope s.lockscope --runs-a 'rwsem@4.7-hacked *' \\\n"
-                "                                         --runs-b 'rwsem@4.2 *'\n"
-                "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.",
-                "  lockscope diff before.lockscope after.lockscope\n"
-                "  lockscope diff base.lockscope patched.lockscope --fail-on worse --format json > diff.json",
-                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
-                "             3 --fail-on tripped (verdicts after Holm's correction)"}))
+               "usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--fail-on worse|any-change]\n"
+               "                        [--runs-a GLOB] [--runs-b GLOB] [--pair NAME_A=NAME_B]...\n\n"
+               "Compares session B with baseline A: kernel, config, CPU and workload differences\n"
+               "first, then totals and every lock matched by name, kind and mode, each with both\n"
+               "values, the relative change, its confidence interval, a p-value and a verdict\n"
+               "(better, worse, higher, lower, no significant difference, not enough data).\n"
+               "With 3 or more runs per side (record --repeat N) run means are compared with\n"
+               "Welch's t-test; otherwise interval samples with Mann-Whitney U (tentative).\n\n"
+               "Policies diff like kernels: two bench sessions of one lock each are compared\n"
+               "lock to lock (rwsem@4.2 vs rwsem@4.7-hacked); in one session of interleaved\n"
+               "variants, select each side's runs by label:\n"
+               "  lockscope diff s.lockscope s.lockscope --runs-a 'rwsem@4.7-hacked *' \\\n"
+               "                                         --runs-b 'rwsem@4.2 *'\n"
+               "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
+               "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
+               "             3 --fail-on tripped (verdicts after Holm's correction)",
+               kExamples))
         return kExitOk;
     if (file_a.empty() || file_b.empty())
         throw UsageError("needs two session files: lockscope diff A B");

@@ -89,6 +89,18 @@ bool parse(const Args& args, const po::options_description& visible, const po::o
     return true;
 }
 
+bool parse(const Args& args, const po::options_description& visible, const po::options_description& all,
+           const po::positional_options_description& positional, po::variables_map& vm, const char* usage,
+           const char* examples)
+{
+    const std::string text = usage;
+    const size_t exit = text.find("\n\nexit status:");
+    const std::string description = text.substr(0, exit),
+                      exit_status = exit == std::string::npos ? "" : text.substr(exit + 2);
+    return parse(args, visible, all, positional, vm,
+                 {description.c_str(), examples, exit_status.empty() ? nullptr : exit_status.c_str()});
+}
+
 bool is_output_format(const std::string& value)
 {
     for (const char* f : {"text", "json", "csv", "markdown", "chrome-trace", "folded", "pprof"})

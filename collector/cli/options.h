@@ -34,6 +34,11 @@ bool parse(const Args& args, const po::options_description& visible, const po::o
            const po::positional_options_description& positional, po::variables_map& vm, const HelpText& help,
            bool allow_trailing = false, std::vector<std::string>* trailing = nullptr);
 
+// The same, for a usage text that ends with its own "exit status:" paragraph.
+bool parse(const Args& args, const po::options_description& visible, const po::options_description& all,
+           const po::positional_options_description& positional, po::variables_map& vm, const char* usage,
+           const char* examples);
+
 // An old spelling that still works: `spelling VALUE` (or `spellingVALUE`)
 // becomes `--replacement VALUE` when `accepts(VALUE)`, with a one-line note
 // on stderr, so that scripts keep working while the short option takes
