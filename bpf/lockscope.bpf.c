@@ -47,6 +47,10 @@ extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
 const volatile __u32 targ_tree = 0;     /* 1: targ_tgid and every process created under it */
 const volatile __u32 targ_kinds = 0;    /* record --kind: 1 << ls_kind_bit() of the kinds kept; 0: all */
+const volatile __u32 targ_tid = 0;      /* record --tid: only this thread; 0: every thread */
+/* record -C/--cpu: only waits that begin on these CPUs (a bit per CPU); 0: all */
+const volatile __u32 targ_cpus = 0;
+const volatile __u64 targ_cpu_mask[LS_MAX_CPU_MASK_WORDS] = {};
 /* record --cgroup: tasks in these cgroups v2 or below them; 0 cgroups: all */
 const volatile __u32 targ_cgroups = 0;
 const volatile __u64 targ_cgroup_ids[LS_MAX_CGROUPS] = {};
@@ -710,11 +714,27 @@ static __always_inline bool traced_cgroup(void)
 	return false;
 }
 
-/* The CPU's state when the running task is traced (the -p/command and
- * --cgroup filters), else NULL. */
+/* A wait that begins on this CPU is kept (record -C): as in perf lock
+ * contention, the CPU of a wait's first begin decides; its later phases and
+ * its end count wherever the task runs then. */
+static __always_inline bool traced_begin_cpu(void)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+
+	if (!targ_cpus)
+		return true;
+	if (cpu >= LS_MAX_CPU_MASK_WORDS * 64)
+		return false;
+	return (targ_cpu_mask[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* The CPU's state when the running task is traced (the -p/command, --tid
+ * and --cgroup filters), else NULL. */
 static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 {
 	if (!traced_process(pid_tgid >> 32))
+		return 0;
+	if (targ_tid && (u32)pid_tgid != targ_tid)
 		return 0;
 	if (targ_cgroups && !traced_cgroup())
 		return 0;
@@ -760,6 +780,12 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 	if (!ts) {
 		cnt->lost_task_storage++;
 		return;
+	}
+	if (!traced_begin_cpu()) {
+		/* a later phase of a wait begun on a traced CPU goes on */
+		ep = ls_top(ts);
+		if (!ep || ep->lock != lock)
+			return;
 	}
 	timed = begin_timed(hot, ts, lock);
 	if (timed)

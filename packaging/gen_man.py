@@ -21,18 +21,31 @@ def esc(text):
 
 
 def term(t):
-    """'-o [ --output ] arg' with the options bold and the argument italic."""
-    parts = re.split(r"(\(=[^)]*\)|(?<![\w-])--?[A-Za-z0-9][\w-]*|\barg\b|<[^>]+>)", t)
+    """'-o [ --output ] arg' as '-o, --output VALUE', the options bold and the value italic."""
+    parts = re.split(r"(\(default: [^)]*\)|(?<![\w-])--?[A-Za-z0-9][\w-]*|\bVALUE\b|<[^>]+>)",
+                     help_text.Help.man_term(t))
     out = ""
     for p in parts:
-        if p.startswith("(="):
+        if p.startswith("(default: "):
             out += esc(p)
         elif re.fullmatch(r"--?[A-Za-z0-9][\w-]*", p):
             out += "\\fB" + esc(p) + "\\fR"
-        elif p == "arg" or p.startswith("<"):
+        elif p == "VALUE" or p.startswith("<"):
             out += "\\fI" + esc(p) + "\\fR"
         else:
             out += esc(p)
+    return out
+
+
+def exit_status(text):
+    """'0 done, 1 failure (...), 2 usage error' as one tagged paragraph per code."""
+    out = [".SH EXIT STATUS"]
+    text = " ".join(text.split())
+    for m in re.finditer(r"(?:^|[,;]\s*)(?:([a-z][\w -]*?):\s*)?(\d+)\s+((?:[^,;(]|\([^)]*\))+)", text):
+        what = m.group(3).strip()
+        if m.group(1):
+            what += " (" + m.group(1).strip() + ")"
+        out += [".TP", "\\fB%s\\fR" % m.group(2), esc(what)]
     return out
 
 
@@ -50,7 +63,7 @@ def paragraphs(text):
     return out
 
 
-def page(name, summary, version, help_, see_also, extra=(), examples=()):
+def page(name, summary, version, help_, see_also, extra=()):
     out = ['.TH %s 1 "" "lockscope %s" "User Commands"' % (name.upper(), version),
            ".SH NAME", "%s \\- %s" % (esc(name), esc(summary)),
            ".SH SYNOPSIS", ".nf"] + [esc(u) for u in help_.usage] + [".fi"]
@@ -62,9 +75,13 @@ def page(name, summary, version, help_, see_also, extra=(), examples=()):
         for t, text in help_.options:
             # .br: a short tag would otherwise share its line with the text.
             out += [".TP", term(t), ".br", esc(text)]
-    if help_.rest:
-        out += [".SH NOTES"] + paragraphs(help_.rest)
-    out += list(examples)
+    sections = help_.sections()
+    if sections["notes"]:
+        out += [".SH NOTES"] + paragraphs(sections["notes"])
+    if sections["exit status"]:
+        out += exit_status(sections["exit status"])
+    if sections["examples"]:
+        out += [".SH EXAMPLES", ".nf", esc(sections["examples"]), ".fi"]
     out += [".SH SEE ALSO", ", ".join("\\fB%s\\fR(1)" % esc(s) for s in see_also)]
     return "\n".join(out) + "\n"
 
@@ -99,11 +116,11 @@ def main():
     for c, summary in commands:
         listing += [".TP", "\\fBlockscope %s\\fR" % esc(c), "%s; see \\fBlockscope\\-%s\\fR(1)." % (esc(summary), esc(c))]
     main_help.description = main_help.description.split("\ncommands:\n", 1)[0].split("commands:\n", 1)[0]
-    main_help.rest = ""
-    main_help.options = [["-h [ --help ]", "show this help"], ["--version", "print the version and exit"]]
-    trailer = help_text.run_help([a.lockscope, "--help"]).split("\n\n")[-1]
+    main_help.options = [["-h, --help", "show this help"], ["--version", "print the version and exit"]]
+    # What follows the command list: the pointer to --help, exit status, examples.
+    main_help.rest = help_text.run_help([a.lockscope, "--help"]).split("\ncommands:\n", 1)[1].split("\n\n", 1)[1]
     write(a.out, "lockscope", page("lockscope", help_text.tagline(a.lockscope), a.version, main_help, pages,
-                                   listing, [".SH EXAMPLES"] + paragraphs(trailer)))
+                                   listing))
     for c, summary in commands:
         h = help_text.Help(help_text.run_help([a.lockscope, c, "--help"]))
         write(a.out, "lockscope-" + c, page("lockscope-" + c, summary, a.version, h,

@@ -64,6 +64,26 @@ class Help:
         self.rest = "\n".join(lines[i:]).strip("\n")
 
     @staticmethod
+    def man_term(term):
+        """'-o [ --output ] arg (=x)' as a man page shows it: '-o, --output VALUE (default: x)'."""
+        t = re.sub(r"^(%s) \[ (%s) \]" % (SPELLING, SPELLING), r"\1, \2", term)
+        t = re.sub(r"\barg\b", "VALUE", t)
+        return re.sub(r"\(=([^)]*)\)", r"(default: \1)", t)
+
+    def sections(self):
+        """What follows the options, as {'exit status': text, 'examples': text, 'notes': text}."""
+        out = {"exit status": "", "examples": "", "notes": ""}
+        for block in re.split(r"\n\s*\n", self.rest.strip("\n")):
+            head = block.split("\n", 1)[0].lower()
+            if head.startswith("exit status:"):
+                out["exit status"] = block.split(":", 1)[1].strip()
+            elif head.startswith("examples:"):
+                out["examples"] = block.split("\n", 1)[1] if "\n" in block else ""
+            elif block.strip():
+                out["notes"] += ("\n\n" if out["notes"] else "") + block
+        return out
+
+    @staticmethod
     def spellings(term):
         """'--qemu arg (=qemu-system-x86_64)' -> ['--qemu']: not what a default holds."""
         return re.findall(SPELLING, re.sub(r"\(=[^)]*\)|<[^>]+>", "", term))

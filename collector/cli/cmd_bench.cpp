@@ -34,7 +34,7 @@ namespace rb = reflock::harness;
 
 struct BenchArgs {
     std::vector<std::string> locks;
-    std::string threads = "2";
+    TargetArgs target;  // -t/--threads: the counts to sweep
     // Signed, so that "--cs=-5" is reported as -5 rather than wrapped.
     long long critical_ns = 1000, outside_ns = 1000, read_pct = 0, release_window_ns = 0, repeat = 5;
     double duration_s = 2, interval_s = 0.5, wait_for_tracer_s = 0;
@@ -72,15 +72,20 @@ const char* const kUsage =
     "one session run per (lock, threads, repeat) for 'lockscope report', and each run's\n"
     "handoffs in the session's meta bench.handoffs.";
 
+constexpr const char* kExamples =
+    "  lockscope bench --lock pthread_mutex,mutex -t 1-4\n"
+    "  lockscope bench --lock rwsem@4.2,rwsem@4.8 -t 4 --release-window 200 -o rwsem.lockscope\n"
+    "  lockscope bench --lock mutex --oracle bpf -F markdown";
+
 po::options_description describe(BenchArgs& a)
 {
     po::options_description d("options");
     d.add_options()("help,h", "show this help")("list-locks", "print every lock variant, one per line, and exit")(
         "lock,l", po::value(&a.locks)->composing(),
         "lock variant (repeatable, or a comma list); "
-        "default pthread_mutex,mutex")("threads,t", po::value(&a.threads)->default_value("2"),
-                                       "threads: N, a list 1,2,4 or a range 1-8")(
-        "cs", po::value(&a.critical_ns)->default_value(1000), "critical section length, ns of work")(
+        "default pthread_mutex,mutex");
+    add_target_options(d, a.target, TargetParts::ThreadsOnly);
+    d.add_options()("cs", po::value(&a.critical_ns)->default_value(1000), "critical section length, ns of work")(
         "outside", po::value(&a.outside_ns)->default_value(1000), "work between acquisitions, ns")(
         "read-pct", po::value(&a.read_pct)->default_value(0), "share of acquisitions taken shared, 0-100")(
         "release-window", po::value(&a.release_window_ns)->default_value(0),
@@ -96,42 +101,6 @@ po::options_description describe(BenchArgs& a)
         "'lockscope record -p PID' (so a recording sees every run from its start)")(
         "format,F", po::value(&a.format)->default_value("text"), "text, json or markdown");
     return d;
-}
-
-// "4", "1,2,4", "1-8", or a mix; every count at least 1.
-std::vector<unsigned> parse_threads(const std::string& spec)
-{
-    std::vector<unsigned> out;
-    auto number = [&](const std::string& s) {
-        size_t used = 0;
-        long long v = -1;
-        try {
-            v = std::stoll(s, &used);
-        } catch (const std::exception&) {
-        }
-        if (s.empty() || used != s.size())
-            throw UsageError("--threads: '" + s + "' is not a number (use N, 1,2,4 or 1-8)");
-        if (v < 1 || v > 1024)
-            throw UsageError("--threads: " + s + " is out of range (1 to 1024)");
-        return unsigned(v);
-    };
-    size_t start = 0;
-    while (start <= spec.size()) {
-        const size_t comma = std::min(spec.find(',', start), spec.size());
-        const std::string item = spec.substr(start, comma - start);
-        const size_t dash = item.find('-', 1);  // from 1: "-3" is a negative number, not a range
-        if (dash == std::string::npos) {
-            out.push_back(number(item));
-        } else {
-            const unsigned lo = number(item.substr(0, dash)), hi = number(item.substr(dash + 1));
-            if (lo > hi)
-                throw UsageError("--threads: range " + item + " runs backwards");
-            for (unsigned t = lo; t <= hi; t++)
-                out.push_back(t);
-        }
-        start = comma + 1;
-    }
-    return out;
 }
 
 std::vector<std::string> split_locks(const std::vector<std::string>& given)
@@ -190,20 +159,9 @@ void wait_for_tracer(double timeout_s)
     }
 }
 
-}  // namespace
-
-int cmd_bench(const Args& args)
+// Values the options' types cannot check.
+void check_args(BenchArgs& a, const po::variables_map& vm)
 {
-    BenchArgs a;
-    const po::options_description visible = describe(a);
-    po::variables_map vm;
-    if (!parse(args, visible, visible, {}, vm, kUsage))
-        return kExitOk;
-    if (vm.count("list-locks")) {
-        for (const std::string& name : rb::every_lock_name())
-            std::printf("%s\n", name.c_str());
-        return kExitOk;
-    }
     if (a.format != "text" && a.format != "json" && a.format != "markdown")
         throw UsageError("--format must be text, json or markdown, not '" + a.format + "'");
     if (a.critical_ns < 0 || a.outside_ns < 0 || a.release_window_ns < 0)
@@ -222,13 +180,14 @@ int cmd_bench(const Args& args)
         throw UsageError("--interval must be at least 0.001 seconds and at most the duration");
     if (vm.count("wait-for-tracer") && !(a.wait_for_tracer_s > 0 && a.wait_for_tracer_s <= 86400))
         throw UsageError("--wait-for-tracer must be more than 0 and at most 86400 seconds");
+}
 
-    const std::vector<std::string> lock_names = split_locks(a.locks);
-    const std::vector<unsigned> thread_counts = parse_threads(a.threads);
-    // Variants grouped by thread count, the first lock first in each group:
-    // bench_table takes the group's first as the ratio baseline.
+// Variants grouped by thread count, the first lock first in each group:
+// bench_table takes the group's first as the ratio baseline.
+std::vector<rb::Params> variants_of(const BenchArgs& a, const std::vector<std::string>& lock_names)
+{
     std::vector<rb::Params> variants;
-    for (unsigned t : thread_counts)
+    for (unsigned t : parse_thread_counts(a.target.threads))
         for (const std::string& name : lock_names) {
             rb::Params p;
             try {
@@ -250,56 +209,36 @@ int cmd_bench(const Args& args)
             }
             variants.push_back(p);
         }
+    return variants;
+}
 
-    // Loaded before the runs and kept until the end: the locks read its table.
-    std::optional<probe::OnCpuOracle> oracle;
-    if (a.oracle == "bpf") {
-        try {
-            oracle.emplace(probe::OnCpuOracle::load(getpid()));
-            reflock::set_owner_oracle(&oracle->oracle());
-        } catch (const Error& e) {
-            std::fprintf(stderr, "lockscope bench: --oracle bpf unavailable, using budget: %s\n", e.what());
-            a.oracle = "budget";
-        }
-    }
-    struct Uninstall {  // before `oracle` unmaps the table
-        ~Uninstall() { reflock::set_owner_oracle(nullptr); }
-    } uninstall;
-
-    const unsigned repeats = unsigned(a.repeat);
-    bench_session::SweepInfo sweep{lock_names,
-                                   a.threads,
-                                   uint64_t(a.critical_ns),
-                                   uint64_t(a.outside_ns),
-                                   unsigned(a.read_pct),
-                                   uint64_t(a.release_window_ns),
-                                   uint64_t(variants[0].duration.count()),
-                                   uint64_t(variants[0].interval.count()),
-                                   repeats};
+// Opened before the first run: an unwritable path fails now, not in an hour.
+std::optional<SessionWriter> open_writer(const BenchArgs& a, const bench_session::SweepInfo& sweep)
+{
     std::optional<SessionWriter> writer;
-    if (!a.output.empty()) {  // before the first run: an unwritable path fails now, not in an hour
-        writer.emplace(SessionWriter::create(a.output, a.force));
-        auto meta = collect_host_metadata();
-        for (auto& [k, v] : bench_session::sweep_meta(sweep))
-            meta[k] = v;
-        meta["bench.oracle"] = a.oracle;
-        writer->set_meta(meta);
-    }
+    if (a.output.empty())
+        return writer;
+    writer.emplace(SessionWriter::create(a.output, a.force));
+    auto meta = collect_host_metadata();
+    for (auto& [k, v] : bench_session::sweep_meta(sweep))
+        meta[k] = v;
+    meta["bench.oracle"] = a.oracle;
+    writer->set_meta(meta);
+    return writer;
+}
 
-    if (vm.count("wait-for-tracer"))
-        wait_for_tracer(a.wait_for_tracer_s);
-
-    const std::string load_before = loadavg();
+// The variants run in turn, `repeats` times (A B C, A B C ...), each run
+// stored in `writer` as it ends. The same order as rb::run_interleaved, but
+// with run() called here: its interval callback gives each interval a real
+// timestamp for the session, which run_interleaved's results lack.
+std::vector<std::vector<rb::RunResult>> run_variants(const BenchArgs& a, const std::vector<rb::Params>& variants,
+                                                     unsigned repeats, std::optional<SessionWriter>& writer)
+{
     const size_t total_runs = variants.size() * repeats;
-    std::fprintf(stderr, "lockscope bench: %zu runs of %g s (about %.0f s), load average %s\n", total_runs,
-                 a.duration_s, double(total_runs) * (a.duration_s + 0.05), load_before.c_str());
     bench_session::LockTable lock_table;
     std::string handoffs;  // meta bench.handoffs, one entry per stored run
     std::vector<std::vector<rb::RunResult>> results(variants.size());
     size_t done = 0;
-    // The same order as rb::run_interleaved (A B C, A B C ...), but with
-    // run() called here: its interval callback gives each interval a real
-    // timestamp for the session, which run_interleaved's results lack.
     for (unsigned r = 0; r < repeats; r++) {
         for (size_t v = 0; v < variants.size(); v++) {
             std::vector<uint64_t> ends;
@@ -333,48 +272,104 @@ int cmd_bench(const Args& args)
             results[v].push_back(std::move(run));
         }
     }
-    if (writer)
-        writer->close();
+    return results;
+}
 
-    const unsigned cpus = results[0][0].cpus;
-    const std::string context = "threads " + a.threads + " on " + std::to_string(cpus) + " CPUs, critical section " +
-                                std::to_string(a.critical_ns) + " ns, outside " + std::to_string(a.outside_ns) +
-                                " ns, reads " + std::to_string(a.read_pct) + "%, release window " +
-                                std::to_string(a.release_window_ns) + " ns (rwsem and mutex@4.6), owner oracle " +
-                                a.oracle + ", " + std::to_string(repeats) + " interleaved repeats of " +
-                                num(a.duration_s) + " s; load average " + load_before + " before, " + loadavg() +
-                                " after";
-    const auto rows = bench_table::summarize(results, lock_names.size());
+std::string format_results(const BenchArgs& a, const std::vector<bench_table::Row>& rows, const std::string& context)
+{
+    if (a.format != "json")
+        return a.format == "markdown" ? bench_table::format_markdown(rows, context)
+                                      : bench_table::format_text(rows, context);
     // Every event the process's reflock locks fired, warm-up included: what a
     // recorder attached to the USDT probes must count.
     const reflock::Counters all = reflock::counters_total();
-    std::string out;
-    if (a.format == "json") {
-        auto doc = bench_table::to_json(rows, context);
-        doc["process_counters"] = {{"acquisitions", all.acquisitions},
-                                   {"contended", all.contended},
-                                   {"spin_attempts", all.spin_attempts},
-                                   {"spin_successes", all.spin_successes},
-                                   {"spin_failures", all.spin_failures},
-                                   {"sleeps", all.sleeps},
-                                   {"handoffs", all.handoffs}};
-        out = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    } else {
-        out = a.format == "markdown" ? bench_table::format_markdown(rows, context)
-                                     : bench_table::format_text(rows, context);
-    }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    // A lock held longer than the wall clock is impossible: the harness then
-    // calibrated its work loop while the machine was busy, and every critical
-    // section ran shorter than --cs. Say so rather than print a quiet lie.
+    auto doc = bench_table::to_json(rows, context);
+    doc["process_counters"] = {{"acquisitions", all.acquisitions},
+                               {"contended", all.contended},
+                               {"spin_attempts", all.spin_attempts},
+                               {"spin_successes", all.spin_successes},
+                               {"spin_failures", all.spin_failures},
+                               {"sleeps", all.sleeps},
+                               {"handoffs", all.handoffs}};
+    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+// A lock held longer than the wall clock is impossible: the harness then
+// calibrated its work loop while the machine was busy, and every critical
+// section ran shorter than --cs. Say so rather than print a quiet lie.
+void warn_if_overheld(const BenchArgs& a, const std::vector<bench_table::Row>& rows)
+{
     for (const auto& row : rows)
         if (row.ops_per_s.median * double(a.critical_ns) > 1.05e9) {
             std::fprintf(stderr,
                          "lockscope bench: %s at %u threads held the lock %.0f%% of the time: critical sections\n"
                          "  ran shorter than --cs (work calibrated on a busy machine?); rerun when it is quieter\n",
                          row.lock.c_str(), row.threads, row.ops_per_s.median * double(a.critical_ns) / 1e7);
-            break;
+            return;
         }
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args)
+{
+    BenchArgs a;
+    const po::options_description visible = describe(a);
+    po::variables_map vm;
+    if (!parse(args, visible, visible, {}, vm, {kUsage, kExamples}))
+        return kExitOk;
+    if (vm.count("list-locks")) {
+        for (const std::string& name : rb::every_lock_name())
+            std::printf("%s\n", name.c_str());
+        return kExitOk;
+    }
+    check_args(a, vm);
+    const std::vector<std::string> lock_names = split_locks(a.locks);
+    const std::vector<rb::Params> variants = variants_of(a, lock_names);
+
+    // Loaded before the runs and kept until the end: the locks read its table.
+    std::optional<probe::OnCpuOracle> oracle;
+    if (a.oracle == "bpf") {
+        try {
+            oracle.emplace(probe::OnCpuOracle::load(getpid()));
+            reflock::set_owner_oracle(&oracle->oracle());
+        } catch (const Error& e) {
+            std::fprintf(stderr, "lockscope bench: --oracle bpf unavailable, using budget: %s\n", e.what());
+            a.oracle = "budget";
+        }
+    }
+    struct Uninstall {  // before `oracle` unmaps the table
+        ~Uninstall() { reflock::set_owner_oracle(nullptr); }
+    } uninstall;
+
+    const unsigned repeats = unsigned(a.repeat);
+    std::optional<SessionWriter> writer =
+        open_writer(a, {lock_names, a.target.threads, uint64_t(a.critical_ns), uint64_t(a.outside_ns),
+                        unsigned(a.read_pct), uint64_t(a.release_window_ns), uint64_t(variants[0].duration.count()),
+                        uint64_t(variants[0].interval.count()), repeats});
+    if (vm.count("wait-for-tracer"))
+        wait_for_tracer(a.wait_for_tracer_s);
+
+    const std::string load_before = loadavg();
+    const size_t total_runs = variants.size() * repeats;
+    std::fprintf(stderr, "lockscope bench: %zu runs of %g s (about %.0f s), load average %s\n", total_runs,
+                 a.duration_s, double(total_runs) * (a.duration_s + 0.05), load_before.c_str());
+    const auto results = run_variants(a, variants, repeats, writer);
+    if (writer)
+        writer->close();
+
+    const unsigned cpus = results[0][0].cpus;
+    const std::string context = "threads " + a.target.threads + " on " + std::to_string(cpus) +
+                                " CPUs, critical section " + std::to_string(a.critical_ns) + " ns, outside " +
+                                std::to_string(a.outside_ns) + " ns, reads " + std::to_string(a.read_pct) +
+                                "%, release window " + std::to_string(a.release_window_ns) +
+                                " ns (rwsem and mutex@4.6), owner oracle " + a.oracle + ", " + std::to_string(repeats) +
+                                " interleaved repeats of " + num(a.duration_s) + " s; load average " + load_before +
+                                " before, " + loadavg() + " after";
+    const auto rows = bench_table::summarize(results, lock_names.size());
+    const std::string out = format_results(a, rows, context);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    warn_if_overheld(a, rows);
     if (writer)
         std::fprintf(stderr, "lockscope bench: %zu runs stored in %s\n", total_runs, a.output.c_str());
     return kExitOk;

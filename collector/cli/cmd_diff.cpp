@@ -12,6 +12,10 @@
 
 namespace lockscope::cli {
 
+constexpr const char* kExamples =
+    "  lockscope diff before.lockscope after.lockscope\n"
+    "  lockscope diff base.lockscope patched.lockscope --fail-on worse --format json > diff.json";
+
 int cmd_diff(const Args& args)
 {
     std::string file_a, file_b, format = "text", fail_on, runs_a, runs_b;
@@ -49,7 +53,8 @@ int cmd_diff(const Args& args)
                "                                         --runs-b 'rwsem@4.2 *'\n"
                "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
-               "             3 --fail-on tripped (verdicts after Holm's correction)"))
+               "             3 --fail-on tripped (verdicts after Holm's correction)",
+               kExamples))
         return kExitOk;
     if (file_a.empty() || file_b.empty())
         throw UsageError("needs two session files: lockscope diff A B");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/options.h"
+#include "core/analysis/report.h"
 #include "core/error.h"
 #include "core/render/export.h"
 #include "core/storage/session_store.h"
@@ -14,7 +15,7 @@ namespace lockscope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: lockscope export FILE --format chrome-trace|folded|csv|pprof [-o OUT]\n"
+    "usage: lockscope export FILE --format chrome-trace|folded|csv|pprof [-o OUT] [-E N [-k KEY]] [filters]\n"
     "\n"
     "Writes a session in a format other tools read (to stdout without -o):\n"
     "  chrome-trace  Trace Event JSON for Perfetto UI and chrome://tracing:\n"
@@ -39,11 +40,39 @@ constexpr const char* kUsage =
     "                delay/nanoseconds plus spin and offcpu nanoseconds, labels lock, kind\n"
     "                and name_source. Binary: needs -o (or a pipe).\n"
     "\n"
-    "examples:\n"
+    "-E N keeps the N locks (by name) first in the -k order, as 'lockscope report -E N -k KEY'\n"
+    "lists them; the filters (-Y, -L, -S, ...) apply as in report.";
+
+constexpr const char* kExamples =
     "  lockscope export pipe.lockscope --format chrome-trace -o pipe.json\n"
-    "  lockscope export pipe.lockscope --format folded | flamegraph.pl --countname ns > pipe.svg\n"
-    "  lockscope export pipe.lockscope --format csv --table intervals -o intervals.csv\n"
+    "  lockscope export pipe.lockscope --format folded -E 10 | flamegraph.pl --countname ns > pipe.svg\n"
     "  lockscope export pipe.lockscope --format pprof -o pipe.pb.gz && go tool pprof -http : pipe.pb.gz";
+
+// "pipe*" matches itself only.
+std::string literal_pattern(const std::string& name)
+{
+    std::string out;
+    for (char c : name) {
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// The session with only the `entries` locks a report by lock lists first.
+Session first_locks(const Session& session, size_t entries, RowSort sort)
+{
+    ReportOptions ro;
+    ro.top = entries;
+    ro.sort = sort;
+    LockFilter keep;
+    for (const ReportRow& row : build_report(session, ro).rows)
+        keep.locks.push_back(literal_pattern(row.name));
+    if (keep.locks.empty())
+        return session;
+    return filter_session(session, keep);
+}
 
 // The output stream: a file when -o is given, else stdout.
 class Output {
@@ -71,24 +100,34 @@ private:
 
 }  // namespace
 
-int cmd_export(const Args& args)
+int cmd_export(const Args& given)
 {
-    std::string file, format, output, weight = "wait", table = "locks";
+    std::string format, output, weight = "wait", table = "locks";
     po::options_description visible("options");
-    visible.add_options()("help,h", "show this help")("format,F", po::value(&format)->required(),
-                                                      "chrome-trace, folded, csv or pprof")(
-        "output,o", po::value(&output), "write here instead of stdout")(
+    visible.add_options()("help,h", "show this help")(
+        "format", po::value(&format), "chrome-trace, folded, csv or pprof")("output,o", po::value(&output),
+                                                                            "write here instead of stdout")(
         "weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")(
         "table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
+    RowArgs rows;
+    add_row_options(visible, rows, 0, "only the N locks first in the -k order (0: all)");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     po::options_description all;
-    all.add(visible).add_options()("file", po::value(&file)->required(), "session file");
+    all.add(visible);
     po::positional_options_description positional;
-    positional.add("file", 1);
+    SessionFileArgs session_file;
+    session_file.add_to(all, positional, 1);
     po::variables_map vm;
-    if (!parse(args, visible, all, positional, vm, kUsage))
+    reject_perf_fields(given, "chrome-trace, folded, csv or pprof");
+    const Args args = rewrite_old_spellings(given, "export", {{"-F", "--format", is_output_format}});
+    if (!parse(args, visible, all, positional, vm, {kUsage, kExamples}))
         return kExitOk;
+    const std::string& file = session_file.one("lockscope export FILE --format FORMAT");
+    if (format.empty())
+        throw UsageError("no format given: --format chrome-trace, folded, csv or pprof");
+    const size_t entries = entries_from(rows, vm);
+    const RowSort sort = sort_from(rows);
     const ExportFormat fmt = parse_export_format(format);
     const FoldedWeight w = parse_folded_weight(weight);
     const CsvTable t = parse_csv_table(table);
@@ -103,8 +142,10 @@ int cmd_export(const Args& args)
     // Per-run lock totals are all any format needs; episodes are streamed.
     const LockFilter filter = filter_from(filter_args);
     LoadOptions load;
-    load.lock_intervals = !filter.empty();  // a filter recomputes each interval's counters
-    const Session session = filter_session(load_session(file, load), filter);
+    load.lock_intervals = !filter.empty() || entries;  // a filter recomputes each interval's counters
+    Session session = filter_session(load_session(file, load), filter);
+    if (entries)
+        session = first_locks(session, entries, sort);
     for (const std::string& warning : session.warnings)
         std::fprintf(stderr, "lockscope export: warning: %s\n", warning.c_str());
 

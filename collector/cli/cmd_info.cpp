@@ -65,9 +65,11 @@ int cmd_info(const Args& args)
     po::positional_options_description none;
     po::variables_map vm;
     if (!parse(args, visible, visible, none, vm,
-               "usage: lockscope info [--format text|json]\n\nShows what this machine supports for recording and "
-               "which parts of\nlockscope will work here. Lines marked !! stop `record`; lines marked -- are "
-               "optional.\ntracefs is one of them: lockscope attaches through BTF and never needs it."))
+               {"usage: lockscope info [--format text|json]\n\nShows what this machine supports for recording and "
+                "which parts of\nlockscope will work here. Lines marked !! stop `record`; lines marked -- are "
+                "optional\nor off. tracefs is one of them: lockscope attaches through BTF and never needs it.",
+                "  lockscope info\n"
+                "  lockscope info --format json | jq .record"}))
         return kExitOk;
     if (format != "text" && format != "json")
         throw UsageError("--format must be text or json, not '" + format + "'");

@@ -26,11 +26,11 @@ constexpr const char* kUsage =
     "                        6.1 or 6.1-rt (newest unsigned image apt knows),\n"
     "                        fetched with apt-get download and kept in the cache\n"
     "\n"
-    "examples:\n"
-    "  lockscope lab --debian-kernel 6.1 --debian-kernel 6.1-rt --workload pipe -t 2 -d 2 --repeat 3 -o lab --diff\n"
-    "  lockscope lab --kernel bzImage-a --kernel bzImage-b --workload unlink1 --diff\n"
-    "\n"
     "Needs qemu-system-x86 and busybox-static; root for apt-get download's cache.";
+
+constexpr const char* kExamples =
+    "  lockscope lab --debian-kernel 6.1 --debian-kernel 6.1-rt --workload pipe -t 2 -d 2 --repeat 3 -o lab --diff\n"
+    "  lockscope lab --kernel bzImage-a --kernel bzImage-b --workload unlink1 --diff";
 
 // --modules belongs to the --kernel before it, which Program_options cannot
 // tell; the kernels are read in command-line order here.
@@ -92,7 +92,7 @@ int cmd_lab(const Args& args)
         "/var/cache/lockscope/lab)");
     po::positional_options_description none;
     po::variables_map vm;
-    if (!parse(args, visible, visible, none, vm, kUsage))
+    if (!parse(args, visible, visible, none, vm, {kUsage, kExamples}))
         return kExitOk;
     o.kernels = kernel_sources(args);
 

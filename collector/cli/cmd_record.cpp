@@ -23,24 +23,22 @@ constexpr const char* kUsage =
     "Records kernel lock contention (lock:contention_begin/end, sched_switch,\n"
     "sched_waking) into a session file that 'lockscope report' reads.\n"
     "\n"
-    "Targets (at most one; system-wide by default):\n"
+    "Targets (system-wide by default, as -a):\n"
     "  --workload NAME      run a built-in workload while recording (see 'lockscope workload --help');\n"
     "                       -t/-d set its threads and duration; recording stays system-wide\n"
     "  -p PID               only this process and every process it creates from now on (a shell\n"
     "                       script's commands, make -j's jobs, a server's workers); stops when it\n"
     "                       exits; --no-children: that process only\n"
+    "  --tid TID            only this thread\n"
     "  -- COMMAND ...       run COMMAND and record it and every process it creates; stops when\n"
-    "                       COMMAND exits\n"
-    "  --cgroup PATH        (with any of the above, or alone) only tasks in this cgroup v2 or below\n"
+    "                       COMMAND exits (with -a: record system-wide while it runs)\n"
+    "  --cgroup PATH, -G    (with any of the above, or alone) only tasks in this cgroup v2 or below\n"
     "                       it: a container, a systemd service\n"
+    "  -C CPUS              (with any of the above) only waits that begin on these CPUs\n"
     "\n"
-    "examples:\n"
-    "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
-    "  lockscope record -d 30 -o system.lockscope\n"
-    "  lockscope record -o build.lockscope -- make -j8\n"
-    "  lockscope record --prometheus 127.0.0.1:9464      (always-on, no session file, --sample 64)\n"
-    "  lockscope record --prometheus :9464 --session-dir /var/lib/lockscope-exporter \\\n"
-    "      --rotate-every 1h --keep 24 --max-mib 512     (always-on, the last day kept on disk)\n"
+    "More: 'lockscope record --prometheus 127.0.0.1:9464' serves metrics always-on without a\n"
+    "session file (--sample 64); --session-dir DIR --rotate-every 1h --keep 24 keeps a rolling\n"
+    "series of files instead of one.\n"
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON, and CAP_SYSLOG to name callers where the\n"
     "kernel hides its addresses (perf_event_paranoid >= 2 or kptr_restrict).\n"
@@ -54,6 +52,11 @@ constexpr const char* kUsage =
     "(\"1.23 s ± 0.05\"), \"not timed\" for a lock none of whose episodes was timed, and the\n"
     "longest wait is the longest timed one. --prometheus without -o uses --sample 64 unless\n"
     "--sample is given (--sample 1: time every episode).";
+
+constexpr const char* kExamples =
+    "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
+    "  lockscope record -a -d 30 -o system.lockscope\n"
+    "  lockscope record -o build.lockscope -- make -j8";
 
 // "90", "90s", "15m", "1h", "1d" as seconds.
 double parse_duration(const std::string& text, const char* option)
@@ -90,36 +93,25 @@ std::string default_output()
     return buf;
 }
 
-}  // namespace
-
-int cmd_record(const Args& args)
-{
+// What the options bind, beyond RecordOptions itself.
+struct RecordArgs {
     record::RecordOptions o;
-    std::string workload_name;
+    TargetArgs target;
+    FilterArgs filters;
     std::string prometheus_address;
     size_t prometheus_top = 50;
     size_t prometheus_cgroups = 0;
-    po::options_description visible("options");
-    visible.add_options()("help,h", "show this help")(
-        "output,o", po::value(&o.output), "session file to write (default: lockscope-<date>-<time>.lockscope)")(
-        "force,f", po::bool_switch(&o.overwrite), "overwrite an existing output file")(
-        "duration,d", po::value(&o.duration_s),
-        "seconds to record (with --workload: the workload's duration, default 5); "
-        "default: until Ctrl-C or the target exits")("interval,i", po::value(&o.interval_s)->default_value(1.0),
-                                                     "seconds per interval in the session")(
-        "pid,p", po::value(&o.pid),
-        "record only this process and the processes it creates from now on "
-        "(as -- COMMAND records the command's whole process tree)")(
-        "no-children", "with -p or a command: that one process only, not the processes it creates")(
-        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics")(
-        "workload,w", po::value(&workload_name), "run this built-in workload while recording")(
-        "threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")(
-        "dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")(
-        "locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
-        "workload pipes: how many pipes (distinct contended locks)")(
-        "stack-period", po::value(&o.probe.stack_period)->default_value(256),
-        "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
-        "counts stay exact, callers are attributed from the samples")(
+    RotationPolicy rotation;
+    std::string rotate_every = "1h";
+    double max_mib = 0;
+    bool use_bpf = false;
+};
+
+void add_probe_options(po::options_description& d, record::RecordOptions& o)
+{
+    d.add_options()("stack-period", po::value(&o.probe.stack_period)->default_value(256),
+                    "capture a kernel stack for one episode in N per CPU, plus each lock's first (0: none); "
+                    "counts stay exact, callers are attributed from the samples")(
         "holder-period", po::value(&o.probe.holder_period)->default_value(16),
         "when a waiter queues on a mutex or rwsem one task owns, capture the owner's kernel stack and "
         "what it was doing (running, preempted, sleeping, in I/O wait) for one such queueing in N per "
@@ -138,71 +130,76 @@ int cmd_record(const Args& args)
         "sample", po::value(&o.probe.time_period),
         "time about one episode in N per CPU, for always-on use: counts stay exact, times become "
         "unbiased estimates with a standard error (see below); 1: time every episode (the default, "
-        "except --prometheus without -o: 64)")("prometheus", po::value(&prometheus_address),
-                                               "serve Prometheus metrics at http://ADDR:PORT/metrics while recording; "
-                                               "without -o, no session file is written")(
-        "prometheus-top", po::value(&prometheus_top)->default_value(50),
+        "except --prometheus without -o: 64)");
+}
+
+void add_always_on_options(po::options_description& d, RecordArgs& a)
+{
+    d.add_options()("prometheus", po::value(&a.prometheus_address),
+                    "serve Prometheus metrics at http://ADDR:PORT/metrics while recording; "
+                    "without -o, no session file is written")(
+        "prometheus-top", po::value(&a.prometheus_top)->default_value(50),
         "(lock, kind) pairs with series of their own: the hottest newcomers while slots are free, kept "
         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"")(
-        "prometheus-cgroups", po::value(&prometheus_cgroups)->default_value(0),
+        "prometheus-cgroups", po::value(&a.prometheus_cgroups)->default_value(0),
         "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
-        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none");
-    FilterArgs filter_args;
-    add_filter_options(visible, filter_args);
-    std::vector<std::string> cgroups;
-    visible.add_options()("cgroup", po::value(&cgroups)->composing(),
-                          "only tasks in this cgroup v2 or below it (a container, a systemd unit): a directory "
-                          "under the cgroup2 mount, absolute or relative to it; repeatable, at most 8");
-    RotationPolicy rotation;
-    std::string rotate_every = "1h";
-    double max_mib = 0;
-    visible.add_options()(
-        "session-dir", po::value(&rotation.dir),
+        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none")(
+        "session-dir", po::value(&a.rotation.dir),
         "instead of -o: a rolling series of session files in DIR (created if missing), for always-on "
         "recording; the files are named by their UTC start time and each is complete once the next has started")(
-        "rotate-every", po::value(&rotate_every)->default_value("1h"),
+        "rotate-every", po::value(&a.rotate_every)->default_value("1h"),
         "--session-dir: start a new file after this long (90s, 15m, 1h, 1d)")(
-        "keep", po::value(&rotation.keep)->default_value(0),
+        "keep", po::value(&a.rotation.keep)->default_value(0),
         "--session-dir: keep at most N files, removing the oldest (0: no count limit)")(
-        "max-mib", po::value(&max_mib)->default_value(0),
+        "max-mib", po::value(&a.max_mib)->default_value(0),
         "--session-dir: keep all files together under M MiB, removing the oldest; a file grows to "
         "about M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
-    po::positional_options_description none;
-    po::variables_map vm;
-    if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
-        return kExitOk;
-    // --kind is applied in the kernel; --lock and --caller when a lock is
-    // first named. Either way the session holds only the matching locks.
-    o.filter = filter_from(filter_args);
-    for (const std::string& c : cgroups)
-        o.probe.cgroups.push_back(probe::resolve_cgroup(c));
+}
 
-    if (!workload_name.empty()) {
-        o.with_workload = true;
-        o.workload.name = workload_name;
-        o.workload.duration_s = vm.count("duration") ? o.duration_s : 5.0;
-    } else if (vm.count("threads") && !vm["threads"].defaulted()) {
-        throw UsageError("-t/--threads goes with --workload");
-    }
-    o.probe.children = !vm.count("no-children");
-    if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && prometheus_address.empty())
+po::options_description describe(RecordArgs& a)
+{
+    record::RecordOptions& o = a.o;
+    po::options_description d("options");
+    d.add_options()("help,h", "show this help")("output,o", po::value(&o.output),
+                                                "session file to write (default: lockscope-<date>-<time>.lockscope)")(
+        "force,f", po::bool_switch(&o.overwrite), "overwrite an existing output file")(
+        "duration,d", po::value(&o.duration_s),
+        "seconds to record (with --workload: the workload's duration, default 5); "
+        "default: until Ctrl-C or the target exits")("interval,i", po::value(&o.interval_s)->default_value(1.0),
+                                                     "seconds per interval in the session")(
+        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics");
+    add_target_options(d, a.target, TargetParts::All);
+    d.add_options()("dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")(
+        "locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
+        "workload pipes: how many pipes (distinct contended locks)")(
+        "use-bpf,b", po::bool_switch(&a.use_bpf), "accepted for perf's sake; lockscope always records with BPF");
+    add_probe_options(d, o);
+    add_always_on_options(d, a);
+    add_filter_options(d, a.filters);
+    return d;
+}
+
+// The options that only go with others, and their ranges.
+void check_options(RecordArgs& a, const po::variables_map& vm)
+{
+    record::RecordOptions& o = a.o;
+    if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && a.prometheus_address.empty())
         throw UsageError("--prometheus-top goes with --prometheus");
-    if (prometheus_cgroups && prometheus_address.empty())
+    if (a.prometheus_cgroups && a.prometheus_address.empty())
         throw UsageError("--prometheus-cgroups goes with --prometheus");
-    const bool rotating = !rotation.dir.empty();
+    const bool rotating = !a.rotation.dir.empty();
     for (const char* option : {"rotate-every", "keep", "max-mib"})
         if (!vm[option].defaulted() && !rotating)
             throw UsageError(std::string("--") + option + " goes with --session-dir");
     if (rotating) {
-        if (!(max_mib >= 0) || !std::isfinite(max_mib) || max_mib > 1e9)
+        if (!(a.max_mib >= 0) || !std::isfinite(a.max_mib) || a.max_mib > 1e9)
             throw UsageError("--max-mib must be a number of MiB, 0 for no limit");
-        rotation.every_s = parse_duration(rotate_every, "--rotate-every");
-        rotation.max_bytes = uint64_t(max_mib * 1024 * 1024);
-        o.rotation = rotation;
+        a.rotation.every_s = parse_duration(a.rotate_every, "--rotate-every");
+        a.rotation.max_bytes = uint64_t(a.max_mib * 1024 * 1024);
+        o.rotation = a.rotation;
     }
-    if (o.output.empty() && prometheus_address.empty() && !rotating)
+    if (o.output.empty() && a.prometheus_address.empty() && !rotating)
         o.output = default_output();
-    o.status_line = isatty(STDERR_FILENO);
     if (!vm["trace-buffer"].defaulted() && !o.probe.trace)
         throw UsageError("--trace-buffer goes with --trace");
     if (o.probe.trace && (o.probe.trace_buffer_mib < 1 || o.probe.trace_buffer_mib > 1024))
@@ -211,39 +208,70 @@ int cmd_record(const Args& args)
         throw UsageError("--running-holder-hz must be between 0 and 1000");
     if (o.probe.trace && o.output.empty())
         throw UsageError("--trace stores episodes in a session file: add -o FILE");
-    if (!vm.count("sample") && !prometheus_address.empty() && o.output.empty())
+    if (!vm.count("sample") && !a.prometheus_address.empty() && o.output.empty())
         o.probe.time_period = kAlwaysOnSamplePeriod;
     if (o.probe.time_period < 1 || o.probe.time_period > 1u << 20)
         throw UsageError("--sample must be between 1 (time every episode) and 1048576");
     if (o.probe.trace && o.probe.time_period > 1)
         throw UsageError("--trace times every episode: it does not go with --sample");
-
-    std::unique_ptr<metrics::PrometheusExporter> exporter;
-    if (!prometheus_address.empty()) {
-        metrics::parse_listen_address(prometheus_address);
-        if (prometheus_top == 0)
+    if (!a.prometheus_address.empty()) {
+        metrics::parse_listen_address(a.prometheus_address);
+        if (a.prometheus_top == 0)
             throw UsageError("--prometheus-top must be at least 1");
-        o.on_interval = [&](const record::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
-        record::validate(o);  // not root, bad target: say so before opening a port
-        // The server's threads must not take the signals the recorder waits for.
-        record::block_stop_signals();
-        exporter =
-            std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top, prometheus_cgroups);
-        std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     }
+}
 
-    record::RecordResult r = record::record(o);
+// Serving before recording: a bad address or a missing privilege is said
+// before a port is opened.
+std::unique_ptr<metrics::PrometheusExporter> start_exporter(RecordArgs& a)
+{
+    auto exporter =
+        std::make_unique<metrics::PrometheusExporter>(a.prometheus_address, a.prometheus_top, a.prometheus_cgroups);
+    std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
+    return exporter;
+}
+
+void print_result(const record::RecordResult& r)
+{
     if (r.output.empty()) {
         std::fprintf(stderr, "lockscope: %s: %zu interval%s, %llu contentions, %llu events, lost %llu\n",
                      r.interrupted ? "stopped" : "done", r.intervals, r.intervals == 1 ? "" : "s",
                      (unsigned long long)r.contentions, (unsigned long long)r.events, (unsigned long long)r.lost);
-        return kExitOk;
+        return;
     }
     std::fprintf(stderr, "lockscope: %s %s: %zu run%s, %zu intervals, %llu contentions, %llu events, lost %llu\n",
                  r.interrupted ? "stopped; kept" : "wrote", r.output.c_str(), r.runs, r.runs == 1 ? "" : "s",
                  r.intervals, (unsigned long long)r.contentions, (unsigned long long)r.events,
                  (unsigned long long)r.lost);
     std::fprintf(stderr, "lockscope: see it with 'lockscope report %s'\n", r.output.c_str());
+}
+
+}  // namespace
+
+int cmd_record(const Args& args)
+{
+    RecordArgs a;
+    const po::options_description visible = describe(a);
+    po::variables_map vm;
+    if (!parse(args, visible, visible, {}, vm, {kUsage, kExamples}, true, &a.o.command))
+        return kExitOk;
+    record::RecordOptions& o = a.o;
+    // --kind is applied in the kernel; --lock and --caller when a lock is
+    // first named. Either way the session holds only the matching locks.
+    o.filter = recording_filter(a.filters);
+    apply_target(a.target, vm, o);
+    check_options(a, vm);
+    o.status_line = isatty(STDERR_FILENO);
+
+    std::unique_ptr<metrics::PrometheusExporter> exporter;
+    if (!a.prometheus_address.empty()) {
+        o.on_interval = [&](const record::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
+        record::validate(o);  // not root, bad target: say so before opening a port
+        // The server's threads must not take the signals the recorder waits for.
+        record::block_stop_signals();
+        exporter = start_exporter(a);
+    }
+    print_result(record::record(o));
     return kExitOk;
 }
 

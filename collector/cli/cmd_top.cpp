@@ -33,21 +33,44 @@ constexpr const char* kUsage =
     "the grouping (lock, caller, task, cgroup, kind), q quits. When stdout is not a\n"
     "terminal it prints one plain block per interval instead.\n"
     "\n"
-    "examples:\n"
-    "  lockscope top\n"
-    "  lockscope top --workload pipe -t 4 --by caller\n"
-    "  lockscope top -i 5 -d 60 > contention.log\n"
+    "Targets and filters as in record (-a, -p, --tid, -C, -G, --workload, -- COMMAND).\n"
+    "As in perf lock contention, -t shows a row per thread (--by task), -E N rows, -k KEY\n"
+    "orders them; the workload's thread count is --threads N (-t N still works, with a note).\n"
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON, like record.";
+
+constexpr const char* kExamples =
+    "  lockscope top\n"
+    "  lockscope top --workload pipe --threads 4 --by caller -k contended\n"
+    "  lockscope top -i 5 -d 60 -E 10 > contention.log";
+
+bool is_count(const std::string& s)
+{
+    return !s.empty() && s.find_first_not_of("0123456789,-") == std::string::npos;
+}
+
+// -t N, the workload's threads, keeps working; -t alone is perf's per-thread view.
+Args old_spellings(const Args& given)
+{
+    Args args = rewrite_old_spellings(given, "top", {{"-t", "--threads", is_count}});
+    for (size_t i = 0; i < args.size() && args[i] != "--"; i++)
+        if (args[i] == "-t") {
+            args[i] = "--by";
+            args.insert(args.begin() + long(i) + 1, "task");
+        }
+    return args;
+}
 
 std::string scope_of(const record::RecordOptions& o)
 {
     if (o.with_workload)
         return "system-wide, workload " + o.workload.name;
     if (!o.command.empty())
-        return "command " + o.command[0];
+        return (o.all_cpus ? "system-wide, command " : "command ") + o.command[0];
     if (o.pid)
         return "process " + std::to_string(o.pid);
+    if (o.probe.tid)
+        return "thread " + std::to_string(o.probe.tid);
     return "system-wide";
 }
 
@@ -240,50 +263,40 @@ private:
 
 }  // namespace
 
-int cmd_top(const Args& args)
+int cmd_top(const Args& given)
 {
     record::RecordOptions o;
-    std::string workload_name, by = "lock", sort = "wait";
-    TopSettings settings;
+    std::string by = "lock";
+    bool per_cgroup = false, use_bpf = false;
+    TargetArgs target;
+    RowArgs rows;
     po::options_description visible("options");
     visible.add_options()("help,h", "show this help")("interval,i", po::value(&o.interval_s)->default_value(1.0),
                                                       "seconds per frame")(
         "duration,d", po::value(&o.duration_s),
         "seconds to run (with --workload: the workload's duration, "
-        "default 5); default: until q, Ctrl-C or the target exits")(
-        "pid,p", po::value(&o.pid), "only this process and the processes it creates from now on")(
-        "no-children", "with -p or a command: that one process only")("workload,w", po::value(&workload_name),
-                                                                      "run this built-in workload meanwhile")(
-        "threads,t", po::value(&o.workload.threads)->default_value(2), "workload threads")(
-        "by", po::value(&by), "group rows by lock (class), caller, task, cgroup, kind or instance (key g)")(
-        "sort", po::value(&sort), "sort rows by wait, contentions or spinfail (keys s, w, c, f)")(
-        "lines,n", po::value(&settings.lines)->default_value(20), "rows at most");
+        "default 5); default: until q, Ctrl-C or the target exits");
+    add_target_options(visible, target, TargetParts::AllButShortThreads);
+    visible.add_options()("by", po::value(&by),
+                          "group rows by lock (class), caller, task (-t), cgroup, kind or instance (key g)")(
+        "lock-cgroup", po::bool_switch(&per_cgroup), "perf's per-cgroup rows: the same as --by cgroup")(
+        "use-bpf,b", po::bool_switch(&use_bpf), "accepted for perf's sake; lockscope always records with BPF");
+    add_row_options(visible, rows, 20, "rows at most (0: as many as fit)", "lines,n");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
-    std::vector<std::string> cgroups;
-    visible.add_options()("cgroup", po::value(&cgroups)->composing(),
-                          "only tasks in this cgroup v2 or below it (a container, a systemd unit): a directory "
-                          "under the cgroup2 mount, absolute or relative to it; repeatable, at most 8");
-    po::positional_options_description none;
     po::variables_map vm;
-    if (!parse(args, visible, visible, none, vm, kUsage, true, &o.command))
+    if (!parse(old_spellings(given), visible, visible, {}, vm, {kUsage, kExamples}, true, &o.command))
         return kExitOk;
-    o.filter = filter_from(filter_args);
-    for (const std::string& c : cgroups)
-        o.probe.cgroups.push_back(probe::resolve_cgroup(c));
+    o.filter = recording_filter(filter_args);
+    apply_target(target, vm, o);
 
-    settings.by = parse_group_by(by);
-    settings.sort = parse_top_sort(sort);
-    if (settings.lines == 0)
-        throw UsageError("--lines must be at least 1");
-    o.probe.children = !vm.count("no-children");
-    if (!workload_name.empty()) {
-        o.with_workload = true;
-        o.workload.name = workload_name;
-        o.workload.duration_s = vm.count("duration") ? o.duration_s : 5.0;
-    } else if (!vm["threads"].defaulted()) {
-        throw UsageError("-t/--threads goes with --workload");
-    }
+    TopSettings settings;
+    if (per_cgroup && vm.count("by"))
+        throw UsageError("choose one grouping: --by or --lock-cgroup");
+    settings.by = per_cgroup ? GroupBy::Cgroup : parse_group_by(by);
+    settings.sort = sort_from(rows);
+    const size_t entries = entries_from(rows, vm);
+    settings.lines = entries == 0 ? SIZE_MAX : entries;
     o.on_interval = [](const record::IntervalView&) {};  // no session file; set for real below
     record::validate(o);           // not root, no such target: one sentence before touching the terminal
     record::block_stop_signals();  // before the recorder thread starts, so no thread takes them

@@ -70,9 +70,14 @@ void print_help(const po::options_description& desc)
         << "the file operations themselves; --dir /dev/shm puts the files on tmpfs, so\n"
         << "that a disk file system's journal does not dilute the lock. Contention needs\n"
         << "at least 2 threads; more threads than CPUs also shows sleeping waiters.\n"
-        << "To record the contention, run the workload under the recorder, e.g.:\n"
-        << "  lockscope record -d 5 --workload unlink1 -t 4\n"
-        << "Ctrl-C stops early and still prints the totals.\n";
+        << "To record the contention, run the workload under the recorder ('lockscope record\n"
+        << "--workload'). Ctrl-C stops early and still prints the totals.\n\n"
+        << "exit status: 0 done, 1 failure (say, the scratch directory cannot be made), 2 usage\n"
+        << "error (a bad option or value, an unknown workload)\n\n"
+        << "examples:\n"
+        << "  lockscope workload pipe -t 4 -d 10\n"
+        << "  lockscope workload unlink1 -t 4 --dir /dev/shm\n"
+        << "  lockscope record -d 5 --workload unlink1 -t 4 -o unlink1.lockscope\n";
     std::cout << out.str();
 }
 
@@ -89,7 +94,7 @@ WorkloadArgs parse(const Args& args, bool& help_shown)
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
-        throw UsageError(std::string("workload: ") + e.what());
+        throw UsageError(e.what());
     }
     if (a.help) {
         print_help(desc);
@@ -103,24 +108,20 @@ WorkloadArgs parse(const Args& args, bool& help_shown)
         return a;
     }
     if (a.options.name.empty())
-        throw UsageError("workload: missing workload name (see lockscope workload --help)");
+        throw UsageError("no workload named: lockscope workload NAME ('lockscope workload --list' lists them)");
     if (a.threads < 1 || a.threads > workload::kMaxThreads)
-        throw UsageError("workload: thread count must be between 1 and " + std::to_string(workload::kMaxThreads) +
-                         ", got " + std::to_string(a.threads));
+        throw UsageError("thread count must be between 1 and " + std::to_string(workload::kMaxThreads) + ", got " +
+                         std::to_string(a.threads));
     a.options.threads = unsigned(a.threads);
     if (a.locks < 1 || a.locks > workload::kMaxLocks)
-        throw UsageError("workload: --locks must be between 1 and " + std::to_string(workload::kMaxLocks) + ", got " +
+        throw UsageError("--locks must be between 1 and " + std::to_string(workload::kMaxLocks) + ", got " +
                          std::to_string(a.locks));
     a.options.locks = unsigned(a.locks);
     a.options.pin_cpus = !a.no_pin;
-    try {
-        workload::validate(a.options);
-    } catch (const UsageError& e) {
-        throw UsageError(std::string("workload: ") + e.what());
-    }
+    workload::validate(a.options);  // main() names the command
     // The progress loop samples every 10 ms; a shorter interval means nothing.
     if (!(a.interval_s >= 0.01) || !std::isfinite(a.interval_s))
-        throw UsageError("workload: interval must be at least 0.01 seconds");
+        throw UsageError("interval must be at least 0.01 seconds");
     return a;
 }
 

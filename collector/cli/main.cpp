@@ -38,9 +38,11 @@ void print_usage(FILE* out)
     for (const Command& c : kCommands)
         std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
     std::fprintf(out,
-                 "\n'lockscope <command> --help' explains a command.\n"
-                 "example: lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
-                 "         lockscope report pipe.lockscope\n");
+                 "\n'lockscope <command> --help' explains a command.\n\n"
+                 "exit status: 0 done, 1 failure, 2 usage error; diff --fail-on: 3 when tripped\n\n"
+                 "examples:\n"
+                 "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
+                 "  lockscope report pipe.lockscope\n");
 }
 
 }  // namespace

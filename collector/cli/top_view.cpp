@@ -23,11 +23,12 @@ std::string pad(const std::string& s, size_t width, bool right)
     return right ? fill + cut : cut + fill;
 }
 
+// "rwsem/write", as the report spells it.
 std::string kind_cell(const ReportRow& r)
 {
     if (r.kind.empty())
         return "-";
-    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode.substr(0, 1);
+    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode;
 }
 
 // Per second of the interval, so rows read the same at any -i.
@@ -45,8 +46,8 @@ struct Column {
     const char* title;
     size_t width;
 };
-constexpr Column kColumns[] = {{"KIND", 8}, {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
-                               {"MEAN", 8}, {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
+constexpr Column kColumns[] = {{"KIND", 12}, {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
+                               {"MEAN", 8},  {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
 
 std::vector<std::string> cells(const ReportRow& r, double seconds)
 {
@@ -73,23 +74,12 @@ std::string table_line(const std::string& name, const std::vector<std::string>& 
 
 TopSort parse_top_sort(const std::string& text)
 {
-    for (TopSort s : {TopSort::Wait, TopSort::Contentions, TopSort::SpinFailures})
-        if (text == top_sort_name(s))
-            return s;
-    throw UsageError("invalid sort '" + text + "': use one of wait, contentions, spinfail");
+    return parse_row_sort(text);
 }
 
 const char* top_sort_name(TopSort sort)
 {
-    switch (sort) {
-        case TopSort::Wait:
-            return "wait";
-        case TopSort::Contentions:
-            return "contentions";
-        case TopSort::SpinFailures:
-            return "spinfail";
-    }
-    return "wait";
+    return row_sort_name(sort);
 }
 
 TopSort next_sort(TopSort sort)
@@ -99,10 +89,9 @@ TopSort next_sort(TopSort sort)
             return TopSort::Contentions;
         case TopSort::Contentions:
             return TopSort::SpinFailures;
-        case TopSort::SpinFailures:
+        default:
             return TopSort::Wait;
     }
-    return TopSort::Wait;
 }
 
 GroupBy next_group(GroupBy by)
@@ -161,20 +150,8 @@ TopFrame TopModel::frame(const TopSettings& settings) const
     f.run_label = run_label_;
     f.run_seconds = double(f.totals.end_ns - run_start_ns_) / 1e9;
     f.rows = std::move(rep.rows);
-    auto key = [&](const ReportRow& r) -> uint64_t {
-        switch (settings.sort) {
-            case TopSort::Wait:
-                return r.counters.wait_ns;
-            case TopSort::Contentions:
-                return r.counters.contentions;
-            case TopSort::SpinFailures:
-                return r.counters.spin_failures;
-        }
-        return 0;
-    };
     // Rows arrive by wait; ties in the chosen key keep that order.
-    std::stable_sort(f.rows.begin(), f.rows.end(),
-                     [&](const ReportRow& a, const ReportRow& b) { return key(a) > key(b); });
+    sort_rows(f.rows, settings.sort);
     f.rows_total = f.rows.size();
     if (f.rows.size() > settings.lines)
         f.rows.resize(settings.lines);

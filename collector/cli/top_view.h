@@ -15,11 +15,14 @@
 
 namespace lockscope::cli {
 
-enum class TopSort { Wait, Contentions, SpinFailures };
+// The rows' order: the report's (-k/--sort, report.h).
+using TopSort = RowSort;
 
-// "wait", "contentions", "spinfail"; anything else is a UsageError.
+// perf's keys (wait_total, contended, wait_max, avg_wait), spinfail and the
+// older wait and contentions; anything else is a UsageError.
 TopSort parse_top_sort(const std::string& text);
 const char* top_sort_name(TopSort sort);
+// Key s: wait, contentions, spin failures, round again.
 TopSort next_sort(TopSort sort);
 GroupBy next_group(GroupBy by);
 

@@ -177,9 +177,12 @@ std::vector<Feature> detect_features()
     out.push_back({"ring buffer", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, nullptr) == 1, false,
                    "per-episode trace mode"});
     const std::string stats = read_first_line("/proc/sys/kernel/bpf_stats_enabled");
-    out.push_back({"BPF run-time stats", !stats.empty(), false,
-                   stats.empty() ? "kernel.bpf_stats_enabled unavailable"
-                                 : "kernel.bpf_stats_enabled=" + stats + " (overhead measurement)"});
+    // Present is not on: at 0 the kernel counts nothing.
+    out.push_back({"BPF run-time stats", !stats.empty() && stats != "0", false,
+                   stats.empty()  ? "kernel.bpf_stats_enabled unavailable"
+                   : stats == "0" ? "kernel.bpf_stats_enabled=0: off (sysctl kernel.bpf_stats_enabled=1 to measure "
+                                    "overhead)"
+                                  : "kernel.bpf_stats_enabled=" + stats + " (overhead measurement)"});
     // libbpf attaches kprobes through the kprobe PMU, which needs no tracefs.
     out.push_back({"kprobes", file_exists("/sys/bus/event_source/devices/kprobe/type"), false, "optional extras only"});
     const std::string tracefs = tracefs_mount_point();

@@ -241,6 +241,11 @@ Probe Probe::attach(const ProbeOptions& options)
     skel->rodata->stack_period = options.stack_period;
     skel->rodata->holder_period = options.holder_period;
     skel->rodata->targ_kinds = options.kind_bits;
+    skel->rodata->targ_tid = options.tid;
+    skel->rodata->targ_cpus = options.cpus.empty() ? 0 : 1;
+    for (unsigned cpu : options.cpus)
+        if (cpu < LS_MAX_CPU_MASK_WORDS * 64)
+            skel->rodata->targ_cpu_mask[cpu / 64] |= 1ull << (cpu % 64);
     if (options.cgroups.size() > LS_MAX_CGROUPS)
         throw UsageError("at most " + std::to_string(LS_MAX_CGROUPS) + " --cgroup options");
     skel->rodata->targ_cgroups = uint32_t(options.cgroups.size());

@@ -30,6 +30,8 @@ struct ProbeOptions {
     // stack of a holder a waiter saw running, on its own CPU; 0: none.
     uint32_t running_holder_hz = 99;
     uint32_t kind_bits = 0;             // record --kind: 1 << ls_kind_bit() of the kinds counted; 0: all
+    uint32_t tid = 0;                   // record --tid: only this thread; 0: all
+    std::vector<unsigned> cpus;         // record -C: only waits that begin on these CPUs; empty: all
     std::vector<CgroupTarget> cgroups;  // record --cgroup: only tasks in these (or below); empty: all
     uint32_t time_period = 1;  // record --sample: time one episode in N per CPU (core/analysis/estimate.h); 1: all
     uint32_t max_locks = LS_MAX_LOCKS_DEFAULT;  // distinct (lock, kind) keys

@@ -223,7 +223,7 @@ RecordResult record(const RecordOptions& o)
         }
         ProbeOptions po = o.probe;
         po.kind_bits = o.filter.kind_bits();
-        po.tgid = o.pid ? o.pid : (!o.command.empty() ? uint32_t(child.pid) : 0);
+        po.tgid = o.pid ? o.pid : (!o.command.empty() && !o.all_cpus ? uint32_t(child.pid) : 0);
         std::optional<Probe> probe;
         try {
             probe.emplace(Probe::attach(po));

@@ -32,8 +32,9 @@ struct RecordOptions {
     bool overwrite = false;
     double duration_s = 0;  // 0: until the target ends or a signal
     double interval_s = 1.0;
-    uint32_t pid = 0;     // -p: follow this process
-    unsigned repeat = 1;  // runs (with a workload or a command)
+    uint32_t pid = 0;       // -p: follow this process
+    bool all_cpus = false;  // -a: system-wide, also while a command runs
+    unsigned repeat = 1;    // runs (with a workload or a command)
     bool with_workload = false;
     workload::Options workload;
     std::vector<std::string> command;  // after --

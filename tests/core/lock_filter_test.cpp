@@ -109,5 +109,54 @@ TEST(LockFilter, AFilteredSessionAddsUpToItsKeptLocks)
     EXPECT_NE(format_text(all).find("filters            kind rwsem; caller caller_[0-3]"), std::string::npos);
 }
 
+TEST(LockFilter, MutexSpinKeepsTheSpinPhasesOnly)
+{
+    const LockFilter spin = kinds("mutex:spin");
+    EXPECT_TRUE(spin.matches_kind("mutex", ""));
+    EXPECT_FALSE(spin.matches_kind("rwsem", ""));
+    EXPECT_TRUE(spin.spin_phases_only("mutex", ""));
+    // With plain mutex too, the whole waits are kept.
+    EXPECT_FALSE(kinds("mutex:spin,mutex").spin_phases_only("mutex", ""));
+    EXPECT_FALSE(kinds("mutex").spin_phases_only("mutex", ""));
+    // The kernel still counts mutexes: the spin phases are part of their waits.
+    EXPECT_EQ(spin.kind_bits(), kinds("mutex").kind_bits());
+    EXPECT_EQ(spin.describe(), "kind mutex:spin");
+
+    LockCounters whole;
+    whole.contentions = 10;
+    whole.spin_attempts = 14;  // a woken waiter may spin again
+    whole.spin_failures = 6;
+    whole.spin_successes = 8;
+    whole.wait_ns = 9000;
+    whole.spin_ns = 2000;
+    whole.spin_offcpu_ns = 300;
+    whole.sleep_ns = 5000;
+    whole.sleeps = 6;
+    whole.max_wait_ns = 4000;
+    whole.timed = 10;
+    const LockCounters s = spin_phase_counters(whole);
+    EXPECT_EQ(s.contentions, 14u);
+    EXPECT_EQ(s.wait_ns, 2000u);
+    EXPECT_EQ(s.spin_failures, 6u);
+    EXPECT_EQ(s.sleep_ns, 0u);
+    EXPECT_EQ(s.sleeps, 0u);
+    EXPECT_EQ(s.runnable_ns(), 300u);
+    EXPECT_EQ(s.spinning_ns() + s.queued_on_cpu_ns() + s.asleep_ns() + s.runnable_ns(), s.wait_ns)
+        << "the four parts still add up";
+    EXPECT_EQ(s.max_wait_ns, 0u) << "a whole wait's maximum is not a spin phase's";
+    EXPECT_EQ(s.timed, 14u);
+}
+
+TEST(LockFilter, LockListsAndCallstacks)
+{
+    LockFilter f;
+    add_lock_list_filter(f, "rtnl_mutex,inode.*");
+    EXPECT_EQ(f.locks, (std::vector<std::string>{"rtnl_mutex", "inode.*"}));
+    EXPECT_THROW(add_lock_list_filter(f, "0xffff8881234"), UsageError);
+    EXPECT_THROW(add_callstack_filter(f, ""), UsageError);
+    add_callstack_filter(f, "pipe_");
+    EXPECT_EQ(f.describe(), "lock rtnl_mutex, inode.*; callstack pipe_");
+}
+
 }  // namespace
 }  // namespace lockscope

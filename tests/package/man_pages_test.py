@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`man lockscope-COMMAND` lists exactly the options `lockscope COMMAND --help`
-lists, in the same order, for every command and for lockscope-gui; and
+lists, in the same order, for every command and for lockscope-gui, with
+the sections a man page has (and not Boost's '-h [ --help ]' layout); and
 `man lockscope` names every command.
 
 usage: man_pages_test.py LOCKSCOPE MAN_DIR... [--gui LOCKSCOPE_GUI]
@@ -44,8 +45,16 @@ def main():
     if gui:
         programs.append(("lockscope-gui", [gui]))
     for page, argv in programs:
-        want = [t for t, _ in help_text.Help(help_text.run_help(argv + ["--help"])).options]
-        got = man_option_terms(rendered(page, manpath))
+        text = rendered(page, manpath)
+        for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"):
+            if page != "lockscope-gui" and "\n%s\n" % section not in "\n" + text:
+                print("FAIL: man %s has no %s section" % (page, section))
+                failures += 1
+        if " [ --" in text:
+            print("FAIL: man %s shows Boost's '-h [ --help ]' layout" % page)
+            failures += 1
+        want = [help_text.Help.man_term(t) for t, _ in help_text.Help(help_text.run_help(argv + ["--help"])).options]
+        got = man_option_terms(text)
         if not want:
             print("FAIL: %s --help lists no options" % " ".join(argv))
             failures += 1

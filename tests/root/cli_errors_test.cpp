@@ -91,6 +91,57 @@ TEST(CliErrors, ReportOfANonSessionIsOneSentence)
     EXPECT_EQ(f.exit_code, 2);
 }
 
+TEST(CliErrors, SmallMistakesAreSaidOnceInTheUsersTerms)
+{
+    test::Finished f = lockscope({"report"});
+    EXPECT_EQ(f.exit_code, 2);
+    EXPECT_NE(f.err.find("no session file given: lockscope report FILE"), std::string::npos) << f.err;
+    EXPECT_EQ(f.err.find("--file"), std::string::npos) << "no such option is documented: " << f.err;
+    f = lockscope({"report", LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope",
+                   "--top", "-1"});
+    EXPECT_EQ(f.exit_code, 2) << f.out;
+    EXPECT_TRUE(f.out.empty()) << "nothing printed: " << f.out;
+    EXPECT_NE(f.err.find("--top takes a number of rows, 0 or more"), std::string::npos) << f.err;
+    f = lockscope({"workload", "nosuch"});
+    EXPECT_EQ(f.exit_code, 2);
+    EXPECT_EQ(f.err.find("workload: workload:"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("lockscope workload: unknown workload 'nosuch'"), std::string::npos) << f.err;
+}
+
+TEST(CliErrors, InfoDoesNotMarkBpfStatsOffAsOk)
+{
+    FILE* in = std::fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+    if (!in)
+        GTEST_SKIP() << "this kernel has no kernel.bpf_stats_enabled";
+    const int enabled = std::fgetc(in);
+    std::fclose(in);
+    test::Finished f = lockscope({"info"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const size_t at = f.out.find("BPF run-time stats");
+    ASSERT_NE(at, std::string::npos) << f.out;
+    const std::string line = f.out.substr(f.out.rfind('\n', at) + 1, f.out.find('\n', at) - f.out.rfind('\n', at) - 1);
+    EXPECT_EQ(line.find("[ok]") != std::string::npos, enabled != '0') << line;
+}
+
+TEST(CliErrors, EveryHelpEndsWithExamples)
+{
+    for (const char* cmd : {"record", "top", "report", "diff", "export", "workload", "info", "bench", "lab"}) {
+        test::Finished f = lockscope({cmd, "--help"});
+        ASSERT_EQ(f.exit_code, 0) << cmd;
+        const size_t examples = f.out.rfind("\nexamples:\n");
+        ASSERT_NE(examples, std::string::npos) << cmd << ": " << f.out;
+        size_t lines = 0;
+        for (size_t at = examples + 11; at < f.out.size(); at = f.out.find('\n', at) + 1) {
+            EXPECT_EQ(f.out.compare(at, 12, "  lockscope "), 0) << cmd << ": " << f.out.substr(at);
+            lines++;
+            if (f.out.find('\n', at) == std::string::npos)
+                break;
+        }
+        EXPECT_GE(lines, 2u) << cmd;
+        EXPECT_LE(lines, 3u) << cmd;
+    }
+}
+
 TEST(CliErrors, HelpTeaches)
 {
     for (const char* cmd : {"record", "report", "workload", "info"}) {

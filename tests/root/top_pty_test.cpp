@@ -132,7 +132,8 @@ void expect_same_settings(const termios& before, const termios& after)
     EXPECT_TRUE(after.c_lflag & ECHO);
 }
 
-const std::vector<std::string> kTop{lockscope_bin(), "top", "--workload", "pipe", "-t", "2", "-d", "120", "-i", "0.5"};
+const std::vector<std::string> kTop{lockscope_bin(), "top", "--workload", "pipe", "--threads", "2", "-d",
+                                    "120",           "-i",  "0.5"};
 
 TEST(TopTerminal, RendersSwitchesSortAndGroupingQuitsAndRestoresTheTerminal)
 {
@@ -150,10 +151,10 @@ TEST(TopTerminal, RendersSwitchesSortAndGroupingQuitsAndRestoresTheTerminal)
 
     top.mark();
     top.send('c');
-    ASSERT_TRUE(top.wait_for("sorted by contentions", 10)) << top.output().substr(top.output().size() / 2);
+    ASSERT_TRUE(top.wait_for("sorted by contended", 10)) << top.output().substr(top.output().size() / 2);
     top.mark();
     top.send('g');
-    ASSERT_TRUE(top.wait_for("by caller, sorted by contentions", 10));
+    ASSERT_TRUE(top.wait_for("by caller, sorted by contended", 10));
     ASSERT_TRUE(top.wait_for("CALLER", 10));
     top.mark();
     top.send('s');
@@ -187,7 +188,8 @@ TEST(TopTerminal, SigtermAndSighupRestoreTheTerminal)
 TEST(TopPlain, PrintsOnePlainBlockPerIntervalWhenNotATerminal)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    Finished f = run({lockscope_bin(), "top", "--workload", "pipe", "-t", "2", "-d", "3", "-i", "1", "--by", "kind"});
+    Finished f =
+        run({lockscope_bin(), "top", "--workload", "pipe", "--threads", "2", "-d", "3", "-i", "1", "--by", "kind"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_EQ(f.out.find('\033'), std::string::npos) << "escape sequences in plain output";
     size_t blocks = 0;

@@ -33,7 +33,8 @@ constexpr KindName kKindNames[] = {
     {"user-mutex", "user-mutex", ""},
     {"user-rwsem", "user-rwsem", ""},
     // perf's
-    {"mutex-spin", "mutex", ""},
+    {"mutex:spin", "mutex", kSpinPhases},
+    {"mutex-spin", "mutex", ""},  // an older perf's alias: every mutex wait, as before
     {"rt-mutex", "rtmutex", ""},
     {"rwlock-rt", "rt-rwlock", ""},
     {"pcpu-sem", "percpu-rwsem", ""},
@@ -72,8 +73,22 @@ bool LockFilter::matches_kind(const std::string& kind, const std::string& mode) 
 {
     if (kinds.empty())
         return true;
-    return std::any_of(kinds.begin(), kinds.end(),
-                       [&](const auto& k) { return k.first == kind && (k.second.empty() || k.second == mode); });
+    return std::any_of(kinds.begin(), kinds.end(), [&](const auto& k) {
+        return k.first == kind && (k.second.empty() || k.second == mode || k.second == kSpinPhases);
+    });
+}
+
+bool LockFilter::spin_phases_only(const std::string& kind, const std::string& mode) const
+{
+    bool spin = false;
+    for (const auto& [k, m] : kinds) {
+        if (k != kind)
+            continue;
+        if (m != kSpinPhases && (m.empty() || m == mode))
+            return false;
+        spin = spin || m == kSpinPhases;
+    }
+    return spin;
 }
 
 bool LockFilter::matches(const LockInfo& lock) const
@@ -98,13 +113,15 @@ std::string LockFilter::describe() const
     if (!kinds.empty()) {
         std::vector<std::string> names;
         for (const auto& [kind, mode] : kinds)
-            names.push_back(mode.empty() ? kind : kind + "/" + mode);
+            names.push_back(mode.empty() ? kind : mode == kSpinPhases ? kind + ":spin" : kind + "/" + mode);
         parts.push_back("kind " + join(names));
     }
     if (!locks.empty())
         parts.push_back("lock " + join(locks));
     if (!callers.empty())
         parts.push_back("caller " + join(callers));
+    if (!callstacks.empty())
+        parts.push_back("callstack " + join(callstacks));
     std::string out;
     for (const std::string& p : parts)
         out += (out.empty() ? "" : "; ") + p;
@@ -124,15 +141,16 @@ uint32_t LockFilter::kind_bits() const
     return bits;
 }
 
-void add_kind_filter(LockFilter& filter, const std::string& list)
+void add_kind_filter(LockFilter& filter, const std::string& list, const char* option)
 {
+    const std::string opt = option;
     size_t start = 0;
     while (start <= list.size()) {
         const size_t comma = std::min(list.find(',', start), list.size());
         std::string item = list.substr(start, comma - start);
         start = comma + 1;
         if (item.empty())
-            throw UsageError("--kind: an empty kind in '" + list + "'; kinds are " + valid_names());
+            throw UsageError(opt + ": an empty kind in '" + list + "'; kinds are " + valid_names());
         std::string mode;
         for (const auto& [suffix, m] : {std::pair{":R", "read"},
                                         {":W", "write"},
@@ -152,12 +170,12 @@ void add_kind_filter(LockFilter& filter, const std::string& list)
             if (item == k.name)
                 found = &k;
         if (!found)
-            throw UsageError("--kind: unknown lock kind '" + item + "'; kinds are " + valid_names());
+            throw UsageError(opt + ": unknown lock kind '" + item + "'; kinds are " + valid_names());
         const std::string kind = found->kind;
         const bool rw = kind == "rwsem" || kind == "rwlock" || kind == "rt-rwlock" || kind == "percpu-rwsem";
         if (!mode.empty() && !rw)
-            throw UsageError("--kind: '" + kind + "' has no reader and writer sides");
-        filter.kinds.emplace_back(kind, mode);
+            throw UsageError(opt + ": '" + kind + "' has no reader and writer sides");
+        filter.kinds.emplace_back(kind, mode.empty() ? std::string(found->mode) : mode);
         if (comma >= list.size())
             break;
     }
@@ -182,15 +200,81 @@ void add_pattern_filter(std::vector<std::string>& patterns, const std::string& p
     patterns.push_back(pattern);
 }
 
+void add_lock_list_filter(LockFilter& filter, const std::string& list)
+{
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        start = comma + 1;
+        if (item.rfind("0x", 0) == 0 || item.rfind("0X", 0) == 0)
+            throw UsageError("-L/--lock-filter: '" + item +
+                             "' is an address; lockscope names locks by class and keeps no addresses: give a "
+                             "name or a pattern ('pipe_inode_info.mutex', 'inode.*')");
+        add_pattern_filter(filter.locks, item, "-L/--lock-filter");
+    }
+}
+
+void add_callstack_filter(LockFilter& filter, const std::string& text)
+{
+    if (text.empty())
+        throw UsageError("-S/--callstack-filter needs part of a function name");
+    filter.callstacks.push_back(text);
+}
+
+LockCounters spin_phase_counters(const LockCounters& c)
+{
+    LockCounters s;
+    s.contentions = c.spin_attempts;
+    s.spin_attempts = c.spin_attempts;
+    s.spin_failures = c.spin_failures;
+    s.spin_successes = c.spin_successes;
+    s.wait_ns = c.spin_ns;
+    s.spin_ns = c.spin_ns;
+    s.spin_offcpu_ns = c.spin_offcpu_ns;
+    s.spin_yields = c.spin_yields;
+    s.preempt_ns = c.spin_offcpu_ns;
+    s.preemptions = c.spin_yields;
+    // Every spin phase of a timed episode was timed.
+    s.timed = c.timed >= c.contentions ? c.spin_attempts : c.timed;
+    return s;
+}
+
+namespace {
+
+// Locks with `text` in their caller or in a frame of one of their sampled stacks.
+std::set<int64_t> locks_on_callstacks(const Session& s, const std::vector<std::string>& texts)
+{
+    auto has = [&](const std::string& frame) {
+        return std::any_of(texts.begin(), texts.end(),
+                           [&](const std::string& t) { return frame.find(t) != std::string::npos; });
+    };
+    std::set<int64_t> out;
+    for (const LockInfo& l : s.locks)
+        if (has(l.caller))
+            out.insert(l.id);
+    for (const StackSample& st : s.stacks)
+        if (!st.holder() && std::any_of(st.frames.begin(), st.frames.end(), has))
+            out.insert(st.lock_id);
+    return out;
+}
+
+}  // namespace
+
 Session filter_session(const Session& s, const LockFilter& filter)
 {
     if (filter.empty())
         return s;
     Session out = s;
-    std::set<int64_t> keep;
+    std::set<int64_t> keep, spin_only;
+    const std::set<int64_t> on_stacks =
+        filter.callstacks.empty() ? std::set<int64_t>{} : locks_on_callstacks(s, filter.callstacks);
     for (const LockInfo& l : s.locks)
-        if (filter.matches(l))
+        if (filter.matches(l) && (filter.callstacks.empty() || on_stacks.count(l.id))) {
             keep.insert(l.id);
+            if (filter.spin_phases_only(l.kind, l.mode))
+                spin_only.insert(l.id);
+        }
     std::erase_if(out.locks, [&](const LockInfo& l) { return !keep.count(l.id); });
     std::erase_if(out.lock_intervals, [&](const LockInterval& li) { return !keep.count(li.lock_id); });
     std::erase_if(out.stacks, [&](const StackSample& st) { return !keep.count(st.lock_id); });
@@ -198,6 +282,9 @@ Session filter_session(const Session& s, const LockFilter& filter)
                   [&](const WaitEdge& e) { return !keep.count(e.lock_id) || !keep.count(e.holder_lock_id); });
     std::erase_if(out.holder_tasks, [&](const HolderTask& h) { return !keep.count(h.lock_id); });
     std::erase_if(out.lock_cgroups, [&](const LockCgroup& c) { return !keep.count(c.lock_id); });
+    for (LockInterval& li : out.lock_intervals)
+        if (spin_only.count(li.lock_id))
+            li.counters = spin_phase_counters(li.counters);
     // Each interval's lock counters are now those of the kept locks.
     std::map<std::pair<int64_t, int64_t>, LockCounters> sums;
     for (const LockInterval& li : out.lock_intervals)

@@ -529,6 +529,67 @@ ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const Repor
 
 }  // namespace
 
+namespace {
+
+struct RowSortName {
+    RowSort sort;
+    const char* name;
+};
+// perf's keys first: row_sort_name() gives the first of each.
+constexpr RowSortName kRowSortNames[] = {
+    {RowSort::Wait, "wait_total"},         {RowSort::Contentions, "contended"}, {RowSort::WaitMax, "wait_max"},
+    {RowSort::AvgWait, "avg_wait"},        {RowSort::SpinFailures, "spinfail"}, {RowSort::Wait, "wait"},
+    {RowSort::Contentions, "contentions"},
+};
+
+double sort_value(const ReportRow& r, RowSort sort)
+{
+    const LockCounters& c = r.counters;
+    switch (sort) {
+        case RowSort::Wait:
+            return double(c.wait_ns);
+        case RowSort::Contentions:
+            return double(c.contentions);
+        case RowSort::WaitMax:
+            return double(c.max_wait_ns);
+        case RowSort::AvgWait:
+            return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
+        case RowSort::SpinFailures:
+            return double(c.spin_failures);
+    }
+    return 0;
+}
+
+}  // namespace
+
+RowSort parse_row_sort(const std::string& text)
+{
+    for (const RowSortName& n : kRowSortNames)
+        if (text == n.name)
+            return n.sort;
+    if (text == "wait_min")
+        throw UsageError(
+            "sort key 'wait_min': lockscope keeps no shortest wait; use wait_total, contended, "
+            "wait_max, avg_wait or spinfail");
+    throw UsageError("unknown sort key '" + text + "': use wait_total, contended, wait_max, avg_wait or spinfail");
+}
+
+const char* row_sort_name(RowSort sort)
+{
+    for (const RowSortName& n : kRowSortNames)
+        if (n.sort == sort)
+            return n.name;
+    return "wait_total";
+}
+
+void sort_rows(std::vector<ReportRow>& rows, RowSort sort)
+{
+    if (sort == RowSort::Wait)
+        return;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const ReportRow& a, const ReportRow& b) { return sort_value(a, sort) > sort_value(b, sort); });
+}
+
 Report build_report(const Session& session, const ReportOptions& options)
 {
     check_run_exists(session, options);
@@ -581,6 +642,8 @@ Report build_report(const Session& session, const ReportOptions& options)
             return a.counters.wait_ns > b.counters.wait_ns;
         return a.counters.contentions > b.counters.contentions;
     });
+    rep.sort = options.sort;
+    sort_rows(rep.rows, options.sort);
     rep.rows_total = rep.rows.size();
     if (options.top && rep.rows.size() > options.top)
         rep.rows.resize(options.top);

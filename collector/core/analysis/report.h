@@ -29,11 +29,21 @@ inline bool groups_tasks(GroupBy by)
 GroupBy parse_group_by(const std::string& text);
 const char* group_by_name(GroupBy by);
 
+// The order of the rows (-k/--sort): perf lock contention's keys
+// (wait_total, contended, wait_max, avg_wait) and the spin failures.
+enum class RowSort { Wait, Contentions, WaitMax, AvgWait, SpinFailures };
+
+// perf's keys, "spinfail", and the older names "wait" and "contentions";
+// anything else is a UsageError that lists the keys.
+RowSort parse_row_sort(const std::string& text);
+const char* row_sort_name(RowSort sort);  // perf's key: "wait_total", ...
+
 struct ReportOptions {
     GroupBy by = GroupBy::Lock;
     size_t top = 20;             // 0: all rows
     std::optional<int64_t> run;  // one run only; all runs when empty
     bool chains = false;         // the text shows the wait chains (JSON always has them)
+    RowSort sort = RowSort::Wait;
 };
 
 // A holder stack of a lock row: what the task holding the lock was running
@@ -103,9 +113,10 @@ struct ReportTotals {
 struct Report {
     std::map<std::string, std::string> session;  // the session's metadata
     ReportTotals totals;
-    std::vector<ReportRow> rows;  // by wait_ns, descending; at most `top`
+    std::vector<ReportRow> rows;  // by the sort key, descending (ties by wait, contentions); at most `top`
     size_t rows_total = 0;        // before the `top` cut
     GroupBy by = GroupBy::Lock;
+    RowSort sort = RowSort::Wait;
     std::vector<std::string> notes;     // how the rows were estimated, when they were
     uint64_t holder_samples = 0;        // holder stacks captured, over the runs reported
     uint64_t holder_changed = 0;        // holder stacks dropped: the lock changed hands meanwhile
@@ -132,6 +143,9 @@ inline bool wait_parts_split(int schema_version)
 {
     return schema_version == 0 || schema_version >= 5;
 }
+
+// Rows ordered by `sort`, largest first; rows it ties keep their order.
+void sort_rows(std::vector<ReportRow>& rows, RowSort sort);
 
 // Throws UsageError when options.run names a run the session lacks.
 Report build_report(const Session& session, const ReportOptions& options);

@@ -1,11 +1,10 @@
-// Text, JSON and CSV renderings of a Report.
+// Text and CSV renderings of a Report (report_json.cpp: the JSON).
 #include "core/analysis/estimate.h"
 #include "core/analysis/lock_naming.h"
 #include "core/analysis/report.h"
 #include "core/format.h"
 #include "core/render/counter_columns.h"
-
-#include <nlohmann/json.hpp>
+#include "core/render/report_shares.h"
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,10 @@
 
 namespace lockscope {
 namespace {
+
+using report_shares::naming_shares;
+using report_shares::NamingShares;
+using report_shares::report_period;
 
 constexpr size_t kTextWidth = 100;
 
@@ -30,13 +33,6 @@ std::string pad(const std::string& s, size_t width, bool right)
     size_t w = display_width(s);
     std::string fill(w < width ? width - w : 0, ' ');
     return right ? fill + s : s + fill;
-}
-
-// record --sample N's N (core/analysis/estimate.h); 1 with full timing (and for
-// malformed timing keys: the stored totals are read as they are).
-uint32_t report_period(const Report& rep)
-{
-    return timing_period(rep.session).value_or(1);
 }
 
 void header_block(std::ostringstream& out, const Report& rep)
@@ -82,36 +78,6 @@ void header_block(std::ostringstream& out, const Report& rep)
     if (const uint32_t period = report_period(rep); period > 1)
         line("timing", "sampled: one episode in " + std::to_string(period) +
                            " per CPU timed; counts exact, times estimated (± standard error)");
-}
-
-// How much of the wait and of the distinct locks kernel data named; locks in
-// the kernel image's own data that nothing can name are counted apart.
-struct NamingShares {
-    uint64_t data_wait = 0, other_wait = 0, image_wait = 0;
-    size_t data_locks = 0, other_locks = 0, image_locks = 0;
-    double wait_share() const { return ratio(data_wait, data_wait + other_wait); }
-    double lock_share() const
-    {
-        return data_locks + other_locks ? double(data_locks) / double(data_locks + other_locks) : 0.0;
-    }
-};
-
-NamingShares naming_shares(const ReportTotals& t)
-{
-    NamingShares n;
-    for (const auto& [source, share] : t.by_name_source) {
-        if (named_from_data(source)) {
-            n.data_wait += share.wait_ns;
-            n.data_locks += share.locks;
-        } else if (source == "kernel-data") {
-            n.image_wait += share.wait_ns;
-            n.image_locks += share.locks;
-        } else {
-            n.other_wait += share.wait_ns;
-            n.other_locks += share.locks;
-        }
-    }
-    return n;
 }
 
 void names_block(std::ostringstream& out, const ReportTotals& t)
@@ -221,12 +187,6 @@ void totals_block(std::ostringstream& out, const Report& rep)
     names_block(out, t);
 }
 
-struct Column {
-    const char* header;
-    size_t width;
-    bool right;
-};
-
 // The table's four part cells: whole percentages adding up to 100 ("-" for
 // a row with no wait, "n/t" for a row none of whose episodes was timed).
 std::vector<std::string> part_cells(const LockCounters& c, bool timed, bool split)
@@ -284,6 +244,146 @@ std::vector<std::string> fit_apart(const std::vector<std::string>& values, size_
     return values;
 }
 
+// The table's number columns. Fitted to a terminal, the cells are compact
+// ("12.3ms", "45.6k") and the sleeps column is left to --wide and JSON, so
+// that names keep room at 100 columns.
+struct Column {
+    const char* header;
+    size_t width;
+};
+
+std::vector<Column> number_columns(bool fitted, uint32_t period)
+{
+    const size_t time = fitted ? 6 : 7;
+    // an estimate carries its standard error: "1.23s±0.05"
+    std::vector<Column> columns = {{fitted ? "cont" : "contend", fitted ? 6u : 7u},
+                                   {"fail%", 5},
+                                   {"wait", period > 1 ? 12 : time},
+                                   {"mean", time},
+                                   {"max", time},
+                                   {"spin%", 5},
+                                   {"que%", 4},
+                                   {"slp%", 4},
+                                   {"run%", 4}};
+    if (!fitted)
+        columns.push_back({"sleeps", 6});
+    return columns;
+}
+
+std::vector<std::string> number_cells(const Report& rep, const ReportRow& r, uint32_t period, bool fitted)
+{
+    const LockCounters& c = r.counters;
+    // Counts and times as the totals print them, where they fit the cell.
+    const uint64_t exact_below = fitted ? 100'000 : 1'000'000;
+    const std::string contend =
+        c.contentions < exact_below ? format_count(c.contentions) : format_count_short(double(c.contentions));
+    const bool timed = times_measured(c, period);
+    auto time_cell = [&](double ns) { return timed ? format_duration(ns, fitted) : std::string("n/t"); };
+    const std::vector<std::string> parts = part_cells(c, timed, rep.wait_parts_split);
+    std::vector<std::string> cells = {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
+                                      period > 1 ? format_wait_estimate(c, period, true) : time_cell(double(c.wait_ns)),
+                                      time_cell(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0),
+                                      // per-task totals keep no maximum
+                                      groups_tasks(rep.by) ? std::string("-") : time_cell(double(c.max_wait_ns)),
+                                      parts[0], parts[1], parts[2], parts[3]};
+    if (!fitted)
+        cells.push_back(format_count_short(double(c.sleeps)));
+    return cells;
+}
+
+// The text columns (name, kind, caller or object) and their widths.
+struct TextColumns {
+    bool show_kind = false, show_caller = false, instances = false;
+    std::string name_header;
+    std::vector<std::string> names, kinds, thirds;  // as printed, one per row
+    size_t name_w = 0, kind_w = 0, caller_w = 0;
+};
+
+TextColumns text_columns(const Report& rep)
+{
+    TextColumns t;
+    // Text columns that would repeat the name, or hold nothing, are dropped.
+    t.show_kind = rep.by != GroupBy::Kind && !groups_tasks(rep.by);
+    t.show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind || rep.by == GroupBy::Instance;
+    t.instances = rep.by == GroupBy::Instance;
+    t.name_header = rep.by == GroupBy::Task     ? "task"
+                    : rep.by == GroupBy::Caller ? "caller"
+                    : rep.by == GroupBy::Cgroup ? "cgroup"
+                                                : "name";
+    t.name_w = t.name_header.size();
+    t.kind_w = t.show_kind ? 4 : 0;
+    t.caller_w = t.show_caller ? 6 : 0;
+    for (const auto& r : rep.rows) {
+        t.names.push_back(r.name);
+        t.name_w = std::max(t.name_w, display_width(r.name));
+        if (t.show_kind) {
+            t.kinds.push_back(kind_text(r));
+            t.kind_w = std::max(t.kind_w, display_width(t.kinds.back()));
+        }
+        t.thirds.push_back(t.instances ? (r.instance.empty() ? "-" : r.instance) : caller_text(r));
+        if (t.show_caller)
+            t.caller_w = std::max(t.caller_w, display_width(t.thirds.back()));
+    }
+    return t;
+}
+
+// Cuts the kinds, names and callers to share what the number columns leave
+// of kTextWidth (wider only where a cut would make two rows look alike).
+void fit_text_columns(TextColumns& t, size_t numbers_width, size_t wait_extra)
+{
+    // Kinds fit 14 columns: "percpu-…/write".
+    t.kinds = fit_apart(t.kinds, t.show_kind ? 4 : 0, 14);
+    t.kind_w = t.show_kind ? 4 : 0;
+    for (const std::string& kind : t.kinds)
+        t.kind_w = std::max(t.kind_w, display_width(kind));
+    const size_t separators = (t.show_kind ? 2 : 0) + (t.show_caller ? 2 : 0);
+    // The estimate's wider wait column does not take the name's room.
+    const size_t fixed = numbers_width + separators + t.kind_w;
+    const size_t budget = std::max<size_t>(kTextWidth + wait_extra, fixed + 16) - fixed;
+    if (t.name_w + t.caller_w > budget) {
+        // Share the room; the name (a class such as "pipe_inode_info.mutex")
+        // comes first, up to two thirds of it; each gets all it needs if less.
+        const size_t name_share = budget * 2 / 3;
+        if (!t.show_caller)
+            t.name_w = budget;
+        else if (t.name_w <= name_share)
+            t.caller_w = budget - t.name_w;
+        else if (t.caller_w <= budget - name_share)
+            t.name_w = budget - t.caller_w;
+        else
+            t.name_w = name_share, t.caller_w = budget - name_share;
+    }
+    // Any room a cut that keeps the names apart needs beyond the share is
+    // the caller's, as far as it has some to give.
+    t.names = fit_apart(t.names, t.name_header.size(), t.name_w);
+    for (const std::string& name : t.names)
+        if (display_width(name) > t.name_w) {
+            const size_t more = display_width(name) - t.name_w;
+            t.name_w += more;
+            t.caller_w -= std::min(more, t.caller_w > 6 ? t.caller_w - 6 : 0);
+        }
+    for (std::string& third : t.thirds)
+        third = cut_caller(third, t.caller_w);
+}
+
+void table_legend(std::ostringstream& out, const Report& rep, uint32_t period, bool fitted)
+{
+    if (rep.rows_total > rep.rows.size())
+        out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by " << row_sort_name(rep.sort)
+            << ")\n";
+    out << wrap_text(std::string("fail% = spin failures / spin attempts; ") + (fitted ? "cont: contentions; " : "") +
+                         "the wait's parts, adding up to 100%: spin% spinning on CPU, que% queued on CPU, slp% "
+                         "asleep, run% runnable (switched out, not running); mean and max are per contention" +
+                         (fitted ? "; sleeps: --wide or --format json." : "."),
+                     "", 0, kTextWidth);
+    if (!rep.wait_parts_split)
+        out << "This session's format keeps no off-CPU time of spin phases: spin% holds it too, que% is\n"
+               "unknown (?), and the parts need not add up to 100%.\n";
+    if (period > 1)
+        out << "wait = estimate ± standard error (record --sample " << period
+            << "); n/t: none of the row's episodes was timed; max: the longest timed wait.\n";
+}
+
 void table_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
     out << '\n';
@@ -291,115 +391,38 @@ void table_block(std::ostringstream& out, const Report& rep, const TextOptions& 
         out << "no contention recorded\n";
         return;
     }
-    // Text columns that would repeat the name, or hold nothing, are dropped.
-    bool show_kind = rep.by != GroupBy::Kind && !groups_tasks(rep.by);
-    bool show_caller = rep.by == GroupBy::Lock || rep.by == GroupBy::Kind || rep.by == GroupBy::Instance;
-    const bool instances = rep.by == GroupBy::Instance;
-    auto third_text = [&](const ReportRow& r) {
-        return instances ? (r.instance.empty() ? "-" : r.instance) : caller_text(r);
-    };
-
     const uint32_t period = report_period(rep);
-    // an estimate carries its standard error: "1.23s±0.05"
-    std::vector<Column> numeric = {{"contend", 7, true}, {"fail%", 5, true}, {"wait", period > 1 ? 12u : 7u, true},
-                                   {"mean", 7, true},    {"max", 7, true},   {"spin%", 5, true},
-                                   {"que%", 4, true},    {"slp%", 4, true},  {"run%", 4, true},
-                                   {"sleeps", 6, true}};
-    size_t numeric_width = 0;
-    for (const auto& col : numeric)
-        numeric_width += col.width + 1;
-    const std::string name_header = rep.by == GroupBy::Task     ? "task"
-                                    : rep.by == GroupBy::Caller ? "caller"
-                                    : rep.by == GroupBy::Cgroup ? "cgroup"
-                                                                : "name";
-    std::vector<std::string> names, kinds;
-    size_t name_w = name_header.size(), kind_w = show_kind ? 4 : 0, caller_w = show_caller ? 6 : 0;
-    for (const auto& r : rep.rows) {
-        names.push_back(r.name);
-        name_w = std::max(name_w, display_width(r.name));
-        if (show_kind)
-            kinds.push_back(kind_text(r));
-        if (show_caller)
-            caller_w = std::max(caller_w, display_width(third_text(r)));
-    }
-    // Kinds fit 14 columns: "percpu-…/write".
-    const std::vector<std::string> printed_kinds = fit_apart(kinds, kind_w, options.full_names ? SIZE_MAX : 14);
-    for (const std::string& kind : printed_kinds)
-        kind_w = std::max(kind_w, display_width(kind));
-    size_t separators = (show_kind ? 2 : 0) + (show_caller ? 2 : 0);
-    // The estimate's wider wait column does not take the name's room.
-    const size_t wait_extra = numeric[2].width - 7;
-    const size_t fixed = numeric_width + separators + kind_w;
-    const size_t budget = std::max<size_t>(kTextWidth + wait_extra, fixed + 16) - fixed;
-    if (!options.full_names && name_w + caller_w > budget) {
-        // Share the room; the name (a class such as "pipe_inode_info.mutex")
-        // comes first, up to two thirds of it; each gets all it needs if less.
-        const size_t name_share = budget * 2 / 3;
-        if (!show_caller)
-            name_w = budget;
-        else if (name_w <= name_share)
-            caller_w = budget - name_w;
-        else if (caller_w <= budget - name_share)
-            name_w = budget - caller_w;
-        else
-            name_w = name_share, caller_w = budget - name_share;
-    }
-    // Any room a cut that keeps the names apart needs beyond the share is
-    // the caller's, as far as it has some to give.
-    const std::vector<std::string> printed = fit_apart(names, name_header.size(), name_w);
-    for (const std::string& name : printed)
-        if (display_width(name) > name_w) {
-            const size_t more = display_width(name) - name_w;
-            name_w += more;
-            caller_w -= std::min(more, caller_w > 6 ? caller_w - 6 : 0);
-        }
+    const bool fitted = !options.full_names;
+    const std::vector<Column> numbers = number_columns(fitted, period);
+    size_t numbers_width = 0;
+    for (const auto& col : numbers)
+        numbers_width += col.width + 1;
+    TextColumns t = text_columns(rep);
+    if (fitted)
+        fit_text_columns(t, numbers_width, numbers[2].width - 6);
 
     auto row_line = [&](const std::string& name, const std::string& kind, const std::string& caller,
                         const std::vector<std::string>& cells) {
-        std::string s = pad(name, name_w, false);
-        if (show_kind)
-            s += "  " + pad(kind, kind_w, false);
-        if (show_caller)
-            s += "  " + pad(cut_caller(caller, caller_w), caller_w, false);
-        for (size_t i = 0; i < numeric.size(); ++i)
-            s += " " + pad(cells[i], numeric[i].width, true);
+        std::string s = pad(name, t.name_w, false);
+        if (t.show_kind)
+            s += "  " + pad(kind, t.kind_w, false);
+        if (t.show_caller)
+            s += "  " + pad(caller, t.caller_w, false);
+        for (size_t i = 0; i < numbers.size(); ++i)
+            s += " " + pad(cells[i], numbers[i].width, true);
         while (!s.empty() && s.back() == ' ')
             s.pop_back();
         out << s << '\n';
     };
     std::vector<std::string> headers;
-    for (const auto& col : numeric)
+    for (const auto& col : numbers)
         headers.push_back(col.header);
-    row_line(name_header, "kind", instances ? "object" : "caller", headers);
-    for (size_t i = 0; i < rep.rows.size(); ++i) {
-        const ReportRow& r = rep.rows[i];
-        const LockCounters& c = r.counters;
-        // Counts and times as the totals print them, where they fit the cell.
-        const std::string contend =
-            c.contentions < 1'000'000 ? format_count(c.contentions) : format_count_short(double(c.contentions));
-        const bool timed = times_measured(c, period);
-        auto time_cell = [&](double ns) { return timed ? format_duration(ns) : std::string("n/t"); };
-        const std::vector<std::string> parts = part_cells(c, timed, rep.wait_parts_split);
-        row_line(printed[i], show_kind ? printed_kinds[i] : "", third_text(r),
-                 {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
-                  period > 1 ? format_wait_estimate(c, period, true) : time_cell(double(c.wait_ns)),
-                  time_cell(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0),
-                  // per-task totals keep no maximum
-                  groups_tasks(rep.by) ? std::string("-") : time_cell(double(c.max_wait_ns)), parts[0], parts[1],
-                  parts[2], parts[3], format_count_short(double(c.sleeps))});
-    }
-    if (rep.rows_total > rep.rows.size())
-        out << "(top " << rep.rows.size() << " of " << rep.rows_total << " rows by wait)\n";
-    out << "fail% = spin failures / spin attempts; the wait's parts, adding up to 100%: spin% spinning on\n"
-           "CPU, que% queued on CPU, slp% asleep, run% runnable (switched out, not running); mean and max\n"
-           "are per contention.\n";
-    if (!rep.wait_parts_split)
-        out << "This session's format keeps no off-CPU time of spin phases: spin% holds it too, que% is\n"
-               "unknown (?), and the parts need not add up to 100%.\n";
-    if (period > 1)
-        out << "wait = estimate ± standard error (record --sample " << period
-            << "); n/t: none of the row's episodes was timed; max: the longest timed wait.\n";
-    if (instances) {
+    row_line(t.name_header, "kind", t.instances ? "object" : "caller", headers);
+    for (size_t i = 0; i < rep.rows.size(); ++i)
+        row_line(t.names[i], t.show_kind ? t.kinds[i] : "", t.thirds[i],
+                 number_cells(rep, rep.rows[i], period, fitted));
+    table_legend(out, rep, period, fitted);
+    if (t.instances) {
         out << "\nwhere each name comes from:\n";
         for (const auto& r : rep.rows)
             if (!r.detail.empty() || !r.instance.empty())
@@ -517,41 +540,6 @@ void holders_block(std::ostringstream& out, const Report& rep)
     }
 }
 
-constexpr std::initializer_list<DerivedCounter> kJsonDerived = {
-    kSpinFailureRate, kQueuedNs, kOffcpuNs, kMeanWaitNs, kSpinningNs, kQueuedOnCpuNs, kAsleepNs, kRunnableNs};
-
-// Under record --sample N, the times (is_timed_field) of a row none of whose
-// episodes was timed are unknown: null, never 0. wait_ns_stderr is the
-// standard error of the wait_ns estimate (0 with full timing; null where
-// unknown: per-task rows keep no variance).
-// Where the session cannot split the wait (`split` false), the parts that
-// need the off-CPU time of spin phases are null too.
-nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split)
-{
-    nlohmann::ordered_json j;
-    const bool timed = times_measured(c, period);
-    auto put = [&](const char* name, auto value) {
-        const std::string_view field = name;
-        const bool unsplit = !split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
-                                        field == "spin_offcpu_ns" || field == "spin_yields");
-        if ((timed || !is_timed_field(name)) && !unsplit)
-            j[name] = value;
-        else
-            j[name] = nullptr;
-        if (std::string_view(name) == "wait_ns")
-            j["wait_ns_stderr"] =
-                timed && stderr_known(c, period) ? nlohmann::ordered_json(wait_stderr_ns(c)) : nullptr;
-    };
-    for_each_counter_column(c, kJsonDerived, put, put);
-    nlohmann::ordered_json owner;
-    for (int i = 0; i < kOwnerStates; ++i)
-        owner[owner_state_name(i)] = c.owner[size_t(i)];
-    j["owner_at_queueing"] = owner;
-    j["hist"] = timed ? nlohmann::ordered_json(c.hist)
-                      : nullptr;  // bucket i: waits of [2^i, 2^(i+1)) ns; the last is open-ended
-    return j;
-}
-
 std::string csv_field(const std::string& s)
 {
     if (s.find_first_of(",\"\r\n") == std::string::npos)
@@ -577,124 +565,6 @@ std::string format_text(const Report& rep, const TextOptions& options)
     if (rep.show_chains)
         chains_block(out, rep);
     return out.str();
-}
-
-std::string format_json(const Report& rep)
-{
-    nlohmann::ordered_json j;
-    j["session"] = rep.session;
-    j["group_by"] = group_by_name(rep.by);
-    j["notes"] = rep.notes;
-    const ReportTotals& t = rep.totals;
-    const uint32_t period = report_period(rep);
-    j["timing"] = {{"mode", period > 1 ? "sampled" : "full"}, {"period", period}};
-    nlohmann::ordered_json totals = counters_json(t.counters, period, rep.wait_parts_split);
-    totals["idle_fraction"] = t.idle_fraction;
-    totals["lost"] = t.lost;
-    nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
-    for (const LostField& f : kLostFields)
-        by_cause[f.name] = t.lost_by_cause.*f.member;
-    totals["lost_by_cause"] = by_cause;
-    totals["events"] = t.events;
-    totals["duration_s"] = t.duration_s;
-    totals["contentions_per_s"] = t.duration_s > 0 ? double(t.counters.contentions) / t.duration_s : 0.0;
-    totals["ops_per_s"] = t.ops_per_s ? nlohmann::ordered_json(*t.ops_per_s) : nullptr;
-    totals["runs"] = t.runs;
-    totals["intervals"] = t.intervals;
-    totals["holder_samples"] = rep.holder_samples;
-    totals["holder_changed"] = rep.holder_changed;
-    totals["holder_oncpu_samples"] = rep.holder_oncpu_samples;
-    totals["holder_oncpu_dropped"] = rep.holder_oncpu_dropped;
-    if (!t.by_name_source.empty()) {
-        nlohmann::ordered_json sources = nlohmann::ordered_json::object();
-        for (const auto& [source, share] : t.by_name_source)
-            sources[source] = {{"wait_ns", share.wait_ns}, {"locks", share.locks}};
-        totals["name_sources"] = sources;
-        const NamingShares n = naming_shares(t);
-        // Shares of the wait and of the locks named from kernel data, not
-        // counting unnamed locks in the kernel image's data (kernel-data).
-        totals["named_from_data"] = {{"wait_share", n.wait_share()}, {"lock_share", n.lock_share()}};
-    }
-    j["totals"] = totals;
-    auto locks = nlohmann::ordered_json::array();
-    for (const ReportRow& r : rep.rows) {
-        nlohmann::ordered_json row;
-        row["name"] = r.name;
-        row["kind"] = r.kind;
-        row["mode"] = r.mode;
-        row["caller"] = r.caller;
-        row["name_source"] = r.name_source;
-        row["instances"] = r.instances;
-        if (rep.by == GroupBy::Instance) {
-            row["instance"] = r.instance;
-            row["detail"] = r.detail;
-        }
-        row.update(counters_json(r.counters, period, rep.wait_parts_split));
-        row["share_of_wait"] = r.share_of_wait;
-        if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
-            auto holders = nlohmann::ordered_json::array();
-            for (const HolderShare& h : r.holders)
-                holders.push_back({{"stack", h.frames},
-                                   {"state", h.state},
-                                   {"samples", h.samples},
-                                   {"wait_ns", h.wait_ns},
-                                   {"share", h.share},
-                                   {"share_of", h.on_cpu() ? "on_cpu_samples" : "wait"}});
-            row["holders"] = std::move(holders);
-            row["holder_samples"] = r.holder_samples;
-            row["holder_oncpu_samples"] = r.holder_oncpu_samples;
-            auto tasks = nlohmann::ordered_json::array();
-            for (const HolderTaskShare& ht : r.holder_tasks)
-                tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});
-            row["holder_tasks"] = std::move(tasks);
-            auto cgroups = nlohmann::ordered_json::array();
-            for (const auto& [path, samples] : r.cgroups)
-                cgroups.push_back({{"cgroup", path}, {"samples", samples}});
-            row["cgroups"] = std::move(cgroups);
-        }
-        locks.push_back(std::move(row));
-    }
-    j["locks"] = std::move(locks);
-    j["rows_total"] = rep.rows_total;
-    auto chains = nlohmann::ordered_json::array();
-    for (const Chain& c : rep.chains) {
-        nlohmann::ordered_json chain;
-        chain["locks"] = c.locks;
-        chain["count"] = c.samples;
-        chain["wait_ns"] = c.wait_ns;
-        chain["cycle"] = c.cycle;
-        chain["truncated"] = c.truncated;
-        chain["root"] = {
-            {"lock", c.root.lock}, {"state", c.root.state}, {"stack", c.root.frames}, {"task", c.root.task}};
-        chains.push_back(std::move(chain));
-    }
-    j["chains"] = std::move(chains);
-    j["wait_parts_split"] = rep.wait_parts_split;
-    // Per run and per interval, the wait and its parts (all locks).
-    auto parts = [&](const LockCounters& c) {
-        nlohmann::ordered_json p = counters_json(c, period, rep.wait_parts_split), out;
-        for (const char* key :
-             {"contentions", "wait_ns", "spinning_ns", "queued_on_cpu_ns", "asleep_ns", "runnable_ns", "spin_yields"})
-            out[key] = p[key];
-        return out;
-    };
-    auto runs = nlohmann::ordered_json::array();
-    for (const Report::RunTotals& r : rep.runs) {
-        nlohmann::ordered_json run = {{"id", r.id}, {"label", r.label}};
-        run.update(parts(r.counters));
-        runs.push_back(std::move(run));
-    }
-    j["runs"] = std::move(runs);
-    auto intervals = nlohmann::ordered_json::array();
-    for (const IntervalTotals& in : rep.intervals) {
-        nlohmann::ordered_json interval = {
-            {"run", in.run}, {"index", in.index}, {"seconds", in.seconds()}, {"idle_fraction", in.idle_fraction()}};
-        interval.update(parts(in.counters));
-        intervals.push_back(std::move(interval));
-    }
-    j["intervals"] = std::move(intervals);
-    // Replace rather than throw on invalid UTF-8 from a foreign session.
-    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 // The per-lock CSV's computed columns (the JSON adds queued_ns).

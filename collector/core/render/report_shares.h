@@ -1,0 +1,34 @@
+// What the report's text and JSON renderings both compute from a Report.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/analysis/report.h"
+
+namespace lockscope::report_shares {
+
+inline double ratio(uint64_t part, uint64_t whole)
+{
+    return whole ? double(part) / double(whole) : 0.0;
+}
+
+// record --sample N's N (core/analysis/estimate.h); 1 with full timing (and for
+// malformed timing keys: the stored totals are read as they are).
+uint32_t report_period(const Report& rep);
+
+// How much of the wait and of the distinct locks kernel data named; locks in
+// the kernel image's own data that nothing can name are counted apart.
+struct NamingShares {
+    uint64_t data_wait = 0, other_wait = 0, image_wait = 0;
+    size_t data_locks = 0, other_locks = 0, image_locks = 0;
+    double wait_share() const { return ratio(data_wait, data_wait + other_wait); }
+    double lock_share() const
+    {
+        return data_locks + other_locks ? double(data_locks) / double(data_locks + other_locks) : 0.0;
+    }
+};
+
+NamingShares naming_shares(const ReportTotals& t);
+
+}  // namespace lockscope::report_shares
