@@ -26,12 +26,13 @@ ALLOWED = {
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "metrics": {"core", "metrics"},
+    "fleet": {"core", "fleet"},
     "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
     "probe": {"core", "identity", "probe", "reflock"},
     "record": {"core", "identity", "probe", "record", "workload"},
-    "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "workload", "lab", "metrics", "cli"},
+    "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "workload", "lab", "metrics", "fleet", "cli"},
 }
 GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
 COLLECTOR = set(ALLOWED)

@@ -321,7 +321,8 @@ std::string format_diff_text(const DiffResult& d)
     // when waits were not timed.
     const bool by_wait = d.locks.empty() || d.locks.front().metrics.empty() ||
                          d.locks.front().metrics.front().metric.rfind("wait_", 0) == 0;
-    out << "\nlocks in both sessions, largest change in " << (by_wait ? "wait" : "contentions") << " first\n";
+    out << "\nlocks in both " << (d.by_hosts ? "groups" : "sessions") << ", largest change in "
+        << (by_wait ? "wait" : "contentions") << " first\n";
     if (d.locks.empty())
         out << "  none\n";
     else
