@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "lockscope_abi.h"
 #include "metrics/exporter.h"
+#include "metrics/exposition.h"
 #include "record/recorder.h"
 
 namespace lockscope::cli {
@@ -99,6 +100,7 @@ int cmd_record(const Args& args)
     std::string prometheus_address;
     size_t prometheus_top = 50;
     size_t prometheus_cgroups = 0;
+    std::vector<std::string> prometheus_labels;
     po::options_description visible("options");
     visible.add_options()("help,h", "show this help")(
         "output,o", po::value(&o.output), "session file to write (default: lockscope-<date>-<time>.lockscope)")(
@@ -146,7 +148,10 @@ int cmd_record(const Args& args)
         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"")(
         "prometheus-cgroups", po::value(&prometheus_cgroups)->default_value(0),
         "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
-        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none");
+        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none")(
+        "prometheus-label", po::value(&prometheus_labels)->composing(),
+        "NAME=VALUE[,NAME=VALUE...]: a label of lockscope_build_info, e.g. role=db, for grouping hosts "
+        "(lockscope diff --prometheus --by role); repeatable, empty for none");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     std::vector<std::string> cgroups;
@@ -187,6 +192,9 @@ int cmd_record(const Args& args)
     o.probe.children = !vm.count("no-children");
     if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && prometheus_address.empty())
         throw UsageError("--prometheus-top goes with --prometheus");
+    const std::map<std::string, std::string> operator_labels = metrics::parse_operator_labels(prometheus_labels);
+    if (!operator_labels.empty() && prometheus_address.empty())
+        throw UsageError("--prometheus-label goes with --prometheus");
     if (prometheus_cgroups && prometheus_address.empty())
         throw UsageError("--prometheus-cgroups goes with --prometheus");
     const bool rotating = !rotation.dir.empty();
@@ -227,8 +235,8 @@ int cmd_record(const Args& args)
         record::validate(o);  // not root, bad target: say so before opening a port
         // The server's threads must not take the signals the recorder waits for.
         record::block_stop_signals();
-        exporter =
-            std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top, prometheus_cgroups);
+        exporter = std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top, prometheus_cgroups,
+                                                                 operator_labels);
         std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     }
 
