@@ -1,7 +1,7 @@
 // lockscope diff: two sessions compared with confidence intervals and a
 // verdict per total and per lock; --fail-on turns it into a CI gate.
 #include <cstdio>
-#include <ctime>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -39,7 +39,8 @@ int diff_prometheus(const po::variables_map& vm, const std::string& url, const s
     o.selector_b = b;
     o.by = by;
     o.window_s = fleet::parse_window(window);
-    o.end = fleet::parse_end(end, double(time(nullptr)));
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    o.end = fleet::parse_end(end, std::chrono::duration<double>(now).count());
     o.top = top;
     o.alpha = alpha;
     return print_diff(fleet::diff_fleet(o), format, fail_on);
