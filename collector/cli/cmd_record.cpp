@@ -10,6 +10,7 @@
 
 #include "cli/options.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "lockscope_abi.h"
 #include "metrics/exporter.h"
 #include "metrics/exposition.h"
@@ -59,21 +60,9 @@ constexpr const char* kUsage =
 // "90", "90s", "15m", "1h", "1d" as seconds.
 double parse_duration(const std::string& text, const char* option)
 {
-    size_t used = 0;
-    double value = -1;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-    }
-    const std::string unit = text.substr(std::min(used, text.size()));
-    const double scale = unit.empty() || unit == "s" ? 1
-                         : unit == "m"               ? 60
-                         : unit == "h"               ? 3600
-                         : unit == "d"               ? 86400
-                                                     : -1;
-    if (used == 0 || scale < 0 || !(value > 0) || !std::isfinite(value))
-        throw UsageError(std::string(option) + " takes a duration such as 90s, 15m, 1h or 1d, not '" + text + "'");
-    return value * scale;
+    if (const std::optional<double> s = parse_duration_s(text))
+        return *s;
+    throw UsageError(std::string(option) + " takes a duration such as 90s, 15m, 1h or 1d, not '" + text + "'");
 }
 
 // --prometheus without -o: one episode in 64 timed. The timed path's extra

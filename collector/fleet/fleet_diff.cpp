@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "fleet/fleet_query.h"
 #include "fleet/prometheus_api.h"
 
@@ -228,18 +229,10 @@ void name_per_cpu(std::vector<MetricDiff>& metrics)
 
 double parse_window(const std::string& text)
 {
-    size_t used = 0;
-    double value = -1;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-    }
-    const std::string unit = text.substr(std::min(used, text.size()));
-    static const std::map<std::string, double> scale{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 604800}};
-    auto it = scale.find(unit.empty() ? "s" : unit);
-    if (used == 0 || it == scale.end() || !(value * it->second >= 1) || !std::isfinite(value))
+    const std::optional<double> s = parse_duration_s(text);
+    if (!s || *s < 1)
         throw UsageError("--window takes a duration of at least a second, such as 30m, 1h or 1d, not '" + text + "'");
-    return value * it->second;
+    return *s;
 }
 
 double parse_end(const std::string& text, double now_s)
