@@ -5,6 +5,7 @@
        ├─> lab ──────────────┤   workload ─> core
        ├─> metrics ──────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
+       ├─> fleet ─> core
        └─> everything below
 
 bpf/ (the BPF programs and the ABI header) includes only its own headers and

@@ -246,6 +246,22 @@ TEST_F(FleetDiff, HalvesOfOneReleaseCallNothing)
     }
 }
 
+// --by kernel: the two releases are the two largest groups (all fleets
+// together), the older one in A.
+TEST_F(FleetDiff, ByKernelComparesTheTwoReleasesOlderFirst)
+{
+    const Finished f = run({lockscope_bin(), "diff", "--prometheus", server_->url(), "--by", "kernel", "--window", "5m",
+                            "--end", std::to_string(long(end_)), "--format", "json", "--alpha", "0.001"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const nlohmann::json j = nlohmann::json::parse(f.out);
+    EXPECT_EQ(j["a"], std::string("hosts with lockscope_build_info{kernel=\"") + kOld + "\"}");
+    EXPECT_EQ(j["hosts"]["a"], kSeeds * kHosts / 2);
+    EXPECT_EQ(j["hosts"]["b"], kSeeds * kHosts / 2);
+    const auto called = calls(j);
+    EXPECT_TRUE(called.count({lock_name(kWorse), "wait_per_s", "worse"})) << j["locks"].dump().substr(0, 400);
+    EXPECT_TRUE(called.count({lock_name(kBetter), "wait_per_s", "better"})) << j["locks"].dump().substr(0, 400);
+}
+
 TEST_F(FleetDiff, TwoHostsAreNotEnoughAndSaySo)
 {
     const nlohmann::json j = diff(group(1, kOld) + ",instance=~\"s1-h(0|1):9464\"", group(1, kNew));

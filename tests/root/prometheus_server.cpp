@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -75,6 +76,18 @@ bool wait_until(const std::function<bool()>& ready, double timeout_s)
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return true;
+}
+
+std::filesystem::path scrape_every_second(const std::filesystem::path& dir, const std::vector<unsigned>& ports)
+{
+    const std::filesystem::path config = dir / "prometheus.yml";
+    std::ofstream out(config);
+    out << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+           "scrape_configs:\n  - job_name: lockscope\n    static_configs:\n      - targets: [";
+    for (size_t i = 0; i < ports.size(); ++i)
+        out << (i ? ", " : "") << "'127.0.0.1:" << ports[i] << "'";
+    out << "]\n";
+    return config;
 }
 
 PrometheusServer::PrometheusServer(const std::filesystem::path& config, const std::filesystem::path& data)

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "subprocess.h"
 
@@ -20,6 +21,10 @@ unsigned free_port();
 std::string http_get(unsigned port, const std::string& target);
 std::string url_encode(const std::string& s);
 bool wait_until(const std::function<bool()>& ready, double timeout_s);
+
+// Writes DIR/prometheus.yml: job "lockscope" scrapes these loopback ports
+// every second. Returns its path.
+std::filesystem::path scrape_every_second(const std::filesystem::path& dir, const std::vector<unsigned>& ports);
 
 class PrometheusServer {
 public:

@@ -88,21 +88,13 @@ void expect_consistent(const std::vector<double>& scraped, const std::set<uint64
 TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const char* server = "/usr/bin/prometheus";
-    ASSERT_TRUE(fs::exists(server)) << "Debian's prometheus package is missing (scripts/install-deps.sh installs it)";
+    ASSERT_TRUE(fs::exists("/usr/bin/prometheus"))
+        << "Debian's prometheus package is missing (scripts/install-deps.sh installs it)";
 
     TempDir dir;
-    const unsigned exporter_port = free_port(), server_port = free_port();
-    const fs::path config = dir.path() / "prometheus.yml";
-    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                             "scrape_configs:\n  - job_name: lockscope\n    static_configs:\n"
-                             "      - targets: ['127.0.0.1:"
-                          << exporter_port << "']\n";
-    Process prometheus = Process::start(
-        {server, "--config.file=" + config.string(), "--storage.tsdb.path=" + (dir.path() / "data").string(),
-         "--web.listen-address=127.0.0.1:" + std::to_string(server_port), "--log.level=warn"});
-    ASSERT_TRUE(wait_until([&] { return !http_get(server_port, "/-/ready").empty(); }, 60))
-        << "Prometheus did not become ready";
+    const unsigned exporter_port = free_port();
+    const PrometheusServer server(scrape_every_second(dir.path(), {exporter_port}), dir.path() / "data");
+    const unsigned server_port = server.port();
 
     const std::string session = (dir.path() / "run.lockscope").string();
     Finished rec =
@@ -168,12 +160,7 @@ TEST(Prometheus, BuildInfoJoinsToEachExportersLockSeries)
     LOCKSCOPE_REQUIRE_BPF();
     TempDir dir;
     const unsigned port_a = free_port(), port_b = free_port();
-    const fs::path config = dir.path() / "prometheus.yml";
-    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                             "scrape_configs:\n  - job_name: lockscope\n    static_configs:\n"
-                             "      - targets: ['127.0.0.1:"
-                          << port_a << "', '127.0.0.1:" << port_b << "']\n";
-    const PrometheusServer server(config, dir.path() / "data");
+    const PrometheusServer server(scrape_every_second(dir.path(), {port_a, port_b}), dir.path() / "data");
     std::vector<Process> exporters;
     for (const auto& [port, role] : {std::pair{port_a, "db"}, std::pair{port_b, "web"}})
         exporters.push_back(
