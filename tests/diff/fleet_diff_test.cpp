@@ -32,6 +32,23 @@ constexpr int kSeeds = 20, kHosts = 40, kLocks = 30, kSamples = 6, kStep = 60;
 constexpr int kWorse = 3, kBetter = 7;
 constexpr const char* kOld = "6.1.0-47-amd64";
 constexpr const char* kNew = "6.1.0-57-amd64";
+// One more fleet, on two other releases, where nothing changes but the new
+// release's hosts have twice the CPUs and twice the contention per host.
+constexpr int kMixed = kSeeds + 1;
+constexpr const char* kMixedOld = "6.2.0-1-amd64";
+constexpr const char* kMixedNew = "6.2.0-2-amd64";
+
+int cpus(int seed, int host)
+{
+    return seed == kMixed && host >= kHosts / 2 ? 4 : 2;
+}
+
+const char* kernel(int seed, int host)
+{
+    if (seed == kMixed)
+        return host < kHosts / 2 ? kMixedOld : kMixedNew;
+    return host < kHosts / 2 ? kOld : kNew;
+}
 
 std::string lock_name(int j)
 {
@@ -52,8 +69,8 @@ std::vector<HostRates> fleet_rates(int seed)
     std::normal_distribution<double> z(0, 1);
     std::vector<HostRates> hosts(kHosts);
     for (int i = 0; i < kHosts; ++i) {
-        const bool new_kernel = i >= kHosts / 2;
-        const double host_factor = 1 + 0.05 * z(rng);
+        const bool new_kernel = i >= kHosts / 2 && seed != kMixed;
+        const double host_factor = (1 + 0.05 * z(rng)) * cpus(seed, i) / 2;
         HostRates& h = hosts[size_t(i)];
         for (int j = 0; j < kLocks; ++j) {
             // Locks 3 and 7 share a base (and are the heaviest), so the
@@ -99,14 +116,14 @@ void write_openmetrics(const fs::path& file, double t0)
         }
     };
     std::vector<std::vector<HostRates>> fleets;
-    for (int s = 1; s <= kSeeds; ++s)
+    for (int s = 1; s <= kMixed; ++s)
         fleets.push_back(fleet_rates(s));
     auto host_labels = [](int s, int i) { return "instance=\"" + instance(s, i) + "\",job=\"lockscope\""; };
     out << "# TYPE lockscope_build_info gauge\n";
-    for (int s = 1; s <= kSeeds; ++s)
+    for (int s = 1; s <= kMixed; ++s)
         for (int i = 0; i < kHosts; ++i)
-            series("lockscope_build_info{" + host_labels(s, i) + ",version=\"test\",kernel=\"" +
-                       (i < kHosts / 2 ? kOld : kNew) + "\",cpus=\"2\",cpu_model=\"Test CPU\",rack=\"" +
+            series("lockscope_build_info{" + host_labels(s, i) + ",version=\"test\",kernel=\"" + kernel(s, i) +
+                       "\",cpus=\"" + std::to_string(cpus(s, i)) + "\",cpu_model=\"Test CPU\",rack=\"" +
                        (i % 2 ? "odd" : "even") + "\",seed=\"" + std::to_string(s) + "\"}",
                    [](int) { return 1.0; });
     const std::pair<const char*, std::vector<double> HostRates::*> counters[] = {
@@ -116,7 +133,7 @@ void write_openmetrics(const fs::path& file, double t0)
         {"spin_failures", &HostRates::failures}};
     for (const auto& [name, member] : counters) {
         out << "# TYPE lockscope_" << name << " counter\n";
-        for (int s = 1; s <= kSeeds; ++s)
+        for (int s = 1; s <= kMixed; ++s)
             for (int i = 0; i < kHosts; ++i)
                 for (int j = 0; j < kLocks; ++j) {
                     const double rate = (fleets[size_t(s - 1)][size_t(i)].*member)[size_t(j)];
@@ -127,10 +144,10 @@ void write_openmetrics(const fs::path& file, double t0)
     }
     for (const char* name : {"cpu_idle_seconds", "cpu_seconds"}) {
         out << "# TYPE lockscope_" << name << " counter\n";
-        for (int s = 1; s <= kSeeds; ++s)
+        for (int s = 1; s <= kMixed; ++s)
             for (int i = 0; i < kHosts; ++i) {
                 const double idle = fleets[size_t(s - 1)][size_t(i)].idle_fraction;
-                const double rate = std::string(name) == "cpu_seconds" ? 2.0 : 2.0 * idle;
+                const double rate = cpus(s, i) * (std::string(name) == "cpu_seconds" ? 1.0 : idle);
                 series("lockscope_" + std::string(name) + "_total{" + host_labels(s, i) + "}",
                        [&](int k) { return cumulative(rate, i, k); });
             }
@@ -262,6 +279,21 @@ TEST_F(FleetDiff, ByKernelComparesTheTwoReleasesOlderFirst)
     EXPECT_TRUE(called.count({lock_name(kBetter), "wait_per_s", "better"})) << j["locks"].dump().substr(0, 400);
 }
 
+// Hosts twice the size with twice the contention have the same contention
+// per CPU: the rates become per CPU, and nothing is called.
+TEST_F(FleetDiff, HostsOfDifferentSizesCompareRatesPerCpu)
+{
+    const nlohmann::json j = diff("seed=\"" + std::to_string(kMixed) + "\",kernel=\"" + kMixedOld + "\"",
+                                  "seed=\"" + std::to_string(kMixed) + "\",kernel=\"" + kMixedNew + "\"");
+    ASSERT_TRUE(j.is_object());
+    std::set<std::string> metrics;
+    for (const auto& l : j["locks"])
+        for (const auto& m : l["metrics"])
+            metrics.insert(m["metric"].get<std::string>());
+    EXPECT_EQ(metrics, (std::set<std::string>{"wait_per_s_per_cpu", "contentions_per_s_per_cpu", "spin_failure_rate"}));
+    EXPECT_TRUE(calls(j).empty()) << j["locks"].dump().substr(0, 600);
+}
+
 TEST_F(FleetDiff, TwoHostsAreNotEnoughAndSaySo)
 {
     const nlohmann::json j = diff(group(1, kOld) + ",instance=~\"s1-h(0|1):9464\"", group(1, kNew));
@@ -298,7 +330,7 @@ TEST_F(FleetDiff, RolloutDashboardJoinsLocksToKernelReleases)
             for (const auto& r : j["data"]["result"])
                 if (r["metric"].value("lock", "") == lock_name(kWorse))
                     worse[r["metric"].value("kernel", "")] = std::stod(r["value"][1].get<std::string>());
-            ASSERT_EQ(worse.size(), 2u) << "lock_03 is not split by kernel release";
+            ASSERT_TRUE(worse.count(kOld) && worse.count(kNew)) << "lock_03 is not split by kernel release";
             // Over the 20 fleets' 400 hosts a side, the mean is within a few % of the truth.
             EXPECT_NEAR(worse[kNew] / worse[kOld], 1.3, 0.05);
         }
