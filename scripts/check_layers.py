@@ -5,6 +5,7 @@
        ├─> lab ──────────────┤   workload ─> core
        ├─> metrics ──────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
+       ├─> fleet ─> core
        └─> everything below      unwind (stands alone, under record)
 
 bpf/ (the BPF programs and the ABI header) includes only its own headers and
@@ -28,13 +29,14 @@ ALLOWED = {
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "metrics": {"core", "metrics"},
+    "fleet": {"core", "fleet"},
     "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
     "probe": {"core", "identity", "probe", "reflock"},
     "record": {"core", "identity", "probe", "record", "unwind", "workload"},
     "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "unwind", "workload", "lab", "metrics",
-            "cli"},
+            "fleet", "cli"},
 }
 GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
 COLLECTOR = set(ALLOWED)

@@ -32,9 +32,10 @@ packages=(
   libboost-program-options-dev libboost-math-dev
   libsqlite3-dev sqlite3 nlohmann-json3-dev
   prometheus-cpp-dev               # record --prometheus (prometheus-cpp core + pull)
+  libcurl4-openssl-dev             # diff --prometheus: queries Prometheus' HTTP API (libcurl4 at run time)
   libprotobuf-dev protobuf-compiler  # export --format pprof (profile.proto)
   golang-go                        # go tool pprof, which the pprof export test reads profiles with
-  prometheus                       # the server the Prometheus integration test scrapes with
+  prometheus                       # the server the Prometheus tests scrape with, and promtool (fleet diff test)
   libgtest-dev libgmock-dev libbenchmark-dev
   procps util-linux python3
   dpkg-dev lintian man-db          # scripts/package.sh (dpkg-shlibdeps) and the package tests

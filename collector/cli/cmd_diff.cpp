@@ -1,6 +1,7 @@
 // lockscope diff: two sessions compared with confidence intervals and a
 // verdict per total and per lock; --fail-on turns it into a CI gate.
 #include <cstdio>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -9,8 +10,43 @@
 #include "core/analysis/policy_labels.h"
 #include "core/error.h"
 #include "core/storage/session_store.h"
+#include "fleet/fleet_diff.h"
 
 namespace lockscope::cli {
+namespace {
+
+int print_diff(const DiffResult& diff, const std::string& format, const std::string& fail_on);
+
+// diff --prometheus: hosts as replicates; the selectors come as --a and --b.
+int diff_prometheus(const po::variables_map& vm, const std::string& url, const std::string& a, const std::string& b,
+                    const std::string& by, const std::string& window, const std::string& end, size_t top,
+                    const std::string& format, double alpha, const std::string& fail_on)
+{
+    for (const char* option : {"runs-a", "runs-b", "pair"})
+        if (vm.count(option))
+            throw UsageError(std::string("--") + option + " compares session files, not --prometheus groups");
+    if (by.empty() == (a.empty() || b.empty()) || (!by.empty() && !(a.empty() && b.empty())))
+        throw UsageError("--prometheus needs --a SELECTOR and --b SELECTOR, or --by LABEL");
+    if (top < 1 || top > 1000)
+        throw UsageError("--top must be between 1 and 1000");
+    if (format != "text" && format != "json")
+        throw UsageError("--format must be text or json, not '" + format + "'");
+    if (!(alpha > 0 && alpha <= 0.5))
+        throw UsageError("--alpha must be in (0, 0.5], e.g. 0.05");
+    fleet::FleetOptions o;
+    o.url = url;
+    o.selector_a = a;
+    o.selector_b = b;
+    o.by = by;
+    o.window_s = fleet::parse_window(window);
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    o.end = fleet::parse_end(end, std::chrono::duration<double>(now).count());
+    o.top = top;
+    o.alpha = alpha;
+    return print_diff(fleet::diff_fleet(o), format, fail_on);
+}
+
+}  // namespace
 
 constexpr const char* kExamples =
     "  lockscope diff before.lockscope after.lockscope\n"
@@ -31,6 +67,17 @@ int cmd_diff(const Args& args)
         "runs-b", po::value(&runs_b), "only B's runs whose label matches this shell pattern")(
         "pair", po::value(&pair_args)->composing(),
         "NAME_A=NAME_B: compare these two locks although their names differ (repeatable)");
+    std::string prometheus, by, window = "1h", end = "now";
+    size_t top = 20;
+    visible.add_options()("prometheus", po::value(&prometheus),
+                          "compare two groups of hosts that this Prometheus (or Thanos, Mimir) scrapes: --a and "
+                          "--b are label matchers on lockscope_build_info, each host a sample")(
+        "by", po::value(&by), "with --prometheus, instead of --a/--b: the two largest groups by this build-info label")(
+        "window", po::value(&window)->default_value("1h"), "with --prometheus: the range compared (30m, 1h, 1d)")(
+        "end", po::value(&end)->default_value("now"),
+        "with --prometheus: when the window ends (now, Unix seconds, 2026-12-01T14:00:00Z)")(
+        "top", po::value(&top)->default_value(20),
+        "with --prometheus: locks compared one by one, by wait; the rest are summed");
     po::options_description all;
     all.add(visible).add_options()("a", po::value(&file_a), "baseline session")("b", po::value(&file_b),
                                                                                 "session compared with it");
@@ -56,6 +103,11 @@ int cmd_diff(const Args& args)
                "             3 --fail-on tripped (verdicts after Holm's correction)",
                kExamples))
         return kExitOk;
+    if (!prometheus.empty())
+        return diff_prometheus(vm, prometheus, file_a, file_b, by, window, end, top, format, alpha, fail_on);
+    for (const char* option : {"by", "window", "end", "top"})
+        if (vm.count(option) && !vm[option].defaulted())
+            throw UsageError(std::string("--") + option + " goes with --prometheus");
     if (file_a.empty() || file_b.empty())
         throw UsageError("needs two session files: lockscope diff A B");
     if (format != "text" && format != "json")
@@ -90,7 +142,15 @@ int cmd_diff(const Args& args)
     options.alpha = alpha;
     options.label_a = runs_a.empty() ? file_a : file_a + " [" + runs_a + "]";
     options.label_b = runs_b.empty() ? file_b : file_b + " [" + runs_b + "]";
-    const DiffResult diff = diff_sessions(a, b, options);
+    return print_diff(diff_sessions(a, b, options), format, fail_on);
+}
+
+namespace {
+
+int print_diff(const DiffResult& diff, const std::string& format, const std::string& fail_on)
+{
+    if (!fail_on.empty() && fail_on != "worse" && fail_on != "any-change")
+        throw UsageError("--fail-on must be worse or any-change, not '" + fail_on + "'");
     const std::string out = format == "json" ? format_diff_json(diff) : format_diff_text(diff);
     std::fwrite(out.data(), 1, out.size(), stdout);
     if ((fail_on == "worse" && diff.any_worse()) || (fail_on == "any-change" && diff.any_change())) {
@@ -102,4 +162,5 @@ int cmd_diff(const Args& args)
     return kExitOk;
 }
 
+}  // namespace
 }  // namespace lockscope::cli

@@ -10,8 +10,10 @@
 
 #include "cli/options.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "lockscope_abi.h"
 #include "metrics/exporter.h"
+#include "metrics/exposition.h"
 #include "record/recorder.h"
 
 namespace lockscope::cli {
@@ -61,21 +63,9 @@ constexpr const char* kExamples =
 // "90", "90s", "15m", "1h", "1d" as seconds.
 double parse_duration(const std::string& text, const char* option)
 {
-    size_t used = 0;
-    double value = -1;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-    }
-    const std::string unit = text.substr(std::min(used, text.size()));
-    const double scale = unit.empty() || unit == "s" ? 1
-                         : unit == "m"               ? 60
-                         : unit == "h"               ? 3600
-                         : unit == "d"               ? 86400
-                                                     : -1;
-    if (used == 0 || scale < 0 || !(value > 0) || !std::isfinite(value))
-        throw UsageError(std::string(option) + " takes a duration such as 90s, 15m, 1h or 1d, not '" + text + "'");
-    return value * scale;
+    if (const std::optional<double> s = parse_duration_s(text))
+        return *s;
+    throw UsageError(std::string(option) + " takes a duration such as 90s, 15m, 1h or 1d, not '" + text + "'");
 }
 
 // --prometheus without -o: one episode in 64 timed. The timed path's extra
@@ -101,6 +91,8 @@ struct RecordArgs {
     std::string prometheus_address;
     size_t prometheus_top = 50;
     size_t prometheus_cgroups = 0;
+    std::vector<std::string> prometheus_labels;
+    std::map<std::string, std::string> operator_labels;
     RotationPolicy rotation;
     std::string rotate_every = "1h";
     double max_mib = 0;
@@ -144,6 +136,9 @@ void add_always_on_options(po::options_description& d, RecordArgs& a)
         "prometheus-cgroups", po::value(&a.prometheus_cgroups)->default_value(0),
         "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
         "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none")(
+        "prometheus-label", po::value(&a.prometheus_labels)->composing(),
+        "NAME=VALUE[,NAME=VALUE...]: a label of lockscope_build_info, e.g. role=db, for grouping hosts "
+        "(lockscope diff --prometheus --by role); repeatable, empty for none")(
         "session-dir", po::value(&a.rotation.dir),
         "instead of -o: a rolling series of session files in DIR (created if missing), for always-on "
         "recording; the files are named by their UTC start time and each is complete once the next has started")(
@@ -185,6 +180,9 @@ void check_options(RecordArgs& a, const po::variables_map& vm)
     record::RecordOptions& o = a.o;
     if (vm.count("prometheus-top") && !vm["prometheus-top"].defaulted() && a.prometheus_address.empty())
         throw UsageError("--prometheus-top goes with --prometheus");
+    a.operator_labels = metrics::parse_operator_labels(a.prometheus_labels);
+    if (!a.operator_labels.empty() && a.prometheus_address.empty())
+        throw UsageError("--prometheus-label goes with --prometheus");
     if (a.prometheus_cgroups && a.prometheus_address.empty())
         throw UsageError("--prometheus-cgroups goes with --prometheus");
     const bool rotating = !a.rotation.dir.empty();
@@ -226,7 +224,8 @@ void check_options(RecordArgs& a, const po::variables_map& vm)
 std::unique_ptr<metrics::PrometheusExporter> start_exporter(RecordArgs& a)
 {
     auto exporter =
-        std::make_unique<metrics::PrometheusExporter>(a.prometheus_address, a.prometheus_top, a.prometheus_cgroups);
+        std::make_unique<metrics::PrometheusExporter>(a.prometheus_address, a.prometheus_top, a.prometheus_cgroups,
+                                                      a.operator_labels);
     std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     return exporter;
 }

@@ -289,4 +289,21 @@ std::string wrap_text(const std::string& text, const std::string& first, size_t 
     return out + '\n';
 }
 
+std::optional<double> parse_duration_s(const std::string& text)
+{
+    size_t used = 0;
+    double value = -1;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    static const std::map<std::string, double> scale{{"", 1},     {"s", 1},     {"m", 60},
+                                                     {"h", 3600}, {"d", 86400}, {"w", 604800}};
+    auto unit = scale.find(text.substr(used));
+    if (unit == scale.end() || !(value > 0) || !std::isfinite(value))
+        return std::nullopt;
+    return value * unit->second;
+}
+
 }  // namespace lockscope

@@ -13,6 +13,10 @@ namespace lockscope {
 // digits. `compact` drops the space ("12.3ms") for table cells.
 std::string format_duration(double ns, bool compact = false);
 
+// "90" or "90s", "15m", "1h", "1d", "1w" as seconds (the number may have a
+// fraction); nullopt for anything else, or for no time at all.
+std::optional<double> parse_duration_s(const std::string& text);
+
 // "12,345,678".
 std::string format_count(uint64_t n);
 

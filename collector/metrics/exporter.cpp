@@ -1,7 +1,5 @@
 #include "metrics/exporter.h"
 
-#include <sys/utsname.h>
-
 #include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
 
@@ -9,7 +7,7 @@
 #include <mutex>
 
 #include "core/error.h"
-#include "lockscope_version.h"
+#include "core/host/metadata.h"
 #include "metrics/exposition.h"
 
 namespace lockscope::metrics {
@@ -37,19 +35,6 @@ private:
     MetricsState state_;
 };
 
-namespace {
-
-std::map<std::string, std::string> build_labels()
-{
-    std::map<std::string, std::string> labels{{"version", LOCKSCOPE_VERSION}};
-    utsname u{};
-    if (uname(&u) == 0)
-        labels["kernel"] = u.release;
-    return labels;
-}
-
-}  // namespace
-
 ListenAddress parse_listen_address(const std::string& text)
 {
     const size_t colon = text.rfind(':');
@@ -69,14 +54,16 @@ ListenAddress parse_listen_address(const std::string& text)
     return a;
 }
 
-PrometheusExporter::PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups)
+PrometheusExporter::PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups,
+                                       const std::map<std::string, std::string>& operator_labels)
 {
     if (top_n == 0)
         throw UsageError("--prometheus-top must be at least 1");
     const ListenAddress a = parse_listen_address(address);
     // civetweb's listening_ports syntax: "PORT" for every interface.
     const std::string bind = a.host.empty() ? std::to_string(a.port) : a.host + ":" + std::to_string(a.port);
-    state_ = std::make_shared<StateCollectable>(top_n, build_labels(), top_cgroups);
+    state_ = std::make_shared<StateCollectable>(top_n, build_info_labels(collect_host_metadata(), operator_labels),
+                                                top_cgroups);
     try {
         exposer_ = std::make_unique<prometheus::Exposer>(bind, 2);
     } catch (const std::exception&) {

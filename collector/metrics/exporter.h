@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -27,8 +28,10 @@ ListenAddress parse_listen_address(const std::string& text);
 class PrometheusExporter {
 public:
     // Starts listening; throws Error when the address cannot be bound.
-    // top_cgroups > 0 adds per-cgroup series (at most that many cgroups).
-    PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups = 0);
+    // top_cgroups > 0 adds per-cgroup series (at most that many cgroups);
+    // operator_labels go on lockscope_build_info (record --prometheus-label).
+    PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups = 0,
+                       const std::map<std::string, std::string>& operator_labels = {});
     ~PrometheusExporter();
     PrometheusExporter(const PrometheusExporter&) = delete;
     PrometheusExporter& operator=(const PrometheusExporter&) = delete;

@@ -1,11 +1,14 @@
 #include "metrics/exposition.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <limits>
 #include <utility>
 
 #include "core/analysis/rollup.h"
+#include "core/error.h"
+#include "lockscope_version.h"
 
 namespace lockscope::metrics {
 namespace {
@@ -116,6 +119,51 @@ CounterMetric counter_metric(std::string_view field)
     if (field.ends_with("_ns"))
         return {std::string(field.substr(0, field.size() - 3)) + "_seconds_total", 1e-9};
     return {std::string(field) + "_total", 1.0};
+}
+
+std::map<std::string, std::string> build_info_labels(const std::map<std::string, std::string>& host_meta,
+                                                     const std::map<std::string, std::string>& operator_labels)
+{
+    std::map<std::string, std::string> labels = operator_labels;
+    auto meta = [&](const char* key) {
+        auto it = host_meta.find(key);
+        return it == host_meta.end() ? std::string() : it->second;
+    };
+    labels["version"] = LOCKSCOPE_VERSION;
+    labels["kernel"] = meta("kernel_release");
+    labels["kernel_version"] = meta("kernel_version");
+    labels["cpus"] = meta("online_cpus");
+    labels["cpu_model"] = meta("cpu_model");
+    std::erase_if(labels, [](const auto& label) { return label.second.empty(); });
+    return labels;
+}
+
+std::map<std::string, std::string> parse_operator_labels(const std::vector<std::string>& args)
+{
+    static const std::set<std::string> taken{"version",  "kernel", "kernel_version", "cpus", "cpu_model",
+                                             "instance", "job",    "lock",           "kind", "cgroup"};
+    std::map<std::string, std::string> labels;
+    for (const std::string& arg : args) {
+        size_t start = 0;
+        while (start < arg.size()) {
+            const size_t comma = std::min(arg.find(',', start), arg.size());
+            const std::string pair = arg.substr(start, comma - start);
+            start = comma + 1;
+            const size_t eq = pair.find('=');
+            const std::string name = pair.substr(0, eq);
+            const bool valid_name = !name.empty() && !std::isdigit((unsigned char)name[0]) && !name.starts_with("__") &&
+                                    name.find_first_not_of(
+                                        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_") == std::string::npos;
+            if (eq == std::string::npos || eq + 1 == pair.size() || !valid_name)
+                throw UsageError("--prometheus-label wants NAME=VALUE (NAME of letters, digits and _), not '" + pair +
+                                 "'");
+            if (taken.count(name))
+                throw UsageError("--prometheus-label " + name + ": lockscope sets that label itself");
+            labels[name] = pair.substr(eq + 1);
+        }
+    }
+    return labels;
 }
 
 std::string kind_label(const LockInfo& lock)

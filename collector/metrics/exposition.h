@@ -141,6 +141,20 @@ private:
     double last_idle_fraction_ = 0;
 };
 
+// lockscope_build_info's labels, from the recording host's metadata
+// (core/host/metadata.h): version, kernel (uname -r), kernel_version
+// (uname -v: the build, which tells two builds of one release apart), cpus
+// (online), cpu_model; plus the operator's labels (record
+// --prometheus-label), which group hosts in a fleet diff. The kernel goes
+// here only, never on the per-lock series: a PromQL join on
+// (instance, job) brings it to them.
+std::map<std::string, std::string> build_info_labels(const std::map<std::string, std::string>& host_meta,
+                                                     const std::map<std::string, std::string>& operator_labels);
+
+// "role=db" or "role=db,rack=r12" into labels; "" is none. Throws
+// UsageError for a name Prometheus would refuse or one lockscope sets.
+std::map<std::string, std::string> parse_operator_labels(const std::vector<std::string>& args);
+
 // "mutex", or "rwsem/write" when the lock has a mode.
 std::string kind_label(const LockInfo& lock);
 

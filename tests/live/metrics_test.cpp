@@ -175,6 +175,41 @@ TEST(MetricsText, ScrapeShowsCountersHistogramsAndBuildInfo)
 // Every summed counter of kCounterFields has a family per lock, and per
 // cgroup those a task keeps, under its name (a time in seconds); the
 // families released before the table keep their names.
+// What a rollout groups hosts by is on the info series, and only there: the
+// per-lock series stay without a kernel (a join brings it, docs/fleet-diff.md).
+TEST(MetricsText, BuildInfoCarriesKernelCpusAndOperatorLabelsButLockSeriesDoNot)
+{
+    const std::map<std::string, std::string> host{{"kernel_release", "6.1.0-57-amd64"},
+                                                  {"kernel_version", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1"},
+                                                  {"online_cpus", "64"},
+                                                  {"cpu_model", "AMD EPYC 7763"},
+                                                  {"host", "not-a-label"}};
+    MetricsState state(50, build_info_labels(host, parse_operator_labels({"role=db,rack=r12", "", "team=storage"})));
+    IntervalBatch batch;
+    batch.totals.end_ns = 1000000000;
+    batch.locks = {delta(1, 4, 1000)};
+    state.add_interval(batch, {lock(1, "pipe->mutex")});
+    const std::string text = prometheus::TextSerializer().Serialize(state.families());
+    for (const std::string label :
+         {"kernel=\"6.1.0-57-amd64\"", "kernel_version=\"#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1\"", "cpus=\"64\"",
+          "cpu_model=\"AMD EPYC 7763\"", "rack=\"r12\"", "role=\"db\"", "team=\"storage\""}) {
+        const size_t info = text.find("lockscope_build_info{");
+        ASSERT_NE(info, std::string::npos) << text;
+        EXPECT_NE(text.substr(info, text.find('\n', info) - info).find(label), std::string::npos) << label << text;
+    }
+    EXPECT_EQ(text.find("not-a-label"), std::string::npos) << text;
+    const size_t lock_line = text.find("lockscope_contentions_total{");
+    ASSERT_NE(lock_line, std::string::npos);
+    EXPECT_EQ(text.substr(lock_line, text.find('\n', lock_line) - lock_line).find("kernel"), std::string::npos);
+}
+
+TEST(MetricsText, OperatorLabelsThatPrometheusOrLockscopeWouldRefuseAreUsageErrors)
+{
+    for (const char* bad : {"role", "=db", "role=", "2role=db", "__role=db", "ro-le=db", "kernel=6.1", "lock=x"})
+        EXPECT_THROW(parse_operator_labels({bad}), UsageError) << bad;
+    EXPECT_TRUE(parse_operator_labels({""}).empty());
+}
+
 TEST(MetricsText, EverySummedCounterHasAFamily)
 {
     MetricsState state(50, {}, 10);

@@ -2,25 +2,24 @@
 // workload runs; what Prometheus stored must be what the session file holds:
 // every scraped counter equals the session's cumulative count at some
 // interval, the counters rise, and none exceeds the report's total.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "core/analysis/report.h"
 #include "core/storage/session_store.h"
 #include "lockscope_version.h"
+#include "prometheus_server.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 #include "temp_dir.h"
@@ -31,61 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using lockscope::testing::TempDir;
-
-unsigned free_port()
-{
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-        throw std::runtime_error("cannot find a free port");
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-// Body of an HTTP/1.0 GET on loopback; "" when nothing answers or not 200.
-std::string http_get(unsigned port, const std::string& target)
-{
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(uint16_t(port));
-    std::string response;
-    if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-        const std::string request = "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-        if (write(fd, request.data(), request.size()) == ssize_t(request.size())) {
-            char buf[65536];
-            ssize_t n;
-            while ((n = read(fd, buf, sizeof buf)) > 0)
-                response.append(buf, size_t(n));
-        }
-    }
-    if (fd >= 0)
-        close(fd);
-    const size_t body = response.find("\r\n\r\n");
-    if (response.compare(0, 12, "HTTP/1.0 200") != 0 && response.compare(0, 12, "HTTP/1.1 200") != 0)
-        return {};
-    return body == std::string::npos ? std::string() : response.substr(body + 4);
-}
-
-std::string url_encode(const std::string& s)
-{
-    std::string out;
-    for (unsigned char c : s) {
-        if (isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~') {
-            out += char(c);
-        } else {
-            char hex[4];
-            std::snprintf(hex, sizeof hex, "%%%02X", c);
-            out += hex;
-        }
-    }
-    return out;
-}
 
 // The raw samples Prometheus stored for one series selector, oldest first.
 std::vector<double> stored_samples(unsigned port, const std::string& selector)
@@ -100,17 +44,6 @@ std::vector<double> stored_samples(unsigned port, const std::string& selector)
     for (const auto& sample : j["data"]["result"][0]["values"])
         values.push_back(std::stod(sample[1].get<std::string>()));
     return values;
-}
-
-bool wait_until(const std::function<bool()>& ready, double timeout_s)
-{
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (!ready()) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    return true;
 }
 
 // Cumulative values of one lock's counter after each interval of the session.
@@ -155,21 +88,13 @@ void expect_consistent(const std::vector<double>& scraped, const std::set<uint64
 TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const char* server = "/usr/bin/prometheus";
-    ASSERT_TRUE(fs::exists(server)) << "Debian's prometheus package is missing (scripts/install-deps.sh installs it)";
+    ASSERT_TRUE(fs::exists("/usr/bin/prometheus"))
+        << "Debian's prometheus package is missing (scripts/install-deps.sh installs it)";
 
     TempDir dir;
-    const unsigned exporter_port = free_port(), server_port = free_port();
-    const fs::path config = dir.path() / "prometheus.yml";
-    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                             "scrape_configs:\n  - job_name: lockscope\n    static_configs:\n"
-                             "      - targets: ['127.0.0.1:"
-                          << exporter_port << "']\n";
-    Process prometheus = Process::start(
-        {server, "--config.file=" + config.string(), "--storage.tsdb.path=" + (dir.path() / "data").string(),
-         "--web.listen-address=127.0.0.1:" + std::to_string(server_port), "--log.level=warn"});
-    ASSERT_TRUE(wait_until([&] { return !http_get(server_port, "/-/ready").empty(); }, 60))
-        << "Prometheus did not become ready";
+    const unsigned exporter_port = free_port();
+    const PrometheusServer server(scrape_every_second(dir.path(), {exporter_port}), dir.path() / "data");
+    const unsigned server_port = server.port();
 
     const std::string session = (dir.path() / "run.lockscope").string();
     Finished rec =
@@ -224,6 +149,74 @@ TEST(Prometheus, ScrapedCountersRiseAndMatchTheSession)
 
     const std::string info = http_get(server_port, "/api/v1/query?query=" + url_encode("lockscope_build_info[10m]"));
     EXPECT_NE(info.find(std::string("\"version\":\"") + LOCKSCOPE_VERSION + "\""), std::string::npos) << info;
+}
+
+// Two hosts' exporters (two recorders with their own --prometheus-label),
+// scraped by a real server: the per-lock series carry no kernel, and the
+// join on (instance, job) with lockscope_build_info gives them each
+// exporter's kernel and labels, as docs/fleet-diff.md tells users to write it.
+TEST(Prometheus, BuildInfoJoinsToEachExportersLockSeries)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    TempDir dir;
+    const unsigned port_a = free_port(), port_b = free_port();
+    const PrometheusServer server(scrape_every_second(dir.path(), {port_a, port_b}), dir.path() / "data");
+    std::vector<Process> exporters;
+    for (const auto& [port, role] : {std::pair{port_a, "db"}, std::pair{port_b, "web"}})
+        exporters.push_back(
+            Process::start({lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port), "-w",
+                            "pipe", "-t", "2", "-d", "20", "--prometheus-label", std::string("role=") + role}));
+
+    // What the docs' join returns: per lock, the role and kernel of its host.
+    const std::string join =
+        "sum by (lock, kind, role, kernel, cpus) (lockscope_contentions_total"
+        "{lock=\"pipe_inode_info.mutex\"} * on (instance, job) group_left (role, kernel, cpus) "
+        "lockscope_build_info)";
+    nlohmann::json result;
+    const bool both = wait_until(
+        [&] {
+            const nlohmann::json j = server.query(join);
+            result = j.is_object() ? j["data"]["result"] : nlohmann::json();
+            return result.is_array() && result.size() == 2;
+        },
+        60);
+    // The fleet diff over the same join: one host a side is not enough.
+    // (After a few scrapes, so that the window holds some of both.)
+    EXPECT_TRUE(wait_until(
+        [&] { return server.query("count_over_time(lockscope_build_info[1m]) >= 3")["data"]["result"].size() == 2; },
+        30));
+    const Finished fleet = run({lockscope_bin(), "diff", "--prometheus", server.url(), "--a", "role=\"db\"", "--b",
+                                "role=\"web\"", "--window", "1m", "--format", "json"});
+    for (Process& p : exporters)
+        p.signal(SIGINT);
+    ASSERT_TRUE(both) << "the join did not give both exporters' pipe lock: " << result.dump();
+    ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
+    const nlohmann::json diff = nlohmann::json::parse(fleet.out);
+    EXPECT_EQ(diff["hosts"], (nlohmann::json{{"a", 1}, {"b", 1}}));
+    bool pipe_compared = false;
+    for (const auto& lock : diff["locks"])
+        if (lock["name"] == "pipe_inode_info.mutex") {
+            pipe_compared = true;
+            EXPECT_EQ(lock["metrics"][0]["verdict"], "not enough data");
+            EXPECT_NE(lock["metrics"][0].value("reason", "").find("not enough hosts"), std::string::npos);
+        }
+    EXPECT_TRUE(pipe_compared) << fleet.out.substr(0, 600);
+
+    utsname u{};
+    ASSERT_EQ(uname(&u), 0);
+    std::set<std::string> roles;
+    for (const auto& r : result) {
+        roles.insert(r["metric"].value("role", ""));
+        EXPECT_EQ(r["metric"].value("kernel", ""), u.release) << r.dump();
+        EXPECT_EQ(r["metric"].value("cpus", ""), std::to_string(sysconf(_SC_NPROCESSORS_ONLN))) << r.dump();
+        EXPECT_GT(std::stod(r["value"][1].get<std::string>()), 0) << r.dump();
+    }
+    EXPECT_EQ(roles, (std::set<std::string>{"db", "web"}));
+    // The lock series themselves carry no kernel: that is the join's job.
+    const nlohmann::json lock_series = server.query("lockscope_contentions_total{kernel!=\"\"}");
+    EXPECT_TRUE(lock_series["data"]["result"].empty()) << lock_series.dump();
+    for (Process& p : exporters)
+        EXPECT_EQ(p.wait(60).exit_code, 0);
 }
 
 // Always-on use: --prometheus without -o records and serves, but leaves no file.

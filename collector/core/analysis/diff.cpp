@@ -1,5 +1,6 @@
 // Comparing two sessions. Rendering is in diff_format.cpp.
 #include "core/analysis/diff.h"
+#include "core/analysis/diff_verdicts.h"
 #include "core/analysis/estimate.h"
 #include "core/analysis/lock_naming.h"
 
@@ -255,29 +256,6 @@ std::vector<MetaDifference> meta_differences(const Session& a, const Session& b)
     return out;
 }
 
-Verdict judge(const MetricDiff& m, double alpha)
-{
-    if (!m.test.enough_data)
-        return Verdict::NotEnoughData;
-    if (!(m.p_adjusted < alpha))
-        return Verdict::NoSignificantDifference;
-    // Welch's sign is the mean difference; the rank test's is whether U sits
-    // above its null mean (its shift estimate can be 0 with many ties).
-    const double sign = m.test.method == stats::Method::Welch
-                            ? m.test.difference
-                            : m.test.statistic - double(m.test.n_a * m.test.n_b) / 2.0;
-    const bool up = sign > 0;
-    switch (m.direction) {
-        case Direction::HigherIsBetter:
-            return up ? Verdict::Better : Verdict::Worse;
-        case Direction::LowerIsBetter:
-            return up ? Verdict::Worse : Verdict::Better;
-        case Direction::Neutral:
-            break;
-    }
-    return up ? Verdict::Higher : Verdict::Lower;
-}
-
 // Values of one metric per unit; nullopt where it is undefined (no attempts, ...).
 std::vector<std::optional<double>> values(const Side& side, const std::vector<LockCounters>* lock, const Value& value)
 {
@@ -314,23 +292,6 @@ MetricDiff compare(const Metric& metric, const Side& a, const Side& b, const std
     }
     m.p_adjusted = m.test.p_value;
     return m;
-}
-
-// Verdicts at alpha after Holm's adjustment within one family of comparisons.
-void adjust_family(std::vector<MetricDiff*> family, double alpha)
-{
-    std::vector<double> p;
-    std::vector<MetricDiff*> tested;
-    for (MetricDiff* m : family)
-        if (m->test.enough_data) {
-            p.push_back(m->test.p_value);
-            tested.push_back(m);
-        }
-    const std::vector<double> adjusted = stats::holm_adjust(p);
-    for (size_t i = 0; i < tested.size(); ++i)
-        tested[i]->p_adjusted = adjusted[i];
-    for (MetricDiff* m : family)
-        m->verdict = judge(*m, alpha);
 }
 
 void require_data(const Session& s, const std::string& label)
@@ -381,47 +342,6 @@ std::map<LockKey, std::string> pair_kind_changes(const Side& sa, Side& sb)
     }
     return changed;
 }
-
-}  // namespace
-
-const char* verdict_name(Verdict v)
-{
-    switch (v) {
-        case Verdict::Better:
-            return "better";
-        case Verdict::Worse:
-            return "worse";
-        case Verdict::Higher:
-            return "higher";
-        case Verdict::Lower:
-            return "lower";
-        case Verdict::NoSignificantDifference:
-            return "no significant difference";
-        case Verdict::NotEnoughData:
-            break;
-    }
-    return "not enough data";
-}
-
-bool DiffResult::any_worse() const
-{
-    auto worse = [](const MetricDiff& m) { return m.verdict == Verdict::Worse; };
-    return std::any_of(totals.begin(), totals.end(), worse) ||
-           std::any_of(locks.begin(), locks.end(),
-                       [&](const LockDiff& l) { return std::any_of(l.metrics.begin(), l.metrics.end(), worse); });
-}
-
-bool DiffResult::any_change() const
-{
-    auto changed = [](const MetricDiff& m) {
-        return m.verdict != Verdict::NoSignificantDifference && m.verdict != Verdict::NotEnoughData;
-    };
-    return std::any_of(totals.begin(), totals.end(), changed) ||
-           std::any_of(locks.begin(), locks.end(),
-                       [&](const LockDiff& l) { return std::any_of(l.metrics.begin(), l.metrics.end(), changed); });
-}
-
-namespace {
 
 bool is_bench(const Session& s)
 {
@@ -681,11 +601,30 @@ void compare_locks(const Side& sa, const Side& sb, const Metrics& m, bool timed,
                          [](const OneSidedLock& x, const OneSidedLock& y) { return x.wait_ns > y.wait_ns; });
 }
 
+// With hosts as the samples, a metric without enough of them says so in those words.
+void say_not_enough_hosts(DiffResult& d)
+{
+    auto say = [](MetricDiff& m) {
+        if (!m.test.enough_data && m.test.method == stats::Method::Welch)
+            m.test.reason = "not enough hosts: the test needs at least 3 hosts with a value on each side (A has " +
+                            std::to_string(m.test.n_a) + ", B has " + std::to_string(m.test.n_b) + ")";
+    };
+    std::for_each(d.totals.begin(), d.totals.end(), say);
+    for (LockDiff& l : d.locks)
+        std::for_each(l.metrics.begin(), l.metrics.end(), say);
+}
+
 // How the numbers were tested, said with them.
 void method_notes(DiffResult& d)
 {
     char buf[400];
-    if (d.by_runs) {
+    if (d.by_hosts) {
+        std::snprintf(buf, sizeof buf,
+                      "samples are per-host values over the window (%zu vs %zu hosts), compared with Welch's "
+                      "t-test, which needs at least 3 hosts with a value on each side; the relative-change "
+                      "interval is Fieller's",
+                      d.runs_a, d.runs_b);
+    } else if (d.by_runs) {
         std::snprintf(buf, sizeof buf,
                       "samples are per-run values (%zu vs %zu runs), compared with Welch's t-test; the "
                       "relative-change interval is Fieller's",
@@ -726,7 +665,8 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     d.label_a = options.label_a;
     d.label_b = options.label_b;
     d.alpha = options.alpha;
-    d.by_runs = run_ids(a).size() >= 3 && run_ids(b).size() >= 3;
+    d.by_hosts = options.runs_are_hosts;
+    d.by_runs = d.by_hosts || (run_ids(a).size() >= 3 && run_ids(b).size() >= 3);
     const Side sa = collect(a, d.by_runs);
     Side sb = collect(b, d.by_runs);
     const std::map<LockKey, std::string> renamed = apply_pairs(lock_pairs(a, b, sa, sb, options, d), sa, sb);
@@ -748,6 +688,8 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     compare_totals(a, b, sa, sb, metrics, unrelated, timed, d);
     compare_locks(sa, sb, metrics, timed, renamed, kind_changed, d);
     d.stack_shifts = compare_stacks(sa, sb, d.alpha, d.stack_paths_compared);
+    if (d.by_hosts)
+        say_not_enough_hosts(d);
     method_notes(d);
     return d;
 }

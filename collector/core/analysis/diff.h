@@ -31,6 +31,10 @@ struct DiffOptions {
     // a lock renamed between kernels (i_mutex → i_rwsem), or the one lock of
     // two bench sessions of different policies (matched automatically).
     std::vector<std::pair<std::string, std::string>> pairs;
+    // Each run is a host (`diff --prometheus`): per-run values are compared
+    // with Welch's t-test whatever their number, and fewer than 3 hosts on a
+    // side is "not enough hosts", never a test over intervals.
+    bool runs_are_hosts = false;
 };
 
 // One metric compared across the sessions.
@@ -89,7 +93,8 @@ inline constexpr uint64_t kMinStackSamples = 10;
 struct DiffResult {
     std::string label_a, label_b;
     double alpha = 0.05;
-    bool by_runs = false;  // per-run means (Welch) or per-interval samples (Mann-Whitney)
+    bool by_runs = false;   // per-run means (Welch) or per-interval samples (Mann-Whitney)
+    bool by_hosts = false;  // DiffOptions::runs_are_hosts: runs_a and runs_b count hosts
     size_t runs_a = 0, runs_b = 0;
     size_t intervals_a = 0, intervals_b = 0;
     std::vector<MetaDifference> metadata;  // kernel, config, CPU, workload, recorder

@@ -26,6 +26,9 @@ std::string pad(const std::string& s, size_t width, bool right)
 
 std::string label_of(const MetricDiff& m)
 {
+    // diff --prometheus over hosts of different sizes: rates per CPU.
+    if (m.metric.ends_with("_per_cpu"))
+        return label_of(MetricDiff{m.metric.substr(0, m.metric.size() - 8)}) + "/CPU";
     if (m.metric == "throughput")
         return "throughput ops/s";
     if (m.metric == "contentions_per_s")
@@ -51,7 +54,7 @@ std::string value_of(const MetricDiff& m, double v)
         return "-";
     if (m.unit == "fraction")
         return format_percent(v);
-    if (m.unit == "ns/op" || m.unit == "ns/s")
+    if (m.unit == "ns/op" || m.unit.starts_with("ns/s"))
         return std::signbit(v) ? "-" + format_duration(-v, true) : format_duration(v, true);
     if (std::fabs(v) >= 999.5)
         return (v < 0 ? "-" : "") + format_count_short(std::fabs(v));
@@ -292,6 +295,8 @@ std::string format_diff_text(const DiffResult& d)
     out << "lockscope diff\n";
     out << "  A  " << truncate_display(d.label_a, kTextWidth - 5) << '\n';
     out << "  B  " << truncate_display(d.label_b, kTextWidth - 5) << '\n';
+    if (d.by_hosts)
+        out << "  hosts: " << d.runs_a << " in A, " << d.runs_b << " in B\n";
     for (const std::string& w : d.warnings)
         out << wrap(w, "warning: ", 9);
 
@@ -316,7 +321,8 @@ std::string format_diff_text(const DiffResult& d)
     // when waits were not timed.
     const bool by_wait = d.locks.empty() || d.locks.front().metrics.empty() ||
                          d.locks.front().metrics.front().metric.rfind("wait_", 0) == 0;
-    out << "\nlocks in both sessions, largest change in " << (by_wait ? "wait" : "contentions") << " first\n";
+    out << "\nlocks in both " << (d.by_hosts ? "groups" : "sessions") << ", largest change in "
+        << (by_wait ? "wait" : "contentions") << " first\n";
     if (d.locks.empty())
         out << "  none\n";
     else
@@ -341,11 +347,12 @@ std::string format_diff_text(const DiffResult& d)
                 << pad(format_count(l.contentions), 12, true) << " contentions, wait "
                 << format_duration(l.wait_per_s, true) << "/s\n";
     }
-    stack_shifts_text(d, out);
+    if (!d.by_hosts)  // Prometheus has no stacks
+        stack_shifts_text(d, out);
     out << "\nnotes\n";
     for (const MetricDiff& m : d.totals)
         if (!m.test.enough_data && !m.test.reason.empty()) {
-            out << wrap("not enough data: " + m.test.reason, "  - ", 4);
+            out << wrap(d.by_hosts ? m.test.reason : "not enough data: " + m.test.reason, "  - ", 4);
             break;
         }
     for (const std::string& n : d.notes)
@@ -359,7 +366,9 @@ std::string format_diff_json(const DiffResult& d)
     j["a"] = d.label_a;
     j["b"] = d.label_b;
     j["alpha"] = d.alpha;
-    j["samples"] = d.by_runs ? "runs" : "intervals";
+    j["samples"] = d.by_hosts ? "hosts" : d.by_runs ? "runs" : "intervals";
+    if (d.by_hosts)
+        j["hosts"] = {{"a", d.runs_a}, {"b", d.runs_b}};
     j["runs"] = {{"a", d.runs_a}, {"b", d.runs_b}};
     j["intervals"] = {{"a", d.intervals_a}, {"b", d.intervals_b}};
     j["metadata"] = nlohmann::json::array();
