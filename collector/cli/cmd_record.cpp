@@ -99,6 +99,7 @@ int cmd_record(const Args& args)
     std::string prometheus_address;
     size_t prometheus_top = 50;
     size_t prometheus_cgroups = 0;
+    std::string web_config;
     po::options_description visible("options");
     visible.add_options()("help,h", "show this help")(
         "output,o", po::value(&o.output), "session file to write (default: lockscope-<date>-<time>.lockscope)")(
@@ -146,7 +147,10 @@ int cmd_record(const Args& args)
         "for the process's life so counters stay monotonic; the rest are counted as lock=\"other\"")(
         "prometheus-cgroups", po::value(&prometheus_cgroups)->default_value(0),
         "also serve per-cgroup series (lockscope_cgroup_*{cgroup=PATH}) for at most N cgroups v2, chosen "
-        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none");
+        "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none")(
+        "web-config", po::value(&web_config),
+        "with --prometheus: TLS and basic auth from this YAML file, in the web-config format of "
+        "node_exporter's --web.config.file; fields lockscope cannot honour are refused");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     std::vector<std::string> cgroups;
@@ -189,6 +193,8 @@ int cmd_record(const Args& args)
         throw UsageError("--prometheus-top goes with --prometheus");
     if (prometheus_cgroups && prometheus_address.empty())
         throw UsageError("--prometheus-cgroups goes with --prometheus");
+    if (!web_config.empty() && prometheus_address.empty())
+        throw UsageError("--web-config goes with --prometheus");
     const bool rotating = !rotation.dir.empty();
     for (const char* option : {"rotate-every", "keep", "max-mib"})
         if (!vm[option].defaulted() && !rotating)
@@ -219,16 +225,19 @@ int cmd_record(const Args& args)
         throw UsageError("--trace times every episode: it does not go with --sample");
 
     std::unique_ptr<metrics::PrometheusExporter> exporter;
+    metrics::WebConfig web;
     if (!prometheus_address.empty()) {
         metrics::parse_listen_address(prometheus_address);
         if (prometheus_top == 0)
             throw UsageError("--prometheus-top must be at least 1");
         o.on_interval = [&](const record::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
+        if (!web_config.empty())  // a bad file: one sentence, before anything starts
+            web = metrics::load_web_config(web_config);
         record::validate(o);  // not root, bad target: say so before opening a port
         // The server's threads must not take the signals the recorder waits for.
         record::block_stop_signals();
         exporter =
-            std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top, prometheus_cgroups);
+            std::make_unique<metrics::PrometheusExporter>(prometheus_address, prometheus_top, prometheus_cgroups, web);
         std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     }
 

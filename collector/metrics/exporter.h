@@ -1,5 +1,6 @@
 // `record --prometheus ADDR:PORT`: serves MetricsState over HTTP with
-// prometheus-cpp (text exposition format at /metrics).
+// prometheus-cpp (text exposition format at /metrics); with a web config,
+// over TLS only and/or behind basic auth.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "core/model.h"
+#include "metrics/web_config.h"
 
 namespace prometheus {
 class Exposer;
@@ -28,7 +30,7 @@ class PrometheusExporter {
 public:
     // Starts listening; throws Error when the address cannot be bound.
     // top_cgroups > 0 adds per-cgroup series (at most that many cgroups).
-    PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups = 0);
+    PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups = 0, const WebConfig& web = {});
     ~PrometheusExporter();
     PrometheusExporter(const PrometheusExporter&) = delete;
     PrometheusExporter& operator=(const PrometheusExporter&) = delete;
@@ -36,7 +38,7 @@ public:
     // From the recording thread; scrapes read concurrently.
     void add_interval(const IntervalBatch& batch, const std::vector<LockInfo>& locks);
 
-    // "http://127.0.0.1:9464/metrics", with the port actually bound.
+    // "http://127.0.0.1:9464/metrics" (https with TLS), with the port actually bound.
     const std::string& url() const { return url_; }
 
 private:
