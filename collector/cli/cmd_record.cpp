@@ -150,7 +150,7 @@ int cmd_record(const Args& args)
         "like --prometheus-top (the rest are cgroup=\"other\"); 0, the default: none")(
         "web-config", po::value(&web_config),
         "with --prometheus: TLS and basic auth from this YAML file, in the web-config format of "
-        "node_exporter's --web.config.file; fields lockscope cannot honour are refused");
+        "node_exporter's --web.config.file; fields lockscope cannot honour are refused (empty: none)");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
     std::vector<std::string> cgroups;
