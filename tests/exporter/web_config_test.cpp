@@ -25,10 +25,10 @@ protected:
     {
         // A real certificate and key, from the openssl command a user would run.
         const std::string cmd = "cd '" + dir_.path().string() +
-                                "' && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem "
-                                "-days 2 -subj /CN=localhost >/dev/null 2>&1 && openssl req -x509 -newkey "
-                                "rsa:2048 -nodes -keyout other-key.pem -out other.pem -days 2 -subj /CN=other "
-                                ">/dev/null 2>&1";
+                                "' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+                                "-keyout key.pem -out cert.pem -days 2 -subj /CN=localhost >/dev/null 2>&1 && "
+                                "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+                                "-keyout other-key.pem -out other.pem -days 2 -subj /CN=other >/dev/null 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << "openssl could not make a test certificate";
     }
 

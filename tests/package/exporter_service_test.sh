@@ -203,4 +203,5 @@ else
 fi
 
 [ "$failures" -eq 0 ] || exit 1
-echo "ok: the exporter runs with $caps only, serves what the examples read, and fails clearly without either"
+echo "ok: the exporter runs with $caps only, serves what the examples read, serves HTTPS with a password" \
+  "with WEB_CONFIG, and fails clearly without either capability"
