@@ -27,26 +27,10 @@ slope_max=${RSS_SLOPE_MAX:-1024}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/find_lockscope.sh"
-if ! [[ $duration =~ ^[0-9]+$ ]] || (( duration < 120 )); then
-    echo "exporter_soak.sh: DURATION_S must be a whole number of seconds, at least 120" >&2
-    exit 2
-fi
-if [[ $(id -u) -ne 0 ]]; then
-    echo "exporter_soak.sh: recording needs root (or CAP_BPF + CAP_PERFMON)" >&2
-    exit 2
-fi
+source "$here/bench/soak_setup.sh" 120
 for tool in openssl htpasswd curl; do
     command -v "$tool" >/dev/null || { echo "exporter_soak.sh: needs $tool" >&2; exit 2; }
 done
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/lockscope-exporter-soak.XXXXXX")
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 "$here/tests/exporter/make_certs.sh" "$work"
 cat >"$work/web.yml" <<YAML
