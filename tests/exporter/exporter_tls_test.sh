@@ -6,6 +6,8 @@
 #   a client that offers at most TLS 1.1 is refused (TLS 1.2 minimum).
 # - RequireAndVerifyClientCert: a client certificate signed by
 #   client_ca_file gets 200; none, or one no one signed, fail the handshake.
+#   VerifyClientCertIfGiven: none or a signed one get 200, one no one signed
+#   fails; min_version TLS13 refuses a TLS 1.2 client.
 # - A bad file: exit 1 with one sentence, and the port is never opened.
 # Usage: exporter_tls_test.sh LOCKSCOPE
 set -uo pipefail
@@ -40,6 +42,15 @@ tls_server_config:
   key_file: server-key.pem
   client_auth_type: RequireAndVerifyClientCert
   client_ca_file: client-ca.pem
+YAML
+
+cat >"$work/optional.yml" <<YAML
+tls_server_config:
+  cert_file: server.pem
+  key_file: server-key.pem
+  client_auth_type: VerifyClientCertIfGiven
+  client_ca_file: client-ca.pem
+  min_version: TLS13
 YAML
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -100,6 +111,18 @@ if start mtls.yml; then
   r=$(get --cacert "$work/ca.pem" --cert "$work/stray.pem" --key "$work/stray-key.pem" "$(url)")
   [[ "$r" == 000* ]] || fail "with a client certificate no one signed: '$r', not a TLS error"
   kill -0 "$pid" 2>/dev/null || fail "refused handshakes stopped the exporter"
+  stop
+fi
+
+if start optional.yml; then
+  r=$(get --cacert "$work/ca.pem" "$(url)")
+  [ "$r" = "200 0" ] || fail "VerifyClientCertIfGiven without a certificate: '$r', not 200"
+  r=$(get --cacert "$work/ca.pem" --cert "$work/client.pem" --key "$work/client-key.pem" "$(url)")
+  [ "$r" = "200 0" ] || fail "VerifyClientCertIfGiven with a signed certificate: '$r', not 200"
+  r=$(get --cacert "$work/ca.pem" --cert "$work/stray.pem" --key "$work/stray-key.pem" "$(url)")
+  [[ "$r" == 000* ]] || fail "VerifyClientCertIfGiven with a certificate no one signed: '$r', not a TLS error"
+  r=$(get --cacert "$work/ca.pem" --tls-max 1.2 "$(url)")
+  [[ "$r" == 000* ]] || fail "min_version TLS13 served a TLS 1.2 client: '$r'"
   stop
 fi
 
