@@ -24,24 +24,8 @@ growth_max=${RSS_GROWTH_MAX:-1024}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/find_lockscope.sh"
-if ! [[ $duration =~ ^[0-9]+$ ]] || (( duration < 30 )); then
-    echo "soak.sh: DURATION_S must be a whole number of seconds, at least 30" >&2
-    exit 2
-fi
-if [[ $(id -u) -ne 0 ]]; then
-    echo "soak.sh: recording needs root (or CAP_BPF + CAP_PERFMON)" >&2
-    exit 2
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/lockscope-soak.XXXXXX")
+source "$here/bench/soak_setup.sh" 30
 out=${OUT:-$work/soak.lockscope}
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 echo "soak: recording ${duration} s system-wide into $out; workloads pipe, unlink1, mmap1 at $threads threads each"
 "$lockscope" record -d "$duration" -i "$interval" -o "$out" 2>"$work/record.err" &

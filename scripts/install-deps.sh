@@ -33,6 +33,8 @@ packages=(
   libsqlite3-dev sqlite3 nlohmann-json3-dev
   prometheus-cpp-dev               # record --prometheus (prometheus-cpp core + pull)
   libcurl4-openssl-dev             # diff --prometheus: queries Prometheus' HTTP API (libcurl4 at run time)
+  libyaml-cpp-dev libssl-dev libcrypt-dev  # record --web-config: the YAML file, TLS, bcrypt passwords
+  apache2-utils                    # htpasswd: the bcrypt hashes of the web-config tests
   libprotobuf-dev protobuf-compiler  # export --format pprof (profile.proto)
   golang-go                        # go tool pprof, which the pprof export test reads profiles with
   prometheus                       # the server the Prometheus tests scrape with, and promtool (fleet diff test)

@@ -93,6 +93,8 @@ struct RecordArgs {
     size_t prometheus_cgroups = 0;
     std::vector<std::string> prometheus_labels;
     std::map<std::string, std::string> operator_labels;
+    std::string web_config;
+    metrics::WebConfig web;
     RotationPolicy rotation;
     std::string rotate_every = "1h";
     double max_mib = 0;
@@ -139,6 +141,9 @@ void add_always_on_options(po::options_description& d, RecordArgs& a)
         "prometheus-label", po::value(&a.prometheus_labels)->composing(),
         "NAME=VALUE[,NAME=VALUE...]: a label of lockscope_build_info, e.g. role=db, for grouping hosts "
         "(lockscope diff --prometheus --by role); repeatable, empty for none")(
+        "web-config", po::value(&a.web_config),
+        "with --prometheus: TLS and basic auth from this YAML file, in the web-config format of "
+        "node_exporter's --web.config.file; fields lockscope cannot honour are refused (empty: none)")(
         "session-dir", po::value(&a.rotation.dir),
         "instead of -o: a rolling series of session files in DIR (created if missing), for always-on "
         "recording; the files are named by their UTC start time and each is complete once the next has started")(
@@ -183,6 +188,8 @@ void check_options(RecordArgs& a, const po::variables_map& vm)
     a.operator_labels = metrics::parse_operator_labels(a.prometheus_labels);
     if (!a.operator_labels.empty() && a.prometheus_address.empty())
         throw UsageError("--prometheus-label goes with --prometheus");
+    if (!a.web_config.empty() && a.prometheus_address.empty())
+        throw UsageError("--web-config goes with --prometheus");
     if (a.prometheus_cgroups && a.prometheus_address.empty())
         throw UsageError("--prometheus-cgroups goes with --prometheus");
     const bool rotating = !a.rotation.dir.empty();
@@ -225,7 +232,7 @@ std::unique_ptr<metrics::PrometheusExporter> start_exporter(RecordArgs& a)
 {
     auto exporter =
         std::make_unique<metrics::PrometheusExporter>(a.prometheus_address, a.prometheus_top, a.prometheus_cgroups,
-                                                      a.operator_labels);
+                                                      a.operator_labels, a.web);
     std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     return exporter;
 }
@@ -265,6 +272,8 @@ int cmd_record(const Args& args)
     std::unique_ptr<metrics::PrometheusExporter> exporter;
     if (!a.prometheus_address.empty()) {
         o.on_interval = [&](const record::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
+        if (!a.web_config.empty())  // a bad file: one sentence, before anything starts
+            a.web = metrics::load_web_config(a.web_config);
         record::validate(o);  // not root, bad target: say so before opening a port
         // The server's threads must not take the signals the recorder waits for.
         record::block_stop_signals();

@@ -1,10 +1,21 @@
 #include "metrics/exporter.h"
 
+#include <dlfcn.h>
+#include <openssl/evp.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/host/metadata.h"
@@ -35,6 +46,121 @@ private:
     MetricsState state_;
 };
 
+namespace {
+
+// civetweb's threads: each connection holds one until its request is served
+// or request_timeout_ms passes, so a few slow clients cannot starve the rest.
+constexpr int kServerThreads = 16;
+constexpr const char* kRequestTimeoutMs = "10000";  // Prometheus' default scrape timeout
+
+// Loads the soname stand-ins civetweb needs to use OpenSSL 3 (see
+// tls_compat/ssl_names.c): beside the installed program, else in the build tree.
+void load_tls_compat()
+{
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec)
+        dirs.push_back((exe.parent_path().parent_path() / LOCKSCOPE_TLS_COMPAT_INSTALL_DIR).string());
+    dirs.push_back(LOCKSCOPE_TLS_COMPAT_BUILD_DIR);
+    for (const std::string& dir : dirs) {
+        const std::string crypto = dir + "/liblockscope-tls-crypto.so";
+        const std::string ssl = dir + "/liblockscope-tls-ssl.so";
+        if (access(ssl.c_str(), R_OK) != 0 || access(crypto.c_str(), R_OK) != 0)
+            continue;
+        if (dlopen(crypto.c_str(), RTLD_NOW | RTLD_GLOBAL) && dlopen(ssl.c_str(), RTLD_NOW | RTLD_GLOBAL))
+            return;
+        throw Error("cannot load OpenSSL for the exporter's TLS", ssl, 0, dlerror());
+    }
+    throw Error("cannot find liblockscope-tls-ssl.so for the exporter's TLS", dirs.front(), ENOENT,
+                "reinstall the lockscope package");
+}
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// civetweb wants key and certificate in one PEM file, exporter-toolkit has
+// two: join them in memory (never on disk) for the server's start.
+class JoinedPem {
+public:
+    JoinedPem(const std::string& key_file, const std::string& cert_file)
+        : fd_(memfd_create("lockscope-tls", MFD_CLOEXEC))
+    {
+        const std::string pem = read_file(key_file) + "\n" + read_file(cert_file);
+        if (fd_ < 0 || write(fd_, pem.data(), pem.size()) != ssize_t(pem.size()))
+            throw Error("cannot hold the TLS key in memory", "memfd", errno);
+    }
+    ~JoinedPem() { close(fd_); }
+    JoinedPem(const JoinedPem&) = delete;
+    JoinedPem& operator=(const JoinedPem&) = delete;
+    std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+private:
+    int fd_;
+};
+
+std::string protocol_version(const std::string& min_version)
+{
+    // civetweb's ssl_protocol_version: 2 TLS 1.0+, 3 TLS 1.1+, 4 TLS 1.2+, 5 TLS 1.3.
+    if (min_version == "TLS10")
+        return "2";
+    if (min_version == "TLS11")
+        return "3";
+    if (min_version == "TLS13")
+        return "5";
+    return "4";
+}
+
+// bcrypt costs tens of milliseconds a check: a scraper that sent the right
+// password once is let in by a digest of what it sent, as exporter-toolkit
+// caches it, so scrapes do not take the recorder's CPU.
+class BasicAuth {
+public:
+    explicit BasicAuth(std::map<std::string, std::string> users) : users_(std::move(users)) {}
+
+    bool check(const std::string& user, const std::string& password)
+    {
+        const std::string key = digest(user + '\0' + password);
+        {
+            std::lock_guard lock(mutex_);
+            if (accepted_.count(key))
+                return true;
+        }
+        const auto it = users_.find(user);
+        // An unknown user costs the same as a wrong password.
+        const bool ok =
+            bcrypt_matches(it == users_.end() ? users_.begin()->second : it->second, password) && it != users_.end();
+        if (ok) {
+            std::lock_guard lock(mutex_);
+            if (accepted_.size() >= 1024)
+                accepted_.clear();
+            accepted_.insert(key);
+        }
+        return ok;
+    }
+
+private:
+    static std::string digest(const std::string& text)
+    {
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int len = 0;
+        if (EVP_Digest(text.data(), text.size(), md, &len, EVP_sha256(), nullptr) != 1)
+            throw Error("cannot hash a password for the login cache", "sha256");
+        return std::string(reinterpret_cast<const char*>(md), len);
+    }
+
+    const std::map<std::string, std::string> users_;
+    std::mutex mutex_;
+    std::set<std::string> accepted_;
+};
+
+}  // namespace
+
 ListenAddress parse_listen_address(const std::string& text)
 {
     const size_t colon = text.rfind(':');
@@ -55,25 +181,56 @@ ListenAddress parse_listen_address(const std::string& text)
 }
 
 PrometheusExporter::PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups,
-                                       const std::map<std::string, std::string>& operator_labels)
+                                       const std::map<std::string, std::string>& operator_labels,
+                                       const WebConfig& web)
 {
     if (top_n == 0)
         throw UsageError("--prometheus-top must be at least 1");
     const ListenAddress a = parse_listen_address(address);
     // civetweb's listening_ports syntax: "PORT" for every interface.
-    const std::string bind = a.host.empty() ? std::to_string(a.port) : a.host + ":" + std::to_string(a.port);
+    // With TLS the port speaks nothing else ('s'): no plain-text answer.
+    const std::string bind =
+        (a.host.empty() ? std::to_string(a.port) : a.host + ":" + std::to_string(a.port)) + (web.tls ? "s" : "");
+    std::vector<std::string> options{"listening_ports",    bind,
+                                     "num_threads",        std::to_string(kServerThreads),
+                                     "request_timeout_ms", kRequestTimeoutMs};
+    std::unique_ptr<JoinedPem> pem;
+    if (web.tls) {
+        load_tls_compat();
+        pem = std::make_unique<JoinedPem>(web.tls->key_file, web.tls->cert_file);
+        options.insert(options.end(), {"ssl_certificate", pem->path(), "ssl_certificate_chain", web.tls->cert_file,
+                                       "ssl_protocol_version", protocol_version(web.tls->min_version)});
+        if (web.tls->client_auth_type != "NoClientCert")
+            options.insert(
+                options.end(),
+                {"ssl_verify_peer", web.tls->client_auth_type == "RequireAndVerifyClientCert" ? "yes" : "optional",
+                 "ssl_ca_file", web.tls->client_ca_file});
+    }
     state_ = std::make_shared<StateCollectable>(top_n, build_info_labels(collect_host_metadata(), operator_labels),
                                                 top_cgroups);
     try {
-        exposer_ = std::make_unique<prometheus::Exposer>(bind, 2);
+        exposer_ = std::make_unique<prometheus::Exposer>(options);
     } catch (const std::exception&) {
+        if (web.tls)
+            throw Error("cannot serve Prometheus metrics over TLS on " + address, "", 0,
+                        "is the port in use, the address not one of this machine's, or a file of the web config "
+                        "unreadable to this user?");
         throw Error("cannot serve Prometheus metrics on " + address, "", 0,
                     "is the port in use, or the address not one of this machine's?");
+    }
+    // Auth first: the profile is never served to an unauthenticated client,
+    // not even between these two calls.
+    if (!web.basic_auth_users.empty()) {
+        auto auth = std::make_shared<BasicAuth>(web.basic_auth_users);
+        exposer_->RegisterAuth(
+            [auth](const std::string& user, const std::string& password) { return auth->check(user, password); },
+            "lockscope");
     }
     exposer_->RegisterCollectable(state_);
     const std::vector<int> ports = exposer_->GetListeningPorts();
     const std::string host = a.host.empty() ? "0.0.0.0" : a.host;
-    url_ = "http://" + host + ":" + std::to_string(ports.empty() ? int(a.port) : ports.front()) + "/metrics";
+    url_ = std::string(web.tls ? "https://" : "http://") + host + ":" +
+           std::to_string(ports.empty() ? int(a.port) : ports.front()) + "/metrics";
 }
 
 PrometheusExporter::~PrometheusExporter() = default;

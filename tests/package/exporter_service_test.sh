@@ -11,7 +11,8 @@
 #   SIGKILL is a failure (which Restart=on-failure restarts) and a stop is
 #   not; with CAP_BPF or CAP_PERFMON removed recording fails with one
 #   sentence that names it, with CAP_SYSLOG removed it says that callers
-#   cannot be named.
+#   cannot be named; with WEB_CONFIG set to a web-config file (TLS and a
+#   password), /metrics answers only over TLS and only with the password.
 # Usage: exporter_service_test.sh LOCKSCOPE SOURCE_DIR
 set -uo pipefail
 lockscope=$1
@@ -49,7 +50,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 scrape() { curl -fsS --max-time 5 "http://127.0.0.1:$1/metrics"; }
 
 # The unit's command line with its settings: the defaults file, then ours.
-command_line() {  # LISTEN SESSION_ARGS -> words on stdout, one per line
+command_line() {  # LISTEN SESSION_ARGS [WEB_CONFIG] -> words on stdout, one per line
   local exec
   exec=$(key ExecStart)
   (
@@ -58,6 +59,7 @@ command_line() {  # LISTEN SESSION_ARGS -> words on stdout, one per line
     . "$defaults"
     LISTEN=$1
     SESSION_ARGS=$2
+    WEB_CONFIG=${3:-}
     INTERVAL=0.5
     set +a
     # systemd's rules: ${VAR} is one word, $VAR splits on white space.
@@ -155,6 +157,26 @@ else
   status=$?
   [ "$status" -eq 0 ] || fail "stopped with SIGTERM, the exporter exited $status: $(cat "$work/err")"
 
+  # WEB_CONFIG: the same command line serves HTTPS with a password, and nothing else.
+  "$src/tests/exporter/make_certs.sh" "$work" || fail "openssl could not make the test certificates"
+  chmod 644 "$work"/*.pem  # readable by the service's user
+  printf 'tls_server_config:\n  cert_file: server.pem\n  key_file: server-key.pem\nbasic_auth_users:\n  prometheus: %s\n' \
+    "$(htpasswd -nbBC 10 prometheus 'scrape me' | cut -d: -f2)" >"$work/web.yml"
+  chmod 644 "$work/web.yml"
+  port=$(free_port)
+  mapfile -t argv < <(command_line "127.0.0.1:$port" "" "$work/web.yml")
+  as_service "$setpriv_caps" "${argv[@]}" >/dev/null 2>"$work/err" &
+  pid=$!
+  pids+=("$pid")
+  https() { curl -sS --max-time 5 --cacert "$work/ca.pem" -o /dev/null -w '%{http_code}' "$@" "https://localhost:$port/metrics"; }
+  for _ in $(seq 100); do [ "$(https -u 'prometheus:scrape me' 2>/dev/null)" = 200 ] && break; sleep 0.2; done
+  [ "$(https -u 'prometheus:scrape me' 2>/dev/null)" = 200 ] ||
+    fail "with WEB_CONFIG the service does not answer HTTPS with the password: $(cat "$work/err")"
+  [ "$(https 2>/dev/null)" = 401 ] || fail "with WEB_CONFIG the service answers without the password"
+  curl -s --max-time 5 "http://127.0.0.1:$port/metrics" >/dev/null && fail "with WEB_CONFIG the service answers plain HTTP"
+  kill -TERM "$pid"
+  wait "$pid" || fail "with WEB_CONFIG, stopped, the exporter exited $?: $(cat "$work/err")"
+
   # The set is the minimum: without CAP_BPF or CAP_PERFMON recording fails in
   # one sentence naming it; without CAP_SYSLOG it records but says callers
   # cannot be named.
@@ -181,4 +203,5 @@ else
 fi
 
 [ "$failures" -eq 0 ] || exit 1
-echo "ok: the exporter runs with $caps only, serves what the examples read, and fails clearly without either"
+echo "ok: the exporter runs with $caps only, serves what the examples read, serves HTTPS with a password" \
+  "with WEB_CONFIG, and fails clearly without either capability"

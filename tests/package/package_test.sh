@@ -64,6 +64,23 @@ if [ -n "$gui_deb" ]; then
   QT_QPA_PLATFORM=offscreen /usr/bin/lockscope-gui --screenshot "$work/overview.png" "$session" >/dev/null 2>&1 &&
     [ -s "$work/overview.png" ] || fail "the installed lockscope-gui did not render the session"
 fi
+# The exporter over TLS with a password, with the OpenSSL names civetweb loads from the package.
+printf '%s\n' "${files[@]}" | grep -q '^/usr/lib/lockscope/liblockscope-tls-ssl.so$' ||
+  fail "the package lacks /usr/lib/lockscope/liblockscope-tls-ssl.so, which TLS needs"
+"$src/tests/exporter/make_certs.sh" "$work" || fail "openssl could not make the test certificates"
+printf 'tls_server_config:\n  cert_file: server.pem\n  key_file: server-key.pem\nbasic_auth_users:\n  prometheus: %s\n' \
+  "$(htpasswd -nbBC 10 prometheus 'scrape me' | cut -d: -f2)" >"$work/web.yml"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+/usr/bin/lockscope record --prometheus "127.0.0.1:$port" --web-config "$work/web.yml" -d 4 >/dev/null 2>"$work/tls.err" &
+exporter=$!
+code=""
+for _ in $(seq 30); do
+  code=$(curl -s --max-time 5 --cacert "$work/ca.pem" -u 'prometheus:scrape me' -o /dev/null -w '%{http_code}' \
+    "https://localhost:$port/metrics") && [ "$code" = 200 ] && break
+  sleep 0.1
+done
+[ "$code" = 200 ] || fail "the installed exporter does not serve HTTPS with the password ($code): $(cat "$work/tls.err")"
+wait "$exporter" || fail "the installed exporter with a web config failed: $(cat "$work/tls.err")"
 [ "$(man -w lockscope-record)" = /usr/share/man/man1/lockscope-record.1.gz ] || fail "man lockscope-record is not installed"
 [ -f /usr/share/bash-completion/completions/lockscope ] || fail "no bash completion installed"
 [ -f /lib/systemd/system/lockscope-exporter.service ] || fail "lockscope-exporter.service is not installed"
