@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Lock identity, the in-kernel half: when a lock gets its row, what the
- * waiting task can see about it goes into the row's ls_lock_ident (the
+ * waiting task can see about it goes into the row's ls_lock_identity (the
  * slab cache it lies in, the task's well-known member it is, the inode or
  * pipe it belongs to). User space names the lock from that evidence
  * (collector/identity/README.md: the ladder of name sources).
@@ -75,14 +75,14 @@ static __always_inline u32 task_member(u64 lock, u32 flags, u64 *object)
  * that user space can say which file it was when the slab and BTF confirm
  * the class. Reads of what turns out not to be an inode fail or are ignored.
  */
-static __always_inline void read_inode(struct ls_lock_ident *id, u64 lock)
+static __always_inline void read_inode(struct ls_lock_identity *id, u64 lock)
 {
 	struct inode *inode = (void *)(lock - bpf_core_field_offset(struct inode, i_rwsem));
 	struct hlist_node *alias;
 	struct super_block *sb;
 	struct dentry *dentry;
 
-	id->sources |= LS_IDENT_INODE_READ;
+	id->sources |= LS_IDENTITY_INODE_READ;
 	id->inode_ino = BPF_CORE_READ(inode, i_ino);
 	sb = BPF_CORE_READ(inode, i_sb);
 	if (!sb)
@@ -111,7 +111,7 @@ struct fd_scan {
 	u64 fd;   /* struct file ** */
 	u64 lock;
 	u64 size; /* sizeof(struct pipe_inode_info) */
-	struct ls_lock_ident *id;
+	struct ls_lock_identity *id;
 };
 
 static long scan_fd(u64 i, void *data)
@@ -137,7 +137,7 @@ static long scan_fd(u64 i, void *data)
 	return 1;
 }
 
-static __always_inline void scan_open_pipes(struct ls_lock_ident *id, u64 lock)
+static __always_inline void scan_open_pipes(struct ls_lock_identity *id, u64 lock)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
@@ -151,7 +151,7 @@ static __always_inline void scan_open_pipes(struct ls_lock_ident *id, u64 lock)
 	n = BPF_CORE_READ(fdt, max_fds);
 	if (!s.fd || !s.size)
 		return;
-	id->sources |= LS_IDENT_FD_SCAN; /* compared: a pipe not found is not open here */
+	id->sources |= LS_IDENTITY_FD_SCAN; /* compared: a pipe not found is not open here */
 	bpf_loop(n < LS_FD_SCAN_MAX ? n : LS_FD_SCAN_MAX, scan_fd, &s, 0);
 }
 
@@ -159,7 +159,7 @@ static __always_inline void scan_open_pipes(struct ls_lock_ident *id, u64 lock)
  * pipe_inode_info with little to spare (kmalloc rounds up to at most twice
  * the size), or anywhere when the slab cannot be asked. Keeps the fd scan to
  * the few locks it can name. */
-static __always_inline bool pipe_sized(const struct ls_lock_ident *id, bool kmem)
+static __always_inline bool pipe_sized(const struct ls_lock_identity *id, bool kmem)
 {
 	u32 pipe = bpf_core_type_size(struct pipe_inode_info);
 
@@ -171,7 +171,7 @@ static __always_inline bool pipe_sized(const struct ls_lock_ident *id, bool kmem
  * the caller publishes the row afterwards. @kmem: the slab cache may be
  * asked (bpf_get_kmem_cache, 6.13+).
  */
-static __always_inline void identify_lock(struct ls_lock_ident *id, u64 lock, u32 flags, bool kmem)
+static __always_inline void identify_lock(struct ls_lock_identity *id, u64 lock, u32 flags, bool kmem)
 {
 	bool rwsem = (flags & (LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_SPIN | LCB_F_PERCPU));
 	struct kmem_cache *cache;
@@ -181,12 +181,12 @@ static __always_inline void identify_lock(struct ls_lock_ident *id, u64 lock, u3
 		return;
 	__builtin_memset(id, 0, sizeof(*id));
 	id->tgid = bpf_get_current_pid_tgid() >> 32;
-	id->sources = LS_IDENT_TASK_LOOKUP;
+	id->sources = LS_IDENTITY_TASK_LOOKUP;
 	id->task_member = task_member(lock, flags, &id->object);
 	if (rwsem)
 		read_inode(id, lock);
 	if (kmem) {
-		id->sources |= LS_IDENT_SLAB_LOOKUP;
+		id->sources |= LS_IDENTITY_SLAB_LOOKUP;
 		cache = bpf_get_kmem_cache(lock);
 		if (cache) {
 			id->cache = (u64)cache;

@@ -115,8 +115,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, LS_MAX_LOCKS_DEFAULT); /* max_locks */
 	__type(key, u32);
-	__type(value, struct ls_lock_ident);
-} lock_ident SEC(".maps");
+	__type(value, struct ls_lock_identity);
+} lock_identity SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -957,11 +957,11 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
  * per event). 0 when max_locks rows are taken.
  */
 static __always_inline u32 lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags, struct ls_counters *cnt,
-				    bool *created, bool ident, bool kmem)
+				    bool *created, bool identify, bool kmem)
 {
 	struct ls_row_slot *slot = &hot->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
 	struct ls_lock_key key = {};
-	struct ls_lock_ident *ident_row;
+	struct ls_lock_identity *identity;
 	u32 row, *found;
 
 	if (slot->row_plus1 && slot->lock == lock && slot->flags == flags)
@@ -979,9 +979,9 @@ static __always_inline u32 lock_row(struct ls_cpu_state *hot, u64 lock, u32 flag
 		row = __sync_fetch_and_add(&next_lock_row, 1);
 		if (row >= max_locks)
 			goto full;
-		ident_row = ident ? bpf_map_lookup_elem(&lock_ident, &row) : NULL;
-		if (ident_row)
-			identify_lock(ident_row, lock, flags, kmem);
+		identity = identify ? bpf_map_lookup_elem(&lock_identity, &row) : NULL;
+		if (identity)
+			identify_lock(identity, lock, flags, kmem);
 		if (bpf_map_update_elem(&lock_index, &key, &row, BPF_NOEXIST)) {
 			/* another CPU added this key first (its row wins; ours stays
 			 * unused and unread), or the index is full */

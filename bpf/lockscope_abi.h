@@ -30,7 +30,7 @@
 #define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
 #define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
 #define LS_MAX_CGROUPS 8        /* record --cgroup PATH, at most this many */
-/* Default entries of the lock rows (lock_index, lock_stats, lock_ident) and
+/* Default entries of the lock rows (lock_index, lock_stats, lock_identity) and
  * of the stack maps; user space sizes the maps before load (record
  * --max-locks). */
 #define LS_MAX_LOCKS_DEFAULT  16384
@@ -56,10 +56,10 @@
  * an inode's i_rwsem, that inode. User space turns it into a class name with
  * the kernel's BTF (collector/identity).
  */
-#define LS_IDENT_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
-#define LS_IDENT_TASK_LOOKUP (1U << 1) /* the task's members were compared */
-#define LS_IDENT_INODE_READ  (1U << 2) /* the inode fields below were read */
-#define LS_IDENT_FD_SCAN     (1U << 3) /* the task's open pipes were compared */
+#define LS_IDENTITY_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
+#define LS_IDENTITY_TASK_LOOKUP (1U << 1) /* the task's members were compared */
+#define LS_IDENTITY_INODE_READ  (1U << 2) /* the inode fields below were read */
+#define LS_IDENTITY_FD_SCAN     (1U << 3) /* the task's open pipes were compared */
 
 /* The creating task's members (task_member). */
 #define LS_TASK_NONE        0
@@ -73,7 +73,7 @@
 #define LS_TASK_PIPE        8 /* inside a pipe the task has open: object = its pipe_inode_info */
 #define LS_TASK_FUTEX_HASH  9 /* inside mm->futex_phash: object = the futex_private_hash */
 
-struct ls_lock_ident {
+struct ls_lock_identity {
 	__u64 cache;          /* struct kmem_cache * holding the lock; 0: none found */
 	__u32 object_size;    /* the cache's object_size */
 	__u32 slab_size;      /* its size: object plus metadata, the stride within a slab */
@@ -82,7 +82,7 @@ struct ls_lock_ident {
 	__u16 min_order;
 	__u32 task_member;    /* LS_TASK_* */
 	__u32 tgid;           /* the creating task's process */
-	__u32 sources;        /* LS_IDENT_* */
+	__u32 sources;        /* LS_IDENTITY_* */
 	__u32 inode_dev;      /* if the lock is an inode's i_rwsem (or in its pipe): the super_block's s_dev, */
 	__u64 inode_ino;      /* the inode number, */
 	__u64 object;         /* LS_TASK_PIPE, _FUTEX_HASH: the object's address (the lock is inside it) */
@@ -141,7 +141,7 @@ struct ls_lock_key {
  * then holds the timed episodes' on-CPU wait (wait minus off CPU) and
  * wait_var_us2 the sum of its squares in (256 ns)^2 units; user space turns
  * them into estimates and the variance of the wait estimate
- * (collector/core/analysis/estimate.h) before anything stores or prints them. With
+ * (collector/pipeline/sampled_timing.h) before anything stores or prints them. With
  * full timing (N = 1) wait_var_us2 stays 0.
  */
 

@@ -1,25 +1,24 @@
-// Lock identity from kernel data (core's DataNamer), for the recorder:
-// the slab object and member a lock is (bpf_get_kmem_cache + BTF), a global
-// from System.map, a per-CPU structure (BTF's .data..percpu), and whether an
-// unnamed lock lies in the kernel image's data. The current task's members
-// and the caller table are core's (lock_naming.h).
+// The running kernel's data that lock identity reads (the name sources of
+// ladder.cpp that need more than symbols): BTF types, slab caches and their
+// merging, the kernel image's System.map and data ranges, and where each
+// CPU's per-CPU area lies.
 #pragma once
 
 #include <map>
 #include <memory>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "core/analysis/lock_naming.h"
 #include "core/host/symbols.h"
+#include "identity/evidence.h"
 #include "identity/kernel_image.h"
 #include "identity/kernel_types.h"
 #include "identity/slab_caches.h"
 
 namespace lockscope::identity {
 
-class KernelDataNamer : public DataNamer {
+class KernelData {
 public:
     struct Sources {
         std::shared_ptr<const KernelTypes> types;  // null without BTF
@@ -33,31 +32,31 @@ public:
 
     // Everything the running kernel offers. `runqueues` holds, per CPU, the
     // address of its `runqueues` (read by BPF); problems go to `warnings`.
-    static std::shared_ptr<KernelDataNamer> for_running_kernel(const KernelSymbols& syms,
-                                                               const std::vector<uint64_t>& runqueues, bool slab_lookup,
-                                                               std::vector<std::string>& warnings);
+    static std::shared_ptr<KernelData> for_running_kernel(const KernelSymbols& syms,
+                                                          const std::vector<uint64_t>& runqueues, bool slab_lookup,
+                                                          std::vector<std::string>& warnings);
 
-    explicit KernelDataNamer(Sources sources) : s_(std::move(sources)) {}
+    explicit KernelData(Sources sources) : s_(std::move(sources)) {}
 
-    Result name(uint64_t address, uint32_t flags, const RawIdentity& identity, const std::string& caller,
-                const std::string& caller_class) const override;
+    const Sources& sources() const { return s_; }
+
+    // The types of (below, size] bytes with a lock of `family` at `offset`,
+    // for a generic cache: a BTF scan each, remembered.
+    const std::vector<MemberPath>& generic_candidates(const std::string& cache, uint64_t below, uint64_t size,
+                                                      uint64_t offset, LockFamily family) const;
 
     // One line per source and whether it is available here (session metadata).
     std::string summary() const;
 
 private:
-    bool from_slab(uint64_t address, LockFamily family, const std::string& kind, const RawIdentity& id,
-                   const std::string& caller, const std::string& caller_class, Result& r) const;
-    bool from_generic_cache(const std::vector<uint64_t>& offsets, LockFamily family, const std::string& kind,
-                            const RawIdentity& id, const std::string& caller, const std::string& caller_class,
-                            Result& r) const;
-    bool from_percpu(uint64_t address, LockFamily family, Result& r) const;
-    bool from_task_object(uint64_t address, LockFamily family, const RawIdentity& id, Result& r) const;
-    std::vector<uint64_t> object_offsets(uint64_t address, const RawIdentity& id) const;
-
     Sources s_;
-    // Candidates per (generic cache, offset, family): a BTF scan each.
     mutable std::map<std::tuple<std::string, uint64_t, int>, std::vector<MemberPath>> generic_cache_;
 };
+
+// Shared by the sources' evidence: "0x1a0".
+std::string hex(uint64_t v);
+// Which object of class `cls` it is, where the kernel said ("inode 12 on
+// ext4 (8:1) 'dir'", "pipe:[5]", "mm of process 42"); "" where unknown.
+std::string instance_of(const std::string& cls, const RawIdentity& id);
 
 }  // namespace lockscope::identity

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "core/analysis/rollup.h"
+#include "core/analysis/counter_delta.h"
 
 namespace lockscope::metrics {
 namespace {

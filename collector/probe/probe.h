@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/model.h"
-#include "core/raw.h"
+#include "pipeline/snapshot.h"
 #include "lockscope_abi.h"
 #include "probe/cgroups.h"
 

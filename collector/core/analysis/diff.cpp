@@ -1,11 +1,11 @@
 // Comparing two sessions. Rendering is in diff_format.cpp.
 #include "core/analysis/diff.h"
 #include "core/analysis/estimate.h"
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/lock_vocabulary.h"
 
 #include "core/error.h"
 #include "core/format.h"
-#include "core/render/export_stacks.h"
+#include "core/analysis/stack_frames.h"
 #include "core/session_vocabulary.h"
 
 #include <fnmatch.h>
