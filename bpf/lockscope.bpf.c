@@ -86,7 +86,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct ls_cpu_state);
-} hot_state SEC(".maps");
+} cpu_states SEC(".maps");
 
 /*
  * Aggregation by (lock address, kind) in two parts: lock_index gives each key
@@ -212,7 +212,7 @@ struct {
 
 /*
  * Trace mode only. A task's episodes being traced, slot for slot with its
- * ls_task_state.ep[]: kept apart so the state machine's hot state (copied
+ * ls_task_state.ep[]: kept apart so the state machine's per-CPU state (copied
  * at every context switch) does not grow, and untouched when tracing is off.
  */
 struct ls_trace_task {
@@ -257,19 +257,20 @@ static __always_inline bool sample_due(struct ls_counters *cnt)
  * line up with the sampling: each episode is timed with probability 1/N, and
  * a timed one stands for N in the estimates.
  */
-static __always_inline bool time_due(struct ls_cpu_state *hot)
+static __always_inline bool time_due(struct ls_cpu_state *cpu_state)
 {
-	if (hot->time_tick) {
-		hot->time_tick--;
+	if (cpu_state->time_tick) {
+		cpu_state->time_tick--;
 		return false;
 	}
-	hot->time_tick = bpf_get_prandom_u32() % (2 * time_period - 1);
+	cpu_state->time_tick = bpf_get_prandom_u32() % (2 * time_period - 1);
 	return true;
 }
 
 /* A begin on the top episode's lock continues it (ls_begin), timed or not;
  * any other starts a new one. */
-static __always_inline bool begin_timed(struct ls_cpu_state *hot, struct ls_task_state *ts, u64 lock)
+static __always_inline bool begin_timed(struct ls_cpu_state *cpu_state, struct ls_task_state *ts,
+					u64 lock)
 {
 	struct ls_episode *top;
 
@@ -278,20 +279,20 @@ static __always_inline bool begin_timed(struct ls_cpu_state *hot, struct ls_task
 	top = ls_top(ts);
 	if (top && top->lock == lock)
 		return top->timed;
-	return time_due(hot);
+	return time_due(cpu_state);
 }
 
-static __always_inline struct ls_cpu_state *cpu_hot(void)
+static __always_inline struct ls_cpu_state *this_cpu_state(void)
 {
 	u32 zero = 0;
 
-	return bpf_map_lookup_elem(&hot_state, &zero);
+	return bpf_map_lookup_elem(&cpu_states, &zero);
 }
 
 /* Adds the CPU's pending episode (lockscope_abi.h, ls_pending) to its lock row. */
-static __always_inline void fold_pending(struct ls_cpu_state *hot)
+static __always_inline void fold_pending(struct ls_cpu_state *cpu_state)
 {
-	struct ls_pending *p = &hot->pending;
+	struct ls_pending *p = &cpu_state->pending;
 	struct ls_lock_stats *s;
 	u32 row = p->row_plus1;
 
@@ -530,7 +531,7 @@ static __always_inline void holder_waits_on(struct task_struct *t, u64 *lock, u3
 
 	if (BPF_CORE_READ(t, on_cpu) && bpf_core_field_exists(t->cpu)) {
 		cpu = BPF_CORE_READ(t, cpu);
-		other = bpf_map_lookup_percpu_elem(&hot_state, &zero, cpu);
+		other = bpf_map_lookup_percpu_elem(&cpu_states, &zero, cpu);
 		if (other && other->resident == (u64)BPF_CORE_READ(t, pid) + 1)
 			hts = &other->ts;
 	}
@@ -710,13 +711,13 @@ static __always_inline bool traced_cgroup(void)
 
 /* The CPU's state when the running task is traced (the -p/command and
  * --cgroup filters), else NULL. */
-static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
+static __always_inline struct ls_cpu_state *traced_cpu_state(u64 pid_tgid)
 {
 	if (!traced_process(pid_tgid >> 32))
 		return 0;
 	if (targ_cgroups && !traced_cgroup())
 		return 0;
-	return cpu_hot();
+	return this_cpu_state();
 }
 
 /*
@@ -726,25 +727,25 @@ static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
  * of some threads too), and a task switched in unseen must not write into the
  * state of the task seen last.
  */
-static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *hot, u64 pid_tgid,
-							    bool create)
+static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *cpu_state,
+							    u64 pid_tgid, bool create)
 {
 	struct ls_task_state *ts;
 	u64 busy;
 
-	if (hot->resident == (u64)(u32)pid_tgid + 1)
-		return &hot->ts;
+	if (cpu_state->resident == (u64)(u32)pid_tgid + 1)
+		return &cpu_state->ts;
 	if (!create)
 		return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
-	busy = own_locks_enter(&hot->cnt);
+	busy = own_locks_enter(&cpu_state->cnt);
 	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	hot->cnt.busy = busy;
+	cpu_state->cnt.busy = busy;
 	return ts;
 }
 
-static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_counters *cnt, u64 pid_tgid,
-					u64 lock, u32 flags, bool holders)
+static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct ls_counters *cnt,
+					u64 pid_tgid, u64 lock, u32 flags, bool holders)
 {
 	struct task_struct *holder;
 	struct ls_task_state *ts;
@@ -754,12 +755,12 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 	int action, timed;
 
 	cnt->begins++;
-	ts = current_state(hot, pid_tgid, true);
+	ts = current_state(cpu_state, pid_tgid, true);
 	if (!ts) {
 		cnt->lost_task_storage++;
 		return;
 	}
-	timed = begin_timed(hot, ts, lock);
+	timed = begin_timed(cpu_state, ts, lock);
 	if (timed)
 		now = bpf_ktime_get_ns();
 	action = ls_begin_timed(ts, lock, flags, now, timed);
@@ -796,19 +797,19 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 static __always_inline int handle_begin(u64 lock, u32 flags, bool holders)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
+	struct ls_cpu_state *cpu_state = traced_cpu_state(pid_tgid);
 	bool kernel = !(flags & LS_F_USER);
 
-	if (!hot || nested_in_own(&hot->cnt))
+	if (!cpu_state || nested_in_own(&cpu_state->cnt))
 		return 0;
 	if (kernel) {
-		hot->cnt.busy = LS_BUSY_HANDLER;
+		cpu_state->cnt.busy = LS_BUSY_HANDLER;
 		/* the end just before, out of its critical section now */
-		fold_pending(hot);
+		fold_pending(cpu_state);
 	}
-	begin_event(hot, &hot->cnt, pid_tgid, lock, flags, holders);
+	begin_event(cpu_state, &cpu_state->cnt, pid_tgid, lock, flags, holders);
 	if (kernel)
-		hot->cnt.busy = 0;
+		cpu_state->cnt.busy = 0;
 	return 0;
 }
 
@@ -846,7 +847,7 @@ int on_cpu_clock(struct bpf_perf_event_data *ctx)
 	struct task_struct *current = (struct task_struct *)bpf_get_current_task(), *owner;
 	struct ls_running_holder *reg;
 	struct ls_holder_stack *buf;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 	long n;
 
 	reg = bpf_map_lookup_elem(&running_holders, &tid);
@@ -855,12 +856,12 @@ int on_cpu_clock(struct bpf_perf_event_data *ctx)
 	if (bpf_ktime_get_ns() - reg->registered_ns > oncpu_fresh_ns ||
 	    owner_of(reg->lock, reg->flags, &owner) != LS_OWNER_ON_CPU || owner != current)
 		return 0; /* the contention is over, or the lock is no longer its */
-	hot = cpu_hot();
+	cpu_state = this_cpu_state();
 	buf = bpf_map_lookup_elem(&holder_scratch, &one);
-	if (!hot || !buf)
+	if (!cpu_state || !buf)
 		return 0;
 	if (!reg->budget) {
-		hot->cnt.holder_oncpu_dropped++;
+		cpu_state->cnt.holder_oncpu_dropped++;
 		return 0;
 	}
 	reg->budget--;
@@ -870,10 +871,10 @@ int on_cpu_clock(struct bpf_perf_event_data *ctx)
 	key.flags = task_key.flags = reg->flags;
 	key.stack_id = (s32)id;
 	if (!id || !add_stack_sample(&key, 0)) {
-		hot->cnt.holder_oncpu_dropped++;
+		cpu_state->cnt.holder_oncpu_dropped++;
 		return 0;
 	}
-	hot->cnt.holder_oncpu_samples++;
+	cpu_state->cnt.holder_oncpu_samples++;
 	bpf_get_current_comm(&who.comm, sizeof(who.comm));
 	note_holder_task(&task_key, &who);
 	return 0;
@@ -956,10 +957,11 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
  * else from lock_index, else a new row (*created), identified first (never
  * per event). 0 when max_locks rows are taken.
  */
-static __always_inline u32 lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags, struct ls_counters *cnt,
-				    bool *created, bool identify, bool kmem)
+static __always_inline u32 lock_row(struct ls_cpu_state *cpu_state, u64 lock, u32 flags,
+				    struct ls_counters *cnt, bool *created, bool identify, bool kmem)
 {
-	struct ls_row_slot *slot = &hot->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
+	struct ls_row_slot *slot =
+		&cpu_state->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
 	struct ls_lock_key key = {};
 	struct ls_lock_identity *identity;
 	u32 row, *found;
@@ -1012,8 +1014,9 @@ full:
  * episode in holder_period). USDT programs run preemptible, where a switch
  * could fold a half-written slot: they account at once, as they always did.
  */
-static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struct ls_counters *cnt,
-				      u64 pid_tgid, u64 lock, s32 ret, bool user, bool kmem)
+static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
+				      struct ls_counters *cnt, u64 pid_tgid, u64 lock, s32 ret,
+				      bool user, bool kmem)
 {
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
@@ -1023,11 +1026,11 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	u64 now;
 
 	cnt->ends++;
-	ts = current_state(hot, pid_tgid, false);
+	ts = current_state(cpu_state, pid_tgid, false);
 	/* an end nested in this one's episode, with no begin or switch between */
 	if (!user)
-		fold_pending(hot);
-	ep = user ? &user_ep : &hot->pending.ep;
+		fold_pending(cpu_state);
+	ep = user ? &user_ep : &cpu_state->pending.ep;
 	if (!ts || !ls_pop(ts, lock, ret, ep, &abandoned)) {
 		cnt->unmatched_ends++;
 		return;
@@ -1041,7 +1044,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	if (targ_kinds && !(targ_kinds & (1U << (ls_kind_bit(ep->flags) & 31))))
 		return;
 
-	row = lock_row(hot, lock, ep->flags, cnt, &created, !user, kmem);
+	row = lock_row(cpu_state, lock, ep->flags, cnt, &created, !user, kmem);
 	if (!row)
 		return;
 	/* A kernel stack says nothing about a user-space lock; every lock
@@ -1053,9 +1056,9 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	if (trace_episodes)
 		trace_episode(ep, ts->depth, now, ret, pid_tgid, cnt);
 	if (!user && !ep->holder_stack && !ep->chain_lock) {
-		hot->pending.end_ns = now;
-		hot->pending.ret = ret;
-		hot->pending.row_plus1 = row;
+		cpu_state->pending.end_ns = now;
+		cpu_state->pending.ret = ret;
+		cpu_state->pending.row_plus1 = row;
 		return;
 	}
 	row--;
@@ -1094,15 +1097,15 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user, bool kmem)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
+	struct ls_cpu_state *cpu_state = traced_cpu_state(pid_tgid);
 
-	if (!hot || nested_in_own(&hot->cnt))
+	if (!cpu_state || nested_in_own(&cpu_state->cnt))
 		return 0;
 	if (!user)
-		hot->cnt.busy = LS_BUSY_HANDLER;
-	end_event(ctx, hot, &hot->cnt, pid_tgid, lock, ret, user, kmem);
+		cpu_state->cnt.busy = LS_BUSY_HANDLER;
+	end_event(ctx, cpu_state, &cpu_state->cnt, pid_tgid, lock, ret, user, kmem);
 	if (!user)
-		hot->cnt.busy = 0;
+		cpu_state->cnt.busy = 0;
 	return 0;
 }
 
@@ -1133,7 +1136,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 {
 	struct ls_task_state *prev_ts, *next_ts;
 	struct ls_cpu_idle *idle;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 	u32 zero = 0;
 	u64 now = 0;
 	int blocked;
@@ -1149,26 +1152,26 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		}
 	}
 
-	hot = cpu_hot();
-	if (!hot)
+	cpu_state = this_cpu_state();
+	if (!cpu_state)
 		return 0;
 	/* Before prev's totals are published, and before it can run elsewhere. */
-	fold_pending(hot);
+	fold_pending(cpu_state);
 	/* A preempted task stays runnable whatever its state says. */
 	blocked = !preempt && prev_state != 0;
-	if (hot->resident == (u64)prev->pid + 1) {
-		if (hot->ts.depth || hot->ts.dirty) {
+	if (cpu_state->resident == (u64)prev->pid + 1) {
+		if (cpu_state->ts.depth || cpu_state->ts.dirty) {
 			if (!now)
 				now = bpf_ktime_get_ns();
-			ls_switch_out(&hot->ts, now, blocked);
+			ls_switch_out(&cpu_state->ts, now, blocked);
 			prev_ts = bpf_task_storage_get(&task_state, prev, 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 			if (prev_ts) {
-				ls_move_episodes(prev_ts, &hot->ts);
-				ls_add_totals(prev_ts, &hot->ts);
-				flush_task(prev, prev_ts, &hot->cnt);
+				ls_move_episodes(prev_ts, &cpu_state->ts);
+				ls_add_totals(prev_ts, &cpu_state->ts);
+				flush_task(prev, prev_ts, &cpu_state->cnt);
 			} else {
-				hot->cnt.lost_task_storage++;
+				cpu_state->cnt.lost_task_storage++;
 			}
 		}
 	} else {
@@ -1179,24 +1182,24 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 				now = bpf_ktime_get_ns();
 			ls_switch_out(prev_ts, now, blocked);
 			if (prev_ts->dirty)
-				flush_task(prev, prev_ts, &hot->cnt);
+				flush_task(prev, prev_ts, &cpu_state->cnt);
 		}
 	}
 	/* whatever is left (a failed hand-over) must not follow the next task */
-	hot->ts.depth = 0;
-	hot->ts.switched_out_ns = 0;
-	if (hot->ts.dirty)
-		__builtin_memset(&hot->ts.totals, 0, sizeof(hot->ts.totals));
-	hot->ts.dirty = 0;
-	hot->resident = (u64)next->pid + 1;
+	cpu_state->ts.depth = 0;
+	cpu_state->ts.switched_out_ns = 0;
+	if (cpu_state->ts.dirty)
+		__builtin_memset(&cpu_state->ts.totals, 0, sizeof(cpu_state->ts.totals));
+	cpu_state->ts.dirty = 0;
+	cpu_state->resident = (u64)next->pid + 1;
 
 	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
 	if (next_ts && (next_ts->depth || next_ts->switched_out_ns)) {
-		ls_move_episodes(&hot->ts, next_ts);
-		if (hot->ts.switched_out_ns) {
+		ls_move_episodes(&cpu_state->ts, next_ts);
+		if (cpu_state->ts.switched_out_ns) {
 			if (!now)
 				now = bpf_ktime_get_ns();
-			ls_switch_in(&hot->ts, now);
+			ls_switch_in(&cpu_state->ts, now);
 		}
 	}
 	return 0;
@@ -1206,7 +1209,7 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
 	struct ls_task_state *ts;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 	struct ls_episode *ep;
 
 	ts = bpf_task_storage_get(&task_state, p, 0, 0);
@@ -1234,9 +1237,9 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 			}
 		}
 	}
-	hot = cpu_hot();
-	if (hot && sample_due(&hot->cnt))
-		sample_stack(ctx, &hot->cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
+	cpu_state = this_cpu_state();
+	if (cpu_state && sample_due(&cpu_state->cnt))
+		sample_stack(ctx, &cpu_state->cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
 	return 0;
 }
 
@@ -1245,14 +1248,14 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 
 	if (child_tgid == parent_tgid || !traced_process(parent_tgid))
 		return 0; /* a new thread, or not ours */
 	if (bpf_map_update_elem(&traced_tgids, &child_tgid, &parent_tgid, BPF_ANY)) {
-		hot = cpu_hot();
-		if (hot)
-			hot->cnt.lost_process_map_full++;
+		cpu_state = this_cpu_state();
+		if (cpu_state)
+			cpu_state->cnt.lost_process_map_full++;
 	}
 	return 0;
 }

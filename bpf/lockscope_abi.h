@@ -303,7 +303,7 @@ struct ls_counters {
 
 /*
  * The per-CPU and per-task state of the episode state machine (episode.h
- * holds its code). User space reads each CPU's ls_cpu_state (the hot_state
+ * holds its code). User space reads each CPU's ls_cpu_state (the cpu_states
  * map): its counters, and its pending episode once the programs are detached.
  */
 struct ls_episode {
@@ -351,7 +351,7 @@ struct ls_task_state {
 };
 
 /*
- * Each CPU's state (lockscope.bpf.c's hot_state map): the state of the task
+ * Each CPU's state (lockscope.bpf.c's cpu_states map): the state of the task
  * running there, handed over at every context switch, the CPU's counters,
  * and a direct-mapped cache of (lock, kind) -> lock_stats row. Rows are
  * assigned once and never move, so a stale or evicted slot costs one hash

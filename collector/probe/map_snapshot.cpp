@@ -91,7 +91,7 @@ void Probe::read_cpu_state(RawSnapshot& out)
 {
     const uint32_t zero = 0;
     std::vector<ls_cpu_idle> idle(possible_cpus_);
-    std::vector<ls_cpu_state> cpu(possible_cpus_);
+    std::vector<ls_cpu_state> cpu_states(possible_cpus_);
     out.taken_ns = monotonic_ns();
     if (bpf_map__lookup_elem(skel_->maps.cpu_idle, &zero, sizeof zero, idle.data(), idle.size() * sizeof(ls_cpu_idle),
                              0) == 0) {
@@ -101,11 +101,11 @@ void Probe::read_cpu_state(RawSnapshot& out)
                 out.idle_ns += out.taken_ns - c.idle_since;
         }
     }
-    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(), cpu.size() * sizeof(ls_cpu_state),
-                             0) == 0) {
+    if (bpf_map__lookup_elem(skel_->maps.cpu_states, &zero, sizeof zero, cpu_states.data(),
+                             cpu_states.size() * sizeof(ls_cpu_state), 0) == 0) {
         RawCounters& r = out.counters;
-        for (const ls_cpu_state& state : cpu) {
-            const ls_counters& c = state.cnt;
+        for (const ls_cpu_state& cpu_state : cpu_states) {
+            const ls_counters& c = cpu_state.cnt;
             r.begins += c.begins;
             r.ends += c.ends;
 #define LOCKSCOPE_X(name, version) r.name += c.name;
@@ -152,12 +152,12 @@ void Probe::read_locks(RawSnapshot& out)
 void Probe::add_pending(std::vector<ls_lock_stats>& stats, uint32_t rows)
 {
     const uint32_t zero = 0;
-    std::vector<ls_cpu_state> cpu(possible_cpus_);
-    if (bpf_map__lookup_elem(skel_->maps.hot_state, &zero, sizeof zero, cpu.data(), cpu.size() * sizeof(ls_cpu_state),
-                             0) != 0)
+    std::vector<ls_cpu_state> cpu_states(possible_cpus_);
+    if (bpf_map__lookup_elem(skel_->maps.cpu_states, &zero, sizeof zero, cpu_states.data(),
+                             cpu_states.size() * sizeof(ls_cpu_state), 0) != 0)
         return;
     for (uint32_t c = 0; c < possible_cpus_; c++) {
-        const ls_pending& p = cpu[c].pending;
+        const ls_pending& p = cpu_states[c].pending;
         if (p.row_plus1 == 0 || p.row_plus1 > rows)
             continue;
         ls_account(&stats[size_t(p.row_plus1 - 1) * possible_cpus_ + c], &p.ep, p.end_ns, p.ret, time_period_ > 1);
