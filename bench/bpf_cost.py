@@ -41,6 +41,8 @@ import sys
 import tempfile
 import time
 
+import kernel_bpf_stats
+
 PROGRAMS = ("on_contention_b", "on_contention_e", "on_sched_switc", "on_sched_wakin")
 FLOOR = ("floor_contentio", "floor_sched_swi", "floor_sched_wak")
 # The reference programs on the contention hooks (bench/floor.bpf.c; names as
@@ -54,12 +56,33 @@ REFERENCES = {
 }
 
 
-def bpf_stats(prefixes):
+def prog_ids_of(pid):
+    """Ids of the BPF programs process `pid` holds (fdinfo), so that another
+    recorder or benchmark running on the machine is not counted as ours."""
+    ids = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fdinfo")
+    except OSError:
+        return ids
+    for fd in fds:
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
+def bpf_stats(prefixes, *pids):
+    # without pids: every program of those names on the machine
+    mine = set().union(*(prog_ids_of(p) for p in pids)) if pids else None
     out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True, capture_output=True, text=True).stdout
     progs = {}
     for p in json.loads(out):
         name = p.get("name", "")
-        if name.startswith(prefixes):
+        if name.startswith(prefixes) and (mine is None or p["id"] in mine):
             progs[p["id"]] = (name, p.get("run_time_ns", 0), p.get("run_cnt", 0))
     return progs
 
@@ -122,13 +145,20 @@ def one_run(args, workdir, index):
     if "recording" not in line:
         rec.wait()
         sys.exit(f"bpf_cost: lockscope did not start: {line}{rec.stderr.read()}")
+    started = time.monotonic()
     if not floor_first:
         floor = start_floor(args, args.reference, args.duration + 5)
     ref = REFERENCES[args.reference][0]
-    time.sleep(settle)
-    s0, f0, c0, t0 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + ref), cpu_seconds(rec.pid), time.monotonic()
+    # Timed from the recorder's start, not from the floor's: on a busy
+    # machine the floor takes a while to load, and a window that ran past
+    # the workload's end would find the recorder's programs gone.
+    time.sleep(max(0.0, started + settle - time.monotonic()))
+    window = min(window, started + args.duration * 0.85 - time.monotonic())
+    s0, f0, c0, t0 = (bpf_stats(PROGRAMS, rec.pid), bpf_stats(FLOOR + ref, floor.pid), cpu_seconds(rec.pid),
+                      time.monotonic())
     time.sleep(window)
-    s1, f1, c1, t1 = bpf_stats(PROGRAMS), bpf_stats(FLOOR + ref), cpu_seconds(rec.pid), time.monotonic()
+    s1, f1, c1, t1 = (bpf_stats(PROGRAMS, rec.pid), bpf_stats(FLOOR + ref, floor.pid), cpu_seconds(rec.pid),
+                      time.monotonic())
     hwm = rss_kib(rec.pid)
     rec.stderr.read()
     if rec.wait() != 0:
@@ -144,9 +174,9 @@ def one_run(args, workdir, index):
     work = subprocess.Popen([args.lockscope, "workload", args.workload, "-t", str(args.threads),
                              "-d", str(args.duration)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(settle)
-    m0 = bpf_stats(ref)
+    m0 = bpf_stats(ref, alone.pid)
     time.sleep(window)
-    m1 = bpf_stats(ref)
+    m1 = bpf_stats(ref, alone.pid)
     work.wait()
     alone.kill()
     alone.wait()
@@ -215,19 +245,23 @@ def main():
     ref_name = REFERENCES[args.reference][1]
     if os.geteuid() != 0:
         sys.exit("bpf_cost: needs root (BPF stats and recording)")
-    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
-        previous = f.read().strip()
     runs = []
     with tempfile.TemporaryDirectory() as workdir:
-        try:
-            with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-                f.write("1")
+        with kernel_bpf_stats.enabled():
             for i in range(args.repeat):
-                runs.append(one_run(args, workdir, i))
+                for attempt in range(3):
+                    run = one_run(args, workdir, i)
+                    if run["events_per_s"] > 0 and run["ns_per_event"] > 0:
+                        break
+                    # A recorder that had not attached yet, or had already
+                    # stopped, over the window measures nothing: run it again
+                    # rather than count a zero.
+                    print(f"run {i + 1}/{args.repeat}: no event reached lockscope's programs in the "
+                          f"measured window; running it again", file=sys.stderr)
+                else:
+                    sys.exit("bpf_cost: three runs in a row measured no event; is the machine overloaded?")
+                runs.append(run)
                 print(f"run {i + 1}/{args.repeat}: {runs[-1]['ns_per_event']:.0f} ns/event", file=sys.stderr)
-        finally:
-            with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-                f.write(previous)
 
     def col(key):
         vals = [r[key] for r in runs]

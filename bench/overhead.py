@@ -50,7 +50,6 @@ the difference of their throughput ratios (the always-on mode's target: at
 most 0.02 below the empty programs').
 """
 import argparse
-import contextlib
 import json
 import os
 import re
@@ -61,6 +60,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import kernel_bpf_stats
 
 AGGREGATE = r"""
 tracepoint:lock:contention_begin /!@start[tid]/ { @start[tid] = nsecs; @lock[tid] = args->lock_addr; }
@@ -93,19 +94,9 @@ def die(msg):
     sys.exit(f"overhead: {msg}")
 
 
-@contextlib.contextmanager
 def bpf_stats_enabled():
-    """kernel.bpf_stats_enabled=1 for the block, then as it was."""
-    path = "/proc/sys/kernel/bpf_stats_enabled"
-    with open(path) as f:
-        before = f.read().strip()
-    with open(path, "w") as f:
-        f.write("1")
-    try:
-        yield
-    finally:
-        with open(path, "w") as f:
-            f.write(before)
+    """The kernel's BPF run-time statistics on for the block (bench/kernel_bpf_stats.py)."""
+    return kernel_bpf_stats.enabled()
 
 
 def prog_ids_of(pid):

@@ -454,4 +454,24 @@ struct ls_rwsem_spin {
 #define LS_ONCPU_CPU_SLOT(cpu, entries) ((entries) + (cpu))
 #define LS_ONCPU_WORDS(entries, cpus) ((entries) + (cpus))
 
+/*
+ * A sampled thread's user registers and the top of its user stack, copied
+ * by bpf/user_stack.h and unwound in user space (collector/unwind) with
+ * the binaries' CFI, as `perf --call-graph dwarf` does: distribution
+ * binaries have no frame pointers. data[0] is the byte at regs.sp.
+ */
+#define LS_USER_STACK_BYTES 8192
+struct ls_user_regs {
+	__u64 ip;
+	__u64 sp;
+	__u64 bp; /* x86_64 rbp, arm64 x29 */
+};
+
+struct ls_user_stack {
+	struct ls_user_regs regs;
+	__u32 size; /* bytes of data copied, 0 when the registers were not user ones */
+	__u32 pad;
+	__u8 data[LS_USER_STACK_BYTES];
+};
+
 #endif /* LOCKSCOPE_ABI_H */

@@ -1,5 +1,6 @@
-# lockscope_bpf_skeleton(NAME SOURCE <file.bpf.c> [DEPENDS headers...])
+# lockscope_bpf_skeleton(NAME SOURCE <file.bpf.c> [DEPENDS headers...] [INCLUDES dirs...])
 #
+# INCLUDES: more header directories (a test program using bpf/'s headers).
 # Compiles a BPF C source with clang for the BPF target (CO-RE, BTF debug
 # info), links it with bpftool and generates a libbpf skeleton header.
 # Defines the INTERFACE target NAME whose include directory holds
@@ -19,7 +20,7 @@ execute_process(COMMAND ${CMAKE_C_COMPILER} -print-multiarch
                 OUTPUT_VARIABLE BPF_MULTIARCH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 
 function(lockscope_bpf_skeleton name)
-  cmake_parse_arguments(ARG "" "SOURCE" "DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SOURCE" "DEPENDS;INCLUDES" ${ARGN})
   if(NOT ARG_SOURCE)
     message(FATAL_ERROR "lockscope_bpf_skeleton(${name}): SOURCE is required")
   endif()
@@ -29,13 +30,17 @@ function(lockscope_bpf_skeleton name)
   set(obj "${out_dir}/${name}.bpf.o")
   set(linked "${out_dir}/${name}.linked.o")
   set(skel "${out_dir}/${name}.skel.h")
+  set(include_flags)
+  foreach(dir ${ARG_INCLUDES})
+    list(APPEND include_flags -I "${dir}")
+  endforeach()
 
   add_custom_command(
     OUTPUT "${skel}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${out_dir}"
     COMMAND ${BPF_CLANG} -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_${BPF_TARGET_ARCH}
             -Wall -Werror -Wno-unused-function
-            -I "${src_dir}" -I "/usr/include/${BPF_MULTIARCH}"
+            -I "${src_dir}" ${include_flags} -I "/usr/include/${BPF_MULTIARCH}"
             -c "${src}" -o "${obj}"
     COMMAND ${BPFTOOL} gen object "${linked}" "${obj}"
     COMMAND sh -c "'${BPFTOOL}' gen skeleton '${linked}' name ${name} > '${skel}.tmp' && mv '${skel}.tmp' '${skel}'"

@@ -5,7 +5,7 @@
        ├─> lab ──────────────────────────────────────┤   workload ─> core
        ├─> metrics ──────────────────────────────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
-       └─> everything below
+       └─> everything below      unwind (stands alone, under record)
 
 pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
 files); identity names locks (one ladder of name sources); core is what
@@ -30,6 +30,7 @@ import sys
 ALLOWED = {
     "core": {"core"},
     "reflock": {"reflock"},
+    "unwind": {"unwind"},
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "pipeline": {"core", "identity", "pipeline"},
@@ -38,9 +39,9 @@ ALLOWED = {
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
     "probe": {"core", "identity", "pipeline", "probe", "reflock"},
-    "record": {"core", "identity", "pipeline", "probe", "record", "workload"},
-    "cli": {"benchlib", "core", "identity", "pipeline", "probe", "record", "reflock", "workload", "lab", "metrics",
-            "cli"},
+    "record": {"core", "identity", "pipeline", "probe", "record", "unwind", "workload"},
+    "cli": {"benchlib", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
+            "metrics", "cli"},
 }
 # core's own floors, lowest first: a folder may include its own and lower
 # ones (and host/, beside them all); the files at core's top are the ground.

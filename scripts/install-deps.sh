@@ -27,6 +27,7 @@ packages=(
   clang-format                     # the style check (scripts/check_format.sh)
   libclang-rt-14-dev               # libFuzzer and sanitizer runtimes for clang (tests/fuzz)
   libbpf-dev bpftool libelf-dev zlib1g-dev
+  libdw-dev                        # elfutils' libdwfl: unwinds copied user stacks with the binaries' CFI
   systemtap-sdt-dev                # <sys/sdt.h> for the USDT probes in reflock
   libboost-program-options-dev libboost-math-dev
   libsqlite3-dev sqlite3 nlohmann-json3-dev

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records two real sessions (the pipe workload at 2 and at 4 threads, three
 # runs each) with the built lockscope and renders the dashboard's pages into
-# docs/screenshots/ for the README.
+# docs/screenshots/ for docs/dashboard.md and docs/diff.md.
 #
 #   scripts/screenshots.sh [BUILD_DIR]      (default: build; needs root or
 #                                            CAP_BPF + CAP_PERFMON to record)

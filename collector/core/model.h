@@ -150,7 +150,8 @@ struct WaitEdge {
     uint64_t wait_ns = 0;  // of the sampled waiters
 };
 
-// A task found holding lock_id when a waiter queued (sampled holders).
+// A task found holding lock_id when a waiter queued (sampled holders). The
+// recorder's snapshot holds the same under the kernel's lock key (raw.h).
 struct HolderTask {
     int64_t run = 0;
     int64_t lock_id = 0;

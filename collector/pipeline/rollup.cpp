@@ -41,7 +41,7 @@ void Rollup::baseline(const RawSnapshot& snap)
         run_start_edges_[{e.address, e.flags, e.holder_address, e.holder_flags}] = {e.samples, e.wait_ns};
     run_start_holder_tasks_.clear();
     for (const RawHolderTask& h : snap.holder_tasks)
-        run_start_holder_tasks_[{h.address, h.flags, h.tid}] = h.samples;
+        run_start_holder_tasks_[{h.address, h.flags, h.task.tid}] = h.task.samples;
     run_start_lock_cgroups_.clear();
     for (const RawLockCgroup& c : snap.lock_cgroups)
         run_start_lock_cgroups_[{c.address, c.flags, c.cgroup_id}] = c.samples;
@@ -183,10 +183,10 @@ void Rollup::add_holders(const RawSnapshot& snap, IntervalBatch& b) const
 
     for (const RawHolderTask& h : snap.holder_tasks) {
         const int64_t lock_id = kept_row(h.address, h.flags);
-        auto base = run_start_holder_tasks_.find({h.address, h.flags, h.tid});
-        const uint64_t samples = h.samples - (base == run_start_holder_tasks_.end() ? 0 : base->second);
+        auto base = run_start_holder_tasks_.find({h.address, h.flags, h.task.tid});
+        const uint64_t samples = h.task.samples - (base == run_start_holder_tasks_.end() ? 0 : base->second);
         if (lock_id && samples)
-            b.holder_tasks.push_back({run, lock_id, h.tid, h.tgid, h.comm, samples});
+            b.holder_tasks.push_back({run, lock_id, h.task.tid, h.task.tgid, h.task.comm, samples});
     }
 
     for (const RawLockCgroup& c : snap.lock_cgroups) {

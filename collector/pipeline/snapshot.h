@@ -39,13 +39,12 @@ struct RawEdge {
     uint64_t wait_ns = 0;
 };
 
+// A sampled holder's task under the kernel's key of its lock; the roll-up
+// files it under the session's run and lock id.
 struct RawHolderTask {
     uint64_t address = 0;
     uint32_t flags = 0;
-    uint32_t tid = 0;
-    uint32_t tgid = 0;
-    std::string comm;
-    uint64_t samples = 0;
+    HolderTask task;  // run and lock_id are 0 here
 };
 
 struct RawLockCgroup {

@@ -35,5 +35,8 @@ static_assert(sizeof(ls_rwsem_spin) == 16);
 static_assert(LS_HIST_BUCKETS == kHistBuckets && LS_OWNER_STATES == kOwnerStates);
 // The on-CPU table: tid slots are found by masking, so their count is a power of two.
 static_assert((LS_ONCPU_DEFAULT_ENTRIES & (LS_ONCPU_DEFAULT_ENTRIES - 1)) == 0);
+// A user stack copy (bpf/user_stack.h): three registers, the copied size, the bytes.
+static_assert(sizeof(ls_user_regs) == 3 * sizeof(uint64_t));
+static_assert(sizeof(ls_user_stack) == sizeof(ls_user_regs) + 8 + LS_USER_STACK_BYTES);
 
 }  // namespace lockscope::probe

@@ -232,8 +232,12 @@ void Probe::read_holder_tasks(RawSnapshot& out)
 {
     for_each_entry<ls_holder_task_key, ls_holder_task>(
         skel_->maps.holder_tasks, 1, [&](const ls_holder_task_key& key, const ls_holder_task* v) {
-            out.holder_tasks.push_back({key.lock, key.flags, key.tid, v->tgid,
-                                        std::string(v->comm, strnlen(v->comm, sizeof v->comm)), v->samples});
+            out.holder_tasks.push_back({key.lock,
+                                        key.flags,
+                                        {.tid = key.tid,
+                                         .tgid = v->tgid,
+                                         .comm = std::string(v->comm, strnlen(v->comm, sizeof v->comm)),
+                                         .samples = v->samples}});
         });
 }
 

@@ -103,7 +103,7 @@ TEST(SessionLoadTest, HostileRowsAreSkippedAndCounted)
 {
     TempDir dir;
     const std::string path = dir.file("hostile.lockscope");
-    std::string schema = detail::kSchemaSql;
+    std::string schema = detail::schema_sql();
     for (size_t at; (at = schema.find("NOT NULL")) != std::string::npos;)
         schema.erase(at, 8);
     exec_sql(path, "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";" + schema);

@@ -103,8 +103,8 @@ TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
 // check removed, recorded by `lockscope bench` in one session with the two
 // policies interleaved (sessions recorded one after the other drift with the
 // machine), each side's runs selected by label. On 2 CPUs the effect needs a
-// release window and the exact on-CPU oracle (see README and
-// bench/seed_replay.sh), and one thread per CPU: with 4 threads the lock is
+// release window and the exact on-CPU oracle (see docs/reflock.md and
+// bench/replay_published.sh), and one thread per CPU: with 4 threads the lock is
 // saturated and the two policies come out within noise (measured: 4.7 at
 // 0.81-1.04x the hacked policy per repeat), with 2 at 0.50-0.70x, and still at 0.87x
 // with a busy loop taking one of the two CPUs throughout.

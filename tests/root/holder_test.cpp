@@ -175,7 +175,7 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
     const Session s = load_session(out);
     const Report rep = build_report(s, ReportOptions{.top = 0, .chains = true});
     const std::string text = format_text(rep);
-    // The README's example: ctest -R Holders.AChain --verbose
+    // docs/holders.md's wait-chain example: ctest -R Holders.AChain --verbose
     std::cout << text.substr(text.find("\nheld while:")) << std::flush;
     const Chain* chain = nullptr;
     for (const Chain& c : rep.chains)

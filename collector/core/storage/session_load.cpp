@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/storage/session_schema.h"
 #include "core/storage/session_store.h"
+#include "core/storage/session_tables.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -172,20 +173,6 @@ void each_row(sqlite3* db, sqlite3_stmt* st, const std::string& path, Fn&& row)
         throw Error("cannot read session file", path, 0, sqlite3_errmsg(db));
 }
 
-std::vector<std::string> split_frames(const std::string& s)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < s.size()) {
-        size_t nl = s.find('\n', start);
-        if (nl == std::string::npos)
-            nl = s.size();
-        out.push_back(s.substr(start, nl - start));
-        start = nl + 1;
-    }
-    return out;
-}
-
 // Number of rows a query's table holds, to reserve before loading; 0 on
 // any problem (the load then reports it).
 size_t row_count(sqlite3* db, const char* table)
@@ -284,7 +271,6 @@ public:
     {
         open_readonly(path, h_, &s_.schema_version);
         db_ = h_.db;
-        counters_ = detail::counter_columns(s_.schema_version);
     }
 
     Session load(const LoadOptions& options)
@@ -294,15 +280,7 @@ public:
         locks();
         intervals();
         lock_intervals(options);
-        stacks();
-        if (s_.schema_version >= 3) {
-            edges();
-            if (table_of_version_3("lock_cgroups"))
-                lock_cgroups();
-            if (table_of_version_3("holder_tasks"))
-                holder_tasks();
-        }
-        tasks();
+        detail::for_each_run_table([&](const auto& table) { run_rows(table); });
         skips_.report(s_.warnings);
         upgrade_policy_labels(s_);
         return std::move(s_);
@@ -336,16 +314,20 @@ private:
             r.fail("lock " + std::to_string(id) + " does not exist");
     }
 
-    // Tables added to version 3 without a bump: a version-3 file may lack
-    // them, and loads without. Every later file has them: there their absence
-    // is damage, said in the warnings, and the rest still loads (files are
-    // opened read-only, so none is migrated; a format change since is a
-    // version bump, read by version).
-    bool table_of_version_3(const char* table)
+    // Whether the file has `table`: none before its version. One added to a
+    // version without a bump (lock_cgroups and holder_tasks to version 3)
+    // may be missing from a file of that version, which loads without it.
+    // Every later file has it: there its absence is damage, said in the
+    // warnings, and the rest still loads (files are opened read-only, so
+    // none is migrated; a format change since is a version bump, read by
+    // version).
+    bool has_run_table(const char* table, const detail::TableOptions& options)
     {
-        if (has_table(table))
+        if (s_.schema_version < options.since_version)
+            return false;
+        if (!options.added_within_version || has_table(table))
             return true;
-        if (s_.schema_version >= 4)
+        if (s_.schema_version > options.since_version)
             s_.warnings.push_back(std::string("table ") + table + " is missing (every file of schema version " +
                                   std::to_string(s_.schema_version) + " has it): its data is not shown");
         return false;
@@ -395,22 +377,11 @@ private:
 
     void runs()
     {
-        std::string run_columns;  // a count the file's version does not have reads as 0
-        for (const RunField& f : kRunFields)
-            run_columns += std::string(s_.schema_version >= f.since_version ? f.name : "0") + ", ";
-        each("SELECT id, label, start_ns, end_ns, status, ops, " + run_columns +
+        each("SELECT " + detail::table_sql(detail::kRunTable, s_.schema_version).selected + ", " +
                  detail::lost_columns(lost_columns_missing_in_version1()) + " FROM runs ORDER BY id",
              [&](RowReader& r) {
-                 RunInfo run;
-                 run.id = r.i64(0, "id");
-                 run.label = r.text(1, "label");
-                 run.start_ns = r.u64(2, "start_ns");
-                 run.end_ns = r.u64(3, "end_ns");
-                 run.status = r.text(4, "status");
-                 run.ops = r.opt_real(5, "ops");
-                 int col = 6;
-                 for (const RunField& f : kRunFields)
-                     run.*f.member = r.u64(col++, f.name);
+                 RunInfo run = detail::read_row(r, detail::kRunTable);
+                 int col = int(detail::kRunTable.columns.size());
                  for (const LostField& f : kLostFields)
                      run.lost.*f.member = r.u64(col++, f.column);
                  if (!r.ok())
@@ -422,57 +393,21 @@ private:
 
     void locks()
     {
-        each(std::string("SELECT ") + (s_.schema_version >= 2 ? detail::kLockColumns : detail::kLockColumnsV1) +
-                 " FROM locks ORDER BY id",
-             [&](RowReader& r) {
-                 LockInfo l;
-                 l.id = r.i64(0, "id");
-                 l.name = r.text(1, "name");
-                 l.kind = r.text(2, "kind");
-                 l.mode = r.text(3, "mode");
-                 l.caller = r.text(4, "caller");
-                 l.address = uint64_t(r.i64(5, "address"));  // stored as a bit pattern
-                 uint64_t flags = r.u64(6, "flags");
-                 if (flags > UINT32_MAX)
-                     r.fail("flags out of range");
-                 l.flags = uint32_t(flags);
-                 l.name_source = r.text(7, "name_source");
-                 l.detail = r.text(8, "detail");
-                 l.instance = r.text(9, "instance");
-                 if (r.ok() && l.name.empty())
-                     r.fail("empty lock name");
-                 if (!r.ok())
-                     return skips_.add("locks", r.why());
-                 s_.locks.push_back(std::move(l));
-             });
+        rows_of(detail::kLockTable, s_.locks, [](RowReader& r, LockInfo& l) {
+            if (r.ok() && l.name.empty())
+                r.fail("empty lock name");
+        });
     }
 
     void intervals()
     {
         s_.intervals.reserve(row_count(db_, "intervals"));
-        each("SELECT run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, lost, ops, " + counters_ +
-                 " FROM intervals ORDER BY run, idx",
-             [&](RowReader& r) {
-                 IntervalTotals t;
-                 t.run = r.i64(0, "run");
-                 t.index = r.i64(1, "idx");
-                 t.start_ns = r.u64(2, "start_ns");
-                 t.end_ns = r.u64(3, "end_ns");
-                 t.idle_ns = r.u64(4, "idle_ns");
-                 t.cpu_ns = r.u64(5, "cpu_ns");
-                 t.events = r.u64(6, "events");
-                 t.lost = r.u64(7, "lost");
-                 t.ops = r.opt_real(8, "ops");
-                 r.counters(9, t.counters);
-                 if (r.ok() && t.end_ns < t.start_ns)
-                     r.fail("interval ends before it starts");
-                 known_run(r, t.run);
-                 if (!r.ok())
-                     return skips_.add("intervals", r.why());
-                 // Idle accounting at interval edges can overshoot slightly.
-                 t.idle_ns = std::min(t.idle_ns, t.cpu_ns);
-                 s_.intervals.push_back(std::move(t));
-             });
+        rows_of(detail::kIntervalTable, s_.intervals, [](RowReader& r, IntervalTotals& t) {
+            if (r.ok() && t.end_ns < t.start_ns)
+                r.fail("interval ends before it starts");
+            // Idle accounting at interval edges can overshoot slightly.
+            t.idle_ns = std::min(t.idle_ns, t.cpu_ns);
+        });
     }
 
     void lock_intervals(const LoadOptions& options)
@@ -483,115 +418,37 @@ private:
             return;
         s_.lock_intervals.clear();
         s_.lock_intervals.reserve(row_count(db_, "lock_intervals"));
-        each("SELECT run, idx, lock_id, " + counters_ + " FROM lock_intervals ORDER BY run, idx, lock_id",
-             [&](RowReader& r) {
-                 LockInterval li;
-                 li.run = r.i64(0, "run");
-                 li.index = r.i64(1, "idx");
-                 li.lock_id = r.i64(2, "lock_id");
-                 r.counters(3, li.counters);
-                 known_run(r, li.run);
-                 known_lock(r, li.lock_id);
-                 if (!r.ok())
-                     return skips_.add("lock_intervals", r.why());
-                 s_.lock_intervals.push_back(std::move(li));
-             });
+        rows_of(detail::kLockIntervalTable, s_.lock_intervals);
         if (!options.lock_intervals)
             s_.lock_intervals = run_totals(s_.lock_intervals);
     }
 
-    void stacks()
+    // One per-run table (session_tables.h), if the file's version has it.
+    template <typename Table>
+    void run_rows(const Table& table)
     {
-        each("SELECT run, lock_id, role, frames, samples, wait_ns FROM stacks ORDER BY run, lock_id, rowid",
-             [&](RowReader& r) {
-                 StackSample st;
-                 st.run = r.i64(0, "run");
-                 st.lock_id = r.i64(1, "lock_id");
-                 st.role = r.text(2, "role");
-                 st.frames = split_frames(r.text(3, "frames"));
-                 st.samples = r.u64(4, "samples");
-                 st.wait_ns = r.u64(5, "wait_ns");
-                 known_run(r, st.run);
-                 known_lock(r, st.lock_id);
-                 if (!r.ok())
-                     return skips_.add("stacks", r.why());
-                 s_.stacks.push_back(std::move(st));
-             });
+        if (has_run_table(table.name, table.options))
+            rows_of(table, s_.*table.loaded);
     }
 
-    void edges()
+    // A table's rows in key order, each checked by its columns' types, by
+    // `check` and against the runs and locks it names; a row that fails is
+    // skipped and counted.
+    template <typename Table, typename Check = void (*)(RowReader&, typename Table::RowType&)>
+    void rows_of(
+        const Table& table, std::vector<typename Table::RowType>& out,
+        Check&& check = [](RowReader&, typename Table::RowType&) {})
     {
-        each("SELECT run, lock_id, holder_lock_id, samples, wait_ns FROM edges ORDER BY run, lock_id, rowid",
-             [&](RowReader& r) {
-                 WaitEdge e;
-                 e.run = r.i64(0, "run");
-                 e.lock_id = r.i64(1, "lock_id");
-                 e.holder_lock_id = r.i64(2, "holder_lock_id");
-                 e.samples = r.u64(3, "samples");
-                 e.wait_ns = r.u64(4, "wait_ns");
-                 known_run(r, e.run);
-                 known_lock(r, e.lock_id);
-                 known_lock(r, e.holder_lock_id);
-                 if (!r.ok())
-                     return skips_.add("edges", r.why());
-                 s_.edges.push_back(e);
-             });
-    }
-
-    void lock_cgroups()
-    {
-        each("SELECT run, lock_id, cgroup, samples FROM lock_cgroups ORDER BY run, lock_id, rowid", [&](RowReader& r) {
-            LockCgroup c{r.i64(0, "run"), r.i64(1, "lock_id"), r.text(2, "cgroup"), r.u64(3, "samples")};
-            known_run(r, c.run);
-            known_lock(r, c.lock_id);
+        each(detail::table_sql(table, s_.schema_version).select, [&](RowReader& r) {
+            auto row = detail::read_row(r, table);
+            check(r, row);
+            if constexpr (detail::PerRun<typename Table::RowType>)
+                known_run(r, row.run);
+            detail::lock_ids_of(table, row, [&](int64_t id) { known_lock(r, id); });
             if (!r.ok())
-                return skips_.add("lock_cgroups", r.why());
-            s_.lock_cgroups.push_back(std::move(c));
+                return skips_.add(table.name, r.why());
+            out.push_back(std::move(row));
         });
-    }
-
-    void holder_tasks()
-    {
-        each("SELECT run, lock_id, tid, tgid, comm, samples FROM holder_tasks ORDER BY run, lock_id, rowid",
-             [&](RowReader& r) {
-                 HolderTask ht;
-                 ht.run = r.i64(0, "run");
-                 ht.lock_id = r.i64(1, "lock_id");
-                 const uint64_t tid = r.u64(2, "tid"), tgid = r.u64(3, "tgid");
-                 ht.comm = r.text(4, "comm");
-                 ht.samples = r.u64(5, "samples");
-                 known_run(r, ht.run);
-                 known_lock(r, ht.lock_id);
-                 if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX))
-                     r.fail("value out of range");
-                 if (!r.ok())
-                     return skips_.add("holder_tasks", r.why());
-                 ht.tid = uint32_t(tid);
-                 ht.tgid = uint32_t(tgid);
-                 s_.holder_tasks.push_back(std::move(ht));
-             });
-    }
-
-    void tasks()
-    {
-        each("SELECT run, pid, tgid, comm, " + counters_ + (s_.schema_version >= 3 ? ", cgroup" : ", ''") +
-                 " FROM tasks ORDER BY run, pid, rowid",
-             [&](RowReader& r) {
-                 TaskStats t;
-                 t.run = r.i64(0, "run");
-                 uint64_t pid = r.u64(1, "pid"), tgid = r.u64(2, "tgid");
-                 if (pid > UINT32_MAX || tgid > UINT32_MAX)
-                     r.fail("pid out of range");
-                 t.pid = uint32_t(pid);
-                 t.tgid = uint32_t(tgid);
-                 t.comm = r.text(3, "comm");
-                 r.counters(4, t.counters);
-                 t.cgroup = r.text(4 + detail::kCounterColumnCount, "cgroup");
-                 known_run(r, t.run);
-                 if (!r.ok())
-                     return skips_.add("tasks", r.why());
-                 s_.tasks.push_back(std::move(t));
-             });
     }
 
     std::string path_;
@@ -599,7 +456,6 @@ private:
     sqlite3* db_ = nullptr;
     Session s_;
     Skips skips_;
-    std::string counters_;
     std::set<int64_t> run_ids_;
     std::optional<int64_t> last_run_;
 };
@@ -690,25 +546,25 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
     each_row(db, q.get(), path, [&] {
         RowReader r(q.get());
         e.run = r.i64(0, "run");
-        const uint64_t tid = r.u64(1, "tid"), tgid = r.u64(2, "tgid");
+        e.tid = r.u32(1, "tid");
+        e.tgid = r.u32(2, "tgid");
         e.lock_address = uint64_t(r.i64(3, "lock_address"));
-        const uint64_t flags = r.u64(4, "lock_flags");
+        e.lock_flags = r.u32(4, "lock_flags");
         e.begin_ns = r.u64(5, "begin_ns");
         e.end_ns = r.u64(6, "end_ns");
         e.spin_ns = r.u64(7, "spin_ns");
         e.sleep_ns = r.u64(8, "sleep_ns");
         e.preempt_ns = r.u64(9, "preempt_ns");
-        const uint64_t sleeps = r.u64(10, "sleeps"), preemptions = r.u64(11, "preemptions");
+        e.sleeps = r.u32(10, "sleeps");
+        e.preemptions = r.u32(11, "preemptions");
         const int64_t ret = r.i64(12, "ret");
-        const uint64_t waker = r.u64(13, "waker");
+        e.waker_tid = r.u32(13, "waker");
         e.truncated = r.u64(14, "truncated") != 0;
         const std::string phases = r.text(15, "phases");
-        const uint64_t waker_tgid = r.u64(16, "waker_tgid");
+        e.waker_tgid = r.u32(16, "waker_tgid");
         e.wake_ns = r.u64(17, "wake_ns");
-        if (r.ok() && (tid > UINT32_MAX || tgid > UINT32_MAX || waker > UINT32_MAX || waker_tgid > UINT32_MAX ||
-                       flags > UINT32_MAX || sleeps > UINT32_MAX || preemptions > UINT32_MAX || ret < INT32_MIN ||
-                       ret > INT32_MAX))
-            r.fail("value out of range");
+        if (r.ok() && (ret < INT32_MIN || ret > INT32_MAX))
+            r.fail("ret out of range");
         if (r.ok() && e.end_ns < e.begin_ns)
             r.fail("episode ends before it begins");
         if (r.ok() && !decode_phases(phases, e))
@@ -717,14 +573,7 @@ size_t EpisodeReader::for_each(const std::function<void(const Episode&)>& fn)
             skipped++;
             return;
         }
-        e.tid = uint32_t(tid);
-        e.tgid = uint32_t(tgid);
-        e.lock_flags = uint32_t(flags);
-        e.sleeps = uint32_t(sleeps);
-        e.preemptions = uint32_t(preemptions);
         e.ret = int32_t(ret);
-        e.waker_tid = uint32_t(waker);
-        e.waker_tgid = uint32_t(waker_tgid);
         auto id = lock_ids.find({e.lock_address, e.lock_flags});
         e.lock_id = id == lock_ids.end() ? 0 : id->second;
         fn(e);

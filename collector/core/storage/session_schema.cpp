@@ -96,6 +96,19 @@ bool decode_sparse(const char* text, uint64_t* values, size_t n)
     return true;
 }
 
+void bind_text(sqlite3_stmt* st, int col, const std::string& text)
+{
+    sqlite3_bind_text(st, col, text.data(), int(text.size()), SQLITE_TRANSIENT);
+}
+
+void bind_opt(sqlite3_stmt* st, int col, const std::optional<double>& v)
+{
+    if (v)
+        sqlite3_bind_double(st, col, *v);
+    else
+        sqlite3_bind_null(st, col);
+}
+
 void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c)
 {
     int col = first;
@@ -117,6 +130,16 @@ uint64_t RowReader::u64(int col, const char* name)
         return 0;
     }
     return uint64_t(v);
+}
+
+uint32_t RowReader::u32(int col, const char* name)
+{
+    const uint64_t v = u64(col, name);
+    if (v > UINT32_MAX) {
+        fail(std::string(name) + " out of range");
+        return 0;
+    }
+    return uint32_t(v);
 }
 
 int64_t RowReader::i64(int col, const char* name)

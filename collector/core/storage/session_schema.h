@@ -32,6 +32,7 @@ std::string counter_columns(int version);
 #define LOCKSCOPE_COUNTER_COLUMN(name, merge, help) #name " INTEGER NOT NULL DEFAULT 0, "
 #define LOCKSCOPE_COUNTER_DDL \
     LS_LOCK_COUNTERS(LOCKSCOPE_COUNTER_COLUMN) "owner TEXT NOT NULL DEFAULT '', hist TEXT NOT NULL DEFAULT ''"
+inline constexpr const char* kCounterDdl = LOCKSCOPE_COUNTER_DDL;
 
 // Run-level lost counters: one column lost_<name> per LS_LOST_CAUSES entry,
 // in that order.
@@ -45,13 +46,6 @@ std::vector<std::string> lost_column_names();
 inline constexpr const char* kLostColumnsInEveryVersion1[] = {
     "lost_depth",         "lost_lock_map_full", "lost_stack",      "lost_stack_map_full",
     "lost_task_map_full", "lost_task_storage",  "lost_ring_buffer"};
-
-// The locks table's columns by version: version 2 added where each lock's
-// name came from (name_source), the evidence (detail) and its object
-// (instance). Older files read them as "".
-inline constexpr const char* kLockColumnsV1 = "id, name, kind, mode, caller, address, flags, '', '', ''";
-inline constexpr const char* kLockColumns =
-    "id, name, kind, mode, caller, address, flags, name_source, detail, instance";
 
 // Episodes of `record --trace`, one row each (see Episode). No index: rows
 // are only ever streamed in insertion order, and inserts must stay cheap.
@@ -68,7 +62,8 @@ inline constexpr const char* kLockColumns =
 
 #define LOCKSCOPE_LOST_DDL(name, label) " lost_" #name " INTEGER NOT NULL DEFAULT 0, "
 #define LOCKSCOPE_RUN_DDL(name, version) " " #name " INTEGER NOT NULL DEFAULT 0, "
-inline constexpr const char* kSchemaSql =
+// The tables other than the per-run ones (session_tables.h); schema_sql() is all.
+inline constexpr const char* kFixedTablesSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, label TEXT NOT NULL, start_ns INTEGER NOT NULL, "
     " end_ns INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, "
@@ -86,18 +81,6 @@ inline constexpr const char* kSchemaSql =
     "CREATE TABLE lock_intervals(run INTEGER NOT NULL, idx INTEGER NOT NULL, "
     " lock_id INTEGER NOT NULL, " LOCKSCOPE_COUNTER_DDL ", "
     " PRIMARY KEY(run, idx, lock_id)) WITHOUT ROWID;"
-    "CREATE TABLE stacks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, role TEXT NOT NULL, "
-    " frames TEXT NOT NULL, samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
-    "CREATE INDEX stacks_by_run ON stacks(run);"
-    "CREATE TABLE edges(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, holder_lock_id INTEGER NOT NULL, "
-    " samples INTEGER NOT NULL, wait_ns INTEGER NOT NULL);"
-    "CREATE TABLE holder_tasks(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, tid INTEGER NOT NULL, "
-    " tgid INTEGER NOT NULL, comm TEXT NOT NULL, samples INTEGER NOT NULL);"
-    "CREATE TABLE lock_cgroups(run INTEGER NOT NULL, lock_id INTEGER NOT NULL, cgroup TEXT NOT NULL, "
-    " samples INTEGER NOT NULL);"
-    "CREATE TABLE tasks(run INTEGER NOT NULL, pid INTEGER NOT NULL, tgid INTEGER NOT NULL, "
-    " comm TEXT NOT NULL, " LOCKSCOPE_COUNTER_DDL ", cgroup TEXT NOT NULL DEFAULT '');"
-    "CREATE INDEX tasks_by_run ON tasks(run);"
     LOCKSCOPE_EPISODES_DDL;
 
 #undef LOCKSCOPE_COUNTER_DDL
@@ -105,6 +88,9 @@ inline constexpr const char* kSchemaSql =
 #undef LOCKSCOPE_EPISODES_DDL
 #undef LOCKSCOPE_LOST_DDL
 #undef LOCKSCOPE_RUN_DDL
+
+// The whole schema a new session file is created with.
+std::string schema_sql();
 
 // SQLite integers are signed; no real counter reaches 2^63, so saturate
 // instead of letting a bit pattern turn negative (which the loader rejects).
@@ -119,6 +105,8 @@ std::string encode_sparse(const uint64_t* values, size_t n);
 // repeated index, or a count that does not fit.
 bool decode_sparse(const char* text, uint64_t* values, size_t n);
 
+void bind_text(sqlite3_stmt* st, int col, const std::string& text);
+void bind_opt(sqlite3_stmt* st, int col, const std::optional<double>& v);  // NULL when unset
 // Binds the kCounterColumnCount counter columns starting at `first` (1-based).
 void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c);
 
@@ -129,6 +117,7 @@ public:
     explicit RowReader(sqlite3_stmt* st) : st_(st) {}
     uint64_t u64(int col, const char* name);                    // INTEGER >= 0
     int64_t i64(int col, const char* name);                     // any INTEGER
+    uint32_t u32(int col, const char* name);                    // INTEGER 0..UINT32_MAX
     std::string text(int col, const char* name);                // TEXT, not NULL
     std::optional<double> opt_real(int col, const char* name);  // NULL or finite >= 0
     void counters(int first, LockCounters& c);                  // kCounterColumnCount columns

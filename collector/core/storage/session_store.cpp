@@ -1,9 +1,11 @@
 // SessionWriter: the recorder's side of the session file. The loader is in
-// session_load.cpp; the schema both agree on is in session_schema.h.
+// session_load.cpp; the schema both agree on is in session_schema.h and
+// session_tables.h.
 #include "core/storage/session_store.h"
 
 #include "core/error.h"
 #include "core/storage/session_schema.h"
+#include "core/storage/session_tables.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -11,11 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <utility>
 
 namespace lockscope {
 
+using detail::bind_opt;
+using detail::bind_text;
 using detail::Stmt;
 using detail::to_db;
 
@@ -27,30 +32,6 @@ std::string placeholders(int n)
     for (int i = 0; i < n; ++i)
         s += i ? ",?" : "?";
     return s;
-}
-
-std::string join_frames(const std::vector<std::string>& frames)
-{
-    std::string s;
-    for (const auto& f : frames) {
-        if (!s.empty())
-            s += '\n';
-        s += f;
-    }
-    return s;
-}
-
-void bind_text(sqlite3_stmt* st, int col, const std::string& s)
-{
-    sqlite3_bind_text(st, col, s.data(), int(s.size()), SQLITE_TRANSIENT);
-}
-
-void bind_opt(sqlite3_stmt* st, int col, const std::optional<double>& v)
-{
-    if (v)
-        sqlite3_bind_double(st, col, *v);
-    else
-        sqlite3_bind_null(st, col);
 }
 
 // Opens (creating if needed) the file ourselves so that a symlink planted
@@ -101,10 +82,14 @@ int open_output(const std::string& path, bool overwrite)
 
 }  // namespace
 
+// The per-run tables' statements: each interval's rows replace the run's.
+struct RunTableStatements {
+    Stmt remove, insert;
+};
+
 struct SessionWriter::Statements {
-    Stmt upsert_meta, insert_run, update_run, insert_lock, insert_interval, insert_lock_interval, delete_stacks,
-        insert_stack, delete_edges, insert_edge, delete_holder_tasks, insert_holder_task, delete_tasks, insert_task,
-        insert_episode, delete_lock_cgroups, insert_lock_cgroup;
+    Stmt upsert_meta, insert_run, update_run, insert_lock, insert_interval, insert_lock_interval, insert_episode;
+    std::array<RunTableStatements, detail::kRunTableCount> run_tables;
 };
 
 SessionWriter::SessionWriter(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
@@ -162,7 +147,7 @@ SessionWriter SessionWriter::create(const std::string& path, bool overwrite)
         w.exec("PRAGMA journal_mode=WAL");
         w.exec("PRAGMA synchronous=NORMAL");
         w.exec("BEGIN IMMEDIATE");
-        w.exec(detail::kSchemaSql);
+        w.exec(detail::schema_sql().c_str());
         w.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
         w.exec(("INSERT INTO meta(key, value) VALUES('schema_version', '" + std::to_string(kSchemaVersion) + "')")
                    .c_str());
@@ -182,7 +167,6 @@ SessionWriter SessionWriter::create(const std::string& path, bool overwrite)
 void SessionWriter::prepare()
 {
     using std::string;
-    const string counters = detail::kCounterColumns;
     stmts_ = std::make_unique<Statements>();
     Statements* s = stmts_.get();
     try {
@@ -196,34 +180,16 @@ void SessionWriter::prepare()
         for (const string& c : detail::lost_column_names())
             update += ", " + c + " = ?";
         s->update_run = Stmt(db_, (update + " WHERE id = ?").c_str());
-        s->insert_lock = Stmt(db_,
-                              "INSERT INTO locks(id, name, kind, mode, caller, address, "
-                              "flags, name_source, detail, instance) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        s->insert_interval = Stmt(db_, ("INSERT INTO intervals(run, idx, start_ns, end_ns, idle_ns, cpu_ns, events, "
-                                        "lost, ops, " +
-                                        counters + ") VALUES(" + placeholders(9 + detail::kCounterColumnCount) + ")")
-                                           .c_str());
-        s->insert_lock_interval = Stmt(db_, ("INSERT INTO lock_intervals(run, idx, lock_id, " + counters + ") VALUES(" +
-                                             placeholders(3 + detail::kCounterColumnCount) + ")")
-                                                .c_str());
-        s->delete_stacks = Stmt(db_, "DELETE FROM stacks WHERE run = ?");
-        s->delete_edges = Stmt(db_, "DELETE FROM edges WHERE run = ?");
-        s->insert_edge = Stmt(db_,
-                              "INSERT INTO edges(run, lock_id, holder_lock_id, samples, wait_ns) "
-                              "VALUES(?, ?, ?, ?, ?)");
-        s->insert_stack = Stmt(db_,
-                               "INSERT INTO stacks(run, lock_id, role, frames, samples, "
-                               "wait_ns) VALUES(?, ?, ?, ?, ?, ?)");
-        s->delete_holder_tasks = Stmt(db_, "DELETE FROM holder_tasks WHERE run = ?");
-        s->insert_holder_task = Stmt(db_,
-                                     "INSERT INTO holder_tasks(run, lock_id, tid, tgid, comm, samples) "
-                                     "VALUES(?, ?, ?, ?, ?, ?)");
-        s->delete_lock_cgroups = Stmt(db_, "DELETE FROM lock_cgroups WHERE run = ?");
-        s->insert_lock_cgroup = Stmt(db_, "INSERT INTO lock_cgroups(run, lock_id, cgroup, samples) VALUES(?, ?, ?, ?)");
-        s->delete_tasks = Stmt(db_, "DELETE FROM tasks WHERE run = ?");
-        s->insert_task = Stmt(db_, ("INSERT INTO tasks(run, pid, tgid, comm, " + counters + ", cgroup) VALUES(" +
-                                    placeholders(5 + detail::kCounterColumnCount) + ")")
-                                       .c_str());
+        s->insert_lock = Stmt(db_, detail::table_sql(detail::kLockTable, kSchemaVersion).insert.c_str());
+        s->insert_interval = Stmt(db_, detail::table_sql(detail::kIntervalTable, kSchemaVersion).insert.c_str());
+        s->insert_lock_interval =
+            Stmt(db_, detail::table_sql(detail::kLockIntervalTable, kSchemaVersion).insert.c_str());
+        size_t i = 0;
+        detail::for_each_run_table([&](const auto& table) {
+            RunTableStatements& t = s->run_tables[i++];
+            t.remove = Stmt(db_, (string("DELETE FROM ") + table.name + " WHERE run = ?").c_str());
+            t.insert = Stmt(db_, detail::table_sql(table, kSchemaVersion).insert.c_str());
+        });
         s->insert_episode = Stmt(db_, (string("INSERT INTO episodes(run, tid, tgid, lock_address, lock_flags, "
                                               "begin_ns, end_ns, spin_ns, sleep_ns, preempt_ns, sleeps, "
                                               "preemptions, ret, waker, truncated, phases, waker_tgid, wake_ns) "
@@ -272,24 +238,15 @@ void SessionWriter::transaction(const std::function<void()>& body)
     }
 }
 
-namespace {
-
-// Runs a bound statement to completion and readies it for the next use.
-bool step_done(sqlite3_stmt* st)
+void SessionWriter::step(sqlite3_stmt* st)
 {
-    int rc = sqlite3_step(st);
+    // Runs to completion and readies the statement for its next use.
+    const int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE;
+    if (rc != SQLITE_DONE)
+        fail("cannot write session file");
 }
-
-}  // namespace
-
-#define LOCKSCOPE_STEP(st)                     \
-    do {                                       \
-        if (!step_done(st))                    \
-            fail("cannot write session file"); \
-    } while (0)
 
 void SessionWriter::set_meta(const std::map<std::string, std::string>& meta)
 {
@@ -301,7 +258,7 @@ void SessionWriter::set_meta(const std::map<std::string, std::string>& meta)
                 continue;  // owned by the store, never by the caller
             bind_text(st, 1, key);
             bind_text(st, 2, value);
-            LOCKSCOPE_STEP(st);
+            step(st);
         }
     };
     transaction(body);
@@ -313,13 +270,13 @@ int64_t SessionWriter::begin_run(const std::string& label, uint64_t start_ns)
     sqlite3_stmt* st = stmts_->insert_run.get();
     bind_text(st, 1, label);
     sqlite3_bind_int64(st, 2, to_db(start_ns));
-    LOCKSCOPE_STEP(st);
+    step(st);
     return sqlite3_last_insert_rowid(db_);
 }
 
 namespace {
 
-void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::string& status)
+sqlite3_stmt* bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::string& status)
 {
     sqlite3_bind_int64(st, 1, to_db(r.end_ns));
     bind_text(st, 2, status);
@@ -330,13 +287,28 @@ void bind_run_update(sqlite3_stmt* st, int64_t id, const RunInfo& r, const std::
     for (const LostField& f : kLostFields)
         sqlite3_bind_int64(st, col++, to_db(r.lost.*f.member));
     sqlite3_bind_int64(st, col, id);
+    return st;
 }
 
-}  // namespace
+// A row of a per-run table, stored under the batch's run whatever its own
+// says (IntervalBatch::totals).
+template <typename Table, typename Row>
+sqlite3_stmt* bind_under_run(sqlite3_stmt* st, const Table& table, int64_t run, const Row& row)
+{
+    detail::bind_row(st, table, row);
+    sqlite3_bind_int64(st, 1, run);  // every per-run table starts with run
+    return st;
+}
 
-namespace {
+// A row of an interval table, stored under the batch's run and index.
+template <typename Table, typename Row>
+sqlite3_stmt* bind_interval_row(sqlite3_stmt* st, const Table& table, const IntervalTotals& t, Row row)
+{
+    row.index = t.index;
+    return bind_under_run(st, table, t.run, row);
+}
 
-void bind_episode(sqlite3_stmt* st, int64_t run, const Episode& e)
+sqlite3_stmt* bind_episode(sqlite3_stmt* st, int64_t run, const Episode& e)
 {
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_int64(st, 2, e.tid);
@@ -354,6 +326,7 @@ void bind_episode(sqlite3_stmt* st, int64_t run, const Episode& e)
     bind_text(st, col++, encode_phases(e));
     sqlite3_bind_int64(st, col++, e.waker_tgid);
     sqlite3_bind_int64(st, col, to_db(e.wake_ns));
+    return st;
 }
 
 }  // namespace
@@ -362,109 +335,35 @@ void SessionWriter::write_interval(const IntervalBatch& b)
 {
     require_open();
     const IntervalTotals& t = b.totals;
-    auto body = [&] {
-        sqlite3_stmt* st = stmts_->insert_lock.get();
-        for (const LockInfo& l : b.new_locks) {
-            sqlite3_bind_int64(st, 1, l.id);
-            bind_text(st, 2, l.name);
-            bind_text(st, 3, l.kind);
-            bind_text(st, 4, l.mode);
-            bind_text(st, 5, l.caller);
-            sqlite3_bind_int64(st, 6, int64_t(l.address));  // bit pattern; informational only
-            sqlite3_bind_int64(st, 7, l.flags);
-            bind_text(st, 8, l.name_source);
-            bind_text(st, 9, l.detail);
-            bind_text(st, 10, l.instance);
-            LOCKSCOPE_STEP(st);
-        }
-
-        st = stmts_->insert_interval.get();
-        sqlite3_bind_int64(st, 1, t.run);
-        sqlite3_bind_int64(st, 2, t.index);
-        sqlite3_bind_int64(st, 3, to_db(t.start_ns));
-        sqlite3_bind_int64(st, 4, to_db(t.end_ns));
-        sqlite3_bind_int64(st, 5, to_db(t.idle_ns));
-        sqlite3_bind_int64(st, 6, to_db(t.cpu_ns));
-        sqlite3_bind_int64(st, 7, to_db(t.events));
-        sqlite3_bind_int64(st, 8, to_db(t.lost));
-        bind_opt(st, 9, t.ops);
-        detail::bind_counters(st, 10, t.counters);
-        LOCKSCOPE_STEP(st);
-
-        st = stmts_->insert_lock_interval.get();
-        for (const LockInterval& li : b.locks) {
-            if (li.counters == LockCounters{})
-                continue;  // unchanged: the sparse format stores nothing
-            sqlite3_bind_int64(st, 1, t.run);
-            sqlite3_bind_int64(st, 2, t.index);
-            sqlite3_bind_int64(st, 3, li.lock_id);
-            detail::bind_counters(st, 4, li.counters);
-            LOCKSCOPE_STEP(st);
-        }
-
-        // Stacks, edges, holders' tasks and tasks are cumulative per run:
-        // each interval's rows replace the run's earlier ones.
-        auto replace_run_rows = [&](sqlite3_stmt* del, sqlite3_stmt* ins, const auto& rows, const auto& bind) {
-            sqlite3_bind_int64(del, 1, t.run);
-            LOCKSCOPE_STEP(del);
-            for (const auto& row : rows) {
-                sqlite3_bind_int64(ins, 1, t.run);
-                bind(ins, row);
-                LOCKSCOPE_STEP(ins);
-            }
-        };
-        replace_run_rows(stmts_->delete_stacks.get(), stmts_->insert_stack.get(), b.stacks,
-                         [](sqlite3_stmt* q, const StackSample& s) {
-                             sqlite3_bind_int64(q, 2, s.lock_id);
-                             bind_text(q, 3, s.role);
-                             bind_text(q, 4, join_frames(s.frames));
-                             sqlite3_bind_int64(q, 5, to_db(s.samples));
-                             sqlite3_bind_int64(q, 6, to_db(s.wait_ns));
-                         });
-        replace_run_rows(stmts_->delete_edges.get(), stmts_->insert_edge.get(), b.edges,
-                         [](sqlite3_stmt* q, const WaitEdge& e) {
-                             sqlite3_bind_int64(q, 2, e.lock_id);
-                             sqlite3_bind_int64(q, 3, e.holder_lock_id);
-                             sqlite3_bind_int64(q, 4, to_db(e.samples));
-                             sqlite3_bind_int64(q, 5, to_db(e.wait_ns));
-                         });
-        replace_run_rows(stmts_->delete_holder_tasks.get(), stmts_->insert_holder_task.get(), b.holder_tasks,
-                         [](sqlite3_stmt* q, const HolderTask& h) {
-                             sqlite3_bind_int64(q, 2, h.lock_id);
-                             sqlite3_bind_int64(q, 3, h.tid);
-                             sqlite3_bind_int64(q, 4, h.tgid);
-                             bind_text(q, 5, h.comm);
-                             sqlite3_bind_int64(q, 6, to_db(h.samples));
-                         });
-        replace_run_rows(stmts_->delete_lock_cgroups.get(), stmts_->insert_lock_cgroup.get(), b.lock_cgroups,
-                         [](sqlite3_stmt* q, const LockCgroup& c) {
-                             sqlite3_bind_int64(q, 2, c.lock_id);
-                             bind_text(q, 3, c.cgroup);
-                             sqlite3_bind_int64(q, 4, to_db(c.samples));
-                         });
-        replace_run_rows(stmts_->delete_tasks.get(), stmts_->insert_task.get(), b.tasks,
-                         [](sqlite3_stmt* q, const TaskStats& task) {
-                             sqlite3_bind_int64(q, 2, task.pid);
-                             sqlite3_bind_int64(q, 3, task.tgid);
-                             bind_text(q, 4, task.comm);
-                             detail::bind_counters(q, 5, task.counters);
-                             bind_text(q, 5 + detail::kCounterColumnCount, task.cgroup);
-                         });
-
-        st = stmts_->insert_episode.get();
-        for (const Episode& e : b.episodes) {
-            bind_episode(st, t.run, e);
-            LOCKSCOPE_STEP(st);
-        }
-
+    transaction([&] {
+        for (const LockInfo& l : b.new_locks)
+            step(detail::bind_row(stmts_->insert_lock.get(), detail::kLockTable, l));
+        step(bind_interval_row(stmts_->insert_interval.get(), detail::kIntervalTable, t, t));
+        for (const LockInterval& li : b.locks)
+            if (li.counters != LockCounters{})  // unchanged: the sparse format stores nothing
+                step(bind_interval_row(stmts_->insert_lock_interval.get(), detail::kLockIntervalTable, t, li));
+        replace_run_rows(b);
+        for (const Episode& e : b.episodes)
+            step(bind_episode(stmts_->insert_episode.get(), t.run, e));
         // Progress, so that a killed recording still reports its drops.
         RunInfo progress = b.run;
         progress.end_ns = t.end_ns;
-        st = stmts_->update_run.get();
-        bind_run_update(st, t.run, progress, "running");
-        LOCKSCOPE_STEP(st);
-    };
-    transaction(body);
+        step(bind_run_update(stmts_->update_run.get(), t.run, progress, "running"));
+    });
+}
+
+// Stacks, edges, holders' tasks, cgroups and tasks are cumulative per run:
+// each interval's rows replace the run's earlier ones.
+void SessionWriter::replace_run_rows(const IntervalBatch& b)
+{
+    size_t i = 0;
+    detail::for_each_run_table([&](const auto& table) {
+        RunTableStatements& st = stmts_->run_tables[i++];
+        sqlite3_bind_int64(st.remove.get(), 1, b.totals.run);
+        step(st.remove.get());
+        for (const auto& row : b.*table.written)
+            step(bind_under_run(st.insert.get(), table, b.totals.run, row));
+    });
 }
 
 void SessionWriter::end_run(const RunInfo& r)
@@ -473,14 +372,10 @@ void SessionWriter::end_run(const RunInfo& r)
     if (r.status != "complete" && r.status != "interrupted" && r.status != "failed")
         throw Error("cannot end run", std::to_string(r.id), 0,
                     "status must be complete, interrupted or failed, not '" + r.status + "'");
-    sqlite3_stmt* st = stmts_->update_run.get();
-    bind_run_update(st, r.id, r, r.status);
-    LOCKSCOPE_STEP(st);
+    step(bind_run_update(stmts_->update_run.get(), r.id, r, r.status));
     if (sqlite3_changes(db_) != 1)
         throw Error("cannot end run", std::to_string(r.id), 0, "no such run in the session");
 }
-
-#undef LOCKSCOPE_STEP
 
 void SessionWriter::close()
 {

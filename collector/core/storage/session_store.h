@@ -84,6 +84,8 @@ private:
     void require_open() const;
     void transaction(const std::function<void()>& body);  // one COMMIT, or ROLLBACK on throw
     [[noreturn]] void fail(const char* what) const;
+    void step(sqlite3_stmt* st);  // runs a bound statement; throws on failure
+    void replace_run_rows(const IntervalBatch& batch);
 
     void release_lock();
 

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# The seed threads (DESIGN.md) replayed in user space, one interleaved
-# `lockscope bench` session per seed, each comparison read from
+# Three published kernel lock reports replayed in user space, one interleaved
+# `lockscope bench` session per report, each comparison read from
 # `lockscope diff` of that session against itself with the runs picked by
-# label. Prints, per seed, the seed's figure, the replay's throughput ratio
+# label. Prints, per report, its figure, the replay's throughput ratio
 # with its 95% interval (Welch over run means, Fieller's interval) and a
 # verdict on direction:
-#   reproduced       the interval lies on the seed's side of 1
+#   reproduced       the interval lies on the report's side of 1
 #   opposite         the interval lies on the other side
 #   not resolved     the interval contains 1: at these CPUs and repeats the
 #                    effect is below what this machine can resolve
 #
-# Seeds:
-#   000  Hansen 2016, 4.7 i_rwsem vs the 4.6 i_mutex on unlink1 at 4 threads
+# Reports (by name; the numbers 000, 002, 003 are accepted too):
+#   unlink      Hansen 2016, 4.7 i_rwsem vs the 4.6 i_mutex on unlink1 at 4 threads
 #        on a 4-core Skylake: rwsem -27.7%, rwsem with the owner-NULL check
 #        hacked out -2.5%. mutex@4.6 vs rwsem@4.2 vs rwsem@4.7-hacked,
 #        write-only, once with the release window WINDOW_NS and once at
@@ -21,18 +21,18 @@
 #        releasing the count, widening exactly the condition 4.7's check
 #        fires on (on a big machine other CPUs hammering the count's line
 #        make that release slow; on a small VM it is two stores).
-#   002  Low 2014, xfs_repair (mixed readers and writers of mmap_sem): 5x
+#   xfs-repair  Low 2014, xfs_repair (mixed readers and writers of mmap_sem): 5x
 #        slower on 3.16-rc2 than on 3.15; the fix took it from 4m24s back
 #        to 1m26s. rwsem@3.15 vs rwsem@3.16-rc2 vs rwsem@3.16, READ_PCT reads.
-#   003  Long 2019, AIM7 shared_memory on 44 threads: 8.09M (5.2-rc6, whose
+#   aim7        Long 2019, AIM7 shared_memory on 44 threads: 8.09M (5.2-rc6, whose
 #        rwsem is rwsem@4.8's), 7.57M (+ the tip rwsem rework =
 #        rwsem@5.3-rc-tip), 7.95M (+ the handoff writer spins = rwsem@5.4)
 #        jobs/min. Both steps and the whole way, write-only.
 #
-# usage: bench/seed_replay.sh [SEED ...]       (default: 000 002 003)
+# usage: bench/replay_published.sh [REPORT ...]   (default: unlink xfs-repair aim7)
 # environment: LOCKSCOPE (binary; default: build/lockscope, else PATH),
 #   THREADS (default from the CPU count: 4, 8, 16 ... up to the CPUs, or the
-#   CPU count when below 4; seeds 002 and 003 run twice as many: a writer
+#   CPU count when below 4; xfs-repair and aim7 run twice as many: a writer
 #   spinning on readers costs only when it takes a CPU a runnable thread
 #   needs, and waiters must queue long enough to request handoffs), REPEAT (10), DURATION (1 s), WINDOW_NS (500),
 #   READ_PCT (50), CS_NS (1000), OUTSIDE_NS (500), ORACLE (budget, or bpf as
@@ -56,8 +56,8 @@ repeat=${REPEAT:-10}
 duration=${DURATION:-1}
 window=${WINDOW_NS:-500}
 oracle=${ORACLE:-budget}
-seeds=("$@")
-((${#seeds[@]})) || seeds=(000 002 003)
+reports=("$@")
+((${#reports[@]})) || reports=(unlink xfs-repair aim7)
 
 out=${OUT:-}
 if [[ -z $out ]]; then
@@ -68,7 +68,7 @@ mkdir -p "$out"
 
 load=$(cut -d' ' -f1 /proc/loadavg)
 if awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l > c / 2) }'; then
-    echo "seed_replay.sh: load average $load on $cpus CPUs: other work competes with the bench;" \
+    echo "replay_published.sh: load average $load on $cpus CPUs: other work competes with the bench;" \
          "expect wide intervals" >&2
 fi
 
@@ -82,16 +82,16 @@ bench() {
     echo
 }
 
-# compare NAME THREADS A B SEED_RATIO SEED_TEXT: one table row from lockscope diff.
+# compare NAME THREADS A B REPORTED_RATIO REPORTED_TEXT: one table row from lockscope diff.
 compare() {
-    local name=$1 t=$2 a=$3 b=$4 seed_ratio=$5 seed_text=$6 tc
+    local name=$1 t=$2 a=$3 b=$4 reported_ratio=$5 reported_text=$6 tc
     for tc in ${t//,/ }; do
         "$lockscope" diff "$out/$name.lockscope" "$out/$name.lockscope" -F json \
             --runs-a "$a t=$tc #*" --runs-b "$b t=$tc #*" |
             python3 -c '
 import json, sys
-a, b, t, seed, text, cpus = sys.argv[1:7]
-seed = float(seed)
+a, b, t, reported, text, cpus = sys.argv[1:7]
+reported = float(reported)
 m = next(m for m in json.load(sys.stdin)["totals"] if m["metric"] == "throughput")
 rel, (lo, hi) = m["relative_change"], m["relative_ci"]
 if rel is None or lo is None or hi is None:
@@ -99,34 +99,34 @@ if rel is None or lo is None or hi is None:
     print(f"| `{a}` → `{b}` | {t} | {text} | – | – | not enough data ({reason}) |")
     sys.exit()
 r, lo, hi = 1 + rel, 1 + lo, 1 + hi
-if (seed < 1 and hi < 1) or (seed > 1 and lo > 1):
+if (reported < 1 and hi < 1) or (reported > 1 and lo > 1):
     verdict = "reproduced"
-elif (seed < 1 and lo > 1) or (seed > 1 and hi < 1):
+elif (reported < 1 and lo > 1) or (reported > 1 and hi < 1):
     verdict = "opposite direction: not reproduced"
 else:
     verdict = f"not resolved: the interval holds 1; below what {cpus} CPUs and these repeats can resolve"
-print(f"| `{a}` → `{b}` | {t} | {text} ({seed:.3f}) | {r:.3f} | [{lo:.3f}, {hi:.3f}] | {verdict} |")
-' "$a" "$b" "$tc" "$seed_ratio" "$seed_text" "$cpus"
+print(f"| `{a}` → `{b}` | {t} | {text} ({reported:.3f}) | {r:.3f} | [{lo:.3f}, {hi:.3f}] | {verdict} |")
+' "$a" "$b" "$tc" "$reported_ratio" "$reported_text" "$cpus"
     done
 }
 
 header() {
-    echo "| comparison | threads | seed (ratio) | replay ratio | 95% interval | verdict |"
+    echo "| comparison | threads | reported (ratio) | replay ratio | 95% interval | verdict |"
     echo "|---|--:|---|--:|---|---|"
 }
 
-echo "# Seed replays"
+echo "# Published reports replayed"
 echo
-echo "\`bench/seed_replay.sh\` on $cpus CPUs ($(uname -r)), $repeat interleaved repeats of ${duration} s," \
+echo "\`bench/replay_published.sh\` on $cpus CPUs ($(uname -r)), $repeat interleaved repeats of ${duration} s," \
      "critical section ${CS_NS:-1000} ns, outside ${OUTSIDE_NS:-500} ns, owner oracle $oracle." \
      "Ratios are B's throughput over A's (means over runs); intervals from \`lockscope diff\`."
 echo
-for seed in "${seeds[@]}"; do
-    case $seed in
-    000)
+for report in "${reports[@]}"; do
+    case $report in
+    unlink | 000)
         for w in "$window" 0; do
-            name=seed000-window$w
-            echo "## Seed 000: 4.7 rwsem vs 4.6 mutex (unlink1), release window $w ns"
+            name=unlink-window$w
+            echo "## Hansen 2016: 4.7 rwsem vs 4.6 mutex (unlink1), release window $w ns"
             echo
             bench "$name" "$threads" mutex@4.6,rwsem@4.7-hacked,rwsem@4.2 --release-window "$w"
             header
@@ -136,9 +136,9 @@ for seed in "${seeds[@]}"; do
             echo
         done
         ;;
-    002)
-        name=seed002
-        echo "## Seed 002: 3.16 writers spinning on reader-owned rwsems (xfs_repair), ${READ_PCT:-50}% reads"
+    xfs-repair | 002)
+        name=xfs-repair
+        echo "## Low 2014: 3.16 writers spinning on reader-owned rwsems (xfs_repair), ${READ_PCT:-50}% reads"
         echo
         bench "$name" "$threads_2x" rwsem@3.15,rwsem@3.16-rc2,rwsem@3.16 --read-pct "${READ_PCT:-50}"
         header
@@ -146,9 +146,9 @@ for seed in "${seeds[@]}"; do
         compare "$name" "$threads_2x" rwsem@3.16-rc2 rwsem@3.16 3.07 "4m24s → 1m26s with the fix"
         echo
         ;;
-    003)
-        name=seed003
-        echo "## Seed 003: the rwsem rework with handoff, then the handoff writer spinning (AIM7 shared_memory)"
+    aim7 | 003)
+        name=aim7
+        echo "## Long 2019: the rwsem rework with handoff, then the handoff writer spinning (AIM7 shared_memory)"
         echo
         bench "$name" "$threads_2x" rwsem@4.8,rwsem@5.3-rc-tip,rwsem@5.4
         header
@@ -158,7 +158,7 @@ for seed in "${seeds[@]}"; do
         echo
         ;;
     *)
-        echo "seed_replay.sh: unknown seed '$seed' (000, 002, 003)" >&2
+        echo "replay_published.sh: unknown report '$report' (unlink, xfs-repair, aim7)" >&2
         exit 2
         ;;
     esac

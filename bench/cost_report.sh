@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Measures what recording costs and rewrites the generated part of
+# docs/cost.md (between its cost-report markers) with one table, headed by
+# the date, the machine (CPU model, CPUs, kernel, clock source, load) and
+# the commit the lockscope binary was built from. Rerun it to refresh the
+# table; the rest of docs/cost.md is left as it is.
+#
+# Runs, as root:
+#   bench/bpf_cost.py     BPF run time per event (kernel BPF statistics) of
+#                         lockscope's programs against yardstick programs in
+#                         the same window, the recorder's CPU, peak RSS,
+#                         session size; full timing and --sample N
+#   bench/overhead.py     the workloads' throughput bare and under each
+#                         profiler, interleaved: lockscope, its sampled mode,
+#                         lockscope without the running holders' CPU-clock
+#                         timer, empty programs, and bpftrace and perf lock
+#                         where installed (scripts/install-deps.sh --bench);
+#                         bpftrace with kernel stacks only when asked for in
+#                         PROFILERS: on a busy machine it can take minutes to
+#                         print its maps when stopped
+#
+# usage: bench/cost_report.sh
+# environment (defaults in brackets; the short settings in parentheses run
+# in about a quarter of an hour on 2 CPUs):
+#   LOCKSCOPE      the binary [build/lockscope, else lockscope on PATH]
+#   FLOOR          the yardstick programs [bpf_floor next to LOCKSCOPE]
+#   REPEAT         bpf_cost.py runs per mode, even [4] (2)
+#   DURATION       seconds per bpf_cost.py run [8] (6)
+#   PAIRS          overhead.py pairs per profiler [6] (3)
+#   PAIR_DURATION  seconds per overhead.py run [4] (3)
+#   WORKLOADS      overhead.py workloads [pipe,unlink1,mmap1]
+#   SAMPLE         N of the sampled mode [64]
+#   PROFILERS      overhead.py's profilers [lockscope, its sampled mode, without
+#                  running holders, empty programs, bpftrace, perf-lock]
+#   OUT            the page to rewrite [docs/cost.md]
+#   KEEP           a directory to keep the raw JSON and tables in [none]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/find_lockscope.sh"
+lockscope=$(realpath "$lockscope")
+floor=${FLOOR:-$(dirname "$lockscope")/bpf_floor}
+repeat=${REPEAT:-4}
+duration=${DURATION:-8}
+pairs=${PAIRS:-6}
+pair_duration=${PAIR_DURATION:-4}
+workloads=${WORKLOADS:-pipe,unlink1,mmap1}
+sample=${SAMPLE:-64}
+out=${OUT:-$here/docs/cost.md}
+
+die() { echo "cost_report.sh: $*" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || die "needs root (BPF programs and the kernel's BPF statistics)"
+[[ -x $floor ]] || die "$floor not found: build it (scripts/build.sh builds it beside lockscope) or set FLOOR"
+grep -q '<!-- cost-report:begin -->' "$out" && grep -q '<!-- cost-report:end -->' "$out" ||
+    die "$out has no cost-report markers to write between"
+((repeat % 2 == 0)) || die "REPEAT must be even (the yardsticks are attached after lockscope in half the runs, before in the other half)"
+
+profilers=${PROFILERS:-}
+if [[ -z $profilers ]]; then
+    profilers=lockscope,lockscope-sample,lockscope-no-running-holders,floor-empty
+    command -v bpftrace >/dev/null && profilers+=,bpftrace
+    command -v perf >/dev/null && profilers+=,perf-lock
+fi
+command -v perf >/dev/null || die "perf not found (overhead.py checks lockscope's count with perf stat): scripts/install-deps.sh --bench"
+
+work=${KEEP:-}
+if [[ -z $work ]]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
+mkdir -p "$work"
+
+# The commit measured: taken now, before the runs; the docs (this script's
+# own output among them) do not change what is measured.
+commit=$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[[ -z $(git -C "$here" status --porcelain -- . ':!docs' ':!*.md' 2>/dev/null) ]] ||
+    commit+=" with uncommitted changes"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+
+echo "== bpf_cost.py, full timing" >&2
+python3 "$here/bench/bpf_cost.py" --lockscope "$lockscope" --floor "$floor" --repeat "$repeat" \
+    --duration "$duration" --order both --json "$work/full.json" >"$work/full.md"
+echo "== bpf_cost.py, --sample $sample" >&2
+python3 "$here/bench/bpf_cost.py" --lockscope "$lockscope" --floor "$floor" --repeat "$repeat" \
+    --duration "$duration" --sample "$sample" --json "$work/sample.json" >"$work/sample.md"
+echo "== overhead.py: $profilers" >&2
+python3 "$here/bench/overhead.py" --lockscope "$lockscope" --floor "$floor" --workloads "$workloads" \
+    --pairs "$pairs" --duration "$pair_duration" --sample "$sample" --profilers "$profilers" \
+    --out "$work/overhead" >/dev/null
+
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+export LS_STARTED="$started" LS_COMMIT="$commit" LS_VERSION="$("$lockscope" --version | head -1)" \
+    LS_CPU="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" LS_CPUS="$(nproc)" \
+    LS_KERNEL="$(uname -r)" LS_VIRT="$(systemd-detect-virt 2>/dev/null || true)" \
+    LS_CLOCK="$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
+    LS_LOAD_START="$load_start" LS_LOAD_END="$load_end" LS_REPEAT="$repeat" LS_DURATION="$duration" \
+    LS_PAIRS="$pairs" LS_PAIR_DURATION="$pair_duration" LS_SAMPLE="$sample" LS_WORK="$work" \
+    LS_PROFILERS="$profilers" LS_WORKLOADS="$workloads"
+python3 - "$out" <<'EOF'
+import json, os, statistics, sys
+
+e = os.environ
+work = e["LS_WORK"]
+full_doc = json.load(open(f"{work}/full.json"))
+full = full_doc["runs"]
+samp = json.load(open(f"{work}/sample.json"))["runs"]
+over = json.load(open(f"{work}/overhead/overhead.json"))
+
+
+def med(runs, key):
+    vals = [r[key] for r in runs]
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def cell(runs, key, spec):
+    m, lo, hi = med(runs, key)
+    return f"{spec.format(m)} ({spec.format(lo)}–{spec.format(hi)})"
+
+
+def s_cell(s, spec):
+    if s is None:
+        return "–"
+    return f"{spec.format(s['median'])} ({spec.format(s['min'])}–{spec.format(s['max'])})"
+
+
+virt = f", virtualised ({e['LS_VIRT']})" if e["LS_VIRT"] not in ("", "none") else ""
+L = [f"Measured {e['LS_STARTED']} by `bench/cost_report.sh` on commit `{e['LS_COMMIT']}` "
+     f"(`{e['LS_VERSION']}`).",
+     "",
+     f"Machine: {e['LS_CPU']}, {e['LS_CPUS']} CPUs{virt}, Linux {e['LS_KERNEL']}, clock source "
+     f"`{e['LS_CLOCK']}`; load average {e['LS_LOAD_START']} at the start, {e['LS_LOAD_END']} at the end.",
+     "",
+     f"Settings: `REPEAT={e['LS_REPEAT']} DURATION={e['LS_DURATION']} PAIRS={e['LS_PAIRS']} "
+     f"PAIR_DURATION={e['LS_PAIR_DURATION']} SAMPLE={e['LS_SAMPLE']} WORKLOADS={e['LS_WORKLOADS']}`. "
+     "Figures are the median "
+     "(min–max) over runs.",
+     "",
+     f"**Per event** (`bench/bpf_cost.py`: the `{full_doc['workload']}` workload at {full_doc['threads']} threads, recorded system-wide; "
+     "kernel BPF statistics over the middle 60% of each run)",
+     "",
+     f"| | `record` | `record --sample {e['LS_SAMPLE']}` |",
+     "|---|--:|--:|"]
+rows = [("lockscope's programs on its four tracepoints, ns per handled event", "ns_per_event", "{:.0f}"),
+        ("its `contention_begin`/`contention_end` programs, ns per event", "contention_ns_per_event", "{:.0f}"),
+        ("empty programs on the same hooks, same window, ns", "floor_ns_per_event", "{:.0f}"),
+        ("lockscope's contention programs above the empty ones, ns", "contention_above_floor_ns", "{:.0f}"),
+        ("yardstick on the contention hooks, same window, ns (see below)", "reference_same_run_ns_per_event", "{:.0f}"),
+        ("lockscope's contention programs / that yardstick", "contention_vs_reference_same_run", "{:.2f}"),
+        ("handled events per second", "events_per_s", "{:,.0f}"),
+        ("contentions per second", "contentions_per_s", "{:,.0f}"),
+        ("recorder CPU, % of one CPU", "recorder_cpu_percent", "{:.2f}"),
+        ("recorder peak RSS, MiB", "recorder_peak_rss_mib", "{:.1f}"),
+        ("session size, MiB per minute", "session_mib_per_minute", "{:.3f}"),
+        ("events lost", "lost", "{:.0f}")]
+for label, key, spec in rows:
+    L.append(f"| {label} | {cell(full, key, spec)} | {cell(samp, key, spec)} |")
+L += ["",
+      "The yardstick is, for `record`, programs that only ask which task runs and read the clock "
+      "(the least any per-task wait timer pays); for `--sample`, programs that keep an exact count "
+      "per lock without reading the clock.",
+      ""]
+
+names = {"lockscope": "`lockscope record`",
+         "lockscope-sample": f"`lockscope record --sample {e['LS_SAMPLE']}`",
+         "lockscope-no-running-holders": "`lockscope record --running-holder-hz 0`",
+         "bpftrace": "bpftrace, the same aggregation",
+         "bpftrace-kstack": "bpftrace, with kernel stacks",
+         "perf-lock": "`perf lock record -a`",
+         "floor-empty": "empty programs on lockscope's hooks"}
+L += [f"**The workload's throughput** (`bench/overhead.py`: each workload at {over['threads']} threads, "
+      f"{over['pairs']} rounds of {over['duration_s']:g} s, bare and under each profiler in turn; "
+      "the ratio of each profiled run to the bare run just before it)",
+      "",
+      "| workload | profiler | throughput vs bare | BPF ns/event | profiler CPU % | peak RSS MiB | output MiB/min | lost |",
+      "|---|---|--:|--:|--:|--:|--:|--:|"]
+for wl, w in over["workloads"].items():
+    for kind, s in w["summary"].items():
+        L.append(f"| {wl} | {names.get(kind, kind)} | {s_cell(s['ratio'], '{:.3f}')} | "
+                 f"{s_cell(s['bpf_ns_per_event'], '{:.0f}')} | {s_cell(s['cpu_pct'], '{:.2f}')} | "
+                 f"{s_cell(s['rss_mib'], '{:.1f}')} | {s_cell(s['mib_per_min'], '{:.2f}')} | "
+                 f"{s_cell(s['lost'], '{:.0f}')} |")
+L.append("")
+for wl, w in over["workloads"].items():
+    runs = w["runs"]
+    if "lockscope" in runs and "lockscope-no-running-holders" in runs:
+        d = [b["ratio"] - a["ratio"] for a, b in zip(runs["lockscope"], runs["lockscope-no-running-holders"])]
+        L.append(f"- {wl}, the running holders' CPU-clock timer: throughput ratio without it minus with it, "
+                 f"per round, {statistics.median(d):+.3f} ({min(d):+.3f} to {max(d):+.3f}).")
+    a = w.get("agreement")
+    if a:
+        L.append(f"- {wl}, counted independently: lockscope {a['lockscope_contentions']:,} contentions "
+                 f"and {a['lockscope_lost']} lost; `perf stat` {a['perf_stat_contention_end']:,} "
+                 "`lock:contention_end` events over the same tasks (the recorder's own included).")
+missing = [p for p in ("bpftrace", "perf-lock") if p not in e["LS_PROFILERS"].split(",")]
+if missing:
+    L.append(f"- Not measured: {', '.join(missing)}.")
+
+path = sys.argv[1]
+text = open(path).read()
+head, rest = text.split("<!-- cost-report:begin -->", 1)
+_, tail = rest.split("<!-- cost-report:end -->", 1)
+with open(path, "w") as f:
+    f.write(head + "<!-- cost-report:begin -->\n" + "\n".join(L) + "\n<!-- cost-report:end -->" + tail)
+print(f"cost_report.sh: wrote {path}", file=sys.stderr)
+EOF
