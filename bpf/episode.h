@@ -421,7 +421,7 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
  * adds its counts and its off-CPU times, measured in every episode; a timed
  * one adds, as wait_ns, only the rest of its wait (on CPU), and its square,
  * for the variance of the estimate. User space adds the two parts back
- * together (core/analysis/estimate.h).
+ * together (collector/pipeline/sampled_timing.h).
  */
 LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret,
 			  int sampled)
@@ -445,7 +445,9 @@ LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, 
 			b = LS_HIST_BUCKETS - 1;
 		s->hist[b]++;
 		if (sampled) {
-			/* 256 ns units, rounded: a square of ns overflows past 4 s */
+			/* 256 ns units, rounded: a square of ns overflows past 4 s.
+			 * Here wait_var_us2 holds the sum of these squares, in
+			 * (256 ns)^2; user space makes it the variance in us^2. */
 			w = (ls_on_cpu_wait(ep, now) + 128) >> 8;
 			if (w > 0xffffffffull)
 				w = 0xffffffffull;

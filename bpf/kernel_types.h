@@ -44,7 +44,7 @@ struct mm_struct {
 struct mutex;
 struct rw_semaphore;
 
-/* Lock identity (ls_lock_ident): only offsets and a few names are read. */
+/* Lock identity (ls_lock_identity): only offsets and a few names are read. */
 struct kmem_cache_order_objects {
 	unsigned int x; /* order << 16 | objects */
 } __attribute__((preserve_access_index));

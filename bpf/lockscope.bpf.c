@@ -15,6 +15,7 @@
 
 #include "lockscope_abi.h"
 #include "episode.h"
+#include "identity.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -35,9 +36,6 @@ struct {
 	__type(value, u32);
 } traced_tgids SEC(".maps");
 
-/* 6.13+: the slab cache of an address. Called only from the program that
- * user space loads when the kernel's BTF has it (on_contention_end_kmem). */
-extern struct kmem_cache *bpf_get_kmem_cache(u64 addr) __ksym __weak;
 /* 6.2+: a counted reference to a task found by pid, the only way to a task
  * pointer bpf_get_task_stack() accepts from an owner word. */
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
@@ -92,7 +90,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct ls_cpu_state);
-} hot_state SEC(".maps");
+} cpu_states SEC(".maps");
 
 /*
  * Aggregation by (lock address, kind) in two parts: lock_index gives each key
@@ -121,8 +119,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, LS_MAX_LOCKS_DEFAULT); /* max_locks */
 	__type(key, u32);
-	__type(value, struct ls_lock_ident);
-} lock_ident SEC(".maps");
+	__type(value, struct ls_lock_identity);
+} lock_identity SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -218,7 +216,7 @@ struct {
 
 /*
  * Trace mode only. A task's episodes being traced, slot for slot with its
- * ls_task_state.ep[]: kept apart so the state machine's hot state (copied
+ * ls_task_state.ep[]: kept apart so the state machine's per-CPU state (copied
  * at every context switch) does not grow, and untouched when tracing is off.
  */
 struct ls_trace_task {
@@ -263,19 +261,20 @@ static __always_inline bool sample_due(struct ls_counters *cnt)
  * line up with the sampling: each episode is timed with probability 1/N, and
  * a timed one stands for N in the estimates.
  */
-static __always_inline bool time_due(struct ls_cpu_state *hot)
+static __always_inline bool time_due(struct ls_cpu_state *cpu_state)
 {
-	if (hot->time_tick) {
-		hot->time_tick--;
+	if (cpu_state->time_tick) {
+		cpu_state->time_tick--;
 		return false;
 	}
-	hot->time_tick = bpf_get_prandom_u32() % (2 * time_period - 1);
+	cpu_state->time_tick = bpf_get_prandom_u32() % (2 * time_period - 1);
 	return true;
 }
 
 /* A begin on the top episode's lock continues it (ls_begin), timed or not;
  * any other starts a new one. */
-static __always_inline bool begin_timed(struct ls_cpu_state *hot, struct ls_task_state *ts, u64 lock)
+static __always_inline bool begin_timed(struct ls_cpu_state *cpu_state, struct ls_task_state *ts,
+					u64 lock)
 {
 	struct ls_episode *top;
 
@@ -284,20 +283,20 @@ static __always_inline bool begin_timed(struct ls_cpu_state *hot, struct ls_task
 	top = ls_top(ts);
 	if (top && top->lock == lock)
 		return top->timed;
-	return time_due(hot);
+	return time_due(cpu_state);
 }
 
-static __always_inline struct ls_cpu_state *cpu_hot(void)
+static __always_inline struct ls_cpu_state *this_cpu_state(void)
 {
 	u32 zero = 0;
 
-	return bpf_map_lookup_elem(&hot_state, &zero);
+	return bpf_map_lookup_elem(&cpu_states, &zero);
 }
 
 /* Adds the CPU's pending episode (lockscope_abi.h, ls_pending) to its lock row. */
-static __always_inline void fold_pending(struct ls_cpu_state *hot)
+static __always_inline void fold_pending(struct ls_cpu_state *cpu_state)
 {
-	struct ls_pending *p = &hot->pending;
+	struct ls_pending *p = &cpu_state->pending;
 	struct ls_lock_stats *s;
 	u32 row = p->row_plus1;
 
@@ -536,7 +535,7 @@ static __always_inline void holder_waits_on(struct task_struct *t, u64 *lock, u3
 
 	if (BPF_CORE_READ(t, on_cpu) && bpf_core_field_exists(t->cpu)) {
 		cpu = BPF_CORE_READ(t, cpu);
-		other = bpf_map_lookup_percpu_elem(&hot_state, &zero, cpu);
+		other = bpf_map_lookup_percpu_elem(&cpu_states, &zero, cpu);
 		if (other && other->resident == (u64)BPF_CORE_READ(t, pid) + 1)
 			hts = &other->ts;
 	}
@@ -730,7 +729,7 @@ static __always_inline bool traced_begin_cpu(void)
 
 /* The CPU's state when the running task is traced (the -p/command, --tid
  * and --cgroup filters), else NULL. */
-static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
+static __always_inline struct ls_cpu_state *traced_cpu_state(u64 pid_tgid)
 {
 	if (!traced_process(pid_tgid >> 32))
 		return 0;
@@ -738,7 +737,7 @@ static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
 		return 0;
 	if (targ_cgroups && !traced_cgroup())
 		return 0;
-	return cpu_hot();
+	return this_cpu_state();
 }
 
 /*
@@ -748,25 +747,25 @@ static __always_inline struct ls_cpu_state *traced_cpu(u64 pid_tgid)
  * of some threads too), and a task switched in unseen must not write into the
  * state of the task seen last.
  */
-static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *hot, u64 pid_tgid,
-							    bool create)
+static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *cpu_state,
+							    u64 pid_tgid, bool create)
 {
 	struct ls_task_state *ts;
 	u64 busy;
 
-	if (hot->resident == (u64)(u32)pid_tgid + 1)
-		return &hot->ts;
+	if (cpu_state->resident == (u64)(u32)pid_tgid + 1)
+		return &cpu_state->ts;
 	if (!create)
 		return bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0, 0);
-	busy = own_locks_enter(&hot->cnt);
+	busy = own_locks_enter(&cpu_state->cnt);
 	ts = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	hot->cnt.busy = busy;
+	cpu_state->cnt.busy = busy;
 	return ts;
 }
 
-static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_counters *cnt, u64 pid_tgid,
-					u64 lock, u32 flags, bool holders)
+static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct ls_counters *cnt,
+					u64 pid_tgid, u64 lock, u32 flags, bool holders)
 {
 	struct task_struct *holder;
 	struct ls_task_state *ts;
@@ -776,7 +775,7 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 	int action, timed;
 
 	cnt->begins++;
-	ts = current_state(hot, pid_tgid, true);
+	ts = current_state(cpu_state, pid_tgid, true);
 	if (!ts) {
 		cnt->lost_task_storage++;
 		return;
@@ -787,7 +786,7 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 		if (!ep || ep->lock != lock)
 			return;
 	}
-	timed = begin_timed(hot, ts, lock);
+	timed = begin_timed(cpu_state, ts, lock);
 	if (timed)
 		now = bpf_ktime_get_ns();
 	action = ls_begin_timed(ts, lock, flags, now, timed);
@@ -824,19 +823,19 @@ static __always_inline void begin_event(struct ls_cpu_state *hot, struct ls_coun
 static __always_inline int handle_begin(u64 lock, u32 flags, bool holders)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
+	struct ls_cpu_state *cpu_state = traced_cpu_state(pid_tgid);
 	bool kernel = !(flags & LS_F_USER);
 
-	if (!hot || nested_in_own(&hot->cnt))
+	if (!cpu_state || nested_in_own(&cpu_state->cnt))
 		return 0;
 	if (kernel) {
-		hot->cnt.busy = LS_BUSY_HANDLER;
+		cpu_state->cnt.busy = LS_BUSY_HANDLER;
 		/* the end just before, out of its critical section now */
-		fold_pending(hot);
+		fold_pending(cpu_state);
 	}
-	begin_event(hot, &hot->cnt, pid_tgid, lock, flags, holders);
+	begin_event(cpu_state, &cpu_state->cnt, pid_tgid, lock, flags, holders);
 	if (kernel)
-		hot->cnt.busy = 0;
+		cpu_state->cnt.busy = 0;
 	return 0;
 }
 
@@ -874,7 +873,7 @@ int on_cpu_clock(struct bpf_perf_event_data *ctx)
 	struct task_struct *current = (struct task_struct *)bpf_get_current_task(), *owner;
 	struct ls_running_holder *reg;
 	struct ls_holder_stack *buf;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 	long n;
 
 	reg = bpf_map_lookup_elem(&running_holders, &tid);
@@ -883,12 +882,12 @@ int on_cpu_clock(struct bpf_perf_event_data *ctx)
 	if (bpf_ktime_get_ns() - reg->registered_ns > oncpu_fresh_ns ||
 	    owner_of(reg->lock, reg->flags, &owner) != LS_OWNER_ON_CPU || owner != current)
 		return 0; /* the contention is over, or the lock is no longer its */
-	hot = cpu_hot();
+	cpu_state = this_cpu_state();
 	buf = bpf_map_lookup_elem(&holder_scratch, &one);
-	if (!hot || !buf)
+	if (!cpu_state || !buf)
 		return 0;
 	if (!reg->budget) {
-		hot->cnt.holder_oncpu_dropped++;
+		cpu_state->cnt.holder_oncpu_dropped++;
 		return 0;
 	}
 	reg->budget--;
@@ -898,10 +897,10 @@ int on_cpu_clock(struct bpf_perf_event_data *ctx)
 	key.flags = task_key.flags = reg->flags;
 	key.stack_id = (s32)id;
 	if (!id || !add_stack_sample(&key, 0)) {
-		hot->cnt.holder_oncpu_dropped++;
+		cpu_state->cnt.holder_oncpu_dropped++;
 		return 0;
 	}
-	hot->cnt.holder_oncpu_samples++;
+	cpu_state->cnt.holder_oncpu_samples++;
 	bpf_get_current_comm(&who.comm, sizeof(who.comm));
 	note_holder_task(&task_key, &who);
 	return 0;
@@ -978,201 +977,19 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	ts->dirty = 0;
 }
 
-/* The creating task's well-known member @lock is, LS_TASK_* (0: none); for
- * one inside an object of the task's, the object's address in *object. */
-static __always_inline u32 task_member(u64 lock, u32 flags, u64 *object)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	u64 base;
-
-	if (flags & (LCB_F_READ | LCB_F_WRITE)) {
-		base = (u64)BPF_CORE_READ(task, mm);
-		if (base && lock == base + bpf_core_field_offset(struct mm_struct, mmap_lock))
-			return LS_TASK_MMAP_LOCK;
-		if (bpf_core_field_exists(((struct signal_struct *)0)->exec_update_lock)) {
-			base = (u64)BPF_CORE_READ(task, signal);
-			if (base && lock == base + bpf_core_field_offset(struct signal_struct, exec_update_lock))
-				return LS_TASK_EXEC_UPDATE;
-		}
-		return LS_TASK_NONE;
-	}
-	if (flags & (LCB_F_MUTEX | LCB_F_RT)) {
-		base = (u64)BPF_CORE_READ(task, signal);
-		if (base && lock == base + bpf_core_field_offset(struct signal_struct, cred_guard_mutex))
-			return LS_TASK_CRED_GUARD;
-		base = (u64)BPF_CORE_READ(task, fs, pwd.mnt, mnt_sb);
-		if (base && lock == base + bpf_core_field_offset(struct super_block, s_vfs_rename_mutex))
-			return LS_TASK_RENAME;
-	}
-	/* spinlocks (and PREEMPT_RT's rtmutex-based ones) */
-	if (bpf_core_field_exists(((struct mm_struct *)0)->futex_phash)) {
-		base = (u64)BPF_CORE_READ(task, mm, futex_phash);
-		if (base && lock - base < bpf_core_type_size(struct futex_private_hash) +
-						  ((u64)BPF_CORE_READ((struct futex_private_hash *)base, hash_mask) + 1) *
-							  bpf_core_type_size(struct futex_hash_bucket)) {
-			*object = base;
-			return LS_TASK_FUTEX_HASH;
-		}
-	}
-	base = (u64)BPF_CORE_READ(task, sighand);
-	if (base && lock == base + bpf_core_field_offset(struct sighand_struct, siglock))
-		return LS_TASK_SIGLOCK;
-	base = (u64)BPF_CORE_READ(task, files);
-	if (base && lock == base + bpf_core_field_offset(struct files_struct, file_lock))
-		return LS_TASK_FILE_LOCK;
-	base = (u64)BPF_CORE_READ(task, fs);
-	if (base && bpf_core_field_exists(((struct fs_struct *)0)->seq.lock) &&
-	    lock == base + bpf_core_field_offset(struct fs_struct, seq.lock))
-		return LS_TASK_FS_LOCK;
-	if (base && bpf_core_field_exists(((struct fs_struct *)0)->lock) &&
-	    lock == base + bpf_core_field_offset(struct fs_struct, lock))
-		return LS_TASK_FS_LOCK;
-	return LS_TASK_NONE;
-}
-
-/*
- * An rwsem may be an inode's i_rwsem: read the inode it would belong to, so
- * that user space can say which file it was when the slab and BTF confirm
- * the class. Reads of what turns out not to be an inode fail or are ignored.
- */
-static __always_inline void read_inode(struct ls_lock_ident *id, u64 lock)
-{
-	struct inode *inode = (void *)(lock - bpf_core_field_offset(struct inode, i_rwsem));
-	struct hlist_node *alias;
-	struct super_block *sb;
-	struct dentry *dentry;
-
-	id->sources |= LS_IDENT_INODE_READ;
-	id->inode_ino = BPF_CORE_READ(inode, i_ino);
-	sb = BPF_CORE_READ(inode, i_sb);
-	if (!sb)
-		return;
-	id->inode_dev = BPF_CORE_READ(sb, s_dev);
-	bpf_probe_read_kernel_str(id->fs_type, sizeof(id->fs_type), BPF_CORE_READ(sb, s_type, name));
-	alias = BPF_CORE_READ(inode, i_dentry.first);
-	if (!alias)
-		return;
-	dentry = (void *)((u64)alias - bpf_core_field_offset(struct dentry, d_u.d_alias));
-	bpf_probe_read_kernel_str(id->dentry_name, sizeof(id->dentry_name), BPF_CORE_READ(dentry, d_name.name));
-}
-
-/*
- * A pipe's locks live in a generic kmalloc cache, where the slab cannot say
- * what the object is. The waiter reached the pipe through a file it has
- * open: compare the lock with the pipe_inode_info of each FIFO in its fd
- * table (once per lock row that pipe_sized() lets through, at most
- * LS_FD_SCAN_MAX descriptors). It runs in an end, with the lock held: about
- * 33 ns a descriptor, and 4096 of them made a workload that contends on a
- * new pipe every few operations 30 times slower (bench/scale.py).
- */
-#define LS_FD_SCAN_MAX 256
-
-struct fd_scan {
-	u64 fd;   /* struct file ** */
-	u64 lock;
-	u64 size; /* sizeof(struct pipe_inode_info) */
-	struct ls_lock_ident *id;
-};
-
-static long scan_fd(u64 i, void *data)
-{
-	struct fd_scan *s = data;
-	struct file *file = NULL;
-	struct inode *inode;
-	u64 pipe;
-
-	bpf_probe_read_kernel(&file, sizeof(file), (void *)(s->fd + i * sizeof(file)));
-	if (!file)
-		return 0;
-	inode = BPF_CORE_READ(file, f_inode);
-	if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFIFO)
-		return 0;
-	pipe = (u64)BPF_CORE_READ(inode, i_pipe);
-	if (!pipe || s->lock - pipe >= s->size)
-		return 0;
-	s->id->task_member = LS_TASK_PIPE;
-	s->id->object = pipe;
-	s->id->inode_ino = BPF_CORE_READ(inode, i_ino);
-	s->id->inode_dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	return 1;
-}
-
-static __always_inline void scan_open_pipes(struct ls_lock_ident *id, u64 lock)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct fd_scan s = { .lock = lock, .id = id };
-	u32 n;
-
-	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop) || !fdt)
-		return;
-	s.fd = (u64)BPF_CORE_READ(fdt, fd);
-	s.size = bpf_core_type_size(struct pipe_inode_info);
-	n = BPF_CORE_READ(fdt, max_fds);
-	if (!s.fd || !s.size)
-		return;
-	id->sources |= LS_IDENT_FD_SCAN; /* compared: a pipe not found is not open here */
-	bpf_loop(n < LS_FD_SCAN_MAX ? n : LS_FD_SCAN_MAX, scan_fd, &s, 0);
-}
-
-/* Whether a lock may lie in a pipe: in a slab object that fits a
- * pipe_inode_info with little to spare (kmalloc rounds up to at most twice
- * the size), or anywhere when the slab cannot be asked. Keeps the fd scan to
- * the few locks it can name. */
-static __always_inline bool pipe_sized(const struct ls_lock_ident *id, bool kmem)
-{
-	u32 pipe = bpf_core_type_size(struct pipe_inode_info);
-
-	return !kmem || (id->cache && id->object_size >= pipe && id->object_size < 2 * pipe);
-}
-
-/* Fills row @row's identity; the caller publishes the row afterwards. */
-static __always_inline void identify(u32 row, u64 lock, u32 flags, bool kmem)
-{
-	struct ls_lock_ident *id = bpf_map_lookup_elem(&lock_ident, &row);
-	bool rwsem = (flags & (LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_SPIN | LCB_F_PERCPU));
-	struct kmem_cache *cache;
-	u32 oo, min;
-
-	if (!id)
-		return;
-	__builtin_memset(id, 0, sizeof(*id));
-	id->tgid = bpf_get_current_pid_tgid() >> 32;
-	id->sources = LS_IDENT_TASK_LOOKUP;
-	id->task_member = task_member(lock, flags, &id->object);
-	if (rwsem)
-		read_inode(id, lock);
-	if (kmem) {
-		id->sources |= LS_IDENT_SLAB_LOOKUP;
-		cache = bpf_get_kmem_cache(lock);
-		if (cache) {
-			id->cache = (u64)cache;
-			id->object_size = BPF_CORE_READ(cache, object_size);
-			id->slab_size = BPF_CORE_READ(cache, size);
-			if (bpf_core_field_exists(cache->red_left_pad))
-				id->red_left_pad = BPF_CORE_READ(cache, red_left_pad);
-			oo = BPF_CORE_READ(cache, oo.x);
-			min = BPF_CORE_READ(cache, min.x);
-			id->order = oo >> 16;
-			id->min_order = min >> 16;
-			bpf_probe_read_kernel_str(id->cache_name, sizeof(id->cache_name),
-						  BPF_CORE_READ(cache, name));
-		}
-	}
-	if (!rwsem && id->task_member == LS_TASK_NONE && pipe_sized(id, kmem))
-		scan_open_pipes(id, lock);
-}
 
 /*
  * The lock_stats row of (lock, flags), plus one: from the CPU's row cache,
  * else from lock_index, else a new row (*created), identified first (never
  * per event). 0 when max_locks rows are taken.
  */
-static __always_inline u32 lock_row(struct ls_cpu_state *hot, u64 lock, u32 flags, struct ls_counters *cnt,
-				    bool *created, bool ident, bool kmem)
+static __always_inline u32 lock_row(struct ls_cpu_state *cpu_state, u64 lock, u32 flags,
+				    struct ls_counters *cnt, bool *created, bool identify, bool kmem)
 {
-	struct ls_row_slot *slot = &hot->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
+	struct ls_row_slot *slot =
+		&cpu_state->rows[((lock >> 4) ^ (lock >> 12) ^ flags) & (LS_ROW_CACHE - 1)];
 	struct ls_lock_key key = {};
+	struct ls_lock_identity *identity;
 	u32 row, *found;
 
 	if (slot->row_plus1 && slot->lock == lock && slot->flags == flags)
@@ -1190,8 +1007,9 @@ static __always_inline u32 lock_row(struct ls_cpu_state *hot, u64 lock, u32 flag
 		row = __sync_fetch_and_add(&next_lock_row, 1);
 		if (row >= max_locks)
 			goto full;
-		if (ident)
-			identify(row, lock, flags, kmem);
+		identity = identify ? bpf_map_lookup_elem(&lock_identity, &row) : NULL;
+		if (identity)
+			identify_lock(identity, lock, flags, kmem);
 		if (bpf_map_update_elem(&lock_index, &key, &row, BPF_NOEXIST)) {
 			/* another CPU added this key first (its row wins; ours stays
 			 * unused and unread), or the index is full */
@@ -1222,8 +1040,9 @@ full:
  * episode in holder_period). USDT programs run preemptible, where a switch
  * could fold a half-written slot: they account at once, as they always did.
  */
-static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struct ls_counters *cnt,
-				      u64 pid_tgid, u64 lock, s32 ret, bool user, bool kmem)
+static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
+				      struct ls_counters *cnt, u64 pid_tgid, u64 lock, s32 ret,
+				      bool user, bool kmem)
 {
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
@@ -1233,11 +1052,11 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	u64 now;
 
 	cnt->ends++;
-	ts = current_state(hot, pid_tgid, false);
+	ts = current_state(cpu_state, pid_tgid, false);
 	/* an end nested in this one's episode, with no begin or switch between */
 	if (!user)
-		fold_pending(hot);
-	ep = user ? &user_ep : &hot->pending.ep;
+		fold_pending(cpu_state);
+	ep = user ? &user_ep : &cpu_state->pending.ep;
 	if (!ts || !ls_pop(ts, lock, ret, ep, &abandoned)) {
 		cnt->unmatched_ends++;
 		return;
@@ -1251,7 +1070,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	if (targ_kinds && !(targ_kinds & (1U << (ls_kind_bit(ep->flags) & 31))))
 		return;
 
-	row = lock_row(hot, lock, ep->flags, cnt, &created, !user, kmem);
+	row = lock_row(cpu_state, lock, ep->flags, cnt, &created, !user, kmem);
 	if (!row)
 		return;
 	/* A kernel stack says nothing about a user-space lock; every lock
@@ -1263,9 +1082,9 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 	if (trace_episodes)
 		trace_episode(ep, ts->depth, now, ret, pid_tgid, cnt);
 	if (!user && !ep->holder_stack && !ep->chain_lock) {
-		hot->pending.end_ns = now;
-		hot->pending.ret = ret;
-		hot->pending.row_plus1 = row;
+		cpu_state->pending.end_ns = now;
+		cpu_state->pending.ret = ret;
+		cpu_state->pending.row_plus1 = row;
 		return;
 	}
 	row--;
@@ -1304,15 +1123,15 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *hot, struc
 static __always_inline int handle_end(void *ctx, u64 lock, s32 ret, bool user, bool kmem)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct ls_cpu_state *hot = traced_cpu(pid_tgid);
+	struct ls_cpu_state *cpu_state = traced_cpu_state(pid_tgid);
 
-	if (!hot || nested_in_own(&hot->cnt))
+	if (!cpu_state || nested_in_own(&cpu_state->cnt))
 		return 0;
 	if (!user)
-		hot->cnt.busy = LS_BUSY_HANDLER;
-	end_event(ctx, hot, &hot->cnt, pid_tgid, lock, ret, user, kmem);
+		cpu_state->cnt.busy = LS_BUSY_HANDLER;
+	end_event(ctx, cpu_state, &cpu_state->cnt, pid_tgid, lock, ret, user, kmem);
 	if (!user)
-		hot->cnt.busy = 0;
+		cpu_state->cnt.busy = 0;
 	return 0;
 }
 
@@ -1343,7 +1162,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 {
 	struct ls_task_state *prev_ts, *next_ts;
 	struct ls_cpu_idle *idle;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 	u32 zero = 0;
 	u64 now = 0;
 	int blocked;
@@ -1359,26 +1178,26 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		}
 	}
 
-	hot = cpu_hot();
-	if (!hot)
+	cpu_state = this_cpu_state();
+	if (!cpu_state)
 		return 0;
 	/* Before prev's totals are published, and before it can run elsewhere. */
-	fold_pending(hot);
+	fold_pending(cpu_state);
 	/* A preempted task stays runnable whatever its state says. */
 	blocked = !preempt && prev_state != 0;
-	if (hot->resident == (u64)prev->pid + 1) {
-		if (hot->ts.depth || hot->ts.dirty) {
+	if (cpu_state->resident == (u64)prev->pid + 1) {
+		if (cpu_state->ts.depth || cpu_state->ts.dirty) {
 			if (!now)
 				now = bpf_ktime_get_ns();
-			ls_switch_out(&hot->ts, now, blocked);
+			ls_switch_out(&cpu_state->ts, now, blocked);
 			prev_ts = bpf_task_storage_get(&task_state, prev, 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 			if (prev_ts) {
-				ls_move_episodes(prev_ts, &hot->ts);
-				ls_add_totals(prev_ts, &hot->ts);
-				flush_task(prev, prev_ts, &hot->cnt);
+				ls_move_episodes(prev_ts, &cpu_state->ts);
+				ls_add_totals(prev_ts, &cpu_state->ts);
+				flush_task(prev, prev_ts, &cpu_state->cnt);
 			} else {
-				hot->cnt.lost_task_storage++;
+				cpu_state->cnt.lost_task_storage++;
 			}
 		}
 	} else {
@@ -1389,24 +1208,24 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 				now = bpf_ktime_get_ns();
 			ls_switch_out(prev_ts, now, blocked);
 			if (prev_ts->dirty)
-				flush_task(prev, prev_ts, &hot->cnt);
+				flush_task(prev, prev_ts, &cpu_state->cnt);
 		}
 	}
 	/* whatever is left (a failed hand-over) must not follow the next task */
-	hot->ts.depth = 0;
-	hot->ts.switched_out_ns = 0;
-	if (hot->ts.dirty)
-		__builtin_memset(&hot->ts.totals, 0, sizeof(hot->ts.totals));
-	hot->ts.dirty = 0;
-	hot->resident = (u64)next->pid + 1;
+	cpu_state->ts.depth = 0;
+	cpu_state->ts.switched_out_ns = 0;
+	if (cpu_state->ts.dirty)
+		__builtin_memset(&cpu_state->ts.totals, 0, sizeof(cpu_state->ts.totals));
+	cpu_state->ts.dirty = 0;
+	cpu_state->resident = (u64)next->pid + 1;
 
 	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
 	if (next_ts && (next_ts->depth || next_ts->switched_out_ns)) {
-		ls_move_episodes(&hot->ts, next_ts);
-		if (hot->ts.switched_out_ns) {
+		ls_move_episodes(&cpu_state->ts, next_ts);
+		if (cpu_state->ts.switched_out_ns) {
 			if (!now)
 				now = bpf_ktime_get_ns();
-			ls_switch_in(&hot->ts, now);
+			ls_switch_in(&cpu_state->ts, now);
 		}
 	}
 	return 0;
@@ -1416,7 +1235,7 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {
 	struct ls_task_state *ts;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 	struct ls_episode *ep;
 
 	ts = bpf_task_storage_get(&task_state, p, 0, 0);
@@ -1444,9 +1263,9 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 			}
 		}
 	}
-	hot = cpu_hot();
-	if (hot && sample_due(&hot->cnt))
-		sample_stack(ctx, &hot->cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
+	cpu_state = this_cpu_state();
+	if (cpu_state && sample_due(&cpu_state->cnt))
+		sample_stack(ctx, &cpu_state->cnt, ep->lock, ep->flags, LS_ROLE_WAKER, 0);
 	return 0;
 }
 
@@ -1455,14 +1274,14 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
-	struct ls_cpu_state *hot;
+	struct ls_cpu_state *cpu_state;
 
 	if (child_tgid == parent_tgid || !traced_process(parent_tgid))
 		return 0; /* a new thread, or not ours */
 	if (bpf_map_update_elem(&traced_tgids, &child_tgid, &parent_tgid, BPF_ANY)) {
-		hot = cpu_hot();
-		if (hot)
-			hot->cnt.lost_process_map_full++;
+		cpu_state = this_cpu_state();
+		if (cpu_state)
+			cpu_state->cnt.lost_process_map_full++;
 	}
 	return 0;
 }

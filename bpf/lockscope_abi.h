@@ -31,7 +31,7 @@
 #define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
 #define LS_MAX_CGROUPS 8        /* record --cgroup PATH, at most this many */
 #define LS_MAX_CPU_MASK_WORDS 16 /* record -C: CPUs 0-1023 */
-/* Default entries of the lock rows (lock_index, lock_stats, lock_ident) and
+/* Default entries of the lock rows (lock_index, lock_stats, lock_identity) and
  * of the stack maps; user space sizes the maps before load (record
  * --max-locks). */
 #define LS_MAX_LOCKS_DEFAULT  16384
@@ -57,10 +57,10 @@
  * an inode's i_rwsem, that inode. User space turns it into a class name with
  * the kernel's BTF (collector/identity).
  */
-#define LS_IDENT_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
-#define LS_IDENT_TASK_LOOKUP (1U << 1) /* the task's members were compared */
-#define LS_IDENT_INODE_READ  (1U << 2) /* the inode fields below were read */
-#define LS_IDENT_FD_SCAN     (1U << 3) /* the task's open pipes were compared */
+#define LS_IDENTITY_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
+#define LS_IDENTITY_TASK_LOOKUP (1U << 1) /* the task's members were compared */
+#define LS_IDENTITY_INODE_READ  (1U << 2) /* the inode fields below were read */
+#define LS_IDENTITY_FD_SCAN     (1U << 3) /* the task's open pipes were compared */
 
 /* The creating task's members (task_member). */
 #define LS_TASK_NONE        0
@@ -74,7 +74,7 @@
 #define LS_TASK_PIPE        8 /* inside a pipe the task has open: object = its pipe_inode_info */
 #define LS_TASK_FUTEX_HASH  9 /* inside mm->futex_phash: object = the futex_private_hash */
 
-struct ls_lock_ident {
+struct ls_lock_identity {
 	__u64 cache;          /* struct kmem_cache * holding the lock; 0: none found */
 	__u32 object_size;    /* the cache's object_size */
 	__u32 slab_size;      /* its size: object plus metadata, the stride within a slab */
@@ -83,7 +83,7 @@ struct ls_lock_ident {
 	__u16 min_order;
 	__u32 task_member;    /* LS_TASK_* */
 	__u32 tgid;           /* the creating task's process */
-	__u32 sources;        /* LS_IDENT_* */
+	__u32 sources;        /* LS_IDENTITY_* */
 	__u32 inode_dev;      /* if the lock is an inode's i_rwsem (or in its pipe): the super_block's s_dev, */
 	__u64 inode_ino;      /* the inode number, */
 	__u64 object;         /* LS_TASK_PIPE, _FUTEX_HASH: the object's address (the lock is inside it) */
@@ -142,7 +142,7 @@ struct ls_lock_key {
  * then holds the timed episodes' on-CPU wait (wait minus off CPU) and
  * wait_var_us2 the sum of its squares in (256 ns)^2 units; user space turns
  * them into estimates and the variance of the wait estimate
- * (collector/core/analysis/estimate.h) before anything stores or prints them. With
+ * (collector/pipeline/sampled_timing.h) before anything stores or prints them. With
  * full timing (N = 1) wait_var_us2 stays 0.
  */
 
@@ -304,7 +304,7 @@ struct ls_counters {
 
 /*
  * The per-CPU and per-task state of the episode state machine (episode.h
- * holds its code). User space reads each CPU's ls_cpu_state (the hot_state
+ * holds its code). User space reads each CPU's ls_cpu_state (the cpu_states
  * map): its counters, and its pending episode once the programs are detached.
  */
 struct ls_episode {
@@ -352,7 +352,7 @@ struct ls_task_state {
 };
 
 /*
- * Each CPU's state (lockscope.bpf.c's hot_state map): the state of the task
+ * Each CPU's state (lockscope.bpf.c's cpu_states map): the state of the task
  * running there, handed over at every context switch, the CPU's counters,
  * and a direct-mapped cache of (lock, kind) -> lock_stats row. Rows are
  * assigned once and never move, so a stale or evicted slot costs one hash

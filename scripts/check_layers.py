@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """Checks that includes only go down the floors of the house:
 
-  cli ─┬─> record ─> probe ─┬─> identity ─> core ─> bpf    gui ─> core
-       ├─> lab ──────────────┤   workload ─> core
-       ├─> metrics ──────────┘   reflock (stands alone)
+  cli ─┬─> record ─> probe ─> pipeline ─> identity ─> core ─> bpf    gui ─> core
+       ├─> lab ──────────────────────────────────────┤   workload ─> core
+       ├─> metrics ──────────────────────────────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
        ├─> fleet ─> core
        └─> everything below      unwind (stands alone, under record)
+
+pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
+files); identity names locks (one ladder of name sources); core is what
+readers of a session need. Inside core, the floors are the shared value
+types at its top, then storage/, analysis/ and render/: a folder of core
+includes only its own floor, the ones below it, and host/ (what the machine
+says about itself).
 
 bpf/ (the BPF programs and the ABI header) includes only its own headers and
 system or libbpf ones; core includes neither libbpf (<bpf/...>, a skeleton)
@@ -28,16 +35,20 @@ ALLOWED = {
     "userlock": {"core", "unwind", "userlock"},
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
+    "pipeline": {"core", "identity", "pipeline"},
     "metrics": {"core", "metrics"},
     "fleet": {"core", "fleet"},
     "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
-    "probe": {"core", "identity", "probe", "reflock"},
-    "record": {"core", "identity", "probe", "record", "unwind", "workload"},
-    "cli": {"benchlib", "core", "identity", "probe", "record", "reflock", "unwind", "workload", "lab", "metrics",
-            "fleet", "cli"},
+    "probe": {"core", "identity", "pipeline", "probe", "reflock"},
+    "record": {"core", "identity", "pipeline", "probe", "record", "unwind", "workload"},
+    "cli": {"benchlib", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
+            "metrics", "fleet", "cli"},
 }
+# core's own floors, lowest first: a folder may include its own and lower
+# ones (and host/, beside them all); the files at core's top are the ground.
+CORE_FLOORS = ["", "host", "storage", "analysis", "render"]
 GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
 COLLECTOR = set(ALLOWED)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -60,6 +71,20 @@ def check_bpf(repo):
                     problems.append(f"{os.path.relpath(path, repo)}:{n}: bpf includes {m.group(2)} "
                                     "(the BPF side includes only its own headers and the kernel's)")
     return problems
+
+
+def core_floor(parts):
+    """The floor of a path inside core ("analysis/diff.cpp" -> "analysis")."""
+    return parts[0] if len(parts) > 1 and parts[0] in CORE_FLOORS else ""
+
+
+def core_floor_problem(rel, target):
+    """Within core, an include from a lower folder up into a higher one."""
+    here = core_floor(rel.split(os.sep)[1:])
+    there = core_floor(target.split("/")[1:])
+    if there in ("", "host") or CORE_FLOORS.index(there) <= CORE_FLOORS.index(here):
+        return None
+    return f"core/{here or '.'} includes {target} (up a floor of core: {' < '.join(f or 'core' for f in CORE_FLOORS)})"
 
 
 def check(repo):
@@ -87,6 +112,10 @@ def check(repo):
                             problems.append(f"{where}: core includes <{target}> (core stays free of libbpf and Qt)")
                         if m.group(1) != '"' or "/" not in target:
                             continue
+                        if floor == "core" and first == "core":
+                            problem = core_floor_problem(os.path.relpath(path, base), target)
+                            if problem:
+                                problems.append(f"{where}: {problem}")
                         if floor == "gui":
                             if first in COLLECTOR and first != "core":
                                 problems.append(f"{where}: the GUI includes {target} (it reads sessions through core only)")

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/analysis/policy_labels.h"
+#include "core/storage/policy_labels.h"
 #include "core/session_vocabulary.h"
 #include "reflock/harness/harness_locks.h"
 

@@ -20,7 +20,7 @@
 #include "benchlib/bench_session.h"
 #include "benchlib/bench_table.h"
 #include "cli/options.h"
-#include "core/analysis/policy_labels.h"
+#include "core/storage/policy_labels.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/host/metadata.h"

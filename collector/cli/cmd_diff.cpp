@@ -7,7 +7,7 @@
 
 #include "cli/options.h"
 #include "core/analysis/diff.h"
-#include "core/analysis/policy_labels.h"
+#include "core/storage/policy_labels.h"
 #include "core/error.h"
 #include "core/storage/session_store.h"
 #include "fleet/fleet_diff.h"

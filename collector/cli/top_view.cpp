@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/analysis/rollup.h"
+#include "core/analysis/counter_delta.h"
 #include "core/error.h"
 #include "core/format.h"
 

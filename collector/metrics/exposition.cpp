@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-#include "core/analysis/rollup.h"
+#include "core/analysis/counter_delta.h"
 #include "core/error.h"
 #include "lockscope_version.h"
 

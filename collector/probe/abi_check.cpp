@@ -13,7 +13,7 @@ namespace lockscope::probe {
 static_assert(sizeof(ls_lock_key) == 16);
 static_assert(sizeof(ls_lock_stats) ==
               sizeof(uint64_t) * (std::size(kCounterFields) + LS_OWNER_STATES + LS_HIST_BUCKETS));
-static_assert(sizeof(ls_lock_ident) == 136);
+static_assert(sizeof(ls_lock_identity) == 136);
 static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 112);

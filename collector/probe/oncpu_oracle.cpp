@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 
 #include "core/error.h"
 #include "oncpu_bpf.skel.h"
+#include "probe/libbpf_log.h"
 
 namespace lockscope::probe {
 namespace {
@@ -26,39 +26,11 @@ const char* const kObject = "exact owner oracle (BPF on sched_switch)";
 const char* const kNoPrivilege =
     "the exact owner oracle needs root or CAP_BPF + CAP_PERFMON; without it bench uses the spin budget";
 
-// libbpf's last warning, for the remedy of a failure other than EPERM.
-// Collected instead of printed: a caller that falls back wants one line.
-std::string g_last_warning;
-
-int keep_last_warning(enum libbpf_print_level level, const char* fmt, va_list args)
-{
-    if (level == LIBBPF_DEBUG)
-        return 0;
-    char buf[512];
-    vsnprintf(buf, sizeof buf, fmt, args);
-    g_last_warning = buf;
-    while (!g_last_warning.empty() && g_last_warning.back() == '\n')
-        g_last_warning.pop_back();
-    return 0;
-}
-
-// Restores the previous libbpf printer (the recorder's) on every exit path.
-class QuietLibbpf {
-public:
-    QuietLibbpf() : previous_(libbpf_set_print(keep_last_warning)) { g_last_warning.clear(); }
-    ~QuietLibbpf() { libbpf_set_print(previous_); }
-    QuietLibbpf(const QuietLibbpf&) = delete;
-    QuietLibbpf& operator=(const QuietLibbpf&) = delete;
-
-private:
-    libbpf_print_fn_t previous_;
-};
-
 Error load_error(const char* what, int err)
 {
     if (err == EPERM || err == EACCES)
         return Error(what, kObject, err, kNoPrivilege);
-    return Error(what, kObject, err, g_last_warning);
+    return Error(what, kObject, err, probe::last_libbpf_warning());
 }
 
 // "/proc/P/task/T/stat": the state is the first field after the command,
@@ -94,7 +66,7 @@ OnCpuOracle OnCpuOracle::load(pid_t tgid, std::uint32_t entries)
         throw Error("cannot load", kObject, 0, "the kernel has no BTF (/sys/kernel/btf/vmlinux)");
     if (!std::filesystem::exists("/proc/" + std::to_string(tgid)))
         throw Error("cannot load", kObject, ESRCH, "no process " + std::to_string(tgid));
-    const QuietLibbpf quiet;
+    probe::keep_libbpf_warnings();
 
     oncpu_bpf* skel = oncpu_bpf__open();
     if (!skel)

@@ -1,6 +1,7 @@
 // The BPF layer: owns the loaded and attached lockscope programs (a
-// move-only RAII wrapper over the libbpf skeleton) and reads their maps
-// into RawSnapshot values.
+// move-only RAII wrapper over the libbpf skeleton; probe.cpp) and reads
+// their maps into the pipeline's RawSnapshot values (map_snapshot.cpp) and,
+// in trace mode, their ring buffer into episodes (trace_stream.h).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "core/model.h"
-#include "core/raw.h"
+#include "pipeline/snapshot.h"
 #include "lockscope_abi.h"
 #include "probe/cgroups.h"
 

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "lockscope_abi.h"
+#include "probe/libbpf_log.h"
 #include "probe/map_read.h"
 #include "rwsem_spin_bpf.skel.h"
 
@@ -53,11 +54,6 @@ std::string refusal(int err)
     return std::string("cannot load: ") + std::strerror(err);
 }
 
-int quiet_print(enum libbpf_print_level, const char*, va_list)
-{
-    return 0;
-}
-
 }  // namespace
 
 std::unique_ptr<RwsemSpin> RwsemSpin::attach()
@@ -69,7 +65,7 @@ std::unique_ptr<RwsemSpin> RwsemSpin::attach()
         return out;
     }
     // A refusal is an expected outcome here; keep libbpf's load log off the terminal.
-    const libbpf_print_fn_t previous = libbpf_set_print(quiet_print);
+    keep_libbpf_warnings();
     rwsem_spin_bpf* skel = rwsem_spin_bpf__open();
     int err = skel ? 0 : errno;
     if (skel) {
@@ -83,7 +79,6 @@ std::unique_ptr<RwsemSpin> RwsemSpin::attach()
         if (!err)
             err = -rwsem_spin_bpf__attach(skel);
     }
-    libbpf_set_print(previous);
     if (err) {
         if (skel)
             rwsem_spin_bpf__destroy(skel);

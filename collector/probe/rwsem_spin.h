@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/raw.h"
+#include "pipeline/snapshot.h"
 
 struct rwsem_spin_bpf;
 

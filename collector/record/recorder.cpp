@@ -12,20 +12,21 @@
 #include <optional>
 
 #include "core/analysis/estimate.h"
-#include "core/analysis/rollup.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/host/metadata.h"
 #include "core/host/symbols.h"
 #include "core/session_vocabulary.h"
 #include "core/storage/session_store.h"
-#include "identity/data_namer.h"
+#include "identity/kernel_data.h"
+#include "pipeline/rollup.h"
+#include "pipeline/session_files.h"
 #include "probe/features.h"
 #include "record/children.h"
-#include "record/session_files.h"
 
 namespace lockscope::record {
 
+using pipeline::SessionFiles;
 using probe::CgroupTarget;
 using probe::Probe;
 using probe::ProbeOptions;
@@ -132,12 +133,12 @@ Rollup make_rollup(SessionFiles& files)
         warnings.push_back(
             "/proc/kallsyms shows no kernel addresses, so callers, stacks and many locks cannot be "
             "named (needs CAP_SYSLOG as well as CAP_BPF + CAP_PERFMON, or root)");
-    auto namer =
-        identity::KernelDataNamer::for_running_kernel(syms, runqueues, probe::kmem_cache_kfunc_available(), warnings);
+    auto kernel_data =
+        identity::KernelData::for_running_kernel(syms, runqueues, probe::kmem_cache_kfunc_available(), warnings);
     for (const std::string& w : warnings)
         std::fprintf(stderr, "lockscope: %s\n", w.c_str());
-    files.set_meta({{"lock_identity", namer->summary()}});
-    return Rollup(std::move(syms), std::move(namer));
+    files.set_meta({{"lock_identity", kernel_data->summary()}});
+    return Rollup(std::move(syms), std::move(kernel_data));
 }
 
 }  // namespace
@@ -182,6 +183,263 @@ void validate(const RecordOptions& o)
     probe::require_recording_features();
 }
 
+namespace {
+
+// One `record`: its runs, one after the other, into the same session files.
+class Recording {
+public:
+    explicit Recording(const RecordOptions& o)
+        : o_(o),
+          files_(o.output, o.overwrite, o.rotation, [&o] { return session_meta(o); }),
+          signals_(stop_signals()),
+          interval_ns_(uint64_t(o.interval_s * 1e9))
+    {
+        result_.output = files_.path();
+        describe_scope();
+    }
+
+    RecordResult run_all()
+    {
+        for (unsigned r = 0; r < o_.repeat && !result_.interrupted; r++)
+            if (!record_run(r))
+                break;
+        files_.close();
+        return result_;
+    }
+
+private:
+    enum class Tick { none, interval, last };
+
+    // What one run keeps between its intervals.
+    struct Run {
+        std::string label;
+        int64_t id = 0;
+        uint64_t base_ns = 0;     // the baseline snapshot
+        uint64_t file_start = 0;  // of the run in the current file
+        uint64_t end = UINT64_MAX;
+        uint64_t next_tick = 0;
+        uint64_t now = 0;
+        uint64_t last_ops = 0;
+        int64_t index = 0;
+        std::string status = "complete";
+        std::map<uint32_t, std::string> followed;  // processes of the traced tree seen
+        std::optional<workload::SharedOps> ops;
+        Child child;
+        std::optional<Probe> probe;
+    };
+
+    void describe_scope()
+    {
+        if (!o_.filter.empty())
+            files_.set_meta({{"filters", o_.filter.describe()}});
+        if (!o_.probe.cgroups.empty()) {
+            std::string list;
+            for (const CgroupTarget& c : o_.probe.cgroups)
+                list += (list.empty() ? "" : ", ") + c.path;
+            files_.set_meta({{"cgroups", list}});
+        }
+    }
+
+    // The run's target (a workload or a command, held until released) and
+    // the probe attached to it; the target is killed if attaching fails.
+    ProbeOptions start_target(Run& run)
+    {
+        if (o_.with_workload) {
+            run.ops.emplace(o_.workload.threads);
+            run.child = spawn_workload(o_.workload, *run.ops);
+        } else if (!o_.command.empty()) {
+            run.child = spawn_command(o_.command);
+        }
+        ProbeOptions po = o_.probe;
+        po.kind_bits = o_.filter.kind_bits();
+        po.tgid = o_.pid ? o_.pid : (!o_.command.empty() && !o_.all_cpus ? uint32_t(run.child.pid) : 0);
+        try {
+            run.probe.emplace(Probe::attach(po));
+        } catch (...) {
+            if (run.child.pid > 0) {
+                kill(run.child.pid, SIGKILL);
+                run.child.reap(true);
+            }
+            throw;
+        }
+        return po;
+    }
+
+    // Said once, on the first run: what is recorded and what this kernel allows.
+    void announce(const Run& run, const ProbeOptions& po)
+    {
+        std::fprintf(stderr, "lockscope: recording %s %s%s (Ctrl-C to stop)\n",
+                     po.tgid ? ("process " + std::to_string(po.tgid)).c_str() : "system-wide",
+                     files_.active() ? "into " : "without a session file", files_.path().c_str());
+        // Whether rwsem rows include the writers' optimistic spin.
+        std::fprintf(stderr, "lockscope: rwsem spin observation: %s\n", run.probe->rwsem_spin_status().c_str());
+        files_.set_meta({{"rwsem_spin_observation", run.probe->rwsem_spin_status()},
+                         {"running_holders", run.probe->running_holders_status()}});
+        if (run.probe->running_holders_status().starts_with("unavailable"))
+            std::fprintf(stderr, "lockscope: running holders' stacks: %s\n",
+                         run.probe->running_holders_status().c_str());
+    }
+
+    // false: stop repeating (the workload failed).
+    bool record_run(unsigned r)
+    {
+        Run run;
+        const ProbeOptions po = start_target(run);
+        // Made after the first probe is loaded: loading keeps a copy of the
+        // kernel's BTF (libbpf's, for CO-RE) until it is done, and the lock
+        // identity keeps one of its own; one at a time, the recorder's peak
+        // memory is one copy lower (5-6 MiB).
+        if (!rollup_) {
+            rollup_.emplace(make_rollup(files_));
+            rollup_->set_filter(o_.filter);
+        }
+        rollup_->reset_stacks();
+        RawSnapshot base = run.probe->snapshot();
+        rollup_->baseline(base);
+        if (po.tgid)
+            run.probe->attach_user_probes(po.tgid);
+        run.label = o_.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
+        run.id = files_.active() ? files_.begin_run(run.label, base.taken_ns) : int64_t(r + 1);
+        run.base_ns = run.file_start = base.taken_ns;
+        if (r == 0)
+            announce(run, po);
+        run.child.release();
+        if (int err = run.child.exec_error()) {
+            run.child.reap(true);
+            throw Error("cannot run command", o_.command[0], err);
+        }
+
+        const double limit_s = o_.with_workload ? o_.workload.duration_s + 5.0 : o_.duration_s;
+        run.end = limit_s > 0 ? run.base_ns + uint64_t(limit_s * 1e9) : UINT64_MAX;
+        run.next_tick = run.base_ns + interval_ns_;
+        for (Tick tick = Tick::none; tick != Tick::last;)
+            if ((tick = wait(run)) != Tick::none)
+                drain(run, tick == Tick::last);
+        if (po.tgid)
+            files_.set_meta({{"children", po.children ? "followed" : "not followed"},
+                             {"processes_followed", describe_followed(run.followed)}});
+        return end_run(run);
+    }
+
+    // Sleeps until the next tick, a stop signal, the target's end or the
+    // duration's end; says whether an interval is due, and if it is the last.
+    Tick wait(Run& run)
+    {
+        bool last = false;
+        const uint64_t now = monotonic_ns();
+        const uint64_t wake = std::min<uint64_t>({run.next_tick, run.end, now + 100000000ull});
+        if (wake > now) {
+            timespec ts{time_t((wake - now) / 1000000000ull), long((wake - now) % 1000000000ull)};
+            siginfo_t info{};
+            const int sig = sigtimedwait(&signals_, &info, &ts);
+            if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+                result_.interrupted = true;
+                run.status = "interrupted";
+                last = true;
+            }
+        }
+        if (run.child.pid > 0 && run.child.reap(false))
+            last = true;
+        if (o_.pid && !process_alive(pid_t(o_.pid)))
+            last = true;
+        run.now = monotonic_ns();
+        if (run.now >= run.end)
+            last = true;
+        if (last)
+            return Tick::last;
+        return run.now < run.next_tick ? Tick::none : Tick::interval;
+    }
+
+    // One interval: the probe's snapshot rolled up, stored and handed to
+    // live consumers; a series' next file begins here when one is due.
+    void drain(Run& run, bool last)
+    {
+        if (last) {
+            run.child.stop();  // before the last snapshot: its exit is part of the run
+            // The last counters include the episodes still pending on a CPU,
+            // and agree with the last traced episodes.
+            run.probe->detach();
+        }
+        // Taken before the snapshot, so every episode's lock has a row by then.
+        std::vector<Episode> episodes = run.probe->take_episodes();
+        RawSnapshot snap = run.probe->snapshot();
+        for (const auto& [tgid, parent] : run.probe->traced_processes())
+            run.followed.try_emplace(tgid, process_name(tgid));
+        IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
+        // Episodes that ended before the baseline are not in the run's counters.
+        std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < run.base_ns; });
+        batch.episodes = std::move(episodes);
+        if (run.ops) {
+            const uint64_t total = run.ops->total();
+            batch.totals.ops = double(total - run.last_ops);
+            batch.run.ops = double(total);
+            run.last_ops = total;
+        }
+        files_.write_interval(batch, lock_catalog_);
+        lock_catalog_.insert(lock_catalog_.end(), batch.new_locks.begin(), batch.new_locks.end());
+        if (o_.on_interval)
+            o_.on_interval(IntervalView{batch, lock_catalog_, run.label});
+        result_.intervals++;
+        result_.contentions += batch.totals.counters.contentions;
+        result_.events += batch.totals.events;
+        result_.lost += batch.totals.lost;
+        if (o_.status_line)
+            print_status(run.label, (snap.taken_ns - run.base_ns) / 1e9, batch.totals, result_.lost);
+        run.next_tick += interval_ns_;
+        while (run.next_tick <= run.now)
+            run.next_tick += interval_ns_;
+        if (!last && files_.rotation_due(snap.taken_ns))
+            rotate(run, snap);
+    }
+
+    // The next file's run starts at this snapshot: no event falls between files.
+    void rotate(Run& run, const RawSnapshot& snap)
+    {
+        RunInfo done = rollup_->run_progress();
+        done.label = run.label;
+        done.start_ns = run.file_start;
+        done.end_ns = snap.taken_ns;
+        done.status = "complete";
+        run.id = files_.rotate(done, run.label, snap.taken_ns);
+        rollup_->baseline(snap);
+        run.file_start = snap.taken_ns;
+        run.index = 0;
+        result_.output = files_.path();
+    }
+
+    bool end_run(Run& run)
+    {
+        RunInfo info = rollup_->run_progress();
+        info.label = run.label;
+        info.start_ns = run.file_start;
+        info.end_ns = monotonic_ns();
+        info.status = run.status;
+        if (run.ops)
+            info.ops = double(run.ops->total());
+        if (run.child.pid > 0 && run.child.exited) {
+            result_.command_status = run.child.status;
+            if (o_.with_workload && !(WIFEXITED(run.child.status) && WEXITSTATUS(run.child.status) == 0) &&
+                !result_.interrupted)
+                info.status = "failed";
+        }
+        files_.end_run(info);
+        result_.runs++;
+        if (o_.status_line)
+            std::fputc('\n', stderr);
+        return info.status != "failed";
+    }
+
+    const RecordOptions& o_;
+    SessionFiles files_;  // without a file (live consumers only) the data path is the same
+    const sigset_t signals_;
+    const uint64_t interval_ns_;
+    std::vector<LockInfo> lock_catalog_;
+    std::optional<Rollup> rollup_;
+    RecordResult result_;
+};
+
+}  // namespace
+
 RecordResult record(const RecordOptions& o)
 {
     validate(o);
@@ -191,184 +449,7 @@ RecordResult record(const RecordOptions& o)
     // keeps: a fixed threshold gives every such buffer back when freed.
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     block_stop_signals();
-    // Without a file (live consumers only) the data path is the same.
-    SessionFiles files(o.output, o.overwrite, o.rotation, [&o] { return session_meta(o); });
-    std::vector<LockInfo> lock_catalog;
-    // Made after the first probe is loaded: loading keeps a copy of the
-    // kernel's BTF (libbpf's, for CO-RE) until it is done, and the lock
-    // namer keeps one of its own; one at a time, the recorder's peak memory
-    // is one copy lower (5-6 MiB).
-    std::optional<Rollup> made;
-    if (!o.filter.empty())
-        files.set_meta({{"filters", o.filter.describe()}});
-    if (!o.probe.cgroups.empty()) {
-        std::string list;
-        for (const CgroupTarget& c : o.probe.cgroups)
-            list += (list.empty() ? "" : ", ") + c.path;
-        files.set_meta({{"cgroups", list}});
-    }
-    const sigset_t signals = stop_signals();
-    RecordResult result;
-    result.output = files.path();
-    const uint64_t interval_ns = uint64_t(o.interval_s * 1e9);
-
-    for (unsigned r = 0; r < o.repeat && !result.interrupted; r++) {
-        std::optional<workload::SharedOps> ops;
-        Child child;
-        if (o.with_workload) {
-            ops.emplace(o.workload.threads);
-            child = spawn_workload(o.workload, *ops);
-        } else if (!o.command.empty()) {
-            child = spawn_command(o.command);
-        }
-        ProbeOptions po = o.probe;
-        po.kind_bits = o.filter.kind_bits();
-        po.tgid = o.pid ? o.pid : (!o.command.empty() && !o.all_cpus ? uint32_t(child.pid) : 0);
-        std::optional<Probe> probe;
-        try {
-            probe.emplace(Probe::attach(po));
-        } catch (...) {
-            if (child.pid > 0) {
-                kill(child.pid, SIGKILL);
-                child.reap(true);
-            }
-            throw;
-        }
-        if (!made) {
-            made.emplace(make_rollup(files));
-            made->set_filter(o.filter);
-        }
-        Rollup& rollup = *made;
-        rollup.reset_stacks();
-        RawSnapshot base = probe->snapshot();
-        rollup.baseline(base);
-        if (po.tgid)
-            probe->attach_user_probes(po.tgid);
-        const std::string label = o.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
-        int64_t run_id = files.active() ? files.begin_run(label, base.taken_ns) : int64_t(r + 1);
-        uint64_t file_start = base.taken_ns;  // of the run in the current file
-        if (r == 0)
-            std::fprintf(stderr, "lockscope: recording %s %s%s (Ctrl-C to stop)\n",
-                         po.tgid ? ("process " + std::to_string(po.tgid)).c_str() : "system-wide",
-                         files.active() ? "into " : "without a session file", files.path().c_str());
-        if (r == 0) {
-            // Said once: whether rwsem rows include the writers' optimistic spin.
-            std::fprintf(stderr, "lockscope: rwsem spin observation: %s\n", probe->rwsem_spin_status().c_str());
-            files.set_meta({{"rwsem_spin_observation", probe->rwsem_spin_status()},
-                            {"running_holders", probe->running_holders_status()}});
-            if (probe->running_holders_status().starts_with("unavailable"))
-                std::fprintf(stderr, "lockscope: running holders' stacks: %s\n",
-                             probe->running_holders_status().c_str());
-        }
-        child.release();
-        if (int err = child.exec_error()) {
-            child.reap(true);
-            throw Error("cannot run command", o.command[0], err);
-        }
-
-        std::map<uint32_t, std::string> followed;  // processes of the traced tree seen
-        const uint64_t start = base.taken_ns;
-        const double limit_s = o.with_workload ? o.workload.duration_s + 5.0 : o.duration_s;
-        const uint64_t end = limit_s > 0 ? start + uint64_t(limit_s * 1e9) : UINT64_MAX;
-        uint64_t next_tick = start + interval_ns;
-        uint64_t last_ops = 0;
-        int64_t index = 0;
-        bool final = false;
-        std::string status = "complete";
-        while (!final) {
-            const uint64_t now = monotonic_ns();
-            const uint64_t wake = std::min<uint64_t>({next_tick, end, now + 100000000ull});
-            if (wake > now) {
-                timespec ts{time_t((wake - now) / 1000000000ull), long((wake - now) % 1000000000ull)};
-                siginfo_t info{};
-                const int sig = sigtimedwait(&signals, &info, &ts);
-                if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-                    result.interrupted = true;
-                    status = "interrupted";
-                    final = true;
-                }
-            }
-            if (child.pid > 0 && child.reap(false))
-                final = true;
-            if (o.pid && !process_alive(pid_t(o.pid)))
-                final = true;
-            const uint64_t t = monotonic_ns();
-            if (t >= end)
-                final = true;
-            if (t < next_tick && !final)
-                continue;
-            if (final)
-                child.stop();  // before the last snapshot: its exit is part of the run
-            // The last counters include the episodes still pending on a CPU,
-            // and agree with the last traced episodes.
-            if (final)
-                probe->detach();
-            // Taken before the snapshot, so every episode's lock has a row by then.
-            std::vector<Episode> episodes = probe->take_episodes();
-            RawSnapshot snap = probe->snapshot();
-            for (const auto& [tgid, parent] : probe->traced_processes())
-                followed.try_emplace(tgid, process_name(tgid));
-            IntervalBatch batch = rollup.next(snap, run_id, index++);
-            // Episodes that ended before the baseline are not in the run's counters.
-            std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < base.taken_ns; });
-            batch.episodes = std::move(episodes);
-            if (ops) {
-                const uint64_t total = ops->total();
-                batch.totals.ops = double(total - last_ops);
-                batch.run.ops = double(total);
-                last_ops = total;
-            }
-            files.write_interval(batch, lock_catalog);
-            lock_catalog.insert(lock_catalog.end(), batch.new_locks.begin(), batch.new_locks.end());
-            if (o.on_interval)
-                o.on_interval(IntervalView{batch, lock_catalog, label});
-            result.intervals++;
-            result.contentions += batch.totals.counters.contentions;
-            result.events += batch.totals.events;
-            result.lost += batch.totals.lost;
-            if (o.status_line)
-                print_status(label, (snap.taken_ns - start) / 1e9, batch.totals, result.lost);
-            next_tick += interval_ns;
-            while (next_tick <= t)
-                next_tick += interval_ns;
-            if (!final && files.rotation_due(snap.taken_ns)) {
-                // The next file's run starts at this snapshot: no event falls between files.
-                RunInfo done = rollup.run_progress();
-                done.label = label;
-                done.start_ns = file_start;
-                done.end_ns = snap.taken_ns;
-                done.status = "complete";
-                run_id = files.rotate(done, label, snap.taken_ns);
-                rollup.baseline(snap);
-                file_start = snap.taken_ns;
-                index = 0;
-                result.output = files.path();
-            }
-        }
-        if (po.tgid)
-            files.set_meta({{"children", po.children ? "followed" : "not followed"},
-                            {"processes_followed", describe_followed(followed)}});
-        RunInfo run = rollup.run_progress();
-        run.label = label;
-        run.start_ns = file_start;
-        run.end_ns = monotonic_ns();
-        run.status = status;
-        if (ops)
-            run.ops = double(ops->total());
-        if (child.pid > 0 && child.exited) {
-            result.command_status = child.status;
-            if (o.with_workload && !(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0) && !result.interrupted)
-                run.status = "failed";
-        }
-        files.end_run(run);
-        result.runs++;
-        if (o.status_line)
-            std::fputc('\n', stderr);
-        if (run.status == "failed")
-            break;
-    }
-    files.close();
-    return result;
+    return Recording(o).run_all();
 }
 
 }  // namespace lockscope::record

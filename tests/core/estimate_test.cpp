@@ -2,6 +2,7 @@
 // the session's statement of the mode, and how reports show estimates and
 // what was never measured.
 #include "core/analysis/estimate.h"
+#include "pipeline/sampled_timing.h"
 #include "core/analysis/report.h"
 #include "core/storage/session_store.h"
 #include "sample_session.h"

@@ -5,7 +5,7 @@
 // value through the table, so a consumer that names fields by hand and
 // misses one fails here.
 #include "core/analysis/report.h"
-#include "core/analysis/rollup.h"
+#include "pipeline/rollup.h"
 #include "core/render/counter_columns.h"
 #include "core/render/export.h"
 #include "core/storage/session_schema.h"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/analysis/lock_filter.h"
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
 #include "core/error.h"
 #include "episode.h"

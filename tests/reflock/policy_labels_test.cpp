@@ -1,8 +1,8 @@
 // Sessions written before the rwsem policy labels were corrected still open
 // and diff by the current labels, and the CLI's lock names accept the old
-// labels with a note (core/analysis/policy_labels.h).
+// labels with a note (core/storage/policy_labels.h).
 #include "core/analysis/diff.h"
-#include "core/analysis/policy_labels.h"
+#include "core/storage/policy_labels.h"
 #include "core/storage/session_store.h"
 #include "reflock/rwsem.h"
 

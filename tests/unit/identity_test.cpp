@@ -9,7 +9,8 @@
 #include <fstream>
 #include <memory>
 
-#include "identity/data_namer.h"
+#include "identity/kernel_data.h"
+#include "identity/ladder.h"
 #include "identity/kernel_image.h"
 #include "identity/kernel_types.h"
 #include "identity/slab_caches.h"
@@ -224,9 +225,9 @@ TEST(SlabCaches, CandidateTypesAndGenericSizes)
 }
 
 // A namer over the blob: caches, merging and per-CPU areas made up here.
-KernelDataNamer::Sources blob_sources()
+KernelData::Sources blob_sources()
 {
-    KernelDataNamer::Sources s;
+    KernelData::Sources s;
     s.types = blob_types();
     s.page_size = 4096;
     s.percpu_bases = {0xffff888100000000ull, 0xffff888100100000ull};
@@ -236,7 +237,7 @@ KernelDataNamer::Sources blob_sources()
 RawIdentity in_cache(const char* name, uint32_t size, uint16_t order = 0)
 {
     RawIdentity id;
-    id.sources = LS_IDENT_SLAB_LOOKUP | LS_IDENT_TASK_LOOKUP;
+    id.sources = LS_IDENTITY_SLAB_LOOKUP | LS_IDENTITY_TASK_LOOKUP;
     id.cache = 0xffff888000abc000ull;
     id.cache_name = name;
     id.object_size = size;
@@ -245,73 +246,95 @@ RawIdentity in_cache(const char* name, uint32_t size, uint16_t order = 0)
     return id;
 }
 
-TEST(DataNamer, DedicatedCacheNamesItsTypeAndMember)
+// What the ladder's kernel-data sources make of a lock (the caller and the
+// caller table's class given): its name only when one of them named it.
+LockIdentity data_name(const KernelData& data, uint64_t address, uint32_t flags, const RawIdentity& id,
+                       const std::string& caller, const std::string& caller_class)
 {
-    KernelDataNamer namer(blob_sources());
+    static const KernelSymbols no_symbols = KernelSymbols::parse("");
+    static const std::vector<uint64_t> no_frames;
+    LockEvidence e{no_symbols, address, flags, id, no_frames};
+    e.kind = lock_kind(flags);
+    e.family = lock_family(e.kind.kind);
+    e.caller = caller;
+    e.by_caller = e.kind.kind + "@" + (caller.empty() ? "unknown" : caller);
+    e.caller_class = caller_class;
+    e.data = &data;
+    LockIdentity r = identify_lock(e);
+    if (!named_from_data(name_source_name(r.source)))
+        r.name.clear();
+    return r;
+}
+
+TEST(KernelDataSources, DedicatedCacheNamesItsTypeAndMember)
+{
+    KernelData namer(blob_sources());
     // Third object of an order-0 slab of 24-byte "first" objects: +48, lock at +0.
     const uint64_t slab = 0xffff888012345000ull;
-    auto r = namer.name(slab + 48, LCB_F_MUTEX, in_cache("first_cache", 24), "", "");
+    auto r = data_name(namer, slab + 48, LCB_F_MUTEX, in_cache("first_cache", 24), "", "");
     EXPECT_EQ(r.name, "first.m");
     EXPECT_EQ(r.source, NameSource::Slab);
     EXPECT_NE(r.detail.find("struct first +0x0"), std::string::npos) << r.detail;
     // Its spinlock, by kind.
-    EXPECT_EQ(namer.name(slab + 48 + 8, LCB_F_SPIN, in_cache("first_cache", 24), "", "").name, "first.m.wait_lock");
+    EXPECT_EQ(data_name(namer, slab + 48 + 8, LCB_F_SPIN, in_cache("first_cache", 24), "", "").name,
+              "first.m.wait_lock");
 }
 
-TEST(DataNamer, CacheWhoseTypeCannotBeFoundKeepsItsEvidence)
+TEST(KernelDataSources, CacheWhoseTypeCannotBeFoundKeepsItsEvidence)
 {
-    KernelDataNamer namer(blob_sources());
-    auto r = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("nosuchtype_cache", 24), "", "");
+    KernelData namer(blob_sources());
+    auto r = data_name(namer, 0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("nosuchtype_cache", 24), "", "");
     EXPECT_EQ(r.name, "");
     EXPECT_NE(r.detail.find("nosuchtype_cache +0x8"), std::string::npos) << r.detail;
     // A type of the wrong size is not believed...
-    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first_cache", 40), "", "").name, "");
+    EXPECT_EQ(data_name(namer, 0xffff888012345000ull, LCB_F_MUTEX, in_cache("first_cache", 40), "", "").name, "");
     // ...unless the cache is named after the type, which then carries a tail
     // of its own (as task_struct and mm_struct do).
-    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 40), "", "").name, "first.m");
+    EXPECT_EQ(data_name(namer, 0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 40), "", "").name, "first.m");
 }
 
-TEST(DataNamer, MergedCachesNameOnlyWhatIsUnambiguous)
+TEST(KernelDataSources, MergedCachesNameOnlyWhatIsUnambiguous)
 {
     auto sources = blob_sources();
     sources.slabs.add("inner", ":0000024");
     sources.slabs.add("other24", ":0000024");
     sources.slabs.add("first", ":A-0000024");
     sources.slabs.add("plain24", ":A-0000024");
-    KernelDataNamer namer(std::move(sources));
+    KernelData namer(std::move(sources));
     // inner and other24 both have a mutex at +8: which one cannot be told.
-    auto r = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "", "");
+    auto r = data_name(namer, 0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "", "");
     EXPECT_EQ(r.name, "");
     EXPECT_NE(r.detail.find("ambiguous"), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("merged with 1 other"), std::string::npos) << r.detail;
     // The waiting function may name one of the merged types, and then decides.
-    auto picked = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "other24_flush", "");
+    auto picked = data_name(namer, 0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("inner", 24), "other24_flush", "");
     EXPECT_EQ(picked.name, "other24.q");
     EXPECT_NE(picked.detail.find("the caller other24_flush names this one"), std::string::npos) << picked.detail;
     // first is merged with plain24, which has no lock: the mutex is first's.
-    auto f = namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 24), "", "");
+    auto f = data_name(namer, 0xffff888012345000ull, LCB_F_MUTEX, in_cache("first", 24), "", "");
     EXPECT_EQ(f.name, "first.m");
     EXPECT_NE(f.detail.find("merged with 1 other"), std::string::npos) << f.detail;
 }
 
-TEST(DataNamer, GenericCacheInfersOnlyAUniqueTypeAndChecksTheCallerClass)
+TEST(KernelDataSources, GenericCacheInfersOnlyAUniqueTypeAndChecksTheCallerClass)
 {
-    KernelDataNamer namer(blob_sources());
+    KernelData namer(blob_sources());
     // kmalloc-32 holds 17..32 bytes: first, inner, other24, plain24 are 24.
     // A mutex at +0: only first.
-    auto r = namer.name(0xffff888012345000ull + 32, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "");
+    auto r = data_name(namer, 0xffff888012345000ull + 32, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "");
     EXPECT_EQ(r.name, "first.m");
     EXPECT_NE(r.detail.find("inferred"), std::string::npos) << r.detail;
     // A mutex at +8: inner or other24: evidence only, checked against the caller's class.
-    auto amb = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "inner.m");
+    auto amb = data_name(namer, 0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "inner.m");
     EXPECT_EQ(amb.name, "");
     EXPECT_NE(amb.detail.find("consistent with inner.m"), std::string::npos) << amb.detail;
-    auto misfit = namer.name(0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "first.m");
+    auto misfit = data_name(namer, 0xffff888012345000ull + 8, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "first.m");
     // A kind@caller stand-in is no class to check against: the unique type decides.
     EXPECT_EQ(
-        namer.name(0xffff888012345000ull + 8, LCB_F_SPIN, in_cache("kmalloc-32", 32), "", "mutex@f.wait_lock").name,
+        data_name(namer, 0xffff888012345000ull + 8, LCB_F_SPIN, in_cache("kmalloc-32", 32), "", "mutex@f.wait_lock")
+            .name,
         "first.m.wait_lock");
-    EXPECT_EQ(namer.name(0xffff888012345000ull, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "mutex@f").name,
+    EXPECT_EQ(data_name(namer, 0xffff888012345000ull, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "", "mutex@f").name,
               "first.m");
     EXPECT_NE(misfit.detail.find("does not fit first.m"), std::string::npos) << misfit.detail;
 }
@@ -341,75 +364,76 @@ TEST(KernelTypes, TypesAFunctionReachesThroughItsParameters)
     EXPECT_TRUE(sb);
 }
 
-TEST(DataNamer, GenericCacheCandidatesNarrowedByTheWaitingFunctionsPrototype)
+TEST(KernelDataSources, GenericCacheCandidatesNarrowedByTheWaitingFunctionsPrototype)
 {
-    KernelDataNamer namer(blob_sources());
+    KernelData namer(blob_sources());
     const uint64_t at = 0xffff888012345000ull + 8;  // a mutex at +8 of a kmalloc-32 object: inner or other24
-    auto direct = namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "other24_get", "");
+    auto direct = data_name(namer, at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "other24_get", "");
     EXPECT_EQ(direct.name, "other24.q");
     EXPECT_EQ(direct.source, NameSource::Slab);
     EXPECT_NE(direct.detail.find("the only one the waiting function other24_get reaches (o)"), std::string::npos)
         << direct.detail;
-    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "through_holder", "").name, "other24.q");
+    EXPECT_EQ(data_name(namer, at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "through_holder", "").name, "other24.q");
     // A function that reaches both candidates decides nothing, nor one that reaches none.
-    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "both", "").name, "");
-    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "nothing", "").name, "");
+    EXPECT_EQ(data_name(namer, at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "both", "").name, "");
+    EXPECT_EQ(data_name(namer, at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "nothing", "").name, "");
     // The caller table's class still has the last word.
-    EXPECT_EQ(namer.name(at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "other24_get", "inner.m").name, "");
+    EXPECT_EQ(data_name(namer, at, LCB_F_MUTEX, in_cache("kmalloc-32", 32), "other24_get", "inner.m").name, "");
 }
 
-TEST(DataNamer, AFlexibleArrayOfLockedItemsInALargerCache)
+TEST(KernelDataSources, AFlexibleArrayOfLockedItemsInALargerCache)
 {
-    KernelDataNamer namer(blob_sources());
+    KernelData namer(blob_sources());
     // kmalloc-128 holds 97..128 bytes: no fixed-size type, but a
     // futex_private_hash with four or five items; item 3's mutex is at 8 + 3 * 24.
-    auto r = namer.name(0xffff888012345000ull + 128 + 80, LCB_F_MUTEX, in_cache("kmalloc-128", 128), "", "");
+    auto r = data_name(namer, 0xffff888012345000ull + 128 + 80, LCB_F_MUTEX, in_cache("kmalloc-128", 128), "", "");
     EXPECT_EQ(r.name, "first.m");
     EXPECT_NE(r.detail.find("struct futex_private_hash (a header of 8 bytes and a flexible array) (queues[3].m)"),
               std::string::npos)
         << r.detail;
     // Inside the header, nothing.
-    EXPECT_EQ(namer.name(0xffff888012345000ull + 128 + 4, LCB_F_MUTEX, in_cache("kmalloc-128", 128), "", "").name, "");
+    EXPECT_EQ(data_name(namer, 0xffff888012345000ull + 128 + 4, LCB_F_MUTEX, in_cache("kmalloc-128", 128), "", "").name,
+              "");
     // The same object reached through the task (mm->futex_phash): no inference needed.
     RawIdentity id = in_cache("kmalloc-128", 128);
     id.task_member = LS_TASK_FUTEX_HASH;
     id.object = 0xffff888012345000ull + 128;
     id.tgid = 77;
-    auto t = namer.name(id.object + 80, LCB_F_MUTEX, id, "futex_wake", "");
+    auto t = data_name(namer, id.object + 80, LCB_F_MUTEX, id, "futex_wake", "");
     EXPECT_EQ(t.name, "first.m");
     EXPECT_EQ(t.source, NameSource::Task);
     EXPECT_EQ(t.instance, "futex hash of process 77, queues[3]");
 }
 
-TEST(DataNamer, APipeTheWaiterHasOpenNamesItsMember)
+TEST(KernelDataSources, APipeTheWaiterHasOpenNamesItsMember)
 {
-    KernelDataNamer namer(blob_sources());
+    KernelData namer(blob_sources());
     const uint64_t pipe = 0xffff888012345040ull;
     RawIdentity id = in_cache("kmalloc-cg-64", 64);
     id.task_member = LS_TASK_PIPE;
     id.object = pipe;
     id.inode_ino = 4242;
-    auto r = namer.name(pipe, LCB_F_MUTEX, id, "pipe_read", "pipe_inode_info.mutex");
+    auto r = data_name(namer, pipe, LCB_F_MUTEX, id, "pipe_read", "pipe_inode_info.mutex");
     EXPECT_EQ(r.name, "pipe_inode_info.mutex");
     EXPECT_EQ(r.source, NameSource::Task);
     EXPECT_EQ(r.instance, "pipe:[4242]");
     EXPECT_NE(r.detail.find("a pipe the waiter has open"), std::string::npos) << r.detail;
-    EXPECT_EQ(namer.name(pipe + 8, LCB_F_SPIN, id, "", "").name, "pipe_inode_info.mutex.wait_lock");
+    EXPECT_EQ(data_name(namer, pipe + 8, LCB_F_SPIN, id, "", "").name, "pipe_inode_info.mutex.wait_lock");
     // No lock of the kind there: the pipe says nothing, the slab evidence stays.
-    auto none = namer.name(pipe + 16, LCB_F_MUTEX, id, "", "");
+    auto none = data_name(namer, pipe + 16, LCB_F_MUTEX, id, "", "");
     EXPECT_NE(none.source, NameSource::Task);
 }
 
-TEST(DataNamer, PerCpuLocksByVariableAndCpu)
+TEST(KernelDataSources, PerCpuLocksByVariableAndCpu)
 {
-    KernelDataNamer namer(blob_sources());
+    KernelData namer(blob_sources());
     const uint64_t cpu1 = 0xffff888100100000ull;
-    auto r = namer.name(cpu1 + 64 + 32 + 4, LCB_F_SPIN, RawIdentity{}, "", "");  // runqueues.locks[1]
+    auto r = data_name(namer, cpu1 + 64 + 32 + 4, LCB_F_SPIN, RawIdentity{}, "", "");  // runqueues.locks[1]
     EXPECT_EQ(r.name, "outer.locks[]");
     EXPECT_EQ(r.source, NameSource::Percpu);
     EXPECT_EQ(r.instance, "CPU 1");
-    EXPECT_EQ(namer.name(cpu1 + 128, LCB_F_SPIN, RawIdentity{}, "", "").name, "lonely");
-    EXPECT_EQ(namer.name(cpu1 + 4096, LCB_F_SPIN, RawIdentity{}, "", "").name, "");  // past the area
+    EXPECT_EQ(data_name(namer, cpu1 + 128, LCB_F_SPIN, RawIdentity{}, "", "").name, "lonely");
+    EXPECT_EQ(data_name(namer, cpu1 + 4096, LCB_F_SPIN, RawIdentity{}, "", "").name, "");  // past the area
 }
 
 const char* kKallsyms =
@@ -455,6 +479,68 @@ TEST(KernelImage, SystemMapIsUsedOnlyWhenItMatchesAndIomemBoundsTheData)
     auto missing = KernelImage::load(syms, none, dir.path().string() + "/iomem", dir.path().string() + "/nothing.map");
     EXPECT_TRUE(none.empty());
     EXPECT_FALSE(missing.has_symbols());
+}
+
+// The whole ladder, kernel data included: data names a lock before the
+// caller table does, a failed source leaves its evidence for people, and a
+// lock in the image's data that nothing names is marked kernel-data.
+TEST(Ladder, KernelDataComesBeforeTheCallerAndUnnamedImageDataIsMarked)
+{
+    const auto syms = KernelSymbols::parse(
+        "ffffffff81000000 T _text\n"
+        "ffffffff81100000 T pipe_read\n"
+        "ffffffff81200000 T vfs_read\n");
+    const std::vector<uint64_t> in_pipe_read = {0xffffffff81100010ull, 0xffffffff81200010ull};
+    KernelData data(blob_sources());
+    const uint64_t slab = 0xffff888012345000ull;
+
+    const LockIdentity by_slab =
+        identify_lock(syms, slab + 48, LCB_F_MUTEX, in_cache("first_cache", 24), in_pipe_read, &data);
+    EXPECT_EQ(by_slab.name, "first.m");
+    EXPECT_EQ(by_slab.source, NameSource::Slab);
+    EXPECT_EQ(by_slab.caller, "pipe_read");
+    // Without kernel data the caller table names it.
+    const LockIdentity by_caller =
+        identify_lock(syms, slab + 48, LCB_F_MUTEX, in_cache("first_cache", 24), in_pipe_read);
+    EXPECT_EQ(by_caller.name, "pipe_inode_info.mutex");
+    EXPECT_EQ(by_caller.source, NameSource::Caller);
+    // A cache no type is known for: named by the caller, the slab's evidence kept.
+    const LockIdentity evidence =
+        identify_lock(syms, slab + 8, LCB_F_MUTEX, in_cache("nosuchtype_cache", 24), in_pipe_read, &data);
+    EXPECT_EQ(evidence.source, NameSource::Caller);
+    EXPECT_NE(evidence.detail.find("nosuchtype_cache +0x8"), std::string::npos) << evidence.detail;
+
+    lockscope::testing::TempDir dir;
+    std::string kallsyms = "ffffffff81000000 T _text\n", map;
+    for (int i = 0; i < 60; i++) {
+        char line[96];
+        std::snprintf(line, sizeof line, "ffffffff81%06x T f%d\n", 0x10000 + i * 0x100, i);
+        kallsyms += line;
+        map += line;
+    }
+    // The image's data starts at 0xffffffff82000000, its first symbol further on.
+    map +=
+        "ffffffff81000000 T _text\nffffffff82000100 D _sdata\nffffffff82000200 D big_lock\nffffffff82001000 D _edata\n";
+    const auto image_syms = KernelSymbols::parse(kallsyms);
+    std::ofstream(dir.path().string() + "/System.map") << map;
+    std::ofstream(dir.path().string() + "/iomem") << "00100000-00ffffff : System RAM\n"
+                                                     "  01000000-01ffffff : Kernel code\n"
+                                                     "  02000000-020fffff : Kernel data\n";
+    std::vector<std::string> warnings;
+    KernelData::Sources sources;
+    sources.image =
+        KernelImage::load(image_syms, warnings, dir.path().string() + "/iomem", dir.path().string() + "/System.map");
+    ASSERT_TRUE(warnings.empty()) << warnings[0];
+    KernelData image(std::move(sources));
+    const LockIdentity global =
+        identify_lock(image_syms, 0xffffffff82000200ull, LCB_F_MUTEX, RawIdentity{}, {}, &image);
+    EXPECT_EQ(global.name, "big_lock");
+    EXPECT_EQ(global.source, NameSource::Global);
+    EXPECT_EQ(global.detail, "System.map");
+    const LockIdentity unnamed =
+        identify_lock(image_syms, 0xffffffff82000010ull, LCB_F_READ | LCB_F_PERCPU, RawIdentity{}, {}, &image);
+    EXPECT_EQ(unnamed.source, NameSource::KernelData);
+    EXPECT_EQ(unnamed.name, "percpu-rwsem@unknown");
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Lock identity: kinds from flags, names from class, global or caller —
-// never from an address.
+// never from an address (the ladder without kernel data; identity_test.cpp
+// has it with kernel data).
 #include <gtest/gtest.h>
 
-#include "core/analysis/lock_naming.h"
+#include "identity/ladder.h"
 #include "lockscope_abi.h"
 
 namespace lockscope {
@@ -54,24 +55,24 @@ TEST(LockNaming, CallerSkipsTracingAndLockCode)
                                     0xffffffff81100020ull,
                                     0xffffffff81100810ull};
     EXPECT_EQ(caller_function(syms, frames), "anon_pipe_write");
-    Naming n = name_lock(syms, 0xffff888000001000ull, LCB_F_MUTEX, kNoIdentity, frames);
+    LockIdentity n = identify_lock(syms, 0xffff888000001000ull, LCB_F_MUTEX, kNoIdentity, frames);
     EXPECT_EQ(n.name, "pipe_inode_info.mutex");
     EXPECT_EQ(n.source, NameSource::Caller);
     EXPECT_EQ(n.caller, "anon_pipe_write");
     // PREEMPT_RT's pipe mutex is an rtmutex: same class.
-    EXPECT_EQ(name_lock(syms, 0xffff888000001000ull, LCB_F_RT, kNoIdentity, frames).name, "pipe_inode_info.mutex");
+    EXPECT_EQ(identify_lock(syms, 0xffff888000001000ull, LCB_F_RT, kNoIdentity, frames).name, "pipe_inode_info.mutex");
 }
 
 TEST(LockNaming, GlobalLockByItsSymbolAndTaskMembersByClass)
 {
     auto syms = KernelSymbols::parse(kKallsyms);
-    Naming global = name_lock(syms, 0xffffffff82000100ull, LCB_F_MUTEX, kNoIdentity, {});
+    LockIdentity global = identify_lock(syms, 0xffffffff82000100ull, LCB_F_MUTEX, kNoIdentity, {});
     EXPECT_EQ(global.name, "rtnl_mutex");
     EXPECT_EQ(global.source, NameSource::Global);
     RawIdentity mm;
     mm.task_member = LS_TASK_MMAP_LOCK;
     mm.tgid = 42;
-    Naming n = name_lock(syms, 0xffff888000002000ull, LCB_F_WRITE, mm, {});
+    LockIdentity n = identify_lock(syms, 0xffff888000002000ull, LCB_F_WRITE, mm, {});
     EXPECT_EQ(n.name, "mm_struct.mmap_lock");
     EXPECT_EQ(n.source, NameSource::Task);
     EXPECT_EQ(n.instance, "mm of process 42");
@@ -81,7 +82,7 @@ TEST(LockNaming, GlobalLockByItsSymbolAndTaskMembersByClass)
         id.task_member = member;
         const std::string cls = task_member_class(member);
         EXPECT_NE(cls.find('.'), std::string::npos) << member;
-        EXPECT_EQ(name_lock(syms, 0xffff888000002000ull, LCB_F_SPIN, id, {}).name, cls);
+        EXPECT_EQ(identify_lock(syms, 0xffff888000002000ull, LCB_F_SPIN, id, {}).name, cls);
     }
 }
 
@@ -89,11 +90,11 @@ TEST(LockNaming, HeapLockWithoutClassIsKindAtCallerNeverAnAddress)
 {
     auto syms = KernelSymbols::parse(kKallsyms);
     std::vector<uint64_t> frames = {0xffffffff81200810ull, 0xffffffff81100410ull};
-    EXPECT_EQ(name_lock(syms, 0xffff888000003000ull, LCB_F_WRITE, kNoIdentity, frames).name, "inode.i_rwsem");
-    Naming unknown = name_lock(syms, 0xffff888000003000ull, LCB_F_READ | LCB_F_PERCPU, kNoIdentity, frames);
+    EXPECT_EQ(identify_lock(syms, 0xffff888000003000ull, LCB_F_WRITE, kNoIdentity, frames).name, "inode.i_rwsem");
+    LockIdentity unknown = identify_lock(syms, 0xffff888000003000ull, LCB_F_READ | LCB_F_PERCPU, kNoIdentity, frames);
     EXPECT_EQ(unknown.name, "percpu-rwsem@do_unlinkat");
     EXPECT_EQ(unknown.source, NameSource::Unknown);
-    EXPECT_EQ(name_lock(syms, 0xffff888000003000ull, LCB_F_MUTEX, kNoIdentity, {}).name, "mutex@unknown");
+    EXPECT_EQ(identify_lock(syms, 0xffff888000003000ull, LCB_F_MUTEX, kNoIdentity, {}).name, "mutex@unknown");
 }
 
 TEST(LockNaming, MutexWaitLockIsNamedAfterItsMutex)
@@ -101,45 +102,8 @@ TEST(LockNaming, MutexWaitLockIsNamedAfterItsMutex)
     auto syms = KernelSymbols::parse(kKallsyms);
     std::vector<uint64_t> frames = {0xffffffff81201110ull, 0xffffffff81200150ull, 0xffffffff81200410ull,
                                     0xffffffff81100020ull};
-    EXPECT_EQ(name_lock(syms, 0xffff888000001008ull, LCB_F_SPIN, kNoIdentity, frames).name,
+    EXPECT_EQ(identify_lock(syms, 0xffff888000001008ull, LCB_F_SPIN, kNoIdentity, frames).name,
               "pipe_inode_info.mutex.wait_lock");
-}
-
-// A stand-in for identity/'s namer: what core does with each answer.
-class FixedNamer : public DataNamer {
-public:
-    explicit FixedNamer(Result r) : r_(std::move(r)) {}
-    Result name(uint64_t, uint32_t, const RawIdentity&, const std::string&,
-                const std::string& caller_class) const override
-    {
-        seen_caller_class = caller_class;
-        return r_;
-    }
-    mutable std::string seen_caller_class;
-
-private:
-    Result r_;
-};
-
-TEST(LockNaming, KernelDataComesBeforeTheCallerAndUnnamedImageDataIsMarked)
-{
-    auto syms = KernelSymbols::parse(kKallsyms);
-    std::vector<uint64_t> frames = {0xffffffff81200810ull, 0xffffffff81100410ull};  // do_unlinkat
-    FixedNamer slab({"inode.i_rwsem", NameSource::Slab, "ext4_inode_cache: ...", "inode 12", false});
-    Naming n = name_lock(syms, 0xffff888000003000ull, LCB_F_WRITE, kNoIdentity, frames, &slab);
-    EXPECT_EQ(n.source, NameSource::Slab);
-    EXPECT_EQ(n.instance, "inode 12");
-    EXPECT_EQ(slab.seen_caller_class, "inode.i_rwsem");  // so slab evidence can be checked against it
-
-    FixedNamer image({"", NameSource::Unknown, "", "", true});
-    Naming in_image = name_lock(syms, 0xffffffff83000000ull, LCB_F_READ | LCB_F_PERCPU, kNoIdentity, frames, &image);
-    EXPECT_EQ(in_image.source, NameSource::KernelData);
-    EXPECT_EQ(in_image.name, "percpu-rwsem@do_unlinkat");
-
-    FixedNamer evidence({"", NameSource::Unknown, "kmalloc-cg-192 +0x0", "", false});
-    Naming by_caller = name_lock(syms, 0xffff888000003000ull, LCB_F_WRITE, kNoIdentity, frames, &evidence);
-    EXPECT_EQ(by_caller.source, NameSource::Caller);
-    EXPECT_EQ(by_caller.detail, "kmalloc-cg-192 +0x0");
 }
 
 TEST(LockNaming, OldNamesMapToTheirClassesAndSourcesAreNamed)
@@ -149,9 +113,12 @@ TEST(LockNaming, OldNamesMapToTheirClassesAndSourcesAreNamed)
     EXPECT_EQ(current_class_name("mmap_lock"), "mm_struct.mmap_lock");
     EXPECT_EQ(current_class_name("rtnl_mutex"), "rtnl_mutex");
     EXPECT_STREQ(name_source_name(NameSource::KernelData), "kernel-data");
-    EXPECT_TRUE(named_from_data("percpu"));
-    EXPECT_FALSE(named_from_data("caller"));
-    EXPECT_FALSE(named_from_data("kernel-data"));
+    // What a reader of the session counts as named from data is what the
+    // ladder's data sources store.
+    for (NameSource s : {NameSource::Slab, NameSource::Global, NameSource::Percpu, NameSource::Task})
+        EXPECT_TRUE(named_from_data(name_source_name(s))) << name_source_name(s);
+    for (NameSource s : {NameSource::KernelData, NameSource::Caller, NameSource::Unknown})
+        EXPECT_FALSE(named_from_data(name_source_name(s))) << name_source_name(s);
 }
 
 TEST(KernelSymbols, FramesPastTheTextAreUnknown)

@@ -1,7 +1,7 @@
 // The roll-up turns cumulative map snapshots into exact interval deltas.
 #include <gtest/gtest.h>
 
-#include "core/analysis/rollup.h"
+#include "pipeline/rollup.h"
 #include "lockscope_abi.h"
 
 namespace lockscope {

@@ -2,11 +2,11 @@
 #include "core/analysis/diff.h"
 #include "core/analysis/diff_verdicts.h"
 #include "core/analysis/estimate.h"
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/lock_vocabulary.h"
 
 #include "core/error.h"
 #include "core/format.h"
-#include "core/render/export_stacks.h"
+#include "core/analysis/stack_frames.h"
 #include "core/session_vocabulary.h"
 
 #include <fnmatch.h>

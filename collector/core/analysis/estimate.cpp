@@ -32,26 +32,6 @@ std::optional<uint32_t> timing_period(const std::map<std::string, std::string>& 
     return n;
 }
 
-void scale_timed(LockCounters& c, uint32_t period)
-{
-    if (period <= 1)
-        return;
-    const uint64_t n = period;
-    auto scale = [n](uint64_t& v) {
-        uint64_t r;
-        v = __builtin_mul_overflow(v, n, &r) ? UINT64_MAX : r;
-    };
-    scale(c.wait_ns);  // the timed episodes' on-CPU wait
-    c.wait_ns = sat_add(c.wait_ns, c.offcpu_ns());
-    scale(c.spin_ns);
-    scale(c.spin_offcpu_ns);  // of the timed episodes' spin phases, as spin_ns
-    for (uint64_t& b : c.hist)
-        scale(b);
-    // The kernel's squares are of waits in 256 ns units: 0.065536 us^2 each.
-    const double var = double(c.wait_var_us2) * 0.065536 * double(n) * double(n - 1);
-    c.wait_var_us2 = var >= 1.8e19 ? UINT64_MAX : uint64_t(std::llround(var));
-}
-
 bool is_timed_field(std::string_view name)
 {
     // sleep_ns, preempt_ns and offcpu_ns are measured in every episode

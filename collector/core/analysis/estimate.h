@@ -13,9 +13,11 @@
 // 1/N; the kernel's random gaps between timed episodes make that a close
 // approximation). Splitting off the off-CPU time matters: the rare long
 // waits of a preempted or sleeping waiter dominate a total, and a sample
-// would miss them, and its standard error with them. The session stores the estimates, so everything that reads
-// it (report, diff, export, the GUI) needs no special case beyond showing the
-// standard error and what was not measured.
+// would miss them, and its standard error with them. The recorder turns the
+// kernel's sums into estimates as it reads them (pipeline/sampled_timing.h)
+// and the session stores the estimates, so everything that reads it (report,
+// diff, export, the GUI) needs no special case beyond showing the standard
+// error and what was not measured.
 #pragma once
 
 #include <cstdint>
@@ -37,12 +39,6 @@ void set_timing_meta(std::map<std::string, std::string>& meta, uint32_t period);
 // N of a session's metadata: 1 for full timing and for sessions recorded
 // before sampled timing existed; nullopt when the keys are malformed.
 std::optional<uint32_t> timing_period(const std::map<std::string, std::string>& meta);
-
-// The kernel's sums (bpf/lockscope_abi.h) into estimates: wait_ns as above,
-// spin_ns and the histogram times N, sleep_ns and preempt_ns as measured,
-// max_wait_ns as it is (the longest timed wait), wait_var_us2 from the sum
-// of squares. Counts stay. With N = 1, nothing changes.
-void scale_timed(LockCounters& c, uint32_t period);
 
 // The standard error of wait_ns, in ns (0 when every wait was timed).
 double wait_stderr_ns(const LockCounters& c);

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
 #include "episode.h"
 #include "lockscope_abi.h"

@@ -1,7 +1,7 @@
 // Rolling a session up into a Report. Rendering is in report_format.cpp.
 #include "core/analysis/report.h"
 
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/stack_frames.h"
 #include "core/error.h"
 
 #include <algorithm>

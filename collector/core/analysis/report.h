@@ -101,7 +101,7 @@ struct ReportTotals {
     std::optional<double> ops_per_s;  // workload throughput, when a workload ran
     size_t runs = 0;
     size_t intervals = 0;
-    // Wait and distinct lock objects by name source (lock_naming.h); empty
+    // Wait and distinct lock objects by name source (identity/name_source.h); empty
     // for sessions recorded before lock identity.
     struct SourceShare {
         uint64_t wait_ns = 0;

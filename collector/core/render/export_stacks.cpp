@@ -36,17 +36,6 @@ std::vector<uint64_t> apportion(uint64_t total, const std::vector<uint64_t>& sha
 
 }  // namespace
 
-std::string stack_function(const std::string& frame)
-{
-    const size_t plus = frame.find('+');
-    return plus == std::string::npos ? frame : frame.substr(0, plus);
-}
-
-bool is_tracepoint_plumbing(const std::string& fn)
-{
-    return fn.rfind("__traceiter_", 0) == 0 || fn.rfind("__bpf_trace_", 0) == 0;
-}
-
 std::vector<WeightedStack> weigh_stacks(const Session& session, const std::vector<StackMeasure>& measures)
 {
     // Each run's total per lock; load_session may give per-interval rows or

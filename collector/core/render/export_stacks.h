@@ -3,6 +3,7 @@
 // report's totals per lock, and in all.
 #pragma once
 
+#include "core/analysis/stack_frames.h"  // stack_function, is_tracepoint_plumbing
 #include "core/model.h"
 
 #include <cstdint>
@@ -28,10 +29,5 @@ struct WeightedStack {
 // sampled in that run (largest remainders: integers that add up exactly).
 // Locks whose measures are all zero are left out.
 std::vector<WeightedStack> weigh_stacks(const Session& session, const std::vector<StackMeasure>& measures);
-
-// "anon_pipe_read+0x5a/0x3c0" -> "anon_pipe_read".
-std::string stack_function(const std::string& frame);
-// The tracepoint's own frames, the same on every stack.
-bool is_tracepoint_plumbing(const std::string& function);
 
 }  // namespace lockscope

@@ -1,6 +1,6 @@
 // Text and CSV renderings of a Report (report_json.cpp: the JSON).
 #include "core/analysis/estimate.h"
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
 #include "core/format.h"
 #include "core/render/counter_columns.h"

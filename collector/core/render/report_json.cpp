@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "core/analysis/estimate.h"
-#include "core/analysis/lock_naming.h"
+#include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
 #include "core/render/counter_columns.h"
 #include "core/render/report_shares.h"

@@ -1,7 +1,7 @@
 // Reading session files. Files may come from other machines, other users
 // or an interrupted recorder, so every row is validated: bad rows are
 // skipped and counted in Session::warnings, never trusted.
-#include "core/analysis/policy_labels.h"
+#include "core/storage/policy_labels.h"
 #include "core/error.h"
 #include "core/storage/session_schema.h"
 #include "core/storage/session_store.h"

@@ -1,7 +1,7 @@
-// Cumulative counters as read from the BPF maps at one instant, in plain
-// C++ types. The probe layer fills it; rollup.h turns successive snapshots
-// into session intervals. Keeping it free of libbpf lets the roll-up be
-// tested without root.
+// The recording pipeline's first step: cumulative counters as read from the
+// BPF maps at one instant, in plain C++ types. The probe fills it;
+// pipeline/rollup.h turns successive snapshots into session intervals.
+// Keeping it free of libbpf lets the roll-up be tested without root.
 #pragma once
 
 #include <cstdint>
@@ -10,27 +10,9 @@
 #include <vector>
 
 #include "core/model.h"
+#include "identity/evidence.h"
 
 namespace lockscope {
-
-// What the kernel said about a lock when its row was created (the BPF
-// ls_lock_ident, in plain types): the evidence lock identity is built from.
-struct RawIdentity {
-    uint32_t sources = 0;  // LS_IDENT_*: which lookups ran
-    uint64_t cache = 0;    // struct kmem_cache *, 0: not in a slab (or not looked up)
-    std::string cache_name;
-    uint32_t object_size = 0;
-    uint32_t slab_size = 0;  // object plus metadata: the stride within a slab
-    uint32_t red_left_pad = 0;
-    uint16_t order = 0, min_order = 0;
-    uint32_t task_member = 0;  // LS_TASK_*
-    uint64_t object = 0;       // LS_TASK_PIPE: the pipe_inode_info the lock lies in
-    uint32_t tgid = 0;         // the task that created the row
-    uint64_t inode_ino = 0;    // the inode whose i_rwsem (LS_IDENT_INODE_READ) or pipe (LS_TASK_PIPE) it is
-    uint32_t inode_dev = 0;
-    std::string fs_type;
-    std::string dentry_name;
-};
 
 struct RawLock {
     uint64_t address = 0;

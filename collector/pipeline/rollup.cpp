@@ -1,44 +1,13 @@
-#include "core/analysis/rollup.h"
+#include "pipeline/rollup.h"
 
 #include <algorithm>
 
-#include "core/analysis/lock_naming.h"
+#include "identity/ladder.h"
 #include "lockscope_abi.h"
 
 namespace lockscope {
 
-// The running maximum below is the only one the kernel keeps.
-static_assert(std::ranges::count(kCounterFields, Merge::max, &CounterField::merge) == 1 &&
-              kCounterFields[10].member == &LockCounters::max_wait_ns);
-
-LockCounters counter_delta(const LockCounters& now, const LockCounters& before)
-{
-    auto d = [](uint64_t a, uint64_t b) { return a >= b ? a - b : 0; };
-    LockCounters c;
-    for (const CounterField& f : kCounterFields)
-        if (f.merge == Merge::sum)
-            c.*f.member = d(now.*f.member, before.*f.member);
-    for (size_t i = 0; i < c.owner.size(); i++)
-        c.owner[i] = d(now.owner[i], before.owner[i]);
-    uint64_t top_bucket_changed = 0;
-    for (size_t i = 0; i < c.hist.size(); i++) {
-        c.hist[i] = d(now.hist[i], before.hist[i]);
-        if (c.hist[i])
-            top_bucket_changed = i + 1;
-    }
-    // The kernel keeps a running max; an interval's max is only known when it
-    // rose, otherwise bound it by the top histogram bucket that changed.
-    if (now.max_wait_ns > before.max_wait_ns)
-        c.max_wait_ns = now.max_wait_ns;
-    else if (top_bucket_changed)
-        c.max_wait_ns = std::min<uint64_t>(now.max_wait_ns, (uint64_t(2) << (top_bucket_changed - 1)) - 1);
-    // No wait exceeds the interval's sum of waits. (Maps are read while the
-    // programs update them, so a sum can also lag its max by one interval.)
-    c.max_wait_ns = std::min(c.max_wait_ns, c.wait_ns);
-    return c;
-}
-
-Rollup::Rollup(KernelSymbols symbols, std::shared_ptr<const DataNamer> data)
+Rollup::Rollup(KernelSymbols symbols, std::shared_ptr<const identity::KernelData> data)
     : syms_(std::move(symbols)), data_(std::move(data))
 {
 }
@@ -114,42 +83,53 @@ std::vector<uint64_t> Rollup::first_stack_of(const RawSnapshot& snap, const Key&
     return it == stack_ips_.end() ? std::vector<uint64_t>{} : it->second;
 }
 
-IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
+// The session's row of a kernel key, 0 while it has none (its first
+// episode has not ended) or when a filter left it out. Stacks and edges are
+// cumulative: one of a lock without a row yet waits for a later interval.
+int64_t Rollup::kept_row(uint64_t address, uint32_t flags) const
 {
-    for (auto& [id, ips] : snap.stack_ips)
-        stack_ips_[id] = ips;
+    auto it = locks_.find({address, flags});
+    return it == locks_.end() || it->second.id == 0 || !it->second.kept ? 0 : it->second.id;
+}
 
-    IntervalBatch b;
-    b.totals.run = run;
-    b.totals.index = index;
+// A lock seen for the first time: its identity, named once.
+LockInfo Rollup::describe(const RawLock& l, int64_t id, const RawSnapshot& snap) const
+{
+    const LockIdentity n =
+        identify_lock(syms_, l.address, l.flags, l.identity, first_stack_of(snap, {l.address, l.flags}), data_.get());
+    LockInfo info;
+    info.id = id;
+    info.name = n.name;
+    info.kind = n.kind.kind;
+    info.mode = n.kind.mode;
+    info.caller = n.caller;
+    info.name_source = name_source_name(n.source);
+    info.detail = n.detail;
+    info.instance = n.instance;
+    info.address = l.address;
+    info.flags = l.flags;
+    return info;
+}
+
+void Rollup::add_totals(const RawSnapshot& snap, IntervalBatch& b) const
+{
     b.totals.start_ns = prev_.taken_ns;
     b.totals.end_ns = snap.taken_ns;
     b.totals.cpu_ns = (snap.taken_ns - prev_.taken_ns) * std::max<uint32_t>(snap.cpus, 1);
     b.totals.idle_ns = snap.idle_ns >= prev_.idle_ns ? snap.idle_ns - prev_.idle_ns : 0;
     b.totals.idle_ns = std::min(b.totals.idle_ns, b.totals.cpu_ns);
     b.totals.events = (snap.counters.begins + snap.counters.ends) - (prev_.counters.begins + prev_.counters.ends);
-    LostCounters lost_now = snap.counters.lost;
-    b.totals.lost = lost_now.total() - prev_.counters.lost.total();
+    b.totals.lost = snap.counters.lost.total() - prev_.counters.lost.total();
+}
 
+void Rollup::add_locks(const RawSnapshot& snap, IntervalBatch& b)
+{
     for (const RawLock& l : snap.locks) {
-        const Key key{l.address, l.flags};
-        auto [it, inserted] = locks_.try_emplace(key);
+        auto [it, inserted] = locks_.try_emplace({l.address, l.flags});
         LockState& st = it->second;
         if (st.id == 0) {
             st.id = next_lock_id_++;
-            const Naming n = name_lock(syms_, l.address, l.flags, l.identity, first_stack_of(snap, key), data_.get());
-            const LockKindInfo k = lock_kind(l.flags);
-            LockInfo info;
-            info.id = st.id;
-            info.name = n.name;
-            info.kind = k.kind;
-            info.mode = k.mode;
-            info.caller = n.caller;
-            info.name_source = name_source_name(n.source);
-            info.detail = n.detail;
-            info.instance = n.instance;
-            info.address = l.address;
-            info.flags = l.flags;
+            LockInfo info = describe(l, st.id, snap);
             st.kept = filter_.matches(info);
             if (st.kept)
                 b.new_locks.push_back(std::move(info));
@@ -159,17 +139,12 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         if (delta.empty() || !st.kept)
             continue;
         b.totals.counters.add(delta);
-        b.locks.push_back({run, index, st.id, delta});
+        b.locks.push_back({b.totals.run, b.totals.index, st.id, delta});
     }
+}
 
-    // The session's row of a kernel key, 0 while it has none (its first
-    // episode has not ended) or when a filter left it out. Stacks and edges
-    // are cumulative: one of a lock without a row yet waits for a later
-    // interval.
-    auto kept_row = [&](uint64_t address, uint32_t flags) -> int64_t {
-        auto it = locks_.find({address, flags});
-        return it == locks_.end() || it->second.id == 0 || !it->second.kept ? 0 : it->second.id;
-    };
+void Rollup::add_stacks(const RawSnapshot& snap, IntervalBatch& b)
+{
     for (const RawStack& s : snap.stacks) {
         const int64_t lock_id = kept_row(s.address, s.flags);
         if (!lock_id)
@@ -180,7 +155,7 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         if (samples == 0)
             continue;
         StackSample out;
-        out.run = run;
+        out.run = b.totals.run;
         out.lock_id = lock_id;
         out.role = stack_role_name(s.role);
         out.frames = frames(s.stack_id);
@@ -188,7 +163,13 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         out.wait_ns = wait;
         b.stacks.push_back(std::move(out));
     }
+}
 
+// The sampled holders: which lock each waited for (edges), which tasks they
+// were, and which cgroups the waiters were in.
+void Rollup::add_holders(const RawSnapshot& snap, IntervalBatch& b) const
+{
+    const int64_t run = b.totals.run;
     for (const RawEdge& e : snap.edges) {
         const int64_t from = kept_row(e.address, e.flags), to = kept_row(e.holder_address, e.holder_flags);
         if (!from || !to)
@@ -216,15 +197,34 @@ IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
         if (lock_id && samples)
             b.lock_cgroups.push_back({run, lock_id, path == snap.cgroup_paths.end() ? "" : path->second, samples});
     }
+}
 
+void Rollup::add_tasks(const RawSnapshot& snap, IntervalBatch& b) const
+{
     for (const RawTask& t : snap.tasks) {
         auto base = run_start_tasks_.find(t.pid);
         LockCounters c = base == run_start_tasks_.end() ? t.counters : counter_delta(t.counters, base->second);
         if (c.contentions == 0)
             continue;
         auto path = snap.cgroup_paths.find(t.cgroup_id);
-        b.tasks.push_back({run, t.pid, t.tgid, t.comm, c, path == snap.cgroup_paths.end() ? "" : path->second});
+        b.tasks.push_back(
+            {b.totals.run, t.pid, t.tgid, t.comm, c, path == snap.cgroup_paths.end() ? "" : path->second});
     }
+}
+
+IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)
+{
+    for (auto& [id, ips] : snap.stack_ips)
+        stack_ips_[id] = ips;
+
+    IntervalBatch b;
+    b.totals.run = run;
+    b.totals.index = index;
+    add_totals(snap, b);
+    add_locks(snap, b);
+    add_stacks(snap, b);
+    add_holders(snap, b);
+    add_tasks(snap, b);
 
     run_.id = run;
     run_.lost = snap.counters.lost.since(run_start_counters_.lost);

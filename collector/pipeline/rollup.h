@@ -1,6 +1,7 @@
-// Turns successive cumulative snapshots of the BPF maps into session
-// intervals: per-lock deltas, lock identities (assigned once, named at
-// first sight), symbolized stack samples and per-task totals.
+// The recording pipeline's roll-up: turns successive cumulative snapshots of
+// the BPF maps (pipeline/snapshot.h) into session intervals: per-lock
+// deltas, lock identities (assigned once, named at first sight by
+// identity/ladder.h), symbolized stack samples and per-task totals.
 #pragma once
 
 #include <cstdint>
@@ -8,19 +9,20 @@
 #include <memory>
 #include <utility>
 
+#include "core/analysis/counter_delta.h"
 #include "core/analysis/lock_filter.h"
-#include "core/analysis/lock_naming.h"
-#include "core/raw.h"
-#include "core/model.h"
 #include "core/host/symbols.h"
+#include "core/model.h"
+#include "identity/kernel_data.h"
+#include "pipeline/snapshot.h"
 
 namespace lockscope {
 
 class Rollup {
 public:
-    // `data` names locks from kernel data (collector/identity); without it
-    // only symbols, task members and callers name them.
-    explicit Rollup(KernelSymbols symbols, std::shared_ptr<const DataNamer> data = nullptr);
+    // `data` is the running kernel's data that names locks (identity/);
+    // without it only symbols, task members and callers name them.
+    explicit Rollup(KernelSymbols symbols, std::shared_ptr<const identity::KernelData> data = nullptr);
 
     // Keeps only the locks that match (record --lock/--caller/--kind): the
     // others are neither stored nor counted in the intervals' totals.
@@ -48,9 +50,17 @@ private:
 
     const std::vector<std::string>& frames(int32_t stack_id);
     std::vector<uint64_t> first_stack_of(const RawSnapshot& snap, const Key& key) const;
+    int64_t kept_row(uint64_t address, uint32_t flags) const;
+    LockInfo describe(const RawLock& lock, int64_t id, const RawSnapshot& snap) const;
+    // The pieces of next(), in its order.
+    void add_totals(const RawSnapshot& snap, IntervalBatch& b) const;
+    void add_locks(const RawSnapshot& snap, IntervalBatch& b);
+    void add_stacks(const RawSnapshot& snap, IntervalBatch& b);
+    void add_holders(const RawSnapshot& snap, IntervalBatch& b) const;
+    void add_tasks(const RawSnapshot& snap, IntervalBatch& b) const;
 
     KernelSymbols syms_;
-    std::shared_ptr<const DataNamer> data_;
+    std::shared_ptr<const identity::KernelData> data_;
     LockFilter filter_;
     std::map<Key, LockState> locks_;
     std::map<int32_t, std::vector<uint64_t>> stack_ips_;
@@ -65,8 +75,5 @@ private:
     std::map<std::tuple<uint64_t, uint32_t, uint64_t>, uint64_t> run_start_lock_cgroups_;  // samples
     RunInfo run_;
 };
-
-// Counters of `now` minus `before` (cumulative values; max_wait is kept from now).
-LockCounters counter_delta(const LockCounters& now, const LockCounters& before);
 
 }  // namespace lockscope

@@ -1,4 +1,4 @@
-#include "core/analysis/policy_labels.h"
+#include "core/storage/policy_labels.h"
 
 #include <array>
 #include <charconv>

@@ -14,7 +14,7 @@
 #include "core/storage/session_rotation.h"
 #include "core/storage/session_store.h"
 
-namespace lockscope::record {
+namespace lockscope::pipeline {
 
 using Meta = std::map<std::string, std::string>;
 
@@ -56,4 +56,4 @@ private:
     bool needs_catalog_ = false;
 };
 
-}  // namespace lockscope::record
+}  // namespace lockscope::pipeline

@@ -1,4 +1,4 @@
-#include "record/session_files.h"
+#include "pipeline/session_files.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 
-namespace lockscope::record {
+namespace lockscope::pipeline {
 namespace {
 
 // Under sudo the session belongs to the user who asked for it, not to root.
@@ -151,4 +151,4 @@ void SessionFiles::prune()
         std::fprintf(stderr, "lockscope: removed the old session %s\n", removed.c_str());
 }
 
-}  // namespace lockscope::record
+}  // namespace lockscope::pipeline

@@ -1,0 +1,55 @@
+#include "core/analysis/stack_frames.h"
+
+#include <algorithm>
+#include <array>
+
+namespace lockscope {
+namespace {
+
+// Lock and wake-up plumbing that is not in .spinlock.text/.sched.text.
+constexpr std::array kPlumbingPrefixes = {
+    "bpf_",        "__bpf_",      "__traceiter_", "trace_",       "_raw_",          "queued_",        "native_queued_",
+    "__pv_queued", "pv_",         "osq_",         "mutex_",       "__mutex_",       "rwsem_",         "__rwsem_",
+    "down_",       "__down_",     "up_",          "__up_",        "wake_up_",       "try_to_wake_up", "__wake_up",
+    "rt_mutex_",   "__rt_mutex_", "rtlock_",      "percpu_down_", "__percpu_down_", "percpu_up_",
+};
+
+}  // namespace
+
+std::string stack_function(const std::string& frame)
+{
+    const size_t plus = frame.find('+');
+    return plus == std::string::npos ? frame : frame.substr(0, plus);
+}
+
+bool is_tracepoint_plumbing(const std::string& fn)
+{
+    return fn.rfind("__traceiter_", 0) == 0 || fn.rfind("__bpf_trace_", 0) == 0;
+}
+
+bool is_lock_plumbing(std::string_view fn)
+{
+    for (std::string_view p : kPlumbingPrefixes)
+        if (fn.starts_with(p))
+            return true;
+    return false;
+}
+
+std::string caller_function(const std::vector<std::string>& frames)
+{
+    // .spinlock.text and .sched.text functions that the plumbing prefixes miss.
+    static constexpr std::array kLockText = {"schedule",    "__schedule",     "preempt_schedule",
+                                             "io_schedule", "__cond_resched", "_cond_resched"};
+    for (const std::string& frame : frames) {
+        const std::string_view fn = std::string_view(frame).substr(0, frame.find('+'));
+        if (fn.empty() || is_lock_plumbing(fn))
+            continue;
+        const std::string_view base = fn.substr(0, fn.find('.'));  // "f.constprop.0" is f
+        if (std::find(kLockText.begin(), kLockText.end(), base) != kLockText.end() || base.starts_with("schedule_"))
+            continue;
+        return std::string(fn);
+    }
+    return {};
+}
+
+}  // namespace lockscope
