@@ -251,20 +251,19 @@ double parse_end(const std::string& text, double now_s)
     return double(timegm(&t));
 }
 
-DiffResult diff_fleet(const FleetOptions& o)
+namespace {
+
+Host* find_host(Group& a, Group& b, const HostKey& key)
 {
-    const PrometheusApi api(o.url);
-    const std::string range = promql_range(o.window_s);
-    Group a, b;
-    if (!o.by.empty()) {
-        std::tie(a.selector, b.selector) = largest_groups(api, o, range);
-    } else {
-        a.selector = build_info_selector(o.selector_a);
-        b.selector = build_info_selector(o.selector_b);
-    }
-    fetch_hosts(api, o.end, range, a);
-    fetch_hosts(api, o.end, range, b);
-    std::vector<std::string> warnings;
+    for (Group* g : {&a, &b})
+        if (auto it = g->hosts.find(key); it != g->hosts.end())
+            return &it->second;
+    return nullptr;
+}
+
+// A host whose build info matched both selectors belongs to neither.
+void drop_hosts_in_both(Group& a, Group& b, std::vector<std::string>& warnings)
+{
     size_t in_both = 0;
     for (auto it = a.hosts.begin(); it != a.hosts.end();)
         if (b.hosts.erase(it->first)) {
@@ -280,7 +279,12 @@ DiffResult diff_fleet(const FleetOptions& o)
             throw Error("no host to compare", "lockscope_build_info" + g->selector, 0,
                         "no host's build info matched it throughout the window; list the values there are with "
                         "the PromQL 'count by (kernel) (lockscope_build_info)'");
+}
 
+// Each host's counters over the window: the top locks one by one, the rest
+// summed, and the host's own (lost events, CPU and idle time).
+void fetch_counts(const PrometheusApi& api, const FleetOptions& o, const std::string& range, Group& a, Group& b)
+{
     const std::string both = "(" + hosts_expr(a.selector, range) + " or " + hosts_expr(b.selector, range) + ")";
     std::set<std::pair<std::string, std::string>> top;  // (lock, kind label)
     std::set<std::string> top_names;
@@ -289,48 +293,31 @@ DiffResult diff_fleet(const FleetOptions& o)
         top_names.insert(s.label("lock"));
     }
     const std::string top_regex = names_regex({top_names.begin(), top_names.end()});
-    auto host = [&](const HostKey& key) -> Host* {
-        for (Group* g : {&a, &b})
-            if (auto it = g->hosts.find(key); it != g->hosts.end())
-                return &it->second;
-        return nullptr;
-    };
     const std::pair<std::string, std::string> all_locks{kAllLocks, ""};
     std::map<HostKey, RawCounts> raw;
     for (size_t i = 0; i < std::size(kCounters); ++i)
         for (const Sample& s : api.query(lock_counter_query(kCounters[i].metric, both, top_regex, range), o.end)) {
             const std::pair<std::string, std::string> lock{s.label("lock"), s.label("kind")};
-            if (host(host_of(s)) && (lock == all_locks || top.count(lock)))
+            if (find_host(a, b, host_of(s)) && (lock == all_locks || top.count(lock)))
                 raw[host_of(s)][lock][i] = std::isfinite(s.value) ? s.value : 0.0;
         }
     for (auto& [key, counts] : raw)
-        if (Host* h = host(key))
+        if (Host* h = find_host(a, b, key))
             h->locks = host_locks(std::move(counts));
     for (const Sample& s : api.query(host_counter_query(both, range), o.end))
-        if (Host* h = host(host_of(s))) {
+        if (Host* h = find_host(a, b, host_of(s))) {
             const std::string counter = s.label("counter");
             (counter == "lost"          ? h->lost
              : counter == "cpu_seconds" ? h->cpu_ns
                                         : h->idle_ns) = counter == "lost" ? count_of(s.value) : ns_of(s.value);
         }
+}
 
-    std::set<double> cpus;
-    for (const Group* g : {&a, &b})
-        for (const auto& [key, h] : g->hosts)
-            cpus.insert(h.cpus);
-    const bool per_cpu = cpus.size() > 1 && !cpus.count(0);
-    if (cpus.size() > 1 && cpus.count(0))
-        warnings.push_back(
-            "hosts differ in CPU count, but some export no cpus label (an older lockscope): rates "
-            "are per host, not per CPU");
-
-    DiffOptions options;
-    options.alpha = o.alpha;
-    options.runs_are_hosts = true;
-    options.label_a = "hosts with lockscope_build_info" + a.selector;
-    options.label_b = "hosts with lockscope_build_info" + b.selector;
-    DiffResult d = diff_sessions(as_session(a, o.window_s, per_cpu), as_session(b, o.window_s, per_cpu), options);
-    d.warnings.insert(d.warnings.begin(), warnings.begin(), warnings.end());
+// What the comparison rests on: per-CPU rates, hosts left out, the window
+// and the locks compared.
+void add_fleet_notes(DiffResult& d, const FleetOptions& o, const std::string& range, bool per_cpu, const Group& a,
+                     const Group& b)
+{
     // Exporters count no workload operations: throughput is never compared.
     std::erase_if(d.notes, [](const std::string& n) { return n.starts_with("throughput omitted"); });
     if (per_cpu) {
@@ -359,6 +346,45 @@ DiffResult diff_fleet(const FleetOptions& o)
                       " (lock, kind) pairs with the most wait over both "
                       "groups, each compared on its own; every other pair summed per host as lock \"" +
                       kRestLock + "\". A host without a series for a lock counts 0 for it");
+}
+
+}  // namespace
+
+DiffResult diff_fleet(const FleetOptions& o)
+{
+    const PrometheusApi api(o.url);
+    const std::string range = promql_range(o.window_s);
+    Group a, b;
+    if (!o.by.empty()) {
+        std::tie(a.selector, b.selector) = largest_groups(api, o, range);
+    } else {
+        a.selector = build_info_selector(o.selector_a);
+        b.selector = build_info_selector(o.selector_b);
+    }
+    fetch_hosts(api, o.end, range, a);
+    fetch_hosts(api, o.end, range, b);
+    std::vector<std::string> warnings;
+    drop_hosts_in_both(a, b, warnings);
+    fetch_counts(api, o, range, a, b);
+
+    std::set<double> cpus;
+    for (const Group* g : {&a, &b})
+        for (const auto& [key, h] : g->hosts)
+            cpus.insert(h.cpus);
+    const bool per_cpu = cpus.size() > 1 && !cpus.count(0);
+    if (cpus.size() > 1 && cpus.count(0))
+        warnings.push_back(
+            "hosts differ in CPU count, but some export no cpus label (an older lockscope): rates "
+            "are per host, not per CPU");
+
+    DiffOptions options;
+    options.alpha = o.alpha;
+    options.runs_are_hosts = true;
+    options.label_a = "hosts with lockscope_build_info" + a.selector;
+    options.label_b = "hosts with lockscope_build_info" + b.selector;
+    DiffResult d = diff_sessions(as_session(a, o.window_s, per_cpu), as_session(b, o.window_s, per_cpu), options);
+    d.warnings.insert(d.warnings.begin(), warnings.begin(), warnings.end());
+    add_fleet_notes(d, o, range, per_cpu, a, b);
     return d;
 }
 

@@ -62,20 +62,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
         updateCount();
     });
 
-    view_ = new QTableView(this);
-    view_->setModel(filter_);
-    view_->setSortingEnabled(true);
-    view_->sortByColumn(LockTableModel::WaitTotal, Qt::DescendingOrder);
-    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setSelectionMode(QAbstractItemView::SingleSelection);
-    view_->setAlternatingRowColors(true);
-    view_->setWordWrap(false);
-    view_->verticalHeader()->hide();
-    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
-    view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    view_->horizontalHeader()->setStretchLastSection(true);
-    view_->setTabKeyNavigation(false);  // Tab leaves the table; arrows move within it
-    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &LocksPage::showSelected);
+    setupTable();
 
     detail_title_ = new QLabel(tr("Select a lock to see its details"), this);
     QFont f = detail_title_->font();
@@ -91,31 +78,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     owner_chart_ = new charts::BarChart(tr("Owner when a spinner queued"), Qt::Horizontal, this);
     owner_chart_->setAxisTitles(QString(), tr("share of queueings"), Unit::Fraction);
     owner_chart_->setEmptyText(tr("No spinner queued on this lock\n(spinlocks do not record owner state)"));
-    waiter_view_ = stack_view(waiters_, this);
-    waker_view_ = stack_view(wakers_, this);
-    holder_view_ = stack_view(holders_, this);
-    auto* stacks = new QTabWidget(this);
-    stacks->addTab(waiter_view_, tr("Caller stacks"));
-    stacks->addTab(waker_view_, tr("Waker stacks"));
-    stacks->addTab(holder_view_, tr("Holder stacks"));
-    auto* objects = new QTreeView(this);
-    objects->setModel(instances_);
-    objects->setRootIsDecorated(false);
-    objects->setUniformRowHeights(true);
-    objects->setAlternatingRowColors(true);
-    objects->header()->setSectionResizeMode(InstanceModel::Object, QHeaderView::ResizeToContents);
-    stacks->addTab(objects, tr("Objects"));
-    // The session's wait chains: a graph of all locks, the selected one
-    // highlighted; clicking a lock there selects it in the table.
-    chains_ = new ChainView(this);
-    auto* chain_scroll = new QScrollArea(this);
-    chain_scroll->setWidget(chains_);
-    chain_scroll->setWidgetResizable(true);
-    chain_scroll->setFrameShape(QFrame::NoFrame);
-    stacks->addTab(chain_scroll, tr("Wait chains"));
-    chains_tab_ = stacks->indexOf(chain_scroll);
-    stacks_ = stacks;
-    connect(chains_, &ChainView::lockClicked, this, &LocksPage::selectLockNamed);
+    QTabWidget* stacks = buildStackTabs();
 
     auto* charts_left = new QSplitter(Qt::Vertical, this);
     charts_left->addWidget(histogram_chart_);
@@ -151,6 +114,57 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     layout->setContentsMargins(8, 8, 8, 8);
     layout->addWidget(split);
     setTabOrder(filter_edit_, view_);
+}
+
+// The lock table: sorted by total wait, one row selected at a time.
+void LocksPage::setupTable()
+{
+    view_ = new QTableView(this);
+    view_->setModel(filter_);
+    view_->setSortingEnabled(true);
+    view_->sortByColumn(LockTableModel::WaitTotal, Qt::DescendingOrder);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setAlternatingRowColors(true);
+    view_->setWordWrap(false);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+    view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->setTabKeyNavigation(false);  // Tab leaves the table; arrows move within it
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &LocksPage::showSelected);
+}
+
+// The tabs under the charts: caller, waker and holder stacks, the lock's
+// objects and the session's wait chains.
+QTabWidget* LocksPage::buildStackTabs()
+{
+    waiter_view_ = stack_view(waiters_, this);
+    waker_view_ = stack_view(wakers_, this);
+    holder_view_ = stack_view(holders_, this);
+    auto* stacks = new QTabWidget(this);
+    stacks->addTab(waiter_view_, tr("Caller stacks"));
+    stacks->addTab(waker_view_, tr("Waker stacks"));
+    stacks->addTab(holder_view_, tr("Holder stacks"));
+    auto* objects = new QTreeView(this);
+    objects->setModel(instances_);
+    objects->setRootIsDecorated(false);
+    objects->setUniformRowHeights(true);
+    objects->setAlternatingRowColors(true);
+    objects->header()->setSectionResizeMode(InstanceModel::Object, QHeaderView::ResizeToContents);
+    stacks->addTab(objects, tr("Objects"));
+    // The session's wait chains: a graph of all locks, the selected one
+    // highlighted; clicking a lock there selects it in the table.
+    chains_ = new ChainView(this);
+    auto* chain_scroll = new QScrollArea(this);
+    chain_scroll->setWidget(chains_);
+    chain_scroll->setWidgetResizable(true);
+    chain_scroll->setFrameShape(QFrame::NoFrame);
+    stacks->addTab(chain_scroll, tr("Wait chains"));
+    chains_tab_ = stacks->indexOf(chain_scroll);
+    stacks_ = stacks;
+    connect(chains_, &ChainView::lockClicked, this, &LocksPage::selectLockNamed);
+    return stacks;
 }
 
 void LocksPage::setSnapshot(const SnapshotPtr& snapshot)

@@ -56,6 +56,8 @@ signals:
     void lockSelected(const QString& lock_key);
 
 private:
+    void setupTable();
+    QTabWidget* buildStackTabs();
     void showSelected();
     void updateCount();
 
