@@ -154,7 +154,8 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
     if (role == RelativeRole)
         return std::numeric_limits<double>::quiet_NaN();
     const QString wait = display::duration(lock.wait_per_s) + "/s";
-    if (role == Qt::DisplayRole) {
+    // The text columns sort as they read.
+    if (role == Qt::DisplayRole || role == SortRole) {
         switch (column) {
             case Lock:
                 return QString::fromStdString(lock.name);
@@ -162,6 +163,10 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
                 return display::kind(lock.kind, lock.mode);
             case Metric:
                 return QStringLiteral("wait per second");
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (column) {
             case A:
                 return in_a ? wait : QStringLiteral("–");
             case B:
@@ -175,12 +180,6 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
     }
     if (role == SortRole) {
         switch (column) {
-            case Lock:
-                return QString::fromStdString(lock.name);
-            case Kind:
-                return display::kind(lock.kind, lock.mode);
-            case Metric:
-                return QStringLiteral("wait per second");
             case A:
                 return in_a ? lock.wait_per_s : 0.0;
             case B:

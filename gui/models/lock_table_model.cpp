@@ -154,9 +154,8 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
     const LockCounters& c = r.counters;
     switch (column) {
         case Name:
-            return QString::fromStdString(r.name);
         case Kind:
-            return display::kind(r.kind, r.mode);
+            return display(r, column);  // they sort as they read
         case Caller:
             return QString::fromStdString(r.caller);
         case Source:
