@@ -71,6 +71,7 @@ BarChart::BarChart(const QString& title, Qt::Orientation orientation, QWidget* p
     d->empty = empty_label(d->view);
     d->empty->setWordWrap(true);
     fill_with_view(this, d->view, 140);
+    setChartView(d->view, d->empty);
 }
 
 BarChart::~BarChart() = default;
@@ -177,16 +178,6 @@ void BarChart::setBars(const QList<Bar>& bars)
     d->chart->legend()->setVisible(groups.size() > 1);
     d->empty->setVisible(bars.isEmpty());
     d->empty->setGeometry(d->view->rect());
-}
-
-void BarChart::setEmptyText(const QString& text)
-{
-    d->empty->setText(text);
-}
-
-QRect BarChart::plotRect() const
-{
-    return plot_rect(d->view, this);
 }
 
 bool BarChart::hasData() const

@@ -172,6 +172,7 @@ TimeSeriesChart::TimeSeriesChart(const QString& title, QWidget* parent)
     d->view = new View(d->chart, this);
     d->empty = empty_label(d->view);
     fill_with_view(this, d->view, 160);
+    setChartView(d->view, d->empty);
 }
 
 TimeSeriesChart::~TimeSeriesChart() = default;
@@ -243,16 +244,6 @@ void TimeSeriesChart::setRunStarts(const QList<double>& starts_s)
 {
     d->run_starts = starts_s;
     d->view->viewport()->update();
-}
-
-void TimeSeriesChart::setEmptyText(const QString& text)
-{
-    d->empty->setText(text);
-}
-
-QRect TimeSeriesChart::plotRect() const
-{
-    return plot_rect(d->view, this);
 }
 
 bool TimeSeriesChart::hasData() const
