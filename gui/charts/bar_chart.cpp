@@ -6,7 +6,6 @@
 #include <QLabel>
 #include <QToolTip>
 #include <QCursor>
-#include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChartView>
@@ -69,15 +68,10 @@ BarChart::BarChart(const QString& title, Qt::Orientation orientation, QWidget* p
     d->category_axis->setTruncateLabels(horizontal);
     d->view = new EmptyAwareView(d->chart, &d->empty);
     d->view->setRenderHint(QPainter::Antialiasing);
-    d->empty = new QLabel(d->view);
-    d->empty->setAlignment(Qt::AlignCenter);
+    d->empty = empty_label(d->view);
     d->empty->setWordWrap(true);
-    d->empty->setStyleSheet(QStringLiteral("color: #606060; background: transparent;"));
-    d->empty->hide();
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
-    setMinimumHeight(140);
+    fill_with_view(this, d->view, 140);
+    setChartView(d->view, d->empty);
 }
 
 BarChart::~BarChart() = default;
@@ -184,19 +178,6 @@ void BarChart::setBars(const QList<Bar>& bars)
     d->chart->legend()->setVisible(groups.size() > 1);
     d->empty->setVisible(bars.isEmpty());
     d->empty->setGeometry(d->view->rect());
-}
-
-void BarChart::setEmptyText(const QString& text)
-{
-    d->empty->setText(text);
-}
-
-QRect BarChart::plotRect() const
-{
-    const QRectF area = d->chart->plotArea();
-    const QPoint tl = d->view->mapFromScene(area.topLeft());
-    const QPoint br = d->view->mapFromScene(area.bottomRight());
-    return QRect(d->view->mapTo(this, tl), d->view->mapTo(this, br));
 }
 
 bool BarChart::hasData() const

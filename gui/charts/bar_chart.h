@@ -18,9 +18,7 @@ public:
 
     void setAxisTitles(const QString& category_title, const QString& value_title, Unit unit);
     void setBars(const QList<Bar>& bars);  // in display order (top or left first)
-    void setEmptyText(const QString& text);
 
-    QRect plotRect() const override;
     bool hasData() const override;
 
 private:

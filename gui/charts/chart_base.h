@@ -4,6 +4,9 @@
 
 #include <QWidget>
 
+QT_FORWARD_DECLARE_CLASS(QChartView)
+QT_FORWARD_DECLARE_CLASS(QLabel)
+
 namespace lockscope::gui::charts {
 
 class ChartWidget : public QWidget {
@@ -12,9 +15,20 @@ public:
     using QWidget::QWidget;
     // The rectangle (in this widget's coordinates) where data is drawn; the
     // blank-chart test looks there.
-    virtual QRect plotRect() const = 0;
+    QRect plotRect() const;
     // True when the chart has data to show (false: it shows a message).
     virtual bool hasData() const = 0;
+    // The message shown in place of a plot without data.
+    void setEmptyText(const QString& text);
+
+protected:
+    // Called once by the subclass's constructor: the view that draws the
+    // chart and the label over it (chart_style.h's empty_label).
+    void setChartView(QChartView* view, QLabel* empty);
+
+private:
+    QChartView* view_ = nullptr;
+    QLabel* empty_ = nullptr;
 };
 
 }  // namespace lockscope::gui::charts

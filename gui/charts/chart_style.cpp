@@ -4,6 +4,8 @@
 
 #include <QFont>
 #include <QGraphicsLayout>
+#include <QLabel>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -87,6 +89,31 @@ void nice_value_axis(QValueAxis* axis, double max, int target_ticks)
     const double top = std::max(step, std::ceil(max / step - 1e-9) * step);
     set_dynamic_ticks(axis, 0, top, step);
     axis->setLabelFormat(label_format(step));
+}
+
+QLabel* empty_label(QChartView* view)
+{
+    auto* label = new QLabel(view);
+    label->setAlignment(Qt::AlignCenter);
+    label->setStyleSheet(QStringLiteral("color: #606060; background: transparent;"));
+    label->hide();
+    return label;
+}
+
+void fill_with_view(QWidget* widget, QChartView* view, int min_height)
+{
+    auto* layout = new QVBoxLayout(widget);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(view);
+    widget->setMinimumHeight(min_height);
+}
+
+QRect plot_rect(const QChartView* view, const QWidget* widget)
+{
+    const QRectF area = view->chart()->plotArea();
+    const QPoint top_left = view->mapFromScene(area.topLeft());
+    const QPoint bottom_right = view->mapFromScene(area.bottomRight());
+    return QRect(view->mapTo(widget, top_left), view->mapTo(widget, bottom_right));
 }
 
 }  // namespace lockscope::gui::charts

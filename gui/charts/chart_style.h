@@ -2,12 +2,23 @@
 #pragma once
 
 #include <QtCharts/QChart>
+#include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
+
+class QLabel;
 
 namespace lockscope::gui::charts {
 
 void style_chart(QChart* chart, const QString& title);
 void style_axis(QAbstractAxis* axis, const QString& title);
+
+// The grey message a chart shows over `view` in place of a plot without
+// data; hidden until the chart has none.
+QLabel* empty_label(QChartView* view);
+// `widget` holds only `view`, edge to edge, at least `min_height` tall.
+void fill_with_view(QWidget* widget, QChartView* view, int min_height);
+// The plot area of `view`'s chart in `widget`'s coordinates.
+QRect plot_rect(const QChartView* view, const QWidget* widget);
 
 // 1, 2 or 5 × 10^k at or above `v` (v > 0): axis ends and tick steps that
 // read as round numbers.

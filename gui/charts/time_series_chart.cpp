@@ -5,7 +5,6 @@
 
 #include <QLabel>
 #include <QMouseEvent>
-#include <QVBoxLayout>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
@@ -171,14 +170,9 @@ TimeSeriesChart::TimeSeriesChart(const QString& title, QWidget* parent)
     d->chart->addAxis(d->x_axis, Qt::AlignBottom);
     d->chart->addAxis(d->y_axis, Qt::AlignLeft);
     d->view = new View(d->chart, this);
-    d->empty = new QLabel(d->view);
-    d->empty->setAlignment(Qt::AlignCenter);
-    d->empty->setStyleSheet(QStringLiteral("color: #606060; background: transparent;"));
-    d->empty->hide();
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
-    setMinimumHeight(160);
+    d->empty = empty_label(d->view);
+    fill_with_view(this, d->view, 160);
+    setChartView(d->view, d->empty);
 }
 
 TimeSeriesChart::~TimeSeriesChart() = default;
@@ -250,19 +244,6 @@ void TimeSeriesChart::setRunStarts(const QList<double>& starts_s)
 {
     d->run_starts = starts_s;
     d->view->viewport()->update();
-}
-
-void TimeSeriesChart::setEmptyText(const QString& text)
-{
-    d->empty->setText(text);
-}
-
-QRect TimeSeriesChart::plotRect() const
-{
-    const QRectF area = d->chart->plotArea();
-    const QPoint top_left = d->view->mapFromScene(area.topLeft());
-    const QPoint bottom_right = d->view->mapFromScene(area.bottomRight());
-    return QRect(d->view->mapTo(this, top_left), d->view->mapTo(this, bottom_right));
 }
 
 bool TimeSeriesChart::hasData() const

@@ -19,9 +19,7 @@ public:
     void setYAxis(const QString& y_title, Unit unit);
     void setLines(const QList<Line>& lines, double x_max);
     void setRunStarts(const QList<double>& starts_s);  // faint markers between runs
-    void setEmptyText(const QString& text);            // shown when there are no lines
 
-    QRect plotRect() const override;
     bool hasData() const override;
 
 public slots:

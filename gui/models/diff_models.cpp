@@ -10,14 +10,6 @@
 namespace lockscope::gui {
 namespace {
 
-constexpr auto kValid =
-    QAbstractItemModel::CheckIndexOption::IndexIsValid | QAbstractItemModel::CheckIndexOption::ParentIsInvalid;
-
-QVariant alignment(bool text)
-{
-    return text ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
-}
-
 // The columns a MetricDiff fills, shared by totals and lock rows.
 enum class Cell { Metric, A, B, Change, Interval, P, Verdict };
 
@@ -82,70 +74,47 @@ QVariant metric_cell(const MetricDiff& m, Cell cell, int role)
                                    .arg(t.n_b)
                              : QString::fromStdString(t.reason);
     if (role == Qt::TextAlignmentRole)
-        return alignment(cell == Cell::Metric || cell == Cell::Verdict);
+        return TableModel::alignment(cell == Cell::Metric || cell == Cell::Verdict);
     return {};
 }
 
-const char* const kMetricHeaders[] = {"Metric", "A", "B", "Change", "95% interval", "p", "Verdict"};
-
 }  // namespace
 
-DiffTotalsModel::DiffTotalsModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void DiffTotalsModel::setDiff(DiffPtr diff)
+void DiffTableModel::setDiff(DiffPtr diff)
 {
-    beginResetModel();
-    diff_ = std::move(diff);
-    endResetModel();
+    reset(diff_, std::move(diff));
 }
 
-int DiffTotalsModel::rowCount(const QModelIndex& parent) const
+DiffTotalsModel::DiffTotalsModel(QObject* parent)
+    : DiffTableModel({"Metric", "A", "B", "Change", "95% interval", "p", "Verdict"}, parent)
 {
-    return parent.isValid() || !diff_ ? 0 : int(diff_->result.totals.size());
 }
 
-int DiffTotalsModel::columnCount(const QModelIndex& parent) const
+int DiffTotalsModel::rows() const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return diff_ ? int(diff_->result.totals.size()) : 0;
 }
 
-QVariant DiffTotalsModel::data(const QModelIndex& index, int role) const
+QVariant DiffTotalsModel::cell(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, kValid) || !diff_)
-        return {};
     const MetricDiff& m = diff_->result.totals[size_t(index.row())];
     if (role == VerdictRole)
         return int(m.verdict);
     return metric_cell(m, Cell(index.column()), role);
 }
 
-QVariant DiffTotalsModel::headerData(int section, Qt::Orientation orientation, int role) const
+DiffLocksModel::DiffLocksModel(QObject* parent)
+    : DiffTableModel({"Lock", "Kind", "Metric", "A", "B", "Change", "95% interval", "p", "Verdict", "Effect |B − A|"},
+                     parent)
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    return QString::fromUtf8(kMetricHeaders[section]);
 }
 
-DiffLocksModel::DiffLocksModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void DiffLocksModel::setDiff(DiffPtr diff)
+int DiffLocksModel::rows() const
 {
-    beginResetModel();
-    diff_ = std::move(diff);
-    endResetModel();
-}
-
-int DiffLocksModel::rowCount(const QModelIndex& parent) const
-{
-    if (parent.isValid() || !diff_)
+    if (!diff_)
         return 0;
     const DiffResult& d = diff_->result;
     return int(d.locks.size() + d.only_a.size() + d.only_b.size());
-}
-
-int DiffLocksModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant DiffLocksModel::matched(const LockDiff& lock, int column, int role) const
@@ -185,7 +154,8 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
     if (role == RelativeRole)
         return std::numeric_limits<double>::quiet_NaN();
     const QString wait = display::duration(lock.wait_per_s) + "/s";
-    if (role == Qt::DisplayRole) {
+    // The text columns sort as they read.
+    if (role == Qt::DisplayRole || role == SortRole) {
         switch (column) {
             case Lock:
                 return QString::fromStdString(lock.name);
@@ -193,6 +163,10 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
                 return display::kind(lock.kind, lock.mode);
             case Metric:
                 return QStringLiteral("wait per second");
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (column) {
             case A:
                 return in_a ? wait : QStringLiteral("–");
             case B:
@@ -206,12 +180,6 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
     }
     if (role == SortRole) {
         switch (column) {
-            case Lock:
-                return QString::fromStdString(lock.name);
-            case Kind:
-                return display::kind(lock.kind, lock.mode);
-            case Metric:
-                return QStringLiteral("wait per second");
             case A:
                 return in_a ? lock.wait_per_s : 0.0;
             case B:
@@ -233,10 +201,8 @@ QVariant DiffLocksModel::oneSided(const OneSidedLock& lock, bool in_a, int colum
     return {};
 }
 
-QVariant DiffLocksModel::data(const QModelIndex& index, int role) const
+QVariant DiffLocksModel::cell(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, kValid) || !diff_)
-        return {};
     const DiffResult& d = diff_->result;
     size_t row = size_t(index.row());
     if (row < d.locks.size())
@@ -247,42 +213,15 @@ QVariant DiffLocksModel::data(const QModelIndex& index, int role) const
     return oneSided(d.only_b[row - d.only_a.size()], false, index.column(), role);
 }
 
-QVariant DiffLocksModel::headerData(int section, Qt::Orientation orientation, int role) const
+MetaDiffModel::MetaDiffModel(QObject* parent) : DiffTableModel({"Differs", "A", "B"}, parent) {}
+
+int MetaDiffModel::rows() const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    if (section == Lock)
-        return QStringLiteral("Lock");
-    if (section == Kind)
-        return QStringLiteral("Kind");
-    if (section == Effect)
-        return QStringLiteral("Effect |B − A|");
-    return QString::fromUtf8(kMetricHeaders[section - Metric]);
+    return diff_ ? int(diff_->result.metadata.size()) : 0;
 }
 
-MetaDiffModel::MetaDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void MetaDiffModel::setDiff(DiffPtr diff)
+QVariant MetaDiffModel::cell(const QModelIndex& index, int role) const
 {
-    beginResetModel();
-    diff_ = std::move(diff);
-    endResetModel();
-}
-
-int MetaDiffModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() || !diff_ ? 0 : int(diff_->result.metadata.size());
-}
-
-int MetaDiffModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant MetaDiffModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, kValid) || !diff_)
-        return {};
     const MetaDifference& m = diff_->result.metadata[size_t(index.row())];
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
@@ -296,21 +235,6 @@ QVariant MetaDiffModel::data(const QModelIndex& index, int role) const
             return shown(m.a);
         case B:
             return shown(m.b);
-    }
-    return {};
-}
-
-QVariant MetaDiffModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
-        case Key:
-            return QStringLiteral("Differs");
-        case A:
-            return QStringLiteral("A");
-        case B:
-            return QStringLiteral("B");
     }
     return {};
 }

@@ -5,29 +5,36 @@
 
 #include "session/diff_loader.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace lockscope::gui {
 
-class DiffTotalsModel : public QAbstractTableModel {
+// What the three diff models share: one DiffSnapshot, swapped whole.
+class DiffTableModel : public TableModel {
+    Q_OBJECT
+public:
+    void setDiff(DiffPtr diff);
+
+protected:
+    using TableModel::TableModel;
+
+    DiffPtr diff_;
+};
+
+class DiffTotalsModel : public DiffTableModel {
     Q_OBJECT
 public:
     enum Columns { Metric, A, B, Change, Interval, P, Verdict, ColumnCount };
     enum Roles { SortRole = Qt::UserRole + 1, VerdictRole };
 
     explicit DiffTotalsModel(QObject* parent = nullptr);
-    void setDiff(DiffPtr diff);
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
-    DiffPtr diff_;
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
 };
 
-class DiffLocksModel : public QAbstractTableModel {
+class DiffLocksModel : public DiffTableModel {
     Q_OBJECT
 public:
     enum Columns { Lock, Kind, Metric, A, B, Change, Interval, P, Verdict, Effect, ColumnCount };
@@ -38,35 +45,24 @@ public:
     };
 
     explicit DiffLocksModel(QObject* parent = nullptr);
-    void setDiff(DiffPtr diff);
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
     QVariant matched(const LockDiff& lock, int column, int role) const;
     QVariant oneSided(const OneSidedLock& lock, bool in_a, int column, int role) const;
-
-    DiffPtr diff_;
 };
 
-class MetaDiffModel : public QAbstractTableModel {
+class MetaDiffModel : public DiffTableModel {
     Q_OBJECT
 public:
     enum Columns { Key, A, B, ColumnCount };
 
     explicit MetaDiffModel(QObject* parent = nullptr);
-    void setDiff(DiffPtr diff);
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
-    DiffPtr diff_;
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
 };
 
 }  // namespace lockscope::gui

@@ -6,7 +6,7 @@
 
 namespace lockscope::gui {
 
-HistogramModel::HistogramModel(QObject* parent) : QAbstractTableModel(parent) {}
+HistogramModel::HistogramModel(QObject* parent) : TableModel({"Wait time", "Waits", "Share"}, parent) {}
 
 void HistogramModel::setHistogram(const std::array<uint64_t, kHistBuckets>& hist)
 {
@@ -32,14 +32,9 @@ void HistogramModel::clear()
     setHistogram({});
 }
 
-int HistogramModel::rowCount(const QModelIndex& parent) const
+int HistogramModel::rows() const
 {
-    return parent.isValid() ? 0 : count_;
-}
-
-int HistogramModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    return count_;
 }
 
 QString HistogramModel::bucketLabel(int bucket)
@@ -47,10 +42,8 @@ QString HistogramModel::bucketLabel(int bucket)
     return display::duration(std::ldexp(1.0, bucket));
 }
 
-QVariant HistogramModel::data(const QModelIndex& index, int role) const
+QVariant HistogramModel::cell(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
     const int bucket = first_ + index.row();
     const uint64_t n = hist_[size_t(bucket)];
     const double share = total_ ? double(n) / double(total_) : 0.0;
@@ -82,22 +75,7 @@ QVariant HistogramModel::data(const QModelIndex& index, int role) const
         case ShortLabelRole:
             return bucketLabel(bucket);
         case Qt::TextAlignmentRole:
-            return int(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    return {};
-}
-
-QVariant HistogramModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
-        case Range:
-            return QStringLiteral("Wait time");
-        case Count:
-            return QStringLiteral("Waits");
-        case Share:
-            return QStringLiteral("Share");
+            return alignment(false);
     }
     return {};
 }

@@ -4,13 +4,13 @@
 
 #include "core/model.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 #include <array>
 
 namespace lockscope::gui {
 
-class HistogramModel : public QAbstractTableModel {
+class HistogramModel : public TableModel {
     Q_OBJECT
 public:
     enum Columns { Range, Count, Share, ColumnCount };
@@ -21,15 +21,12 @@ public:
     void setHistogram(const std::array<uint64_t, kHistBuckets>& hist);
     void clear();
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
-
     // "1.02 µs" for bucket i's lower bound (2^i ns).
     static QString bucketLabel(int bucket);
 
 private:
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
     std::array<uint64_t, kHistBuckets> hist_{};
     int first_ = 0, count_ = 0;
     uint64_t total_ = 0;

@@ -4,29 +4,22 @@
 
 namespace lockscope::gui {
 
-InstanceModel::InstanceModel(QObject* parent) : QAbstractTableModel(parent) {}
+InstanceModel::InstanceModel(QObject* parent) : TableModel({"Object", "Contentions", "Wait", "Why this name"}, parent)
+{
+}
 
 void InstanceModel::setInstances(std::vector<InstanceEntry> instances)
 {
-    beginResetModel();
-    instances_ = std::move(instances);
-    endResetModel();
+    reset(instances_, std::move(instances));
 }
 
-int InstanceModel::rowCount(const QModelIndex& parent) const
+int InstanceModel::rows() const
 {
-    return parent.isValid() ? 0 : int(instances_.size());
+    return int(instances_.size());
 }
 
-int InstanceModel::columnCount(const QModelIndex& parent) const
+QVariant InstanceModel::cell(const QModelIndex& index, int role) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant InstanceModel::data(const QModelIndex& index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
     const InstanceEntry& e = instances_[size_t(index.row())];
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
@@ -53,17 +46,8 @@ QVariant InstanceModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::TextAlignmentRole)
-        return index.column() == Contentions || index.column() == Wait ? int(Qt::AlignRight | Qt::AlignVCenter)
-                                                                       : int(Qt::AlignLeft | Qt::AlignVCenter);
+        return alignment(index.column() != Contentions && index.column() != Wait);
     return {};
-}
-
-QVariant InstanceModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* const titles[ColumnCount] = {"Object", "Contentions", "Wait", "Why this name"};
-    return QString::fromUtf8(titles[section]);
 }
 
 }  // namespace lockscope::gui

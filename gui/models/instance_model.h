@@ -5,11 +5,11 @@
 
 #include "session/lock_detail.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace lockscope::gui {
 
-class InstanceModel : public QAbstractTableModel {
+class InstanceModel : public TableModel {
     Q_OBJECT
 public:
     enum Columns { Object, Contentions, Wait, Evidence, ColumnCount };
@@ -20,12 +20,9 @@ public:
     void setInstances(std::vector<InstanceEntry> instances);
     const std::vector<InstanceEntry>& instances() const { return instances_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
-
 private:
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
     std::vector<InstanceEntry> instances_;
 };
 

@@ -24,29 +24,22 @@ int wait_part(int figure)
 
 }  // namespace
 
-KeyFiguresModel::KeyFiguresModel(QObject* parent) : QAbstractTableModel(parent) {}
+KeyFiguresModel::KeyFiguresModel(QObject* parent) : TableModel({"Figure", "Value", "Detail"}, parent) {}
 
 void KeyFiguresModel::setSnapshot(SnapshotPtr snapshot)
 {
-    beginResetModel();
-    snapshot_ = std::move(snapshot);
-    endResetModel();
+    reset(snapshot_, std::move(snapshot));
 }
 
-int KeyFiguresModel::rowCount(const QModelIndex& parent) const
+int KeyFiguresModel::rows() const
 {
-    return parent.isValid() || !snapshot_ ? 0 : FigureCount;
+    return snapshot_ ? FigureCount : 0;
 }
 
 bool KeyFiguresModel::partsKnown() const
 {
     const Report& rep = snapshot_->report;
     return rep.wait_parts_split && times_measured(rep.totals.counters, timing_period(rep.session).value_or(1));
-}
-
-int KeyFiguresModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant KeyFiguresModel::value(int figure) const
@@ -149,10 +142,8 @@ QString KeyFiguresModel::detail(int figure) const
     return {};
 }
 
-QVariant KeyFiguresModel::data(const QModelIndex& index, int role) const
+QVariant KeyFiguresModel::cell(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !snapshot_)
-        return {};
     const int figure = index.row();
     switch (role) {
         case Qt::DisplayRole:
@@ -187,12 +178,9 @@ QVariant KeyFiguresModel::data(const QModelIndex& index, int role) const
 
 QVariant KeyFiguresModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation == Qt::Horizontal) {
-        if (role != Qt::DisplayRole)
-            return {};
-        static const char* const columns[] = {"Figure", "Value", "Detail"};
-        return section >= 0 && section < ColumnCount ? QString::fromUtf8(columns[section]) : QVariant();
-    }
+    // The figures' names head the rows.
+    if (orientation == Qt::Horizontal)
+        return TableModel::headerData(section, orientation, role);
     if (section < 0 || section >= FigureCount)
         return {};
     static const char* const labels[FigureCount] = {

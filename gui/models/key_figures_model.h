@@ -4,11 +4,11 @@
 
 #include "session/snapshot.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace lockscope::gui {
 
-class KeyFiguresModel : public QAbstractTableModel {
+class KeyFiguresModel : public TableModel {
     Q_OBJECT
 public:
     enum Figures {
@@ -36,12 +36,11 @@ public:
     explicit KeyFiguresModel(QObject* parent = nullptr);
     void setSnapshot(SnapshotPtr snapshot);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
     QVariant value(int figure) const;
     QString valueText(int figure) const;
     QString detail(int figure) const;

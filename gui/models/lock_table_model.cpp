@@ -37,23 +37,41 @@ uint32_t timing_period_of(const SnapshotPtr& snapshot)
 
 }  // namespace
 
-LockTableModel::LockTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+LockTableModel::LockTableModel(QObject* parent)
+    : TableModel(
+          {"Lock", "Kind", "Caller", "Name from", "Contentions", "Spins", "Spin fail", "Wait", "Mean", "Max", "Spin %",
+           "Queued %", "Asleep %", "Runnable %", "Sleeps", "Share", "Cgroups"},
+          parent,
+          {"Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
+           "the caller, or kind@caller",
+           "Lock kind and, for reader-writer locks, the mode", "The caller that accounts for most of this lock's wait",
+           "Where the name came from: slab (the object and member, from the slab cache and BTF), global, "
+           "percpu, task (the waiter's own mm, files, signals), kernel-data (unnamed kernel image data), "
+           "caller, unknown",
+           "Contention episodes: first contention_begin to contention_end",
+           "Spin attempts: optimistic spin phases (mutex)",
+           "Spin-failure rate = spin failures / spin attempts: spin phases that ended with the task queueing",
+           "Total wait time of all episodes", "Mean wait time per contention", "Longest single wait",
+           "Spinning: share of this lock's wait on CPU in optimistic spin phases. The four parts of the wait "
+           "(spin, queued, asleep, runnable) add up to 100%",
+           "Queued on CPU: share of the wait on CPU after queueing (not spinning, not switched out)",
+           "Asleep: share of the wait switched out blocked",
+           "Runnable: share of the wait switched out runnable (preempted, or woken and not yet running)",
+           "Times the waiter went to sleep", "Share of wait: this lock's part of all wait in the session",
+           "The cgroups (containers, services) whose tasks were sampled waiting on this lock, most samples "
+           "first: from the sampled waiter stacks, so every lock has at least one, but a cgroup that waited "
+           "rarely may be missing. The filter matches any of them."})
+{
+}
 
 void LockTableModel::setSnapshot(SnapshotPtr snapshot)
 {
-    beginResetModel();
-    snapshot_ = std::move(snapshot);
-    endResetModel();
+    reset(snapshot_, std::move(snapshot));
 }
 
-int LockTableModel::rowCount(const QModelIndex& parent) const
+int LockTableModel::rows() const
 {
-    return parent.isValid() || !snapshot_ ? 0 : int(snapshot_->report.rows.size());
-}
-
-int LockTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    return snapshot_ ? int(snapshot_->report.rows.size()) : 0;
 }
 
 QString LockTableModel::lockKey(const ReportRow& row)
@@ -136,9 +154,8 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
     const LockCounters& c = r.counters;
     switch (column) {
         case Name:
-            return QString::fromStdString(r.name);
         case Kind:
-            return display::kind(r.kind, r.mode);
+            return display(r, column);  // they sort as they read
         case Caller:
             return QString::fromStdString(r.caller);
         case Source:
@@ -183,10 +200,8 @@ QVariant LockTableModel::partPercent(const ReportRow& r, int column) const
     return display::wait_part_percents(c)[part_of(column)];
 }
 
-QVariant LockTableModel::data(const QModelIndex& index, int role) const
+QVariant LockTableModel::cell(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !snapshot_)
-        return {};
     const ReportRow& r = snapshot_->report.rows[size_t(index.row())];
     switch (role) {
         case Qt::DisplayRole:
@@ -200,8 +215,7 @@ QVariant LockTableModel::data(const QModelIndex& index, int role) const
         case PercentRole:
             return partPercent(r, index.column());
         case Qt::TextAlignmentRole:
-            return index.column() >= Contentions && index.column() != Cgroups ? int(Qt::AlignRight | Qt::AlignVCenter)
-                                                                              : int(Qt::AlignLeft | Qt::AlignVCenter);
+            return alignment(index.column() < Contentions || index.column() == Cgroups);
         case Qt::ToolTipRole:
             if (index.column() == Cgroups && !r.cgroups.empty()) {
                 QString tip = tr("Cgroups whose tasks were sampled waiting on this lock (sampled waiter stacks):");
@@ -229,44 +243,6 @@ QVariant LockTableModel::data(const QModelIndex& index, int role) const
                     .arg(r.instances);
             return headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole);
     }
-    return {};
-}
-
-QVariant LockTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* const titles[ColumnCount] = {
-        "Lock", "Kind",   "Caller",   "Name from", "Contentions", "Spins",  "Spin fail", "Wait",   "Mean",
-        "Max",  "Spin %", "Queued %", "Asleep %",  "Runnable %",  "Sleeps", "Share",     "Cgroups"};
-    static const char* const tips[ColumnCount] = {
-        "Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
-        "the caller, or kind@caller",
-        "Lock kind and, for reader-writer locks, the mode",
-        "The caller that accounts for most of this lock's wait",
-        "Where the name came from: slab (the object and member, from the slab cache and BTF), global, "
-        "percpu, task (the waiter's own mm, files, signals), kernel-data (unnamed kernel image data), "
-        "caller, unknown",
-        "Contention episodes: first contention_begin to contention_end",
-        "Spin attempts: optimistic spin phases (mutex)",
-        "Spin-failure rate = spin failures / spin attempts: spin phases that ended with the task queueing",
-        "Total wait time of all episodes",
-        "Mean wait time per contention",
-        "Longest single wait",
-        "Spinning: share of this lock's wait on CPU in optimistic spin phases. The four parts of the wait "
-        "(spin, queued, asleep, runnable) add up to 100%",
-        "Queued on CPU: share of the wait on CPU after queueing (not spinning, not switched out)",
-        "Asleep: share of the wait switched out blocked",
-        "Runnable: share of the wait switched out runnable (preempted, or woken and not yet running)",
-        "Times the waiter went to sleep",
-        "Share of wait: this lock's part of all wait in the session",
-        "The cgroups (containers, services) whose tasks were sampled waiting on this lock, most samples "
-        "first: from the sampled waiter stacks, so every lock has at least one, but a cgroup that waited "
-        "rarely may be missing. The filter matches any of them."};
-    if (role == Qt::DisplayRole)
-        return QString::fromUtf8(titles[section]);
-    if (role == Qt::ToolTipRole)
-        return QString::fromUtf8(tips[section]);
     return {};
 }
 

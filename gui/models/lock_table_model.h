@@ -4,11 +4,11 @@
 
 #include "session/snapshot.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace lockscope::gui {
 
-class LockTableModel : public QAbstractTableModel {
+class LockTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Columns {
@@ -47,17 +47,14 @@ public:
     void setSnapshot(SnapshotPtr snapshot);
     const SnapshotPtr& snapshot() const { return snapshot_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
-
     static QString lockKey(const ReportRow& row);
 
     // Every cgroup of the row, most sampled first, one per line.
     static QString cgroupList(const ReportRow& row);
 
 private:
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
     QVariant display(const ReportRow& row, int column) const;
     QVariant sortValue(const ReportRow& row, int column) const;
     QVariant partPercent(const ReportRow& row, int column) const;

@@ -4,7 +4,7 @@
 
 namespace lockscope::gui {
 
-OwnerStateModel::OwnerStateModel(QObject* parent) : QAbstractTableModel(parent) {}
+OwnerStateModel::OwnerStateModel(QObject* parent) : TableModel({"Owner at queueing", "Queueings", "Share"}, parent) {}
 
 void OwnerStateModel::setCounts(const std::array<uint64_t, kOwnerStates>& owner)
 {
@@ -16,54 +16,46 @@ void OwnerStateModel::setCounts(const std::array<uint64_t, kOwnerStates>& owner)
     emit dataChanged(index(0, 0), index(kOwnerStates - 1, ColumnCount - 1));
 }
 
-int OwnerStateModel::rowCount(const QModelIndex& parent) const
+int OwnerStateModel::rows() const
 {
-    return parent.isValid() ? 0 : kOwnerStates;
+    return kOwnerStates;
 }
 
-int OwnerStateModel::columnCount(const QModelIndex& parent) const
+namespace {
+
+struct StateText {
+    const char* label;
+    const char* explanation;
+};
+
+// Indexed by OwnerState.
+const StateText kStateTexts[kOwnerStates] = {
+    {"owner on CPU", "A writer held the lock and was running: spinning could have paid off"},
+    {"owner off CPU", "The holder was switched out: spinning on it is pointless"},
+    {"reader-owned", "Readers held the lock: the writer cannot see when they leave"},
+    {"non-spinnable", "The lock was marked non-spinnable (e.g. a handoff was pending)"},
+    {"no owner", "No owner recorded: mid-release, or the 4.7 NULL-owner check"},
+};
+
+bool known_state(int state)
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return state >= 0 && state < kOwnerStates;
 }
+
+}  // namespace
 
 QString OwnerStateModel::stateLabel(int state)
 {
-    switch (static_cast<OwnerState>(state)) {
-        case OwnerState::OnCpu:
-            return QStringLiteral("owner on CPU");
-        case OwnerState::OffCpu:
-            return QStringLiteral("owner off CPU");
-        case OwnerState::ReaderOwned:
-            return QStringLiteral("reader-owned");
-        case OwnerState::NonSpinnable:
-            return QStringLiteral("non-spinnable");
-        case OwnerState::None:
-            return QStringLiteral("no owner");
-    }
-    return QStringLiteral("unknown");
+    return known_state(state) ? QString::fromUtf8(kStateTexts[state].label) : QStringLiteral("unknown");
 }
 
 QString OwnerStateModel::stateExplanation(int state)
 {
-    switch (static_cast<OwnerState>(state)) {
-        case OwnerState::OnCpu:
-            return QStringLiteral("A writer held the lock and was running: spinning could have paid off");
-        case OwnerState::OffCpu:
-            return QStringLiteral("The holder was switched out: spinning on it is pointless");
-        case OwnerState::ReaderOwned:
-            return QStringLiteral("Readers held the lock: the writer cannot see when they leave");
-        case OwnerState::NonSpinnable:
-            return QStringLiteral("The lock was marked non-spinnable (e.g. a handoff was pending)");
-        case OwnerState::None:
-            return QStringLiteral("No owner recorded: mid-release, or the 4.7 NULL-owner check");
-    }
-    return {};
+    return known_state(state) ? QString::fromUtf8(kStateTexts[state].explanation) : QString();
 }
 
-QVariant OwnerStateModel::data(const QModelIndex& index, int role) const
+QVariant OwnerStateModel::cell(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
     const uint64_t n = owner_[size_t(index.row())];
     const double share = total_ ? double(n) / double(total_) : 0.0;
     switch (role) {
@@ -90,23 +82,7 @@ QVariant OwnerStateModel::data(const QModelIndex& index, int role) const
         case Qt::ToolTipRole:
             return stateExplanation(index.row());
         case Qt::TextAlignmentRole:
-            return index.column() == State ? int(Qt::AlignLeft | Qt::AlignVCenter)
-                                           : int(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    return {};
-}
-
-QVariant OwnerStateModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
-        case State:
-            return QStringLiteral("Owner at queueing");
-        case Count:
-            return QStringLiteral("Queueings");
-        case Share:
-            return QStringLiteral("Share");
+            return alignment(index.column() == State);
     }
     return {};
 }

@@ -4,13 +4,13 @@
 
 #include "core/model.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 #include <array>
 
 namespace lockscope::gui {
 
-class OwnerStateModel : public QAbstractTableModel {
+class OwnerStateModel : public TableModel {
     Q_OBJECT
 public:
     enum Columns { State, Count, Share, ColumnCount };
@@ -21,15 +21,12 @@ public:
     void setCounts(const std::array<uint64_t, kOwnerStates>& owner);
     uint64_t total() const { return total_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
-
     static QString stateLabel(int state);  // "writer on CPU"
     static QString stateExplanation(int state);
 
 private:
+    int rows() const override;
+    QVariant cell(const QModelIndex& index, int role) const override;
     std::array<uint64_t, kOwnerStates> owner_{};
     uint64_t total_ = 0;
 };

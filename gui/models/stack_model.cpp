@@ -1,6 +1,7 @@
 #include "models/stack_model.h"
 
 #include "models/display.h"
+#include "models/table_model.h"
 
 namespace lockscope::gui {
 namespace {
@@ -146,27 +147,17 @@ QVariant StackModel::data(const QModelIndex& index, int role) const
             return frames.join('\n');
         }
         case Qt::TextAlignmentRole:
-            return index.column() == Frames ? int(Qt::AlignLeft | Qt::AlignVCenter)
-                                            : int(Qt::AlignRight | Qt::AlignVCenter);
+            return TableModel::alignment(index.column() == Frames);
     }
     return {};
 }
 
 QVariant StackModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount || role != Qt::DisplayRole)
         return QAbstractItemModel::headerData(section, orientation, role);
-    switch (section) {
-        case Frames:
-            return QStringLiteral("Stack (expand for frames)");
-        case Samples:
-            return QStringLiteral("Samples");
-        case Share:
-            return QStringLiteral("Share");
-        case Wait:
-            return QStringLiteral("Sampled wait");
-    }
-    return {};
+    static const char* const titles[ColumnCount] = {"Stack (expand for frames)", "Samples", "Share", "Sampled wait"};
+    return QString::fromUtf8(titles[section]);
 }
 
 }  // namespace lockscope::gui

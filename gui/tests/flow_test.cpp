@@ -49,13 +49,9 @@ private:
 void FlowTest::initTestCase()
 {
     QVERIFY(dir_.isValid());
-    path_a_ = dir_.filePath("a.lockscope");
-    path_b_ = dir_.filePath("b.lockscope");
-    testing::write_session(path_a_, {});
-    testing::SessionShape worse;
-    worse.seed = 3;
-    worse.contention_scale = 1.4;
-    testing::write_session(path_b_, worse);
+    const testing::SessionPair pair = testing::write_session_pair(dir_.path(), 3);
+    path_a_ = pair.a;
+    path_b_ = pair.b;
 }
 
 bool FlowTest::open(MainWindow& w, const QString& path)

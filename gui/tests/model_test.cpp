@@ -44,6 +44,7 @@ private slots:
     void cgroupColumnShowsAndFiltersTheWaitersCgroups();
     void lockTableShowsEstimatesAndWhatWasNotTimed();
     void waitPartsSortAndAnOlderFormatSaysItCannotSplit();
+    void everyColumnHasATitle();
 
 private:
     QTemporaryDir dir_;
@@ -470,6 +471,33 @@ void ModelTest::waitPartsSortAndAnOlderFormatSaysItCannotSplit()
     QCOMPARE(text(KeyFiguresModel::WaitAsleep, KeyFiguresModel::Value),
              display::percent(double(older->report.totals.counters.asleep_ns()) /
                               double(older->report.totals.counters.wait_ns)));
+}
+
+// The column titles are given apart from the Columns enums: a title
+// missing or one too many would shift every header after it.
+template <typename Model>
+static void check_titles()
+{
+    Model model;
+    QCOMPARE(model.columnCount(), int(Model::ColumnCount));
+    for (int column = 0; column < model.columnCount(); ++column)
+        QVERIFY(!model.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString().isEmpty());
+}
+
+void ModelTest::everyColumnHasATitle()
+{
+    check_titles<LockTableModel>();
+    check_titles<HistogramModel>();
+    check_titles<OwnerStateModel>();
+    check_titles<InstanceModel>();
+    check_titles<KeyFiguresModel>();
+    check_titles<DiffTotalsModel>();
+    check_titles<DiffLocksModel>();
+    check_titles<MetaDiffModel>();
+    // Header tips are what the lock table's cells fall back to.
+    LockTableModel locks;
+    for (int column = 0; column < locks.columnCount(); ++column)
+        QVERIFY(!locks.headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(ModelTest)

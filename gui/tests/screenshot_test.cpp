@@ -68,13 +68,9 @@ private:
 void ScreenshotTest::initTestCase()
 {
     QVERIFY(dir_.isValid());
-    a_ = dir_.filePath("a.lockscope");
-    b_ = dir_.filePath("b.lockscope");
-    testing::write_session(a_, {});
-    testing::SessionShape worse;
-    worse.seed = 5;
-    worse.contention_scale = 1.4;
-    testing::write_session(b_, worse);
+    const testing::SessionPair pair = testing::write_session_pair(dir_.path(), 5);
+    a_ = pair.a;
+    b_ = pair.b;
 }
 
 void ScreenshotTest::everyPageHasInk_data()

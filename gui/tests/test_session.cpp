@@ -2,6 +2,8 @@
 
 #include "core/storage/session_store.h"
 
+#include <QDir>
+
 #include <cmath>
 #include <random>
 #include <string>
@@ -344,6 +346,17 @@ void LiveSession::finish()
         state_->shape.finish_last_run = true;
     }
     state_->writer.close();
+}
+
+SessionPair write_session_pair(const QString& dir, uint64_t seed_b)
+{
+    const SessionPair pair{QDir(dir).filePath("a.lockscope"), QDir(dir).filePath("b.lockscope")};
+    write_session(pair.a, {});
+    SessionShape worse;
+    worse.seed = seed_b;
+    worse.contention_scale = 1.4;
+    write_session(pair.b, worse);
+    return pair;
 }
 
 }  // namespace lockscope::gui::testing

@@ -23,6 +23,14 @@ struct SessionShape {
 // Writes (overwriting) a session at `path`.
 void write_session(const QString& path, const SessionShape& shape);
 
+// The diff page's input: a.lockscope, a default session, and b.lockscope,
+// the same workload with 1.4 times the contention (drawn with `seed_b`),
+// both in `dir`.
+struct SessionPair {
+    QString a, b;
+};
+SessionPair write_session_pair(const QString& dir, uint64_t seed_b);
+
 // Appends `intervals` more intervals to the last run of a session created
 // by write_session with finish_last_run = false (live-follow tests).
 class LiveSession {
