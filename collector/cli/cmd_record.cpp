@@ -230,9 +230,8 @@ void check_options(RecordArgs& a, const po::variables_map& vm)
 // before a port is opened.
 std::unique_ptr<metrics::PrometheusExporter> start_exporter(RecordArgs& a)
 {
-    auto exporter =
-        std::make_unique<metrics::PrometheusExporter>(a.prometheus_address, a.prometheus_top, a.prometheus_cgroups,
-                                                      a.operator_labels, a.web);
+    auto exporter = std::make_unique<metrics::PrometheusExporter>(a.prometheus_address, a.prometheus_top,
+                                                                  a.prometheus_cgroups, a.operator_labels, a.web);
     std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     return exporter;
 }

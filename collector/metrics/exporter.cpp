@@ -182,8 +182,7 @@ ListenAddress parse_listen_address(const std::string& text)
 }
 
 PrometheusExporter::PrometheusExporter(const std::string& address, size_t top_n, size_t top_cgroups,
-                                       const std::map<std::string, std::string>& operator_labels,
-                                       const WebConfig& web)
+                                       const std::map<std::string, std::string>& operator_labels, const WebConfig& web)
 {
     if (top_n == 0)
         throw UsageError("--prometheus-top must be at least 1");
