@@ -56,28 +56,9 @@ REFERENCES = {
 }
 
 
-def prog_ids_of(pid):
-    """Ids of the BPF programs process `pid` holds (fdinfo), so that another
-    recorder or benchmark running on the machine is not counted as ours."""
-    ids = set()
-    try:
-        fds = os.listdir(f"/proc/{pid}/fdinfo")
-    except OSError:
-        return ids
-    for fd in fds:
-        try:
-            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
-                for line in f:
-                    if line.startswith("prog_id:"):
-                        ids.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return ids
-
-
 def bpf_stats(prefixes, *pids):
     # without pids: every program of those names on the machine
-    mine = set().union(*(prog_ids_of(p) for p in pids)) if pids else None
+    mine = set().union(*(kernel_bpf_stats.prog_ids_of(p) for p in pids)) if pids else None
     out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True, capture_output=True, text=True).stdout
     progs = {}
     for p in json.loads(out):

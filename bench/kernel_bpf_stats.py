@@ -39,3 +39,22 @@ def enabled():
             f.write(before)
         if fd >= 0:
             os.close(fd)
+
+
+def prog_ids_of(pid):
+    """Ids of the BPF programs process `pid` holds (fdinfo), so that another
+    recorder or benchmark running on the machine is not counted as ours."""
+    ids = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fdinfo")
+    except OSError:
+        return ids
+    for fd in fds:
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids

@@ -99,23 +99,9 @@ def bpf_stats_enabled():
     return kernel_bpf_stats.enabled()
 
 
-def prog_ids_of(pid):
-    """Ids of the BPF programs process `pid` holds a descriptor of (fdinfo)."""
-    ids = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
-                for line in f:
-                    if line.startswith("prog_id:"):
-                        ids.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return ids
-
-
 def bpf_progs_of(pid):
     """run_time_ns and run_cnt of the BPF programs held by process `pid`."""
-    mine = prog_ids_of(pid)
+    mine = kernel_bpf_stats.prog_ids_of(pid)
     out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True, capture_output=True, text=True).stdout
     progs = {}
     for p in json.loads(out):
