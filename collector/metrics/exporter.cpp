@@ -55,25 +55,28 @@ constexpr int kServerThreads = 16;
 constexpr const char* kRequestTimeoutMs = "10000";  // Prometheus' default scrape timeout
 
 // Loads the soname stand-ins civetweb needs to use OpenSSL 3 (see
-// tls_compat/ssl_names.c): beside the installed program, else in the build tree.
+// tls_compat/ssl_names.c), found relative to the running program:
+// <prefix>/lib/lockscope for /usr/bin/lockscope, <build>/lib/lockscope for the
+// build tree's program.
 void load_tls_compat()
 {
-    std::vector<std::string> dirs;
     std::error_code ec;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec)
-        dirs.push_back((exe.parent_path().parent_path() / LOCKSCOPE_TLS_COMPAT_INSTALL_DIR).string());
-    dirs.push_back(LOCKSCOPE_TLS_COMPAT_BUILD_DIR);
-    for (const std::string& dir : dirs) {
-        const std::string crypto = dir + "/liblockscope-tls-crypto.so";
-        const std::string ssl = dir + "/liblockscope-tls-ssl.so";
+    if (ec)
+        throw Error("cannot find the running program for the exporter's TLS", "/proc/self/exe", ec.value());
+    const std::filesystem::path bin = exe.parent_path();
+    const std::vector<std::filesystem::path> dirs = {bin.parent_path() / LOCKSCOPE_TLS_COMPAT_DIR,
+                                                     bin / LOCKSCOPE_TLS_COMPAT_DIR};
+    for (const std::filesystem::path& dir : dirs) {
+        const std::string crypto = (dir / "liblockscope-tls-crypto.so").string();
+        const std::string ssl = (dir / "liblockscope-tls-ssl.so").string();
         if (access(ssl.c_str(), R_OK) != 0 || access(crypto.c_str(), R_OK) != 0)
             continue;
         if (dlopen(crypto.c_str(), RTLD_NOW | RTLD_GLOBAL) && dlopen(ssl.c_str(), RTLD_NOW | RTLD_GLOBAL))
             return;
         throw Error("cannot load OpenSSL for the exporter's TLS", ssl, 0, dlerror());
     }
-    throw Error("cannot find liblockscope-tls-ssl.so for the exporter's TLS", dirs.front(), ENOENT,
+    throw Error("cannot find liblockscope-tls-ssl.so for the exporter's TLS", dirs.front().string(), ENOENT,
                 "reinstall the lockscope package");
 }
 

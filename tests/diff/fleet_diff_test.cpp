@@ -52,9 +52,8 @@ const char* kernel(int seed, int host)
 
 std::string lock_name(int j)
 {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "lock_%02d", j);
-    return buf;
+    std::string name = std::to_string(j);
+    return "lock_" + (name.size() < 2 ? "0" + name : name);
 }
 
 // Per-host rates of one fleet (seed): [host][lock] → contentions/s etc.
