@@ -49,8 +49,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iomanip>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -367,11 +369,23 @@ Run one_run(const Args& args, const std::string& kind)
     run.mutex_bpf = s1 - s0;
     run.getppid_ns = static_cast<double>(calls.elapsed_ns) / static_cast<double>(calls.ops);
     run.getppid_bpf = s2 - s1;
+    // A figure from programs that never ran, or a recorder that saw none of
+    // the workload's waits, would be no measurement: stop instead.
+    if (kind != "bare" && (run.mutex_bpf.runs == 0 || run.getppid_bpf.enter_runs < calls.ops)) {
+        throw lockscope::Error("measure", kind, 0,
+                               "the programs ran fewer times than the getppid() loop made syscalls; are the "
+                               "kernel's BPF statistics on?");
+    }
     if (kind == "userlock") {
         attached.recorder()->stop();
         const ul::Recording recording = attached.recorder()->read();
         run.recorded_waits = recorded_waits(recording, workload.pid());
         run.lost = recording.lost_keys + recording.lost_samples + recording.lost_inflight;
+        if (*run.recorded_waits == 0 && work.contended > 0) {
+            throw lockscope::Error(
+                "record", "the mutex workload", 0,
+                "the recorder counted none of its " + std::to_string(work.contended) + " contended acquisitions");
+        }
     }
     return run;
 }
@@ -444,24 +458,32 @@ std::map<std::string, Spread> summarize(const std::vector<std::map<std::string, 
 struct Row {
     const char* label;
     const char* key;
-    const char* format;
+    int decimals;
 };
 
 const Row kRows[] = {
-    {"mutex workload's throughput / nothing attached", "throughput_ratio", "%.3f"},
-    {"BPF ns per contended acquisition (futex wait)", "bpf_ns_per_wait", "%.0f"},
-    {"program runs (syscalls) per contended acquisition", "runs_per_wait", "%.1f"},
-    {"BPF ns per program run, mutex phase", "bpf_ns_per_run", "%.0f"},
-    {"futex waits recorded / contended acquisitions", "recorded_waits_per_contended", "%.2f"},
-    {"BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", "%.0f"},
-    {"contended acquisitions per second", "contended_per_s", "%.0f"},
-    {"getppid() ns per syscall, nothing attached", "bare_getppid_ns", "%.0f"},
-    {"getppid() ns per syscall, attached", "getppid_ns", "%.0f"},
-    {"getppid() ns per syscall / nothing attached", "getppid_ratio", "%.3f"},
-    {"getppid() ns per syscall above nothing attached", "getppid_extra_ns", "%.0f"},
-    {"BPF ns per getppid() syscall (sys_enter + sys_exit)", "getppid_bpf_ns_per_syscall", "%.0f"},
-    {"waits or samples lost", "lost", "%.0f"},
+    {"mutex workload's throughput / nothing attached", "throughput_ratio", 3},
+    {"BPF ns per contended acquisition (futex wait)", "bpf_ns_per_wait", 0},
+    {"program runs (syscalls) per contended acquisition", "runs_per_wait", 1},
+    {"BPF ns per program run, mutex phase", "bpf_ns_per_run", 0},
+    {"futex waits recorded / contended acquisitions", "recorded_waits_per_contended", 2},
+    {"BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", 0},
+    {"contended acquisitions per second", "contended_per_s", 0},
+    {"getppid() ns per syscall, nothing attached", "bare_getppid_ns", 0},
+    {"getppid() ns per syscall, attached", "getppid_ns", 0},
+    {"getppid() ns per syscall / nothing attached", "getppid_ratio", 3},
+    {"getppid() ns per syscall above nothing attached", "getppid_extra_ns", 0},
+    {"BPF ns per getppid() syscall (sys_enter + sys_exit)", "getppid_bpf_ns_per_syscall", 0},
+    {"waits or samples lost", "lost", 0},
 };
+
+// A number with `decimals` digits after the point, in a string as long as it needs.
+std::string fixed(double value, int decimals)
+{
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(decimals) << value;
+    return out.str();
+}
 
 std::string cell(const std::map<std::string, Spread>& summary, const Row& row)
 {
@@ -470,10 +492,7 @@ std::string cell(const std::map<std::string, Spread>& summary, const Row& row)
         return "-";
     }
     const Spread& s = found->second;
-    char text[128];
-    const std::string spec = std::string(row.format) + " (" + row.format + "-" + row.format + ")";
-    std::snprintf(text, sizeof(text), spec.c_str(), s.median, s.min, s.max);
-    return text;
+    return fixed(s.median, row.decimals) + " (" + fixed(s.min, row.decimals) + "-" + fixed(s.max, row.decimals) + ")";
 }
 
 void print_table(const Args& args, const std::map<std::string, std::map<std::string, Spread>>& summary)
@@ -555,8 +574,9 @@ double number(const char* option, const char* text, double low, double high, boo
     const double value = std::strtod(text, &end);
     if (errno != 0 || end == text || *end != '\0' || !(value >= low && value <= high) ||
         (whole && value != static_cast<double>(static_cast<long>(value)))) {
-        char range[96];
-        std::snprintf(range, sizeof(range), "%s from %g to %g", whole ? "a whole number" : "a number", low, high);
+        const int decimals = whole ? 0 : 1;
+        const std::string range = std::string(whole ? "a whole number" : "a number") + " from " + fixed(low, decimals) +
+                                  " to " + fixed(high, decimals);
         throw lockscope::UsageError(std::string(option) + " wants " + range + ", not '" + text + "'");
     }
     return value;
