@@ -272,10 +272,20 @@ def userlock_section():
             ("waits or samples lost", "lost", "{:.0f}")]
     for label, key, spec in rows:
         L.append(f"| {label} | " + " | ".join(s_cell(ul["summary"][k].get(key), spec) for k, _ in kinds) + " |")
+    L.append("")
     bare = [r["bare_getppid_ns"] for runs in ul["runs"].values() for r in runs]
     if bare:
-        L += ["", f"- `getppid()` with nothing attached: {statistics.median(bare):.0f} ns per syscall "
-                  f"({min(bare):.0f}–{max(bare):.0f})."]
+        L.append(f"- `getppid()` with nothing attached: {statistics.median(bare):.0f} ns per syscall "
+                 f"({min(bare):.0f}–{max(bare):.0f}).")
+    runs = ul["runs"]
+    for kind, title in (("userlock-other", "recording another process"), ("userlock", "recording the workload")):
+        if kind in runs and "floor" in runs:
+            # per round, the same machine state: the difference of the two runs
+            d = [b["getppid_ns"] - a["getppid_ns"] for a, b in zip(runs["floor"], runs[kind])]
+            L.append(f"- The recorder ({title}) against the empty programs, for a process not recorded: "
+                     f"`getppid()` {statistics.median(d):+.0f} ns per syscall, the difference per round "
+                     f"({min(d):+.0f} to {max(d):+.0f}).")
+            break
     return L + [""]
 
 
