@@ -24,13 +24,14 @@
 #                         programs on its two syscall hooks and against
 #                         nothing attached (built beside lockscope)
 #
-# usage: bench/cost_report.sh
+# usage: bench/cost_report.sh [--help]
 # environment (defaults in brackets; the short settings in parentheses run
 # in about a quarter of an hour on 2 CPUs):
 #   PARTS          what to measure, comma-separated [bpf_cost,overhead,userlock];
 #                  a partial run writes a table of only those parts (say
 #                  PARTS=userlock OUT=- to see its rows without touching
-#                  the page)
+#                  the page; userlock alone takes about 4 minutes at its
+#                  defaults, 1 at the short settings)
 #   LOCKSCOPE      the binary [build/lockscope, else lockscope on PATH]
 #   FLOOR          the yardstick programs [bpf_floor next to LOCKSCOPE]
 #   USERLOCK_COST  the user-lock cost driver [userlock_cost next to LOCKSCOPE]
@@ -47,6 +48,11 @@
 #   OUT            the page to rewrite, or - to print the table [docs/cost.md]
 #   KEEP           a directory to keep the raw JSON and tables in [none]
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+fi
+[[ $# -eq 0 ]] || { echo "cost_report.sh: takes no arguments, only environment settings (try --help)" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/find_lockscope.sh"
