@@ -31,7 +31,7 @@
 #                  a partial run writes a table of only those parts (say
 #                  PARTS=userlock OUT=- to see its rows without touching
 #                  the page; userlock alone takes about 4 minutes at its
-#                  defaults, 1 at the short settings)
+#                  defaults, under 2 at the short settings)
 #   LOCKSCOPE      the binary [build/lockscope, else lockscope on PATH]
 #   FLOOR          the yardstick programs [bpf_floor next to LOCKSCOPE]
 #   USERLOCK_COST  the user-lock cost driver [userlock_cost next to LOCKSCOPE]

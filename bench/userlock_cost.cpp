@@ -333,6 +333,7 @@ private:
 struct Run {
     double ops_per_s = 0;
     double contended_per_s = 0;
+    uint64_t contended = 0;
     ProgStats mutex_bpf;
     double getppid_ns = 0;
     ProgStats getppid_bpf;
@@ -347,7 +348,7 @@ uint64_t recorded_waits(const ul::Recording& recording, pid_t tgid)
         waits += lock.tgid == tgid ? lock.waits : 0;
     }
     for (const auto& [reason, left] : recording.left_out) {
-        waits += left.waits;  // the workload's joins; the only target
+        waits += left.waits;  // the workload is the only target: its threads' joins
     }
     return waits;
 }
@@ -366,15 +367,16 @@ Run one_run(const Args& args, const std::string& kind)
     const ProgStats s2 = attached.stats();
     run.ops_per_s = static_cast<double>(work.ops) * 1e9 / static_cast<double>(work.elapsed_ns);
     run.contended_per_s = static_cast<double>(work.contended) * 1e9 / static_cast<double>(work.elapsed_ns);
+    run.contended = work.contended;
     run.mutex_bpf = s1 - s0;
     run.getppid_ns = static_cast<double>(calls.elapsed_ns) / static_cast<double>(calls.ops);
     run.getppid_bpf = s2 - s1;
     // A figure from programs that never ran, or a recorder that saw none of
     // the workload's waits, would be no measurement: stop instead.
     if (kind != "bare" && (run.mutex_bpf.runs == 0 || run.getppid_bpf.enter_runs < calls.ops)) {
-        throw lockscope::Error("measure", kind, 0,
-                               "the programs ran fewer times than the getppid() loop made syscalls; are the "
-                               "kernel's BPF statistics on?");
+        throw std::runtime_error(kind +
+                                 ": the programs ran fewer times than the getppid() loop made syscalls; "
+                                 "the kernel's BPF statistics did not count");
     }
     if (kind == "userlock") {
         attached.recorder()->stop();
@@ -382,9 +384,8 @@ Run one_run(const Args& args, const std::string& kind)
         run.recorded_waits = recorded_waits(recording, workload.pid());
         run.lost = recording.lost_keys + recording.lost_samples + recording.lost_inflight;
         if (*run.recorded_waits == 0 && work.contended > 0) {
-            throw lockscope::Error(
-                "record", "the mutex workload", 0,
-                "the recorder counted none of its " + std::to_string(work.contended) + " contended acquisitions");
+            throw std::runtime_error("the recorder counted none of the mutex workload's " +
+                                     std::to_string(work.contended) + " contended acquisitions");
         }
     }
     return run;
@@ -396,9 +397,9 @@ double ratio(double a, double b)
 }
 
 // The figures of one attached run against the bare run before it.
-std::map<std::string, double> figures(const Run& bare, const Run& run, double seconds)
+std::map<std::string, double> figures(const Run& bare, const Run& run)
 {
-    const double contended = run.contended_per_s * seconds;
+    const double contended = static_cast<double>(run.contended);
     std::map<std::string, double> f{
         {"throughput_ratio", ratio(run.ops_per_s, bare.ops_per_s)},
         {"ops_per_s", run.ops_per_s},
@@ -652,7 +653,7 @@ void measure(const Args& args)
             const std::string& kind = args.kinds[(r + k) % args.kinds.size()];
             const Run bare = one_run(args, "bare");
             const Run run = one_run(args, kind);
-            runs[kind].push_back(figures(bare, run, args.duration_s));
+            runs[kind].push_back(figures(bare, run));
             const auto& f = runs[kind].back();
             std::fprintf(stderr,
                          "[%zu/%zu] %s: throughput %.3f of bare, %.0f BPF ns per contended acquisition, "
