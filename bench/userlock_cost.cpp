@@ -12,12 +12,11 @@
 //
 // Each run has two phases, one after the other, under the same programs:
 // the mutex workload (THREADS threads contending on one pthread mutex, each
-// holding it asleep for 1/RATE s, in a child process counting its
-// operations and its contended acquisitions, a lock attempt that found the
-// mutex taken and went to pthread_mutex_lock),
-// then a getppid() loop in another child process (never recorded), timed by
-// itself. The kernel's BPF run-time statistics (BPF_ENABLE_STATS) give the
-// programs' run time over each phase.
+// holding it asleep for 1/RATE s, in a child process that counts its lock
+// acquisitions and, of them, the contended ones: a lock attempt that found
+// the mutex taken and went to pthread_mutex_lock), then a getppid() loop in
+// another child process (never recorded), timed by itself. The kernel's BPF run-time statistics (BPF_ENABLE_STATS) give
+// the programs' run time over each phase.
 //
 // Figures per kind, median (min-max) over pairs: the workload's throughput
 // against the bare run before it; the programs' BPF run time over the mutex
