@@ -18,12 +18,23 @@
 #                         bpftrace with kernel stacks only when asked for in
 #                         PROFILERS: on a busy machine it can take minutes to
 #                         print its maps when stopped
+#   userlock_cost         user-space lock recording (collector/userlock): per
+#                         futex wait of a recorded mutex workload and per
+#                         syscall of processes not recorded, against empty
+#                         programs on its two syscall hooks and against
+#                         nothing attached (built beside lockscope)
 #
-# usage: bench/cost_report.sh
+# usage: bench/cost_report.sh [--help]
 # environment (defaults in brackets; the short settings in parentheses run
 # in about a quarter of an hour on 2 CPUs):
+#   PARTS          what to measure, comma-separated [bpf_cost,overhead,userlock];
+#                  a partial run writes a table of only those parts (say
+#                  PARTS=userlock OUT=- to see its rows without touching
+#                  the page; userlock alone takes about 4 minutes at its
+#                  defaults, under 2 at the short settings)
 #   LOCKSCOPE      the binary [build/lockscope, else lockscope on PATH]
 #   FLOOR          the yardstick programs [bpf_floor next to LOCKSCOPE]
+#   USERLOCK_COST  the user-lock cost driver [userlock_cost next to LOCKSCOPE]
 #   REPEAT         bpf_cost.py runs per mode, even [4] (2)
 #   DURATION       seconds per bpf_cost.py run [8] (6)
 #   PAIRS          overhead.py pairs per profiler [6] (3)
@@ -32,9 +43,16 @@
 #   SAMPLE         N of the sampled mode [64]
 #   PROFILERS      overhead.py's profilers [lockscope, its sampled mode, without
 #                  running holders, empty programs, bpftrace, perf-lock]
-#   OUT            the page to rewrite [docs/cost.md]
+#   USERLOCK_PAIRS     userlock_cost pairs per kind [6] (3)
+#   USERLOCK_DURATION  seconds per userlock_cost phase [3] (2)
+#   OUT            the page to rewrite, or - to print the table [docs/cost.md]
 #   KEEP           a directory to keep the raw JSON and tables in [none]
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+fi
+[[ $# -eq 0 ]] || { echo "cost_report.sh: takes no arguments, only environment settings (try --help)" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/find_lockscope.sh"
@@ -47,11 +65,27 @@ pair_duration=${PAIR_DURATION:-4}
 workloads=${WORKLOADS:-pipe,unlink1,mmap1}
 sample=${SAMPLE:-64}
 out=${OUT:-$here/docs/cost.md}
+parts=${PARTS:-bpf_cost,overhead,userlock}
+userlock_cost=${USERLOCK_COST:-$(dirname "$lockscope")/userlock_cost}
+userlock_pairs=${USERLOCK_PAIRS:-6}
+userlock_duration=${USERLOCK_DURATION:-3}
 
 die() { echo "cost_report.sh: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root (BPF programs and the kernel's BPF statistics)"
-[[ -x $floor ]] || die "$floor not found: build it (scripts/build.sh builds it beside lockscope) or set FLOOR"
-grep -q '<!-- cost-report:begin -->' "$out" && grep -q '<!-- cost-report:end -->' "$out" ||
+part() { [[ ,$parts, == *,$1,* ]]; }
+for p in ${parts//,/ }; do
+    [[ $p == bpf_cost || $p == overhead || $p == userlock ]] ||
+        die "PARTS: unknown part '$p' (choose from bpf_cost, overhead, userlock)"
+done
+[[ -n ${parts//,/} ]] || die "PARTS is empty: name at least one of bpf_cost, overhead, userlock"
+if part bpf_cost || part overhead; then
+    [[ -x $floor ]] || die "$floor not found: build it (scripts/build.sh builds it beside lockscope) or set FLOOR"
+fi
+if part userlock; then
+    [[ -x $userlock_cost ]] ||
+        die "$userlock_cost not found: build it (scripts/build.sh builds it beside lockscope) or set USERLOCK_COST"
+fi
+[[ $out == - ]] || { grep -q '<!-- cost-report:begin -->' "$out" && grep -q '<!-- cost-report:end -->' "$out"; } ||
     die "$out has no cost-report markers to write between"
 ((repeat % 2 == 0)) || die "REPEAT must be even (the yardsticks are attached after lockscope in half the runs, before in the other half)"
 
@@ -61,7 +95,7 @@ if [[ -z $profilers ]]; then
     command -v bpftrace >/dev/null && profilers+=,bpftrace
     command -v perf >/dev/null && profilers+=,perf-lock
 fi
-command -v perf >/dev/null || die "perf not found (overhead.py checks lockscope's count with perf stat): scripts/install-deps.sh --bench"
+! part overhead || command -v perf >/dev/null || die "perf not found (overhead.py checks lockscope's count with perf stat): scripts/install-deps.sh --bench"
 
 work=${KEEP:-}
 if [[ -z $work ]]; then
@@ -78,16 +112,25 @@ commit=$(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 
-echo "== bpf_cost.py, full timing" >&2
-python3 "$here/bench/bpf_cost.py" --lockscope "$lockscope" --floor "$floor" --repeat "$repeat" \
-    --duration "$duration" --order both --json "$work/full.json" >"$work/full.md"
-echo "== bpf_cost.py, --sample $sample" >&2
-python3 "$here/bench/bpf_cost.py" --lockscope "$lockscope" --floor "$floor" --repeat "$repeat" \
-    --duration "$duration" --sample "$sample" --json "$work/sample.json" >"$work/sample.md"
-echo "== overhead.py: $profilers" >&2
-python3 "$here/bench/overhead.py" --lockscope "$lockscope" --floor "$floor" --workloads "$workloads" \
-    --pairs "$pairs" --duration "$pair_duration" --sample "$sample" --profilers "$profilers" \
-    --out "$work/overhead" >/dev/null
+if part bpf_cost; then
+    echo "== bpf_cost.py, full timing" >&2
+    python3 "$here/bench/bpf_cost.py" --lockscope "$lockscope" --floor "$floor" --repeat "$repeat" \
+        --duration "$duration" --order both --json "$work/full.json" >"$work/full.md"
+    echo "== bpf_cost.py, --sample $sample" >&2
+    python3 "$here/bench/bpf_cost.py" --lockscope "$lockscope" --floor "$floor" --repeat "$repeat" \
+        --duration "$duration" --sample "$sample" --json "$work/sample.json" >"$work/sample.md"
+fi
+if part overhead; then
+    echo "== overhead.py: $profilers" >&2
+    python3 "$here/bench/overhead.py" --lockscope "$lockscope" --floor "$floor" --workloads "$workloads" \
+        --pairs "$pairs" --duration "$pair_duration" --sample "$sample" --profilers "$profilers" \
+        --out "$work/overhead" >/dev/null
+fi
+if part userlock; then
+    echo "== userlock_cost: floor, userlock, userlock-other" >&2
+    "$userlock_cost" --pairs "$userlock_pairs" --duration "$userlock_duration" \
+        --json "$work/userlock.json" >"$work/userlock.md"
+fi
 
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 export LS_STARTED="$started" LS_COMMIT="$commit" LS_VERSION="$("$lockscope" --version | head -1)" \
@@ -96,16 +139,14 @@ export LS_STARTED="$started" LS_COMMIT="$commit" LS_VERSION="$("$lockscope" --ve
     LS_CLOCK="$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
     LS_LOAD_START="$load_start" LS_LOAD_END="$load_end" LS_REPEAT="$repeat" LS_DURATION="$duration" \
     LS_PAIRS="$pairs" LS_PAIR_DURATION="$pair_duration" LS_SAMPLE="$sample" LS_WORK="$work" \
-    LS_PROFILERS="$profilers" LS_WORKLOADS="$workloads"
+    LS_PROFILERS="$profilers" LS_WORKLOADS="$workloads" LS_PARTS="$parts" \
+    LS_USERLOCK_PAIRS="$userlock_pairs" LS_USERLOCK_DURATION="$userlock_duration"
 python3 - "$out" <<'EOF'
 import json, os, statistics, sys
 
 e = os.environ
 work = e["LS_WORK"]
-full_doc = json.load(open(f"{work}/full.json"))
-full = full_doc["runs"]
-samp = json.load(open(f"{work}/sample.json"))["runs"]
-over = json.load(open(f"{work}/overhead/overhead.json"))
+parts = e["LS_PARTS"].split(",")
 
 
 def med(runs, key):
@@ -125,82 +166,151 @@ def s_cell(s, spec):
 
 
 virt = f", virtualised ({e['LS_VIRT']})" if e["LS_VIRT"] not in ("", "none") else ""
+settings = {"bpf_cost": f"REPEAT={e['LS_REPEAT']} DURATION={e['LS_DURATION']} SAMPLE={e['LS_SAMPLE']}",
+            "overhead": f"PAIRS={e['LS_PAIRS']} PAIR_DURATION={e['LS_PAIR_DURATION']} WORKLOADS={e['LS_WORKLOADS']}",
+            "userlock": f"USERLOCK_PAIRS={e['LS_USERLOCK_PAIRS']} USERLOCK_DURATION={e['LS_USERLOCK_DURATION']}"}
+partial = f"PARTS={','.join(parts)} " if set(settings) - set(parts) else ""
 L = [f"Measured {e['LS_STARTED']} by `bench/cost_report.sh` on commit `{e['LS_COMMIT']}` "
      f"(`{e['LS_VERSION']}`).",
      "",
      f"Machine: {e['LS_CPU']}, {e['LS_CPUS']} CPUs{virt}, Linux {e['LS_KERNEL']}, clock source "
      f"`{e['LS_CLOCK']}`; load average {e['LS_LOAD_START']} at the start, {e['LS_LOAD_END']} at the end.",
      "",
-     f"Settings: `REPEAT={e['LS_REPEAT']} DURATION={e['LS_DURATION']} PAIRS={e['LS_PAIRS']} "
-     f"PAIR_DURATION={e['LS_PAIR_DURATION']} SAMPLE={e['LS_SAMPLE']} WORKLOADS={e['LS_WORKLOADS']}`. "
+     f"Settings: `{partial}{' '.join(settings[p] for p in settings if p in parts)}`. "
      "Figures are the median "
      "(min–max) over runs.",
-     "",
-     f"**Per event** (`bench/bpf_cost.py`: the `{full_doc['workload']}` workload at {full_doc['threads']} threads, recorded system-wide; "
-     "kernel BPF statistics over the middle 60% of each run)",
-     "",
-     f"| | `record` | `record --sample {e['LS_SAMPLE']}` |",
-     "|---|--:|--:|"]
-rows = [("lockscope's programs on its four tracepoints, ns per handled event", "ns_per_event", "{:.0f}"),
-        ("its `contention_begin`/`contention_end` programs, ns per event", "contention_ns_per_event", "{:.0f}"),
-        ("empty programs on the same hooks, same window, ns", "floor_ns_per_event", "{:.0f}"),
-        ("lockscope's contention programs above the empty ones, ns", "contention_above_floor_ns", "{:.0f}"),
-        ("yardstick on the contention hooks, same window, ns (see below)", "reference_same_run_ns_per_event", "{:.0f}"),
-        ("lockscope's contention programs / that yardstick", "contention_vs_reference_same_run", "{:.2f}"),
-        ("handled events per second", "events_per_s", "{:,.0f}"),
-        ("contentions per second", "contentions_per_s", "{:,.0f}"),
-        ("recorder CPU, % of one CPU", "recorder_cpu_percent", "{:.2f}"),
-        ("recorder peak RSS, MiB", "recorder_peak_rss_mib", "{:.1f}"),
-        ("session size, MiB per minute", "session_mib_per_minute", "{:.3f}"),
-        ("events lost", "lost", "{:.0f}")]
-for label, key, spec in rows:
-    L.append(f"| {label} | {cell(full, key, spec)} | {cell(samp, key, spec)} |")
-L += ["",
-      "The yardstick is, for `record`, programs that only ask which task runs and read the clock "
-      "(the least any per-task wait timer pays); for `--sample`, programs that keep an exact count "
-      "per lock without reading the clock.",
-      ""]
+     ""]
 
-names = {"lockscope": "`lockscope record`",
-         "lockscope-sample": f"`lockscope record --sample {e['LS_SAMPLE']}`",
-         "lockscope-no-running-holders": "`lockscope record --running-holder-hz 0`",
-         "bpftrace": "bpftrace, the same aggregation",
-         "bpftrace-kstack": "bpftrace, with kernel stacks",
-         "perf-lock": "`perf lock record -a`",
-         "floor-empty": "empty programs on lockscope's hooks"}
-L += [f"**The workload's throughput** (`bench/overhead.py`: each workload at {over['threads']} threads, "
-      f"{over['pairs']} rounds of {over['duration_s']:g} s, bare and under each profiler in turn; "
-      "the ratio of each profiled run to the bare run just before it)",
-      "",
-      "| workload | profiler | throughput vs bare | BPF ns/event | profiler CPU % | peak RSS MiB | output MiB/min | lost |",
-      "|---|---|--:|--:|--:|--:|--:|--:|"]
-for wl, w in over["workloads"].items():
-    for kind, s in w["summary"].items():
-        L.append(f"| {wl} | {names.get(kind, kind)} | {s_cell(s['ratio'], '{:.3f}')} | "
-                 f"{s_cell(s['bpf_ns_per_event'], '{:.0f}')} | {s_cell(s['cpu_pct'], '{:.2f}')} | "
-                 f"{s_cell(s['rss_mib'], '{:.1f}')} | {s_cell(s['mib_per_min'], '{:.2f}')} | "
-                 f"{s_cell(s['lost'], '{:.0f}')} |")
-L.append("")
-for wl, w in over["workloads"].items():
-    runs = w["runs"]
-    if "lockscope" in runs and "lockscope-no-running-holders" in runs:
-        d = [b["ratio"] - a["ratio"] for a, b in zip(runs["lockscope"], runs["lockscope-no-running-holders"])]
-        L.append(f"- {wl}, the running holders' CPU-clock timer: throughput ratio without it minus with it, "
-                 f"per round, {statistics.median(d):+.3f} ({min(d):+.3f} to {max(d):+.3f}).")
-    a = w.get("agreement")
-    if a:
-        L.append(f"- {wl}, counted independently: lockscope {a['lockscope_contentions']:,} contentions "
-                 f"and {a['lockscope_lost']} lost; `perf stat` {a['perf_stat_contention_end']:,} "
-                 "`lock:contention_end` events over the same tasks (the recorder's own included).")
-missing = [p for p in ("bpftrace", "perf-lock") if p not in e["LS_PROFILERS"].split(",")]
-if missing:
-    L.append(f"- Not measured: {', '.join(missing)}.")
 
+def bpf_cost_section():
+    full_doc = json.load(open(f"{work}/full.json"))
+    full = full_doc["runs"]
+    samp = json.load(open(f"{work}/sample.json"))["runs"]
+    L = [f"**Per event** (`bench/bpf_cost.py`: the `{full_doc['workload']}` workload at {full_doc['threads']} "
+         "threads, recorded system-wide; kernel BPF statistics over the middle 60% of each run)",
+         "",
+         f"| | `record` | `record --sample {e['LS_SAMPLE']}` |",
+         "|---|--:|--:|"]
+    rows = [("lockscope's programs on its four tracepoints, ns per handled event", "ns_per_event", "{:.0f}"),
+            ("its `contention_begin`/`contention_end` programs, ns per event", "contention_ns_per_event", "{:.0f}"),
+            ("empty programs on the same hooks, same window, ns", "floor_ns_per_event", "{:.0f}"),
+            ("lockscope's contention programs above the empty ones, ns", "contention_above_floor_ns", "{:.0f}"),
+            ("yardstick on the contention hooks, same window, ns (see below)", "reference_same_run_ns_per_event",
+             "{:.0f}"),
+            ("lockscope's contention programs / that yardstick", "contention_vs_reference_same_run", "{:.2f}"),
+            ("handled events per second", "events_per_s", "{:,.0f}"),
+            ("contentions per second", "contentions_per_s", "{:,.0f}"),
+            ("recorder CPU, % of one CPU", "recorder_cpu_percent", "{:.2f}"),
+            ("recorder peak RSS, MiB", "recorder_peak_rss_mib", "{:.1f}"),
+            ("session size, MiB per minute", "session_mib_per_minute", "{:.3f}"),
+            ("events lost", "lost", "{:.0f}")]
+    for label, key, spec in rows:
+        L.append(f"| {label} | {cell(full, key, spec)} | {cell(samp, key, spec)} |")
+    return L + ["",
+                "The yardstick is, for `record`, programs that only ask which task runs and read the clock "
+                "(the least any per-task wait timer pays); for `--sample`, programs that keep an exact count "
+                "per lock without reading the clock.",
+                ""]
+
+
+def overhead_section():
+    over = json.load(open(f"{work}/overhead/overhead.json"))
+    names = {"lockscope": "`lockscope record`",
+             "lockscope-sample": f"`lockscope record --sample {e['LS_SAMPLE']}`",
+             "lockscope-no-running-holders": "`lockscope record --running-holder-hz 0`",
+             "bpftrace": "bpftrace, the same aggregation",
+             "bpftrace-kstack": "bpftrace, with kernel stacks",
+             "perf-lock": "`perf lock record -a`",
+             "floor-empty": "empty programs on lockscope's hooks"}
+    L = [f"**The workload's throughput** (`bench/overhead.py`: each workload at {over['threads']} threads, "
+         f"{over['pairs']} rounds of {over['duration_s']:g} s, bare and under each profiler in turn; "
+         "the ratio of each profiled run to the bare run just before it)",
+         "",
+         "| workload | profiler | throughput vs bare | BPF ns/event | profiler CPU % | peak RSS MiB | output MiB/min "
+         "| lost |",
+         "|---|---|--:|--:|--:|--:|--:|--:|"]
+    for wl, w in over["workloads"].items():
+        for kind, s in w["summary"].items():
+            L.append(f"| {wl} | {names.get(kind, kind)} | {s_cell(s['ratio'], '{:.3f}')} | "
+                     f"{s_cell(s['bpf_ns_per_event'], '{:.0f}')} | {s_cell(s['cpu_pct'], '{:.2f}')} | "
+                     f"{s_cell(s['rss_mib'], '{:.1f}')} | {s_cell(s['mib_per_min'], '{:.2f}')} | "
+                     f"{s_cell(s['lost'], '{:.0f}')} |")
+    L.append("")
+    for wl, w in over["workloads"].items():
+        runs = w["runs"]
+        if "lockscope" in runs and "lockscope-no-running-holders" in runs:
+            d = [b["ratio"] - a["ratio"] for a, b in zip(runs["lockscope"], runs["lockscope-no-running-holders"])]
+            L.append(f"- {wl}, the running holders' CPU-clock timer: throughput ratio without it minus with it, "
+                     f"per round, {statistics.median(d):+.3f} ({min(d):+.3f} to {max(d):+.3f}).")
+        a = w.get("agreement")
+        if a:
+            L.append(f"- {wl}, counted independently: lockscope {a['lockscope_contentions']:,} contentions "
+                     f"and {a['lockscope_lost']} lost; `perf stat` {a['perf_stat_contention_end']:,} "
+                     "`lock:contention_end` events over the same tasks (the recorder's own included).")
+    missing = [p for p in ("bpftrace", "perf-lock") if p not in e["LS_PROFILERS"].split(",")]
+    if missing:
+        L.append(f"- Not measured: {', '.join(missing)}.")
+    return L + [""]
+
+
+def userlock_section():
+    ul = json.load(open(f"{work}/userlock.json"))
+    kinds = [("floor", "empty programs on its hooks"), ("userlock", "recording the workload"),
+             ("userlock-other", "recording another process")]
+    kinds = [(k, title) for k, title in kinds if k in ul["summary"]]
+    L = [f"**User-space lock recording** (`userlock_cost`: a pthread mutex contended by {ul['threads']} threads "
+         f"in one process, then a `getppid()` loop in another, {ul['pairs']} rounds of {ul['duration_s']:g} s "
+         "per phase; nothing attached, then each kind in turn; ratios to the run with nothing attached "
+         "just before it)",
+         "",
+         "| | " + " | ".join(title for _, title in kinds) + " |",
+         "|---|" + "--:|" * len(kinds)]
+    rows = [("the mutex workload's throughput vs nothing attached", "throughput_ratio", "{:.3f}"),
+            ("BPF ns per futex wait (per contended lock acquisition)", "bpf_ns_per_wait", "{:.0f}"),
+            ("syscalls entering the programs per futex wait, machine-wide", "runs_per_wait", "{:.1f}"),
+            ("BPF ns per program run, mutex phase", "bpf_ns_per_run", "{:.0f}"),
+            ("futex waits recorded per contended acquisition", "recorded_waits_per_contended", "{:.2f}"),
+            ("BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", "{:.0f}"),
+            ("contended acquisitions per second", "contended_per_s", "{:,.0f}"),
+            ("a process not recorded: `getppid()` ns per syscall vs nothing attached", "getppid_ratio", "{:.3f}"),
+            ("the same, ns per syscall above nothing attached", "getppid_extra_ns", "{:.0f}"),
+            ("BPF ns per `getppid()` syscall (`sys_enter` + `sys_exit`)", "getppid_bpf_ns_per_syscall", "{:.0f}"),
+            ("waits or samples lost", "lost", "{:.0f}")]
+    for label, key, spec in rows:
+        L.append(f"| {label} | " + " | ".join(s_cell(ul["summary"][k].get(key), spec) for k, _ in kinds) + " |")
+    L.append("")
+    bare = [r["bare_getppid_ns"] for runs in ul["runs"].values() for r in runs]
+    if bare:
+        L.append(f"- `getppid()` with nothing attached: {statistics.median(bare):.0f} ns per syscall "
+                 f"({min(bare):.0f}–{max(bare):.0f}).")
+    runs = ul["runs"]
+    for kind, title in (("userlock-other", "recording another process"), ("userlock", "recording the workload")):
+        if kind in runs and "floor" in runs:
+            # per round, the same machine state: the difference of the two runs
+            d = [b["getppid_ns"] - a["getppid_ns"] for a, b in zip(runs["floor"], runs[kind])]
+            L.append(f"- The recorder ({title}) against the empty programs, for a process not recorded: "
+                     f"`getppid()` {statistics.median(d):+.0f} ns per syscall, the difference per round "
+                     f"({min(d):+.0f} to {max(d):+.0f}).")
+            break
+    return L + [""]
+
+
+sections = {"bpf_cost": bpf_cost_section, "overhead": overhead_section, "userlock": userlock_section}
+for p in sections:
+    if p in parts:
+        L += sections[p]()
+while L and not L[-1]:
+    L.pop()
+
+block = "<!-- cost-report:begin -->\n" + "\n".join(L) + "\n<!-- cost-report:end -->"
 path = sys.argv[1]
+if path == "-":
+    print(block)
+    sys.exit(0)
 text = open(path).read()
 head, rest = text.split("<!-- cost-report:begin -->", 1)
 _, tail = rest.split("<!-- cost-report:end -->", 1)
 with open(path, "w") as f:
-    f.write(head + "<!-- cost-report:begin -->\n" + "\n".join(L) + "\n<!-- cost-report:end -->" + tail)
+    f.write(head + block + tail)
 print(f"cost_report.sh: wrote {path}", file=sys.stderr)
 EOF

@@ -1,0 +1,697 @@
+// What user-lock recording (collector/userlock, bpf/userlock.bpf.c) costs,
+// per futex wait of the process it records and per syscall of every other
+// process: its programs run on the syscall tracepoints, so every syscall on
+// the machine enters them. Measured side by side in one run, each attached
+// run paired with a run with nothing attached just before it:
+//
+//   floor           empty programs on the same two hooks
+//                   (bench/syscall_floor.bpf.c)
+//   userlock        the userlock Recorder recording the mutex workload
+//   userlock-other  the userlock Recorder recording another, idle process,
+//                   while the mutex workload (not recorded) runs
+//
+// Each run has two phases, one after the other, under the same programs:
+// the mutex workload (THREADS threads contending on one pthread mutex, each
+// holding it asleep for 1/RATE s, in a child process that counts its lock
+// acquisitions and, of them, the contended ones: a lock attempt that found
+// the mutex taken and went to pthread_mutex_lock), then a getppid() loop in
+// another child process (never recorded), timed by itself. The kernel's BPF run-time statistics (BPF_ENABLE_STATS) give
+// the programs' run time over each phase.
+//
+// Figures per kind, median (min-max) over pairs: the workload's throughput
+// against the bare run before it; the programs' BPF run time over the mutex
+// phase per contended acquisition (a futex wait, or more, each), and per
+// program run; the futex waits the Recorder counted against the workload's
+// own count of contended acquisitions; the getppid() loop's ns per syscall
+// against the bare run's, and the programs' BPF ns per syscall there.
+// The BPF run time is the whole machine's: other processes' syscalls in the
+// same window count too, so a quiet machine gives the truest per-wait figure.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iomanip>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "syscall_floor_bpf.skel.h"
+#include "userlock/recorder.h"
+
+namespace {
+
+namespace ul = lockscope::userlock;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kUsage =
+    "usage: userlock_cost [--pairs N] [--duration SECONDS] [--threads N] [--rate N]\n"
+    "                     [--kinds floor,userlock,userlock-other] [--json FILE]\n"
+    "\n"
+    "Measures what user-lock recording costs: per futex wait of the process it\n"
+    "records, and per syscall of the processes it does not record. Each kind is\n"
+    "run N times (--pairs, default 4), each time right after a run with nothing\n"
+    "attached, in rotating order:\n"
+    "  floor           empty programs on tp_btf/sys_enter and sys_exit\n"
+    "  userlock        the user-lock Recorder recording the mutex workload\n"
+    "  userlock-other  the Recorder recording another, idle process while the\n"
+    "                  mutex workload runs unrecorded\n"
+    "A run is two phases of --duration seconds (default 2): --threads threads\n"
+    "(default 4) contending on one pthread mutex in a child process, each\n"
+    "holding it asleep for 1/N s so that the others wait in the futex (--rate,\n"
+    "default 5000 contended acquisitions a second; 0: held for a short spin,\n"
+    "as fast as the threads go), then a getppid() loop in another process.\n"
+    "Prints a Markdown table, median (min-max) over pairs; --json FILE also\n"
+    "writes every run and the summary. Needs root.\n";
+
+const char* const kKinds[] = {"floor", "userlock", "userlock-other"};
+
+struct Args {
+    unsigned pairs = 4;
+    double duration_s = 2.0;
+    unsigned threads = 4;
+    unsigned rate = 5000;
+    std::vector<std::string> kinds{"floor", "userlock", "userlock-other"};
+    std::string json;
+};
+
+// What a child reports when its phase is over.
+struct Counts {
+    uint64_t ops = 0;
+    uint64_t contended = 0;
+    uint64_t elapsed_ns = 0;
+};
+
+pthread_mutex_t g_bench_lock = PTHREAD_MUTEX_INITIALIZER;
+volatile uint64_t g_sink;
+
+void spin(unsigned rounds)
+{
+    for (unsigned i = 0; i < rounds; ++i) {
+        g_sink = g_sink + i;
+    }
+}
+
+uint64_t since_ns(Clock::time_point start)
+{
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+// THREADS threads take one mutex in turn for `seconds`. With RATE, each
+// holds it for 1/RATE s asleep, so that the others find it taken and wait in
+// the futex however many CPUs there are: about RATE contended acquisitions a
+// second. With RATE 0 they hold it for a few hundred loop rounds, as fast as
+// they go. A lock attempt that finds the mutex taken counts as contended and
+// waits in pthread_mutex_lock.
+Counts mutex_workload(unsigned threads, double seconds, unsigned rate)
+{
+    prctl(PR_SET_TIMERSLACK, 1UL);  // sleeps as short as asked; the threads inherit it
+    const timespec hold{0, rate != 0 ? static_cast<long>(1000000000UL / rate) : 0};
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> ops{0};
+    std::atomic<uint64_t> contended{0};
+    std::vector<std::thread> workers;
+    const auto start = Clock::now();
+    for (unsigned t = 0; t < threads; ++t) {
+        workers.emplace_back([&] {
+            uint64_t mine = 0;
+            uint64_t waited = 0;
+            while (!stop.load(std::memory_order_relaxed)) {
+                if (pthread_mutex_trylock(&g_bench_lock) != 0) {
+                    ++waited;
+                    pthread_mutex_lock(&g_bench_lock);
+                }
+                if (rate != 0) {
+                    clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, nullptr);
+                } else {
+                    spin(400);
+                }
+                pthread_mutex_unlock(&g_bench_lock);
+                spin(100);
+                ++mine;
+            }
+            ops += mine;
+            contended += waited;
+        });
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    stop = true;
+    const uint64_t elapsed = since_ns(start);
+    for (auto& w : workers) {
+        w.join();
+    }
+    return {ops.load(), contended.load(), elapsed};
+}
+
+// getppid() as fast as it goes, a real syscall each time (no vDSO).
+Counts syscall_loop(double seconds)
+{
+    const auto start = Clock::now();
+    const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    uint64_t calls = 0;
+    while (Clock::now() < end) {
+        for (int i = 0; i < 256; ++i) {
+            g_sink = g_sink + static_cast<uint64_t>(syscall(SYS_getppid));
+        }
+        calls += 256;
+    }
+    return {calls, 0, since_ns(start)};
+}
+
+// A child process that runs `body` once told to (go), reports its Counts,
+// and stays alive until finish(): the Recorder reads a target's maps while
+// it runs. Without go it only waits: an idle process to record. A child
+// inherits the pipes of the children made before it, so they are finished
+// in the reverse order (as destructors run): each sees its pipe close.
+class Child {
+public:
+    explicit Child(const std::function<Counts()>& body)
+    {
+        int go[2];
+        int result[2];
+        if (pipe2(go, O_CLOEXEC) != 0 || pipe2(result, O_CLOEXEC) != 0) {
+            throw lockscope::Error("create pipe", "child process", errno);
+        }
+        pid_ = fork();
+        if (pid_ < 0) {
+            throw lockscope::Error("fork", "child process", errno);
+        }
+        if (pid_ == 0) {
+            close(go[1]);
+            close(result[0]);
+            char byte = 0;
+            if (read(go[0], &byte, 1) == 1) {
+                const Counts counts = body();
+                if (write(result[1], &counts, sizeof(counts)) != static_cast<ssize_t>(sizeof(counts))) {
+                    _exit(1);
+                }
+                while (read(go[0], &byte, 1) > 0) {
+                }
+            }
+            _exit(0);
+        }
+        close(go[0]);
+        close(result[1]);
+        go_ = go[1];
+        result_ = result[0];
+    }
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+    ~Child() { finish(); }
+
+    pid_t pid() const { return pid_; }
+
+    // Starts the phase and waits for its Counts, draining the Recorder's
+    // samples meanwhile as a recording would.
+    Counts run(ul::Recorder* recorder)
+    {
+        const char byte = 1;
+        if (write(go_, &byte, 1) != 1) {
+            throw lockscope::Error("start", "child process", errno);
+        }
+        pollfd ready{result_, POLLIN, 0};
+        while (::poll(&ready, 1, recorder != nullptr ? 0 : 100) == 0) {
+            if (recorder != nullptr) {
+                recorder->poll(50);
+            }
+        }
+        Counts counts;
+        if (read(result_, &counts, sizeof(counts)) != static_cast<ssize_t>(sizeof(counts))) {
+            throw lockscope::Error("read the results of", "child process", errno);
+        }
+        return counts;
+    }
+
+    void finish()
+    {
+        if (pid_ <= 0) {
+            return;
+        }
+        close(go_);
+        close(result_);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        pid_ = -1;
+    }
+
+private:
+    pid_t pid_ = -1;
+    int go_ = -1;
+    int result_ = -1;
+};
+
+// Run time and run count of the attached programs, both hooks together.
+struct ProgStats {
+    uint64_t run_time_ns = 0;
+    uint64_t enter_runs = 0;
+    uint64_t runs = 0;
+};
+
+ProgStats operator-(const ProgStats& a, const ProgStats& b)
+{
+    return {a.run_time_ns - b.run_time_ns, a.enter_runs - b.enter_runs, a.runs - b.runs};
+}
+
+void add_prog_stats(int fd, ProgStats& stats, bool enter)
+{
+    bpf_prog_info info{};
+    uint32_t len = sizeof(info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0) {
+        throw lockscope::Error("read the run-time statistics of", "BPF program", errno);
+    }
+    stats.run_time_ns += info.run_time_ns;
+    stats.runs += info.run_cnt;
+    if (enter) {
+        stats.enter_runs += info.run_cnt;
+    }
+}
+
+// The programs of one kind, attached for one run; nothing for "bare".
+class Attached {
+public:
+    Attached(const std::string& kind, pid_t workload, pid_t idle)
+    {
+        if (kind == "floor") {
+            floor_ = syscall_floor_bpf::open_and_load();
+            if (floor_ == nullptr || syscall_floor_bpf::attach(floor_) != 0) {
+                throw lockscope::Error("load and attach", "syscall floor programs", errno,
+                                       "run as root on a kernel with BTF");
+            }
+            fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit)};
+        } else if (kind == "userlock" || kind == "userlock-other") {
+            recorder_.emplace(ul::Recorder::prepare({.tgids = {kind == "userlock" ? workload : idle}}));
+            recorder_->start();
+            fds_ = {recorder_->enter_prog_fd(), recorder_->exit_prog_fd()};
+        }
+    }
+    Attached(const Attached&) = delete;
+    Attached& operator=(const Attached&) = delete;
+    ~Attached() { syscall_floor_bpf::destroy(floor_); }
+
+    ul::Recorder* recorder() { return recorder_ ? &*recorder_ : nullptr; }
+
+    ProgStats stats() const
+    {
+        ProgStats s;
+        if (!fds_.empty()) {
+            add_prog_stats(fds_[0], s, true);
+            add_prog_stats(fds_[1], s, false);
+        }
+        return s;
+    }
+
+private:
+    syscall_floor_bpf* floor_ = nullptr;
+    std::optional<ul::Recorder> recorder_;
+    std::vector<int> fds_;
+};
+
+// One run of one kind ("bare": nothing attached).
+struct Run {
+    double ops_per_s = 0;
+    double contended_per_s = 0;
+    uint64_t contended = 0;
+    ProgStats mutex_bpf;
+    double getppid_ns = 0;
+    ProgStats getppid_bpf;
+    std::optional<uint64_t> recorded_waits;  // userlock: the Recorder's futex waits of the workload
+    uint64_t lost = 0;                       // userlock: waits or samples lost, all causes
+};
+
+uint64_t recorded_waits(const ul::Recording& recording, pid_t tgid)
+{
+    uint64_t waits = 0;
+    for (const auto& lock : recording.locks) {
+        waits += lock.tgid == tgid ? lock.waits : 0;
+    }
+    for (const auto& [reason, left] : recording.left_out) {
+        waits += left.waits;  // the workload is the only target: its threads' joins
+    }
+    return waits;
+}
+
+Run one_run(const Args& args, const std::string& kind)
+{
+    Child workload([&] { return mutex_workload(args.threads, args.duration_s, args.rate); });
+    Child syscalls([&] { return syscall_loop(args.duration_s); });
+    Child idle([] { return Counts{}; });
+    Attached attached(kind, workload.pid(), idle.pid());
+    Run run;
+    const ProgStats s0 = attached.stats();
+    const Counts work = workload.run(attached.recorder());
+    const ProgStats s1 = attached.stats();
+    const Counts calls = syscalls.run(attached.recorder());
+    const ProgStats s2 = attached.stats();
+    run.ops_per_s = static_cast<double>(work.ops) * 1e9 / static_cast<double>(work.elapsed_ns);
+    run.contended_per_s = static_cast<double>(work.contended) * 1e9 / static_cast<double>(work.elapsed_ns);
+    run.contended = work.contended;
+    run.mutex_bpf = s1 - s0;
+    run.getppid_ns = static_cast<double>(calls.elapsed_ns) / static_cast<double>(calls.ops);
+    run.getppid_bpf = s2 - s1;
+    // A figure from programs that never ran, or a recorder that saw none of
+    // the workload's waits, would be no measurement: stop instead.
+    if (kind != "bare" && (run.mutex_bpf.runs == 0 || run.getppid_bpf.enter_runs < calls.ops)) {
+        throw std::runtime_error(kind +
+                                 ": the programs ran fewer times than the getppid() loop made syscalls; "
+                                 "the kernel's BPF statistics did not count");
+    }
+    if (kind == "userlock") {
+        attached.recorder()->stop();
+        const ul::Recording recording = attached.recorder()->read();
+        run.recorded_waits = recorded_waits(recording, workload.pid());
+        run.lost = recording.lost_keys + recording.lost_samples + recording.lost_inflight;
+        if (*run.recorded_waits == 0 && work.contended > 0) {
+            throw std::runtime_error("the recorder counted none of the mutex workload's " +
+                                     std::to_string(work.contended) + " contended acquisitions");
+        }
+    }
+    return run;
+}
+
+double ratio(double a, double b)
+{
+    return b != 0 ? a / b : 0.0;
+}
+
+// The figures of one attached run against the bare run before it.
+std::map<std::string, double> figures(const Run& bare, const Run& run)
+{
+    const double contended = static_cast<double>(run.contended);
+    std::map<std::string, double> f{
+        {"throughput_ratio", ratio(run.ops_per_s, bare.ops_per_s)},
+        {"ops_per_s", run.ops_per_s},
+        {"contended_per_s", run.contended_per_s},
+        {"bpf_ns_per_wait", ratio(static_cast<double>(run.mutex_bpf.run_time_ns), contended)},
+        {"runs_per_wait", ratio(static_cast<double>(run.mutex_bpf.enter_runs), contended)},
+        {"bpf_ns_per_run",
+         ratio(static_cast<double>(run.mutex_bpf.run_time_ns), static_cast<double>(run.mutex_bpf.runs))},
+        {"bare_getppid_ns", bare.getppid_ns},
+        {"getppid_ns", run.getppid_ns},
+        {"getppid_ratio", ratio(run.getppid_ns, bare.getppid_ns)},
+        {"getppid_extra_ns", run.getppid_ns - bare.getppid_ns},
+        {"getppid_bpf_ns_per_syscall",
+         ratio(static_cast<double>(run.getppid_bpf.run_time_ns), static_cast<double>(run.getppid_bpf.enter_runs))},
+    };
+    if (run.recorded_waits) {
+        f["recorded_waits_per_contended"] = ratio(static_cast<double>(*run.recorded_waits), contended);
+        f["bpf_ns_per_recorded_wait"] =
+            ratio(static_cast<double>(run.mutex_bpf.run_time_ns), static_cast<double>(*run.recorded_waits));
+        f["lost"] = static_cast<double>(run.lost);
+    }
+    return f;
+}
+
+struct Spread {
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    std::size_t n = 0;
+};
+
+Spread spread(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    return {median, values.front(), values.back(), n};
+}
+
+using Runs = std::map<std::string, std::vector<std::map<std::string, double>>>;
+
+std::map<std::string, Spread> summarize(const std::vector<std::map<std::string, double>>& runs)
+{
+    std::map<std::string, std::vector<double>> values;
+    for (const auto& run : runs) {
+        for (const auto& [key, value] : run) {
+            values[key].push_back(value);
+        }
+    }
+    std::map<std::string, Spread> out;
+    for (const auto& [key, v] : values) {
+        out[key] = spread(v);
+    }
+    return out;
+}
+
+struct Row {
+    const char* label;
+    const char* key;
+    int decimals;
+};
+
+const Row kRows[] = {
+    {"mutex workload's throughput / nothing attached", "throughput_ratio", 3},
+    {"BPF ns per contended acquisition (futex wait)", "bpf_ns_per_wait", 0},
+    {"program runs (syscalls) per contended acquisition", "runs_per_wait", 1},
+    {"BPF ns per program run, mutex phase", "bpf_ns_per_run", 0},
+    {"futex waits recorded / contended acquisitions", "recorded_waits_per_contended", 2},
+    {"BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", 0},
+    {"contended acquisitions per second", "contended_per_s", 0},
+    {"getppid() ns per syscall, nothing attached", "bare_getppid_ns", 0},
+    {"getppid() ns per syscall, attached", "getppid_ns", 0},
+    {"getppid() ns per syscall / nothing attached", "getppid_ratio", 3},
+    {"getppid() ns per syscall above nothing attached", "getppid_extra_ns", 0},
+    {"BPF ns per getppid() syscall (sys_enter + sys_exit)", "getppid_bpf_ns_per_syscall", 0},
+    {"waits or samples lost", "lost", 0},
+};
+
+// A number with `decimals` digits after the point, in a string as long as it needs.
+std::string fixed(double value, int decimals)
+{
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(decimals) << value;
+    return out.str();
+}
+
+std::string cell(const std::map<std::string, Spread>& summary, const Row& row)
+{
+    const auto found = summary.find(row.key);
+    if (found == summary.end()) {
+        return "-";
+    }
+    const Spread& s = found->second;
+    return fixed(s.median, row.decimals) + " (" + fixed(s.min, row.decimals) + "-" + fixed(s.max, row.decimals) + ")";
+}
+
+void print_table(const Args& args, const std::map<std::string, std::map<std::string, Spread>>& summary)
+{
+    std::printf("mutex workload at %u threads, rate %u, %u pairs of %g s per phase; median (min-max) over pairs\n\n",
+                args.threads, args.rate, args.pairs, args.duration_s);
+    std::printf("| |");
+    for (const auto& kind : args.kinds) {
+        std::printf(" %s |", kind.c_str());
+    }
+    std::printf("\n|---|");
+    for (std::size_t i = 0; i < args.kinds.size(); ++i) {
+        std::printf("--:|");
+    }
+    std::printf("\n");
+    for (const Row& row : kRows) {
+        std::printf("| %s |", row.label);
+        for (const auto& kind : args.kinds) {
+            std::printf(" %s |", cell(summary.at(kind), row).c_str());
+        }
+        std::printf("\n");
+    }
+}
+
+void write_figures(FILE* f, const std::map<std::string, double>& figures)
+{
+    const char* sep = "";
+    std::fprintf(f, "{");
+    for (const auto& [key, value] : figures) {
+        std::fprintf(f, "%s\"%s\": %.6g", sep, key.c_str(), value);
+        sep = ", ";
+    }
+    std::fprintf(f, "}");
+}
+
+void write_json(const Args& args, const Runs& runs, const std::map<std::string, std::map<std::string, Spread>>& summary)
+{
+    FILE* f = std::fopen(args.json.c_str(), "w");
+    if (f == nullptr) {
+        throw lockscope::Error("write", args.json, errno);
+    }
+    std::fprintf(f, "{\"threads\": %u, \"duration_s\": %g, \"pairs\": %u,\n \"runs\": {", args.threads, args.duration_s,
+                 args.pairs);
+    const char* sep = "";
+    for (const auto& [kind, list] : runs) {
+        std::fprintf(f, "%s\n  \"%s\": [", sep, kind.c_str());
+        const char* inner = "";
+        for (const auto& figures : list) {
+            std::fprintf(f, "%s\n   ", inner);
+            write_figures(f, figures);
+            inner = ",";
+        }
+        std::fprintf(f, "]");
+        sep = ",";
+    }
+    std::fprintf(f, "},\n \"summary\": {");
+    sep = "";
+    for (const auto& [kind, keys] : summary) {
+        std::fprintf(f, "%s\n  \"%s\": {", sep, kind.c_str());
+        const char* inner = "";
+        for (const auto& [key, s] : keys) {
+            std::fprintf(f, "%s\n   \"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"n\": %zu}", inner,
+                         key.c_str(), s.median, s.min, s.max, s.n);
+            inner = ",";
+        }
+        std::fprintf(f, "}");
+        sep = ",";
+    }
+    std::fprintf(f, "}}\n");
+    if (std::fclose(f) != 0) {
+        throw lockscope::Error("write", args.json, errno);
+    }
+}
+
+double number(const char* option, const char* text, double low, double high, bool whole = true)
+{
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !(value >= low && value <= high) ||
+        (whole && value != static_cast<double>(static_cast<long>(value)))) {
+        const int decimals = whole ? 0 : 1;
+        const std::string range = std::string(whole ? "a whole number" : "a number") + " from " + fixed(low, decimals) +
+                                  " to " + fixed(high, decimals);
+        throw lockscope::UsageError(std::string(option) + " wants " + range + ", not '" + text + "'");
+    }
+    return value;
+}
+
+std::vector<std::string> kinds_of(const std::string& list)
+{
+    std::vector<std::string> kinds;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string kind = list.substr(start, comma - start);
+        if (std::find(std::begin(kKinds), std::end(kKinds), kind) == std::end(kKinds)) {
+            throw lockscope::UsageError("--kinds: unknown kind '" + kind +
+                                        "' (choose from floor, userlock, userlock-other)");
+        }
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+            kinds.push_back(kind);
+        }
+        start = comma + 1;
+    }
+    return kinds;
+}
+
+// Returns nullopt for --help (printed).
+std::optional<Args> parse(int argc, char** argv)
+{
+    Args args;
+    for (int i = 1; i < argc; ++i) {
+        const std::string opt = argv[i];
+        if (opt == "-h" || opt == "--help") {
+            std::fputs(kUsage, stdout);
+            return std::nullopt;
+        }
+        if (i + 1 >= argc) {
+            throw lockscope::UsageError(opt.rfind("--", 0) == 0 ? opt + " wants a value"
+                                                                : "unknown option '" + opt + "'");
+        }
+        const char* value = argv[++i];
+        if (opt == "--pairs") {
+            args.pairs = static_cast<unsigned>(number("--pairs", value, 1, 1000));
+        } else if (opt == "--duration") {
+            args.duration_s = number("--duration", value, 0.1, 3600, false);
+        } else if (opt == "--threads") {
+            args.threads = static_cast<unsigned>(number("--threads", value, 2, 256));
+        } else if (opt == "--rate") {
+            args.rate = static_cast<unsigned>(number("--rate", value, 0, 1000000));
+        } else if (opt == "--kinds") {
+            args.kinds = kinds_of(value);
+        } else if (opt == "--json") {
+            args.json = value;
+        } else {
+            throw lockscope::UsageError("unknown option '" + opt + "'");
+        }
+    }
+    return args;
+}
+
+void measure(const Args& args)
+{
+    // The kernel counts run time while this descriptor is open, whatever
+    // kernel.bpf_stats_enabled says (another benchmark may switch it off).
+    const int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    if (stats_fd < 0) {
+        throw lockscope::Error("enable the kernel's BPF run-time statistics", "BPF_ENABLE_STATS", -stats_fd,
+                               "run as root");
+    }
+    Runs runs;
+    const std::size_t total = args.pairs * args.kinds.size();
+    std::size_t done = 0;
+    for (unsigned r = 0; r < args.pairs; ++r) {
+        for (std::size_t k = 0; k < args.kinds.size(); ++k) {
+            const std::string& kind = args.kinds[(r + k) % args.kinds.size()];
+            const Run bare = one_run(args, "bare");
+            const Run run = one_run(args, kind);
+            runs[kind].push_back(figures(bare, run));
+            const auto& f = runs[kind].back();
+            std::fprintf(stderr,
+                         "[%zu/%zu] %s: throughput %.3f of bare, %.0f BPF ns per contended acquisition, "
+                         "getppid %.0f ns (bare %.0f)\n",
+                         ++done, total, kind.c_str(), f.at("throughput_ratio"), f.at("bpf_ns_per_wait"),
+                         f.at("getppid_ns"), f.at("bare_getppid_ns"));
+        }
+    }
+    close(stats_fd);
+    std::map<std::string, std::map<std::string, Spread>> summary;
+    for (const auto& [kind, list] : runs) {
+        summary[kind] = summarize(list);
+    }
+    print_table(args, summary);
+    if (!args.json.empty()) {
+        write_json(args, runs, summary);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        const auto args = parse(argc, argv);
+        if (!args) {
+            return lockscope::kExitOk;
+        }
+        if (geteuid() != 0) {
+            throw lockscope::Error("load BPF programs", "userlock_cost", EPERM, "run as root");
+        }
+        signal(SIGPIPE, SIG_IGN);
+        measure(*args);
+    } catch (const lockscope::UsageError& e) {
+        std::fprintf(stderr, "userlock_cost: %s (try --help)\n", e.what());
+        return lockscope::kExitUsage;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "userlock_cost: %s\n", e.what());
+        return lockscope::kExitFailure;
+    }
+    return lockscope::kExitOk;
+}
