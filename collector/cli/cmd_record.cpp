@@ -116,6 +116,9 @@ void add_probe_options(po::options_description& d, record::RecordOptions& o)
         "(0: none; off with --holder-period 0; needs perf events)")(
         "max-locks", po::value(&o.probe.max_locks)->default_value(LS_MAX_LOCKS_DEFAULT),
         "distinct (lock, kind) keys kept in the kernel; more are counted as lost")(
+        "max-tasks", po::value(&o.probe.max_tasks)->default_value(o.probe.max_tasks),
+        "tasks whose totals the kernel holds at once (exited tasks leave at each interval, their rows "
+        "kept); more at once are counted as lost (task-map)")(
         "trace", po::bool_switch(&o.probe.trace),
         "also store every finished episode with its spin and queued phases (for "
         "'lockscope export --format chrome-trace'); episodes the ring buffer cannot hold are "

@@ -31,6 +31,7 @@ void Rollup::baseline(const RawSnapshot& snap)
     prev_ = snap;
     run_start_counters_ = snap.counters;
     run_start_tasks_.clear();
+    run_tasks_.clear();
     for (const RawTask& t : snap.tasks)
         run_start_tasks_[t.pid] = t.counters;
     run_start_stacks_.clear();
@@ -199,7 +200,7 @@ void Rollup::add_holders(const RawSnapshot& snap, IntervalBatch& b) const
     }
 }
 
-void Rollup::add_tasks(const RawSnapshot& snap, IntervalBatch& b) const
+void Rollup::add_tasks(const RawSnapshot& snap, IntervalBatch& b)
 {
     for (const RawTask& t : snap.tasks) {
         auto base = run_start_tasks_.find(t.pid);
@@ -207,9 +208,11 @@ void Rollup::add_tasks(const RawSnapshot& snap, IntervalBatch& b) const
         if (c.contentions == 0)
             continue;
         auto path = snap.cgroup_paths.find(t.cgroup_id);
-        b.tasks.push_back(
-            {b.totals.run, t.pid, t.tgid, t.comm, c, path == snap.cgroup_paths.end() ? "" : path->second});
+        run_tasks_[t.pid] = {b.totals.run, t.pid, t.tgid,
+                             t.comm,       c,     path == snap.cgroup_paths.end() ? "" : path->second};
     }
+    for (const auto& [pid, row] : run_tasks_)
+        b.tasks.push_back(row);
 }
 
 IntervalBatch Rollup::next(const RawSnapshot& snap, int64_t run, int64_t index)

@@ -57,7 +57,7 @@ private:
     void add_locks(const RawSnapshot& snap, IntervalBatch& b);
     void add_stacks(const RawSnapshot& snap, IntervalBatch& b);
     void add_holders(const RawSnapshot& snap, IntervalBatch& b) const;
-    void add_tasks(const RawSnapshot& snap, IntervalBatch& b) const;
+    void add_tasks(const RawSnapshot& snap, IntervalBatch& b);
 
     KernelSymbols syms_;
     std::shared_ptr<const identity::KernelData> data_;
@@ -69,6 +69,9 @@ private:
     RawSnapshot prev_;
     RawCounters run_start_counters_;
     std::map<uint32_t, LockCounters> run_start_tasks_;
+    // The run's task rows by pid, kept after a task leaves the map: the probe
+    // removes exited tasks once their final totals were read.
+    std::map<uint32_t, TaskStats> run_tasks_;
     std::map<std::tuple<uint64_t, uint32_t, int32_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_stacks_;
     std::map<std::tuple<uint64_t, uint32_t, uint64_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_edges_;
     std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint64_t> run_start_holder_tasks_;  // samples

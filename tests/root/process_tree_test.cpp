@@ -4,6 +4,7 @@
 // ancestors on the classic tracepoints, and the counts must agree.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,30 @@ TEST(ProcessTree, AForkStormLosesNoChild)
     expect_same_ends(t);
     const std::string followed = t.session.meta_value("processes_followed");
     EXPECT_GE(std::stoul(followed.substr(0, followed.find(':'))), 40u) << followed;
+}
+
+TEST(ProcessTree, ShortLivedTasksLeaveTheTaskMapAndKeepTheirRows)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    // 30 workload processes one after the other, 2 contending threads each:
+    // about 60 tasks with contention, at most a few alive at once, through a
+    // task map of 16. Exited tasks must leave the map (or the later ones are
+    // lost) and keep their rows in the session.
+    const Tree t = record_command(
+        {"sh", "-c", "for i in $(seq 30); do " + lockscope() + " workload pipe -t 2 -d 0.3 >/dev/null; done"},
+        {"--max-tasks", "16"});
+    ASSERT_GT(t.observed.ends, 1000u) << "the workloads produced too little contention to judge";
+    expect_same_ends(t);
+    EXPECT_EQ(t.report.totals.lost_by_cause.task_map_full, 0u);
+    std::set<uint32_t> pids;
+    uint64_t task_contentions = 0;
+    for (const TaskStats& task : t.session.tasks) {
+        pids.insert(task.pid);
+        task_contentions += task.counters.contentions;
+    }
+    EXPECT_GT(pids.size(), 40u) << "the rows of exited tasks were not kept";
+    // Every episode is some task's: the per-task rows add up to the total.
+    EXPECT_EQ(task_contentions, t.report.totals.counters.contentions);
 }
 
 TEST(ProcessTree, PidTargetIsFollowedIntoTheProcessesItCreatesUnlessAskedNotTo)
