@@ -9,10 +9,14 @@
 // place (the fault's event; /proc says B sleeps in pwrite() and A in futex()),
 // then ends the round by resolving the fault. So every round has A asleep
 // on the mutex while B waits for the kernel lock C holds, and the program's
-// own counters say how many rounds /proc confirmed that.
+// own counters say how many rounds /proc confirmed that. After each round
+// comes a control round: B holds the mutex asleep in nanosleep (in the
+// kernel, but waiting for no lock) while A waits for it.
 //
 // argv: FILE ROUNDS. Prints "tids A B C", "file INODE" and, after the rounds,
-// "rounds N confirmed M contended K" and "done"; exits when stdin closes.
+// "rounds N confirmed M contended K control_confirmed P control_contended L"
+// and "done"; exits
+// when stdin closes.
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
@@ -40,12 +44,13 @@ pthread_mutex_t g_chain_lock = PTHREAD_MUTEX_INITIALIZER;
 
 namespace {
 
-std::atomic<int> round_started{-1};  // the round whose step may begin
 std::atomic<int> c_go{-1}, b_go{-1}, a_go{-1};
-std::atomic<int> b_locked{-1};  // B holds g_chain_lock in this round
+std::atomic<int> b_locked{-1};         // B holds g_chain_lock in this step
+std::atomic<int> control_release{-1};  // B may let go of the mutex in this control step
 std::atomic<int> done_a{-1}, done_b{-1}, done_c{-1};
 std::atomic<pid_t> tid_a{0}, tid_b{0}, tid_c{0};
-std::atomic<long> contended{0};  // A's lock attempts that found the mutex taken
+// A's lock attempts that found the mutex taken: in rounds, in control rounds.
+std::atomic<long> contended[2] = {0, 0};
 int file_fd = -1;
 char* fault_pages = nullptr;
 long page_size = 0;
@@ -56,9 +61,9 @@ long page_size = 0;
     std::exit(1);
 }
 
-void await(const std::atomic<int>& flag, int round)
+void await(const std::atomic<int>& flag, int step)
 {
-    while (flag.load() != round) {
+    while (flag.load() != step) {
         usleep(200);
     }
 }
@@ -93,8 +98,18 @@ bool until_asleep_in(pid_t tid, char state, long syscall_nr)
     return true;
 }
 
-__attribute__((noinline)) void hold_inode_lock(int round)
+// Steps alternate: even ones are rounds (round = step / 2), odd ones control rounds.
+bool control(int step)
 {
+    return step % 2 == 1;
+}
+
+__attribute__((noinline)) void hold_inode_lock(int step)
+{
+    if (control(step)) {
+        return;
+    }
+    const int round = step / 2;
     // i_rwsem is taken before the copy from the buffer faults. pwrite, not
     // write: write() on a file shared by threads takes the file's f_pos_lock
     // first, and B would wait for that mutex instead.
@@ -103,10 +118,17 @@ __attribute__((noinline)) void hold_inode_lock(int round)
     }
 }
 
-__attribute__((noinline)) void write_under_mutex(int)
+__attribute__((noinline)) void write_under_mutex(int step)
 {
     pthread_mutex_lock(&g_chain_lock);
-    b_locked.store(round_started.load());
+    b_locked.store(step);
+    if (control(step)) {
+        while (control_release.load() != step) {
+            usleep(200);
+        }
+        pthread_mutex_unlock(&g_chain_lock);
+        return;
+    }
     const char byte = 'b';
     if (pwrite(file_fd, &byte, 1, 64) != 1) {  // waits for the i_rwsem C holds
         die("write under the mutex");
@@ -114,23 +136,23 @@ __attribute__((noinline)) void write_under_mutex(int)
     pthread_mutex_unlock(&g_chain_lock);
 }
 
-__attribute__((noinline)) void wait_for_mutex(int)
+__attribute__((noinline)) void wait_for_mutex(int step)
 {
     if (pthread_mutex_trylock(&g_chain_lock) != 0) {
-        contended.fetch_add(1);
+        contended[step % 2].fetch_add(1);
         pthread_mutex_lock(&g_chain_lock);
     }
     pthread_mutex_unlock(&g_chain_lock);
 }
 
-void thread_loop(std::atomic<pid_t>& tid, const std::atomic<int>& go, std::atomic<int>& done, int rounds,
-                 void (*step)(int))
+void thread_loop(std::atomic<pid_t>& tid, const std::atomic<int>& go, std::atomic<int>& done, int steps,
+                 void (*run)(int))
 {
     tid.store(static_cast<pid_t>(syscall(SYS_gettid)));
-    for (int round = 0; round < rounds; ++round) {
-        await(go, round);
-        step(round);
-        done.store(round);
+    for (int step = 0; step < steps; ++step) {
+        await(go, step);
+        run(step);
+        done.store(step);
     }
 }
 
@@ -159,19 +181,39 @@ int open_userfaultfd(int rounds)
     return uffd;
 }
 
-// One round; whether /proc confirmed A asleep on the mutex while B waited in pwrite().
-bool run_round(int uffd, int round)
+void await_all(int step)
 {
-    round_started.store(round);
-    c_go.store(round);
+    await(done_a, step);
+    await(done_b, step);
+    await(done_c, step);
+}
+
+// A control round: A waits while B, holding the mutex, sleeps in no lock;
+// whether /proc confirmed A asleep on the mutex.
+bool run_control(int step)
+{
+    c_go.store(step);
+    b_go.store(step);
+    await(b_locked, step);
+    a_go.store(step);
+    const bool confirmed = until_asleep_in(tid_a.load(), 'S', SYS_futex);
+    control_release.store(step);
+    await_all(step);
+    return confirmed;
+}
+
+// One round; whether /proc confirmed A asleep on the mutex while B waited in pwrite().
+bool run_round(int uffd, int step)
+{
+    c_go.store(step);
     uffd_msg msg{};
     if (read(uffd, &msg, sizeof(msg)) != sizeof(msg) || msg.event != UFFD_EVENT_PAGEFAULT) {
         die("read the page fault");
     }
-    b_go.store(round);
-    await(b_locked, round);
+    b_go.store(step);
+    await(b_locked, step);
     bool confirmed = until_asleep_in(tid_b.load(), 'D', SYS_pwrite64);
-    a_go.store(round);
+    a_go.store(step);
     confirmed = until_asleep_in(tid_a.load(), 'S', SYS_futex) && confirmed;
     confirmed = confirmed && asleep_in(tid_b.load(), 'D', SYS_pwrite64);
     uffdio_zeropage zero{};
@@ -179,9 +221,7 @@ bool run_round(int uffd, int round)
     if (ioctl(uffd, UFFDIO_ZEROPAGE, &zero) != 0) {
         die("UFFDIO_ZEROPAGE");
     }
-    await(done_a, round);
-    await(done_b, round);
-    await(done_c, round);
+    await_all(step);
     return confirmed;
 }
 
@@ -205,9 +245,10 @@ int main(int argc, char** argv)
     }
     const int uffd = open_userfaultfd(rounds);
 
-    std::thread c(thread_loop, std::ref(tid_c), std::cref(c_go), std::ref(done_c), rounds, hold_inode_lock);
-    std::thread b(thread_loop, std::ref(tid_b), std::cref(b_go), std::ref(done_b), rounds, write_under_mutex);
-    std::thread a(thread_loop, std::ref(tid_a), std::cref(a_go), std::ref(done_a), rounds, wait_for_mutex);
+    const int steps = 2 * rounds;
+    std::thread c(thread_loop, std::ref(tid_c), std::cref(c_go), std::ref(done_c), steps, hold_inode_lock);
+    std::thread b(thread_loop, std::ref(tid_b), std::cref(b_go), std::ref(done_b), steps, write_under_mutex);
+    std::thread a(thread_loop, std::ref(tid_a), std::cref(a_go), std::ref(done_a), steps, wait_for_mutex);
     while (tid_a.load() == 0 || tid_b.load() == 0 || tid_c.load() == 0) {
         usleep(1000);
     }
@@ -217,13 +258,19 @@ int main(int argc, char** argv)
     std::getline(std::cin, line);
 
     int confirmed = 0;
-    for (int round = 0; round < rounds; ++round) {
-        confirmed += run_round(uffd, round) ? 1 : 0;
+    int control_confirmed = 0;
+    for (int step = 0; step < steps; ++step) {
+        if (control(step)) {
+            control_confirmed += run_control(step) ? 1 : 0;
+        } else {
+            confirmed += run_round(uffd, step) ? 1 : 0;
+        }
     }
     a.join();
     b.join();
     c.join();
-    std::cout << "rounds " << rounds << " confirmed " << confirmed << " contended " << contended.load() << "\ndone"
+    std::cout << "rounds " << rounds << " confirmed " << confirmed << " contended " << contended[0].load()
+              << " control_confirmed " << control_confirmed << " control_contended " << contended[1].load() << "\ndone"
               << std::endl;
     while (std::getline(std::cin, line)) {
     }
