@@ -16,6 +16,7 @@
 #include "lockscope_abi.h"
 #include "episode.h"
 #include "identity.h"
+#include "contention_state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -35,11 +36,6 @@ struct {
 	__type(key, u32);
 	__type(value, u32);
 } traced_tgids SEC(".maps");
-
-/* 6.2+: a counted reference to a task found by pid, the only way to a task
- * pointer bpf_get_task_stack() accepts from an owner word. */
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
-extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* Set through the skeleton's rodata before load. */
 const volatile __u32 targ_tgid = 0;     /* 0: every process */
@@ -71,26 +67,6 @@ const volatile __u32 time_period = 1;
 
 /* Next free row of lock_stats (user space reads the rows lock_index names). */
 __u32 next_lock_row = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct ls_task_state);
-} task_state SEC(".maps");
-
-/*
- * Each CPU's state (lockscope_abi.h): contention events touch only this (an
- * inlined array lookup) instead of task storage. sched_switch hands its task
- * state over: the outgoing task's open episodes and totals go to its task
- * storage, the incoming task's open episodes come out of it.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct ls_cpu_state);
-} cpu_states SEC(".maps");
 
 /*
  * Aggregation by (lock address, kind) in two parts: lock_index gives each key
@@ -436,58 +412,6 @@ static __always_inline void trace_episode(const struct ls_episode *ep, u32 slot,
 	te->lock = 0;
 }
 
-/* The owner of PREEMPT_RT's sleeping locks, all rtmutex-based: the rtmutex
- * itself (mutex, spinlock_t), or the rwbase_rt whose rtmutex a writer holds. */
-static __always_inline u32 rt_owner_of(u64 lock, u32 flags, struct task_struct **task)
-{
-	struct task_struct *owner;
-
-	if (flags & LCB_F_WRITE)
-		/* a writer that holds the rtmutex waits for the readers to leave */
-		return LS_OWNER_READER;
-	/* a reader waits only while a writer holds the lock: its rwbase_rt's rtmutex */
-	if (flags & LCB_F_READ)
-		lock += RWBASE_RT_RTMUTEX_OFFSET;
-	owner = BPF_CORE_READ((struct rt_mutex_base *)lock, owner);
-	owner = (struct task_struct *)((unsigned long)owner & ~RT_MUTEX_HAS_WAITERS);
-	if (!owner)
-		return LS_OWNER_NONE;
-	*task = owner;
-	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
-}
-
-/* The owner of a mutex, rwsem or rtmutex at the moment a waiter queues: its
- * state (LS_OWNER_*), and in *task the owning task when one task owns it. */
-static __always_inline u32 owner_of(u64 lock, u32 flags, struct task_struct **task)
-{
-	struct task_struct *owner;
-	long word;
-
-	*task = 0;
-	if (flags & LCB_F_RT)
-		return rt_owner_of(lock, flags, task);
-	/* PREEMPT_RT's mutex and rwsem are rtmutex-based (LCB_F_RT above): a
-	 * kernel without these owner words emits no other mutex or rwsem. */
-	if (!bpf_core_field_exists(((struct mutex *)0)->owner) ||
-	    !bpf_core_field_exists(((struct rw_semaphore *)0)->owner))
-		return LS_OWNER_UNKNOWN;
-	if (flags & LCB_F_MUTEX) {
-		word = BPF_CORE_READ((struct mutex *)lock, owner.counter);
-		owner = (struct task_struct *)(word & ~MUTEX_FLAGS_MASK);
-	} else {
-		word = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
-		if (word & RWSEM_NONSPINNABLE)
-			return LS_OWNER_NONSPINNABLE;
-		if (word & RWSEM_READER_OWNED)
-			return LS_OWNER_READER;
-		owner = (struct task_struct *)(word & ~RWSEM_OWNER_FLAGS_MASK);
-	}
-	if (!owner)
-		return LS_OWNER_NONE;
-	*task = owner;
-	return BPF_CORE_READ(owner, on_cpu) ? LS_OWNER_ON_CPU : LS_OWNER_OFF_CPU;
-}
-
 /* One queued begin with a single owner in holder_period, per CPU, samples
  * the holder. */
 static __always_inline bool holder_due(struct ls_counters *cnt)
@@ -519,36 +443,6 @@ static __always_inline void count_stack_sample(struct ls_counters *cnt, struct l
 {
 	if (!add_stack_sample(key, wait_ns))
 		cnt->lost_stack_map_full++;
-}
-
-/*
- * The lock a holder is itself waiting for, if it is inside an episode that
- * lockscope tracks: in its CPU's slot while it runs, else in its task
- * storage. A sample: the holder's state may move on while it is read.
- */
-static __always_inline void holder_waits_on(struct task_struct *t, u64 *lock, u32 *flags)
-{
-	struct ls_task_state *hts = 0;
-	struct ls_cpu_state *other;
-	struct ls_episode *top;
-	u32 zero = 0, cpu, depth;
-
-	if (BPF_CORE_READ(t, on_cpu) && bpf_core_field_exists(t->cpu)) {
-		cpu = BPF_CORE_READ(t, cpu);
-		other = bpf_map_lookup_percpu_elem(&cpu_states, &zero, cpu);
-		if (other && other->resident == (u64)BPF_CORE_READ(t, pid) + 1)
-			hts = &other->ts;
-	}
-	if (!hts)
-		hts = bpf_task_storage_get(&task_state, t, 0, 0);
-	if (!hts)
-		return;
-	depth = hts->depth;
-	if (!depth || depth > LS_MAX_DEPTH)
-		return;
-	top = &hts->ep[(depth - 1) & (LS_MAX_DEPTH - 1)];
-	*lock = top->lock;
-	*flags = top->flags;
 }
 
 /*
@@ -641,14 +535,7 @@ static __always_inline void sample_holder(struct ls_counters *cnt, u64 lock, str
 	/* Reads go through t, which the verifier trusts: the compiler must not
 	 * swap in `holder` (a plain number to it) once it knows they are equal. */
 	asm volatile("" : "+r"(t));
-	if (BPF_CORE_READ(t, on_cpu))
-		role = LS_ROLE_HOLDER_RUNNING;
-	else if (BPF_CORE_READ(t, __state) == 0)
-		role = LS_ROLE_HOLDER_PREEMPTED;
-	else if (BPF_CORE_READ_BITFIELD_PROBED(t, in_iowait))
-		role = LS_ROLE_HOLDER_IOWAIT;
-	else
-		role = LS_ROLE_HOLDER_SLEEPING;
+	role = task_role(t);
 	n = bpf_get_task_stack(t, buf->ips, sizeof(buf->ips), 0);
 	holder_waits_on(t, &chain_lock, &chain_flags);
 	who.tgid = BPF_CORE_READ(t, tgid);

@@ -9,6 +9,13 @@
  * stack is what tells a mutex from a condition variable.
  *
  * The syscall tracepoints through BTF: no tracefs, no kprobes, no uprobes.
+ *
+ * Chains into the kernel: when the kernel recorder (lockscope.bpf.c) runs,
+ * user space gives this object its task_state and cpu_states maps before
+ * loading (contention_state.h) and loads userlock_enter_chains instead of
+ * userlock_enter: a waiter whose lock's owner is known looks, as it goes to
+ * sleep, whether that owner is itself waiting for a kernel lock, and who
+ * holds that one.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -17,6 +24,7 @@
 #include "lockscope_abi.h"
 #include "user_stack.h"
 #include "userlock_abi.h"
+#include "contention_state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -45,6 +53,11 @@ struct inflight {
 	__u64 uaddr;
 	__u32 op;
 	__u32 owner_tid;
+	__u64 kernel_lock; /* the kernel lock the owner was waiting for; 0: none (or not looked for) */
+	__u32 kernel_flags;
+	__u32 root_tid;	  /* that lock's holder */
+	__u32 root_state; /* LS_ULOCK_ROOT_* */
+	__u32 pad;
 };
 
 struct {
@@ -67,6 +80,13 @@ struct {
 	__type(key, struct ls_ulock_key);
 	__type(value, struct ls_ulock_stats);
 } waits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_ULOCK_MAX_CHAINS);
+	__type(key, struct ls_ulock_chain_key);
+	__type(value, struct ls_ulock_chain_stats);
+} chain_waits SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -152,8 +172,68 @@ static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, st
 	bpf_ringbuf_submit(sample, 0);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
+/*
+ * Whether the lock's owner is, now, inside a kernel lock wait the kernel
+ * recorder tracks, and if so that lock and what its holder is doing. Only an
+ * owner in the waiter's own process: glibc keeps the TID of the process's
+ * pid namespace, bpf_task_from_pid() looks in the initial one.
+ */
+static __always_inline void owner_in_kernel(struct inflight *w, __u32 tgid)
+{
+	struct task_struct *owner, *root;
+	__u64 lock = 0;
+	__u32 flags = 0, state;
+
+	owner = bpf_task_from_pid(w->owner_tid);
+	if (!owner)
+		return;
+	if (BPF_CORE_READ(owner, tgid) == tgid)
+		holder_waits_on(owner, &lock, &flags);
+	bpf_task_release(owner);
+	/* reflock's episodes (USDT) are user locks, with no kernel owner word */
+	if (!lock || (flags & LS_F_USER))
+		return;
+	w->kernel_lock = lock;
+	w->kernel_flags = flags;
+	state = owner_of(lock, flags, &root);
+	if (root) {
+		w->root_tid = BPF_CORE_READ(root, pid);
+		w->root_state = task_role(root) - LS_ROLE_HOLDER_RUNNING;
+	} else if (state == LS_OWNER_READER) {
+		w->root_state = LS_ULOCK_ROOT_READERS;
+	} else if (state == LS_OWNER_NONE) {
+		w->root_state = LS_ULOCK_ROOT_NO_OWNER;
+	} else {
+		w->root_state = LS_ULOCK_ROOT_UNKNOWN;
+	}
+}
+
+/* A finished wait that queued behind an owner waiting for a kernel lock. */
+static __always_inline void add_chain_wait(__u32 tgid, struct inflight *w, __u64 wait_ns)
+{
+	struct ls_ulock_chain_key key = { .tgid = tgid, .kernel_flags = w->kernel_flags,
+					  .uaddr = w->uaddr, .kernel_lock = w->kernel_lock };
+	struct ls_ulock_chain_stats *stats, fresh = {};
+
+	stats = bpf_map_lookup_elem(&chain_waits, &key);
+	if (!stats) {
+		bpf_map_update_elem(&chain_waits, &key, &fresh, BPF_NOEXIST);
+		stats = bpf_map_lookup_elem(&chain_waits, &key);
+		if (!stats) {
+			__sync_fetch_and_add(&counters.lost_chains, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&stats->waits, 1);
+	__sync_fetch_and_add(&stats->wait_ns, wait_ns);
+	if (wait_ns > stats->max_wait_ns)
+		stats->max_wait_ns = wait_ns;
+	__sync_fetch_and_add(&stats->roots[w->root_state & (LS_ULOCK_ROOT_STATES - 1)], 1);
+	stats->owner_tid = w->owner_tid;
+	stats->root_tid = w->root_tid;
+}
+
+static __always_inline int enter(struct pt_regs *regs, long id, bool chains)
 {
 	struct pt_regs___ls *r = (void *)regs;
 	__u64 pid_tgid, now;
@@ -186,6 +266,8 @@ int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
 		return 0;
 	if (w.op != LS_ULOCK_OP_WAITV)
 		w.owner_tid = read_owner(w.uaddr, w.op);
+	if (chains && w.owner_tid && w.owner_tid != tid)
+		owner_in_kernel(&w, tgid);
 	now = bpf_ktime_get_ns();
 	w.start_ns = now;
 	if (bpf_map_update_elem(&waiting, &tid, &w, BPF_ANY)) {
@@ -199,6 +281,20 @@ int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
 	if (take_sample(first_on_key, now))
 		send_sample(regs, pid_tgid, &w);
 	return 0;
+}
+
+/* Two entries: user space loads the second when it has the kernel
+ * recorder's maps and the kernel has bpf_task_from_pid (6.2+). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
+{
+	return enter(regs, id, false);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(userlock_enter_chains, struct pt_regs *regs, long id)
+{
+	return enter(regs, id, true);
 }
 
 SEC("tp_btf/sys_exit")
@@ -233,6 +329,8 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	__sync_fetch_and_or(&stats->ops, w->op);
 	if (w->owner_tid)
 		stats->owner_tid = w->owner_tid;
+	if (w->kernel_lock)
+		add_chain_wait(key.tgid, w, wait_ns);
 	bpf_map_delete_elem(&waiting, &tid);
 	return 0;
 }

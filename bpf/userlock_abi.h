@@ -46,12 +46,48 @@ struct ls_ulock_sample {
 	struct ls_user_stack stack;
 };
 
+/*
+ * Chains into the kernel (map chain_waits, only when the kernel recorder's
+ * contention state is shared): waits on a user lock whose owner was, as the
+ * waiter went to sleep, itself inside a kernel lock wait the kernel recorder
+ * tracks. Keyed by the user lock's futex word and the kernel lock as the
+ * kernel recorder keys its lock rows (ls_lock_key: address, kind bits).
+ */
+#define LS_ULOCK_MAX_CHAINS 4096
+
+/* What the kernel lock's holder (the chain's root) was doing then. */
+#define LS_ULOCK_ROOT_RUNNING	0 /* on a CPU */
+#define LS_ULOCK_ROOT_PREEMPTED 1 /* runnable, not running */
+#define LS_ULOCK_ROOT_SLEEPING	2 /* blocked */
+#define LS_ULOCK_ROOT_IOWAIT	3 /* blocked in I/O wait */
+#define LS_ULOCK_ROOT_READERS	4 /* an rwsem held by readers: no single holder */
+#define LS_ULOCK_ROOT_NO_OWNER	5 /* no owner in the lock word (released, or a handoff in flight) */
+#define LS_ULOCK_ROOT_UNKNOWN	6 /* the owner word unreadable, or marked non-spinnable */
+#define LS_ULOCK_ROOT_STATES	8 /* array size; the last slot is unused */
+
+struct ls_ulock_chain_key {
+	__u32 tgid;
+	__u32 kernel_flags; /* the kernel lock's kind bits, as ls_lock_key.flags */
+	__u64 uaddr;	    /* the user lock's futex word */
+	__u64 kernel_lock;  /* the kernel lock's address, as ls_lock_key.lock */
+};
+
+struct ls_ulock_chain_stats {
+	__u64 waits;
+	__u64 wait_ns;
+	__u64 max_wait_ns;
+	__u64 roots[LS_ULOCK_ROOT_STATES]; /* waits per LS_ULOCK_ROOT_* */
+	__u32 owner_tid;		   /* the last user lock owner seen waiting on the kernel lock */
+	__u32 root_tid;			   /* the last holder of the kernel lock seen; 0: none */
+};
+
 /* Counters in the program's .bss (userlock_bpf::bss). */
 struct ls_ulock_counters {
 	__u64 lost_keys;     /* waits not counted: the per-key map was full */
 	__u64 lost_samples;  /* samples not sent: the ring buffer was full */
 	__u64 lost_inflight; /* waits not timed: the in-flight map was full */
 	__u64 rate_limited;  /* samples skipped by the per-second cap */
+	__u64 lost_chains;   /* chained waits not counted: chain_waits was full */
 };
 
 #endif /* LOCKSCOPE_USERLOCK_ABI_H */

@@ -266,6 +266,11 @@ void Probe::detach()
         trace_->finish();
 }
 
+ContentionStateFds Probe::contention_state_fds() const
+{
+    return {bpf_map__fd(skel_->maps.task_state), bpf_map__fd(skel_->maps.cpu_states)};
+}
+
 std::vector<uint32_t> Probe::program_ids() const
 {
     std::vector<uint32_t> ids;

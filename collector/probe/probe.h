@@ -42,6 +42,14 @@ struct ProbeOptions {
     uint32_t trace_buffer_mib = 16;  // ring buffer, rounded up to a power of two
 };
 
+// The file descriptors of the kernel programs' per-task contention state
+// (bpf/contention_state.h), for another BPF object to share before it loads
+// (userlock::Options): valid while the Probe lives.
+struct ContentionStateFds {
+    int task_state = -1;
+    int cpu_states = -1;
+};
+
 class TraceStream;
 class RwsemSpin;
 
@@ -82,6 +90,9 @@ public:
     // call, the target itself excluded, exited ones included (and then
     // forgotten by the kernel); empty when no tree is followed.
     std::vector<std::pair<uint32_t, uint32_t>> traced_processes();
+
+    // Which lock each task is waiting for, to follow a user lock's owner into the kernel.
+    ContentionStateFds contention_state_fds() const;
 
     // Program ids, for kernel BPF run-time statistics.
     std::vector<uint32_t> program_ids() const;

@@ -11,8 +11,10 @@
 #include <utility>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
 #include "unwind/user_unwinder.h"
 #include "userlock/data_symbols.h"
@@ -87,17 +89,90 @@ const typename Map::key_type* most_common(const Map& counts)
 }
 
 using RowKey = std::tuple<pid_t, std::string, std::string>;  // (tgid, name, kind)
+using KernelLockKey = std::pair<uint64_t, uint32_t>;         // (address, kind bits)
 
 struct RowBuilder {
     UserLock row;
     std::map<std::string, uint64_t> callers;
+    std::map<KernelLockKey, KernelChain> chains;
 };
+
+constexpr const char* kRootStates[LS_ULOCK_ROOT_STATES] = {
+    "running", "preempted", "sleeping", "io-wait", "reader-owned", "no-owner", "unknown", "unknown",
+};
+
+void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chain_key& key,
+               const ls_ulock_chain_stats& stats)
+{
+    KernelChain& chain = chains[{key.kernel_lock, key.kernel_flags}];
+    if (chain.kernel_lock == 0) {
+        const LockKindInfo kind = lock_kind(key.kernel_flags);
+        chain.kernel_lock = key.kernel_lock;
+        chain.kernel_flags = key.kernel_flags;
+        chain.kernel_kind = kind.kind;
+        chain.kernel_mode = kind.mode;
+    }
+    chain.waits += stats.waits;
+    chain.wait_ns += stats.wait_ns;
+    chain.max_wait_ns = std::max<uint64_t>(chain.max_wait_ns, stats.max_wait_ns);
+    chain.owner_tids.insert(stats.owner_tid);
+    if (stats.root_tid != 0) {
+        chain.root_tids.insert(stats.root_tid);
+    }
+    for (std::size_t state = 0; state < LS_ULOCK_ROOT_STATES; ++state) {
+        if (stats.roots[state] != 0) {
+            chain.root_states[kRootStates[state]] += stats.roots[state];
+        }
+    }
+}
+
+// Calls fn(key, value) for each entry of a BPF hash map (an entry deleted
+// meanwhile is passed over).
+template <typename Key, typename Value, typename Fn>
+void for_each_entry(int fd, Fn&& fn)
+{
+    Key key{};
+    Key next{};
+    const Key* previous = nullptr;
+    while (bpf_map_get_next_key(fd, previous, &next) == 0) {
+        key = next;
+        previous = &key;
+        Value value{};
+        if (bpf_map_lookup_elem(fd, &key, &value) == 0) {
+            fn(key, value);
+        }
+    }
+}
+
+// The chain records of every futex word: (tgid, address) -> their keys and stats.
+std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> read_chains(
+    int fd)
+{
+    std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> out;
+    for_each_entry<ls_ulock_chain_key, ls_ulock_chain_stats>(
+        fd, [&](const ls_ulock_chain_key& key, const ls_ulock_chain_stats& stats) {
+            out[{static_cast<pid_t>(key.tgid), key.uaddr}].emplace_back(key, stats);
+        });
+    return out;
+}
+
+// Whether this kernel can follow an owner TID to its task (bpf_task_from_pid, 6.2+).
+bool kernel_finds_tasks_by_pid()
+{
+    btf* vmlinux = btf__load_vmlinux_btf();
+    if (vmlinux == nullptr) {
+        return false;
+    }
+    const bool found = btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+    btf__free(vmlinux);
+    return found;
+}
 
 // Adds one futex word's waits of one kind to the row of the lock it names.
 // Names, in order: the data symbol, the first caller, none.
-void add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
-               const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, uint64_t waits,
-               uint64_t wait_ns, const ls_ulock_stats& stats, const KeySamples& sampled)
+RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
+                 const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, uint64_t waits,
+                 uint64_t wait_ns, const ls_ulock_stats& stats, const KeySamples& sampled)
 {
     UserLock lock;
     lock.tgid = tgid;
@@ -113,7 +188,8 @@ void add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string
         lock.name = caller_lock_name(kind, "unknown");
         lock.name_source = "unknown";
     }
-    auto& builder = rows[{tgid, lock.name, kind}];
+    RowKey id{tgid, lock.name, kind};
+    auto& builder = rows[id];
     if (builder.row.name.empty()) {
         builder.row = std::move(lock);
     }
@@ -127,18 +203,23 @@ void add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string
     for (const auto& [caller, count] : kind_samples.callers) {
         builder.callers[caller] += count;
     }
+    return id;
 }
 
 // Adds one futex word's waits to the rows of its lock. Waits are counted
 // per word, kinds known from samples: a word that serves several kinds
 // shares its waits among them as its samples do, the rounding left to the
-// most sampled kind.
-void add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled, const ls_ulock_stats& stats,
-              const std::optional<DataSymbol>& symbol)
+// most sampled kind. Returns the row whose owners the word's owner TIDs
+// are: its pthread_mutex row, or for a PI futex its main row; none for a
+// word whose owner TID means nothing (an rwlock's word holds no owner).
+std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
+                               const ls_ulock_stats& stats, const std::optional<DataSymbol>& symbol)
 {
     if (sampled.lock_kinds.empty()) {
-        return;  // no sample of this word was a lock wait
+        return std::nullopt;  // no sample of this word was a lock wait
     }
+    const bool pi = stats.ops & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
+    std::optional<RowKey> owners_row;
     uint64_t lock_samples = 0;
     for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
         lock_samples += kind_samples.samples;
@@ -161,10 +242,17 @@ void add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& 
                                   static_cast<double>(lock_samples));
         waits_left -= waits;
         wait_ns_left -= std::min(wait_ns, wait_ns_left);
-        add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
+        const RowKey id = add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
+        if (kind == "pthread_mutex") {
+            owners_row = id;
+        }
     }
-    add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left, wait_ns_left, stats,
-              sampled);
+    const RowKey id = add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left,
+                                wait_ns_left, stats, sampled);
+    if (pi || *main_kind == "pthread_mutex") {
+        owners_row = id;
+    }
+    return owners_row;
 }
 
 }  // namespace
@@ -177,6 +265,7 @@ struct Recorder::State {
     std::map<Key, KeySamples> samples;
     uint64_t received = 0;
     uint64_t unwound = 0;
+    std::string chains = "off (no kernel recorder)";
 
     ~State()
     {
@@ -222,6 +311,36 @@ struct Recorder::State {
     }
 };
 
+namespace {
+
+// Gives the object the kernel recorder's contention state before it loads;
+// whether chains are on, and `status` says so or why not.
+bool share_kernel_state(userlock_bpf* skel, const Options& options, std::string& status)
+{
+    const bool task_state = options.kernel_task_state_fd >= 0;
+    if (task_state != (options.kernel_cpu_states_fd >= 0)) {
+        throw Error("share the kernel recorder's maps", "userlock", EINVAL,
+                    "give both kernel_task_state_fd and kernel_cpu_states_fd (probe::Probe::contention_state_fds)");
+    }
+    if (!task_state) {
+        return false;
+    }
+    if (!kernel_finds_tasks_by_pid()) {
+        status = "unavailable (the kernel has no bpf_task_from_pid: needs Linux 6.2+)";
+        return false;
+    }
+    if (const int err = bpf_map__reuse_fd(skel->maps.task_state, options.kernel_task_state_fd); err != 0) {
+        throw Error("reuse the kernel recorder's map", "task_state", -err);
+    }
+    if (const int err = bpf_map__reuse_fd(skel->maps.cpu_states, options.kernel_cpu_states_fd); err != 0) {
+        throw Error("reuse the kernel recorder's map", "cpu_states", -err);
+    }
+    status = "on";
+    return true;
+}
+
+}  // namespace
+
 Recorder::Recorder(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
 Recorder::Recorder(Recorder&& other) noexcept = default;
 Recorder& Recorder::operator=(Recorder&& other) noexcept = default;
@@ -230,6 +349,7 @@ Recorder::~Recorder() = default;
 Recorder Recorder::prepare(const Options& options)
 {
     static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32, "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
     auto state = std::make_unique<State>();
     state->skel = userlock_bpf::open();
     if (state->skel == nullptr) {
@@ -241,6 +361,9 @@ Recorder Recorder::prepare(const Options& options)
     rodata->nr_futex_wait = kFutexWait;
     rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
     rodata->max_samples_per_sec = options.max_samples_per_sec;
+    const bool chains = share_kernel_state(state->skel, options, state->chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_enter, !chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_enter_chains, chains);
     if (const int err = userlock_bpf::load(state->skel); err != 0) {
         throw Error("load BPF program", "userlock", -err, kRemedy);
     }
@@ -291,21 +414,14 @@ Recording Recorder::read()
     out.lost_samples = counters.lost_samples;
     out.lost_inflight = counters.lost_inflight;
     out.rate_limited = counters.rate_limited;
+    out.lost_chains = counters.lost_chains;
+    out.chains = state_->chains;
     out.samples = state_->received;
     out.samples_unwound = state_->unwound;
 
     std::map<RowKey, RowBuilder> rows;
-    const int fd = bpf_map__fd(state_->skel->maps.waits);
-    ls_ulock_key key{};
-    ls_ulock_key next{};
-    const ls_ulock_key* previous = nullptr;
-    while (bpf_map_get_next_key(fd, previous, &next) == 0) {
-        key = next;
-        previous = &key;
-        ls_ulock_stats stats{};
-        if (bpf_map_lookup_elem(fd, &key, &stats) != 0) {
-            continue;
-        }
+    const auto chains = read_chains(bpf_map__fd(state_->skel->maps.chain_waits));
+    const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
         const auto found = state_->samples.find({tgid, key.uaddr});
         const auto* decided = found != state_->samples.end() ? most_common(found->second.classes) : nullptr;
@@ -313,15 +429,28 @@ Recording Recorder::read()
             auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(*decided))];
             ++left.addresses;
             left.waits += stats.waits;
-            continue;
+            return;
         }
-        add_word(rows, tgid, found->second, stats, state_->data_symbols.lookup(tgid, key.uaddr));
-    }
+        const auto owners_row =
+            add_word(rows, tgid, found->second, stats, state_->data_symbols.lookup(tgid, key.uaddr));
+        const auto word_chains = chains.find({tgid, key.uaddr});
+        if (owners_row && word_chains != chains.end()) {
+            for (const auto& [chain_key, chain_stats] : word_chains->second) {
+                add_chain(rows[*owners_row].chains, chain_key, chain_stats);
+            }
+        }
+    };
+    for_each_entry<ls_ulock_key, ls_ulock_stats>(bpf_map__fd(state_->skel->maps.waits), add_key);
     for (auto& [id, builder] : rows) {
         if (const auto* caller = most_common(builder.callers)) {
             builder.row.caller = *caller;
             builder.row.caller_samples = builder.callers[*caller];
         }
+        for (auto& [kernel_lock, chain] : builder.chains) {
+            builder.row.kernel_chains.push_back(std::move(chain));
+        }
+        std::sort(builder.row.kernel_chains.begin(), builder.row.kernel_chains.end(),
+                  [](const KernelChain& a, const KernelChain& b) { return a.wait_ns > b.wait_ns; });
         out.locks.push_back(std::move(builder.row));
     }
     std::sort(out.locks.begin(), out.locks.end(),
@@ -344,7 +473,9 @@ std::size_t Recorder::in_flight() const
 
 int Recorder::enter_prog_fd() const
 {
-    return bpf_program__fd(state_->skel->progs.userlock_enter);
+    auto* progs = &state_->skel->progs;
+    return bpf_program__autoload(progs->userlock_enter_chains) ? bpf_program__fd(progs->userlock_enter_chains)
+                                                               : bpf_program__fd(progs->userlock_enter);
 }
 
 int Recorder::exit_prog_fd() const

@@ -7,6 +7,13 @@
 //
 // The user side is five calls: prepare, start, poll (as often as samples
 // should be drained), stop, read. Root, or CAP_BPF + CAP_PERFMON.
+//
+// Chains into the kernel: given the kernel recorder's contention state
+// (Options::kernel_task_state_fd and kernel_cpu_states_fd, from
+// probe::Probe::contention_state_fds(), the Probe attached first), a waiter
+// whose mutex has a known owner looks, as it goes to sleep, whether that
+// owner is itself waiting for a kernel lock; UserLock::kernel_chains holds
+// what it found. Without them the chain part is absent (Recording::chains).
 #pragma once
 
 #include <sys/types.h>
@@ -29,6 +36,36 @@ struct Options {
     std::vector<pid_t> tgids;            // the processes whose waits are recorded
     uint32_t sample_one_in = 16;         // after each address's first wait, 1 in this many
     uint32_t max_samples_per_sec = 200;  // then at most this many stacks a second, over all targets
+    // The kernel recorder's task_state and cpu_states maps
+    // (probe::Probe::contention_state_fds()): both, or neither (-1, no chains).
+    // The Recorder keeps its own references; the caller keeps its fds.
+    int kernel_task_state_fd = -1;
+    int kernel_cpu_states_fd = -1;
+};
+
+// Waits on one user lock that queued behind an owner who was, as the waiter
+// went to sleep, itself waiting for this kernel lock: the chain
+// waiter -> user lock -> owner -> kernel lock -> its holder (the root).
+// The kernel lock is keyed as the kernel recorder keys its lock rows
+// (ls_lock_key: address and kind bits, RawSnapshot's locks), so its name is
+// the one the kernel side gives that row. A sample of the moment the waiter
+// went to sleep: an owner that blocks in the kernel only later is not seen.
+struct KernelChain {
+    uint64_t kernel_lock = 0;   // the kernel lock's address (ls_lock_key.lock)
+    uint32_t kernel_flags = 0;  // its kind bits (ls_lock_key.flags)
+    std::string kernel_kind;    // "mutex", "rwsem", ... (lock_kind(kernel_flags))
+    std::string kernel_mode;    // "read", "write" or ""
+    uint64_t waits = 0;         // of UserLock::waits
+    uint64_t wait_ns = 0;       // of UserLock::wait_ns: the wait this chain explains
+    uint64_t max_wait_ns = 0;
+    std::set<uint32_t> owner_tids;  // user lock owners seen waiting on the kernel lock (the last per futex word)
+    std::set<uint32_t> root_tids;   // the kernel lock's holders seen (the last per futex word)
+    // What the kernel lock's holder was doing, waits per state: "running",
+    // "preempted", "sleeping", "io-wait" (as holder stacks say), or
+    // "reader-owned" (no single holder), "no-owner" (released, or a handoff
+    // in flight), "unknown". The root may itself wait for a further kernel
+    // lock: the kernel recorder's own chains go on from kernel_lock.
+    std::map<std::string, uint64_t> root_states;
 };
 
 // One user lock (a row): its waits on every futex word it has, per kind.
@@ -46,6 +83,9 @@ struct UserLock {
     uint64_t caller_samples = 0;    // of them, those whose stack names `caller`
     std::set<std::string> ops;      // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
     std::set<uint32_t> owner_tids;  // holders seen by waiters (mutexes and PI futexes)
+    // Its waits whose owner was waiting for a kernel lock, per kernel lock,
+    // by wait time, longest first; empty without the kernel recorder.
+    std::vector<KernelChain> kernel_chains;
 };
 
 // Futex waits that are no lock waits, per reason: "condition",
@@ -65,6 +105,10 @@ struct Recording {
     uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
     uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
     uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
+    // Whether owners were followed into kernel locks: "on", "off (no kernel
+    // recorder)" or "unavailable (why)".
+    std::string chains = "off (no kernel recorder)";
+    uint64_t lost_chains = 0;  // chained waits not counted: the chain map was full
 };
 
 class Recorder {
