@@ -5,7 +5,8 @@
 # of kernel workloads that changes every PHASE seconds (pipe, unlink1,
 # mmap1, pagefault, two at once, none). Every minute it prints the
 # recorder's RSS, its open files, the session directory's size, the lost
-# events the exporter reports and failed scrapes; at the end a verdict:
+# events the exporter reports, failed scrapes and how full the recorder's
+# kernel tables are (locks, stacks, tasks: bpftool); at the end a verdict:
 # flat or growing, with the slopes (least squares after the first fifth of
 # the run, when start-up allocations are done).
 #
@@ -78,7 +79,8 @@ mixes=("pipe" "unlink1" "mmap1" "pipe unlink1" "pagefault" "" "mmap1 pipe")
 pids+=("$!")
 
 start=$(date +%s)
-printf 'soak: %6s %9s %10s %12s %6s %8s\n' minute "RSS MiB" "open files" "sessions MiB" lost "failed"
+printf 'soak: %6s %9s %10s %12s %6s %8s  %s\n' minute "RSS MiB" "open files" "sessions MiB" lost "failed" \
+    "kernel tables in use (entries/size)"
 while kill -0 "$recorder" 2>/dev/null; do
     sleep 60
     kill -0 "$recorder" 2>/dev/null || break
@@ -88,9 +90,13 @@ while kill -0 "$recorder" 2>/dev/null; do
     bytes=$(du -sb "$sessions" 2>/dev/null | cut -f1)
     lost=$(awk '/^lockscope_lost_total/ {sum += $NF} END {printf "%d", sum}' "$work/body" 2>/dev/null || echo "?")
     failed=$(grep -c failed "$work/scrapes" 2>/dev/null || true)
+    # The recorder's memory follows its kernel tables (each lock row and
+    # stack is mirrored in user space): they fill as new locks and stacks
+    # appear, and are not emptied while the recording runs.
+    tables=$(python3 "$here/bench/bpf_map_fill.py" "$recorder" lock_index stacks task_stats 2>/dev/null || echo "?")
     echo "$((minute * 60)) $rss $fds $bytes" >>"$work/samples"
-    awk -v m="$minute" -v r="$rss" -v f="$fds" -v b="${bytes:-0}" -v l="$lost" -v x="${failed:-0}" \
-        'BEGIN { printf "soak: %6d %9.1f %10d %12.1f %6s %8d\n", m, r / 1024, f, b / 1048576, l, x }'
+    awk -v m="$minute" -v r="$rss" -v f="$fds" -v b="${bytes:-0}" -v l="$lost" -v x="${failed:-0}" -v t="$tables" \
+        'BEGIN { printf "soak: %6d %9.1f %10d %12.1f %6s %8d  %s\n", m, r / 1024, f, b / 1048576, l, x, t }'
 done
 status=0
 wait "$recorder" || status=$?
