@@ -25,24 +25,19 @@ int diff_prometheus(const po::variables_map& vm, const std::string& url, const s
     for (const char* option : {"runs-a", "runs-b", "pair"})
         if (vm.count(option))
             throw UsageError(std::string("--") + option + " compares session files, not --prometheus groups");
-    if (by.empty() == (a.empty() || b.empty()) || (!by.empty() && !(a.empty() && b.empty())))
-        throw UsageError("--prometheus needs --a SELECTOR and --b SELECTOR, or --by LABEL");
-    if (top < 1 || top > 1000)
-        throw UsageError("--top must be between 1 and 1000");
     if (format != "text" && format != "json")
         throw UsageError("--format must be text or json, not '" + format + "'");
-    if (!(alpha > 0 && alpha <= 0.5))
-        throw UsageError("--alpha must be in (0, 0.5], e.g. 0.05");
-    fleet::FleetOptions o;
-    o.url = url;
-    o.selector_a = a;
-    o.selector_b = b;
-    o.by = by;
-    o.window_s = fleet::parse_window(window);
+    fleet::FleetRequest request;
+    request.url = url;
+    request.a = a;
+    request.b = b;
+    request.by = by;
+    request.window = window;
+    request.end = end;
+    request.top = top;
+    request.alpha = alpha;
     const auto now = std::chrono::system_clock::now().time_since_epoch();
-    o.end = fleet::parse_end(end, std::chrono::duration<double>(now).count());
-    o.top = top;
-    o.alpha = alpha;
+    const fleet::FleetOptions o = fleet::fleet_options(request, std::chrono::duration<double>(now).count());
     return print_diff(fleet::diff_fleet(o), format, fail_on);
 }
 

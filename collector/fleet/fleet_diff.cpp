@@ -251,6 +251,26 @@ double parse_end(const std::string& text, double now_s)
     return double(timegm(&t));
 }
 
+FleetOptions fleet_options(const FleetRequest& r, double now_s)
+{
+    if (r.by.empty() == (r.a.empty() || r.b.empty()) || (!r.by.empty() && !(r.a.empty() && r.b.empty())))
+        throw UsageError("--prometheus needs --a SELECTOR and --b SELECTOR, or --by LABEL");
+    if (r.top < 1 || r.top > 1000)
+        throw UsageError("--top must be between 1 and 1000");
+    if (!(r.alpha > 0 && r.alpha <= 0.5))
+        throw UsageError("--alpha must be in (0, 0.5], e.g. 0.05");
+    FleetOptions o;
+    o.url = r.url;
+    o.selector_a = r.a;
+    o.selector_b = r.b;
+    o.by = r.by;
+    o.window_s = parse_window(r.window);
+    o.end = parse_end(r.end, now_s);
+    o.top = r.top;
+    o.alpha = r.alpha;
+    return o;
+}
+
 namespace {
 
 Host* find_host(Group& a, Group& b, const HostKey& key)
@@ -352,7 +372,7 @@ void add_fleet_notes(DiffResult& d, const FleetOptions& o, const std::string& ra
 
 DiffResult diff_fleet(const FleetOptions& o)
 {
-    const PrometheusApi api(o.url);
+    const PrometheusApi api(o.url, 120, o.cancelled);
     const std::string range = promql_range(o.window_s);
     Group a, b;
     if (!o.by.empty()) {

@@ -5,6 +5,7 @@
 // intervals, Holm control and output are diff_sessions' own.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,7 +22,24 @@ struct FleetOptions {
     double end = 0;   // Unix seconds
     size_t top = 20;  // (lock, kind) pairs compared one by one; the rest summed
     double alpha = 0.05;
+    // Set from another thread to stop: the query under way is abandoned and
+    // diff_fleet throws lockscope::Error("cancelled").
+    const std::atomic<bool>* cancelled = nullptr;
 };
+
+// A fleet comparison as a front end is given it, as text in the spellings of
+// `lockscope diff --prometheus` (--a, --b, --by, --window, --end, --top).
+struct FleetRequest {
+    std::string url, a, b, by;
+    std::string window = "1h", end = "now";
+    size_t top = 20;
+    double alpha = 0.05;
+};
+
+// Checks the combination of options as `lockscope diff --prometheus` does
+// and parses the window and end; throws UsageError naming the option.
+// now_s: what --end now means.
+FleetOptions fleet_options(const FleetRequest& request, double now_s);
 
 // Throws lockscope::Error when the server cannot answer or a group has no
 // host, UsageError for a malformed selector.

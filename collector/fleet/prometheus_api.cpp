@@ -27,6 +27,12 @@ std::string escaped(CURL* curl, const std::string& text)
     return e.get();
 }
 
+// libcurl calls this about once a second, and more often while data flows.
+int abort_when_cancelled(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+{
+    return cancelled && static_cast<const std::atomic<bool>*>(cancelled)->load() ? 1 : 0;
+}
+
 double sample_value(const nlohmann::json& pair)
 {
     // Values come as strings: "1.5", "NaN", "+Inf".
@@ -42,8 +48,8 @@ std::string Sample::label(const std::string& name) const
     return it == labels.end() ? std::string() : it->second;
 }
 
-PrometheusApi::PrometheusApi(std::string base_url, double timeout_s)
-    : base_url_(std::move(base_url)), timeout_s_(timeout_s)
+PrometheusApi::PrometheusApi(std::string base_url, double timeout_s, const std::atomic<bool>* cancelled)
+    : base_url_(std::move(base_url)), timeout_s_(timeout_s), cancelled_(cancelled)
 {
     while (!base_url_.empty() && base_url_.back() == '/')
         base_url_.pop_back();
@@ -72,7 +78,14 @@ std::vector<Sample> PrometheusApi::query(const std::string& promql, double time)
     curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(curl.get(), CURLOPT_ACCEPT_ENCODING, "");  // gzip: series lists compress well
     curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+    if (cancelled_) {
+        curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, abort_when_cancelled);
+        curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancelled_));
+        curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
+    }
     const CURLcode rc = curl_easy_perform(curl.get());
+    if (rc == CURLE_ABORTED_BY_CALLBACK || (cancelled_ && cancelled_->load()))
+        throw Error("cancelled", base_url_);
     if (rc != CURLE_OK)
         throw Error("cannot query Prometheus at " + base_url_, curl_error[0] ? curl_error : curl_easy_strerror(rc), 0,
                     "is the server up, and is --prometheus its URL (http://HOST:9090, or the query front end's "

@@ -4,6 +4,7 @@
 // Prometheus prefix, e.g. http://mimir:8080/prometheus), VictoriaMetrics.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,7 +22,8 @@ struct Sample {
 class PrometheusApi {
 public:
     // base_url: what comes before /api/v1/query, e.g. http://prometheus:9090.
-    explicit PrometheusApi(std::string base_url, double timeout_s = 120);
+    // `cancelled`, when set, abandons the query under way (Error "cancelled").
+    explicit PrometheusApi(std::string base_url, double timeout_s = 120, const std::atomic<bool>* cancelled = nullptr);
 
     // The instant vector `promql` evaluates to at `time` (Unix seconds).
     // Throws lockscope::Error with the server's own message on a bad query,
@@ -33,6 +35,7 @@ public:
 private:
     std::string base_url_;
     double timeout_s_;
+    const std::atomic<bool>* cancelled_;
 };
 
 }  // namespace lockscope::fleet
