@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that includes only go down the floors of the house:
 
-  cli ─┬─> record ─> probe ─> pipeline ─> identity ─> core ─> bpf    gui ─> core
+  cli ─┬─> record ─> probe ─> pipeline ─> identity ─> core ─> bpf    gui ─> core, fleet
        ├─> lab ──────────────────────────────────────┤   workload ─> core
        ├─> metrics ──────────────────────────────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
@@ -18,7 +18,8 @@ says about itself).
 bpf/ (the BPF programs and the ABI header) includes only its own headers and
 system or libbpf ones; core includes neither libbpf (<bpf/...>, a skeleton)
 nor Qt; nothing below cli includes cli, nothing in collector includes gui,
-and the GUI includes no part of the collector but core. Prints each include
+and the GUI includes no part of the collector but core and fleet (the fleet
+diff: core's statistics over Prometheus' API, for the Diff page). Prints each include
 that breaks a rule, with its file and line, and exits 1 if there is one.
 
 usage: scripts/check_layers.py [REPO]
@@ -50,6 +51,7 @@ ALLOWED = {
 # ones (and host/, beside them all); the files at core's top are the ground.
 CORE_FLOORS = ["", "host", "storage", "analysis", "render"]
 GUI_DIRS = {"charts", "models", "session", "views", "bench", "tests"}
+GUI_MAY_INCLUDE = {"core", "fleet"}
 COLLECTOR = set(ALLOWED)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -117,8 +119,9 @@ def check(repo):
                             if problem:
                                 problems.append(f"{where}: {problem}")
                         if floor == "gui":
-                            if first in COLLECTOR and first != "core":
-                                problems.append(f"{where}: the GUI includes {target} (it reads sessions through core only)")
+                            if first in COLLECTOR and first not in GUI_MAY_INCLUDE:
+                                problems.append(f"{where}: the GUI includes {target} (it reads sessions through core, "
+                                                "and fleets through fleet, only)")
                         elif first in COLLECTOR and first not in ALLOWED[floor]:
                             problems.append(f"{where}: {floor} includes {target} ({floor} may include "
                                             f"{', '.join(sorted(ALLOWED[floor]))})")

@@ -8,7 +8,9 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QDateTime>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -44,6 +46,18 @@ QLabel* heading(const QString& text, QWidget* parent)
     return label;
 }
 
+// "5m ending 2026-12-01T14:00:00Z": the window as the CLI spells it.
+QString window_text(const fleet::FleetOptions& o)
+{
+    const auto w = qint64(o.window_s);
+    const QString length = w % 86400 == 0  ? QStringLiteral("%1d").arg(w / 86400)
+                           : w % 3600 == 0 ? QStringLiteral("%1h").arg(w / 3600)
+                           : w % 60 == 0   ? QStringLiteral("%1m").arg(w / 60)
+                                           : QStringLiteral("%1s").arg(w);
+    return QObject::tr("%1 ending %2")
+        .arg(length, QDateTime::fromSecsSinceEpoch(qint64(o.end), Qt::UTC).toString(Qt::ISODate));
+}
+
 QWidget* titled(const QString& title, QWidget* body, QWidget* parent)
 {
     auto* box = new QWidget(parent);
@@ -68,6 +82,8 @@ DiffPage::DiffPage(QWidget* parent) : QWidget(parent)
 
     paths_ = new QLabel(tr("Choose two sessions to compare: A (baseline) and B."), this);
     paths_->setTextFormat(Qt::RichText);
+    // Fleet selectors and URLs run long: wrap rather than widen the window.
+    paths_->setWordWrap(true);
     auto* choose_a = new QPushButton(tr("Session &A…"), this);
     auto* choose_b = new QPushButton(tr("Session &B…"), this);
     connect(choose_a, &QPushButton::clicked, this, [this] { choose(true); });
@@ -75,6 +91,14 @@ DiffPage::DiffPage(QWidget* parent) : QWidget(parent)
     notes_ = new QLabel(this);
     notes_->setWordWrap(true);
     notes_->setTextFormat(Qt::RichText);
+    busy_ = new QProgressBar(this);
+    busy_->setRange(0, 0);  // a fleet query gives no progress to count: just busy
+    busy_->setMaximumWidth(140);
+    busy_->setTextVisible(false);
+    busy_->hide();
+    cancel_ = new QPushButton(tr("&Cancel"), this);
+    cancel_->hide();
+    connect(cancel_, &QPushButton::clicked, this, &DiffPage::cancelRequested);
 
     totals_view_ = table(totals_, this);
     meta_view_ = table(meta_, this);
@@ -90,6 +114,8 @@ DiffPage::DiffPage(QWidget* parent) : QWidget(parent)
 
     auto* header = new QHBoxLayout;
     header->addWidget(paths_, 1);
+    header->addWidget(busy_);
+    header->addWidget(cancel_);
     header->addWidget(choose_a);
     header->addWidget(choose_b);
 
@@ -135,10 +161,60 @@ void DiffPage::setPaths(const QString& a, const QString& b)
     paths_->setText(tr("<b>A</b> (baseline): %1 &nbsp;&nbsp; <b>B</b>: %2").arg(name(a), name(b)));
 }
 
+void DiffPage::setFleet(const fleet::FleetOptions& o)
+{
+    path_a_.clear();
+    path_b_.clear();
+    const QString over = tr("over %1 from %2").arg(window_text(o), QString::fromStdString(o.url)).toHtmlEscaped();
+    if (!o.by.empty()) {
+        paths_->setText(tr("The two largest groups of hosts by <b>%1</b> (the lower value as A) &nbsp;&nbsp; %2")
+                            .arg(QString::fromStdString(o.by).toHtmlEscaped(), over));
+        return;
+    }
+    paths_->setText(tr("<b>A</b> (baseline): %1 &nbsp;&nbsp; <b>B</b>: %2 &nbsp;&nbsp; %3")
+                        .arg(QString::fromStdString(o.selector_a).toHtmlEscaped(),
+                             QString::fromStdString(o.selector_b).toHtmlEscaped(), over));
+}
+
+void DiffPage::setBusy(bool busy, const QString& what)
+{
+    busy_->setVisible(busy);
+    cancel_->setVisible(busy);
+    if (busy) {
+        setDiff(nullptr);  // no stale tables under a new question
+        chart_->setEmptyText(tr("Comparing…"));
+        notes_->setText(what.toHtmlEscaped());
+    } else {
+        chart_->setEmptyText(tr("Nothing compared"));  // until a diff brings bars
+    }
+}
+
 void DiffPage::setError(const QString& message)
 {
+    setBusy(false);
     notes_->setText(
         QStringLiteral("<span style='color:#c62828'><b>Cannot compare:</b> %1</span>").arg(message.toHtmlEscaped()));
+}
+
+QString DiffPage::summary(const DiffResult& d) const
+{
+    QString method;
+    if (d.by_hosts)
+        method =
+            tr("Welch t-test on per-host values at α = %1: %2 vs %3 hosts").arg(d.alpha).arg(d.runs_a).arg(d.runs_b);
+    else
+        method = tr("%1 at α = %2: %3 vs %4 %5")
+                     .arg(d.by_runs ? tr("Welch t-test on per-run means") : tr("Mann–Whitney on per-interval samples"))
+                     .arg(d.alpha)
+                     .arg(d.by_runs ? d.runs_a : d.intervals_a)
+                     .arg(d.by_runs ? d.runs_b : d.intervals_b)
+                     .arg(d.by_runs ? tr("runs") : tr("intervals"));
+    QStringList lines;
+    lines << method + tr(". p-values of lock rows are Holm-adjusted; colour repeats the text.");
+    for (const std::string& w : d.warnings)
+        lines
+            << QStringLiteral("<span style='color:#c62828'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+    return lines.join(QStringLiteral("<br>"));
 }
 
 void DiffPage::setDiff(const DiffPtr& diff)
@@ -146,28 +222,39 @@ void DiffPage::setDiff(const DiffPtr& diff)
     totals_->setDiff(diff);
     locks_->setDiff(diff);
     meta_->setDiff(diff);
-    if (!diff)
+    if (!diff) {
+        chart_->setBars({});
         return;
-    setPaths(diff->path_a, diff->path_b);
+    }
+    setBusy(false);
     const DiffResult& d = diff->result;
-    QStringList lines;
-    lines << tr("%1 at α = %2: %3 vs %4 %5. p-values of lock rows are Holm-adjusted; colour repeats the text.")
-                 .arg(d.by_runs ? tr("Welch t-test on per-run means") : tr("Mann–Whitney on per-interval samples"))
-                 .arg(d.alpha)
-                 .arg(d.by_runs ? d.runs_a : d.intervals_a)
-                 .arg(d.by_runs ? d.runs_b : d.intervals_b)
-                 .arg(d.by_runs ? tr("runs") : tr("intervals"));
-    for (const std::string& w : d.warnings)
-        lines
-            << QStringLiteral("<span style='color:#c62828'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
-    notes_->setText(lines.join(QStringLiteral("<br>")));
+    if (diff->fleet) {
+        // The groups as the engine resolved them (--by names its values),
+        // each with the hosts it found.
+        paths_->setText(tr("<b>A</b> (baseline): %1 — <b>%2 hosts</b><br><b>B</b>: %3 — <b>%4 hosts</b>"
+                           "&nbsp;&nbsp; %5")
+                            .arg(QString::fromStdString(d.label_a).toHtmlEscaped())
+                            .arg(d.runs_a)
+                            .arg(QString::fromStdString(d.label_b).toHtmlEscaped())
+                            .arg(d.runs_b)
+                            .arg(tr("over %1 from %2")
+                                     .arg(window_text(*diff->fleet), QString::fromStdString(diff->fleet->url))
+                                     .toHtmlEscaped()));
+    } else {
+        setPaths(diff->path_a, diff->path_b);
+    }
+    notes_->setText(summary(d));
 
     for (QTableView* v : {totals_view_, meta_view_, locks_view_})
         v->resizeColumnsToContents();
     if (locks_view_->columnWidth(DiffLocksModel::Lock) > 220)
         locks_view_->setColumnWidth(DiffLocksModel::Lock, 220);
+    chartLargest(d);
+}
 
-    // The chart: the ten largest effects, as relative change, one colour per verdict.
+// The chart: the ten largest effects, as relative change, one colour per verdict.
+void DiffPage::chartLargest(const DiffResult& d)
+{
     std::vector<const LockDiff*> top;
     for (const LockDiff& l : d.locks)
         if (!l.metrics.empty() && std::isfinite(l.metrics.front().test.relative))
@@ -188,7 +275,7 @@ void DiffPage::setDiff(const DiffPtr& diff)
         bars << charts::Bar{label, m.test.relative, display::verdict_text(m.verdict),
                             display::verdict_colour(m.verdict)};
     }
-    chart_->setEmptyText(tr("No lock was seen in both sessions"));
+    chart_->setEmptyText(tr("No lock was seen on both sides"));
     if (!top.empty())
         chart_->setAxisTitles(QString(), tr("change in %1").arg(display::metric_label(top.front()->metrics.front())),
                               charts::Unit::Fraction);

@@ -1,6 +1,6 @@
-// Diff: two sessions compared by the core diff engine. Metadata and config
-// differences, totals, per-lock deltas with intervals and verdicts, and a
-// chart of the largest changes.
+// Diff: two sessions, or two groups of hosts in Prometheus, compared by the
+// core diff engine. Metadata and config differences, totals, per-lock deltas
+// with intervals and verdicts, and a chart of the largest changes.
 #pragma once
 
 #include "session/diff_loader.h"
@@ -8,6 +8,7 @@
 #include <QWidget>
 
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
@@ -27,9 +28,15 @@ public:
     explicit DiffPage(QWidget* parent = nullptr);
 
     void setPaths(const QString& a, const QString& b);
+    // A fleet comparison asked for: the header names the groups and the window.
+    void setFleet(const fleet::FleetOptions& options);
     void setDiff(const DiffPtr& diff);
     void setError(const QString& message);
+    // While a comparison runs: a busy bar, `what` in the notes and a Cancel button.
+    void setBusy(bool busy, const QString& what = {});
 
+    QLabel* header() const { return paths_; }
+    QLabel* notes() const { return notes_; }
     DiffLocksModel* locks() const { return locks_; }
     DiffTotalsModel* totals() const { return totals_; }
     MetaDiffModel* metadata() const { return meta_; }
@@ -37,9 +44,12 @@ public:
 
 signals:
     void compareRequested(const QString& a, const QString& b);
+    void cancelRequested();
 
 private:
     void choose(bool a);
+    QString summary(const DiffResult& d) const;
+    void chartLargest(const DiffResult& d);
 
     DiffTotalsModel* totals_;
     DiffLocksModel* locks_;
@@ -47,6 +57,8 @@ private:
     QSortFilterProxyModel* locks_sorted_;
     QLabel* paths_;
     QLabel* notes_;
+    QProgressBar* busy_;
+    QPushButton* cancel_;
     QTableView* totals_view_;
     QTableView* locks_view_;
     QTableView* meta_view_;

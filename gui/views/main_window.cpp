@@ -4,11 +4,13 @@
 #include "session/loader.h"
 #include "session/recent_files.h"
 #include "views/diff_page.h"
+#include "views/fleet_dialog.h"
 #include "views/locks_page.h"
 #include "views/overview_page.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QDateTime>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -64,7 +66,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent) : QMainWindow(parent),
     connect(diff_loader_, &DiffLoader::loaded, this, [this](const DiffPtr& diff) {
         diff_->setDiff(diff);
         statusBar()->showMessage(
-            tr("Compared %1 with %2").arg(QFileInfo(diff->path_a).fileName(), QFileInfo(diff->path_b).fileName()),
+            diff->fleet
+                ? tr("Compared %1 hosts with %2 hosts").arg(diff->result.runs_a).arg(diff->result.runs_b)
+                : tr("Compared %1 with %2").arg(QFileInfo(diff->path_a).fileName(), QFileInfo(diff->path_b).fileName()),
             5000);
         emit diffLoaded();
     });
@@ -73,6 +77,12 @@ MainWindow::MainWindow(bool interactive, QWidget* parent) : QMainWindow(parent),
         statusBar()->showMessage(message);
         emit diffFailed(message);
     });
+    connect(diff_loader_, &DiffLoader::cancelled, this, [this] {
+        diff_->setBusy(false);
+        diff_->notes()->setText(tr("The comparison was cancelled."));
+        statusBar()->showMessage(tr("Cancelled"), 5000);
+    });
+    connect(diff_, &DiffPage::cancelRequested, diff_loader_, &DiffLoader::cancel);
     connect(diff_, &DiffPage::compareRequested, this, &MainWindow::openDiff);
 
     live_label_ = new QLabel(this);
@@ -90,6 +100,7 @@ void MainWindow::buildMenus()
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     file->addAction(tr("&Compare With…"), QKeySequence(tr("Ctrl+D")), this, &MainWindow::compareDialog);
+    file->addAction(tr("Compare &Fleet from Prometheus…"), this, &MainWindow::fleetDialog);
     file->addAction(tr("Re&load"), QKeySequence::Refresh, this, [this] {
         if (!current_path_.isEmpty())
             loader_->load(current_path_, false);
@@ -135,10 +146,33 @@ void MainWindow::openSession(const QString& path)
 
 void MainWindow::openDiff(const QString& path_a, const QString& path_b)
 {
+    diff_->setBusy(true, tr("Comparing…"));
     diff_->setPaths(path_a, path_b);
     statusBar()->showMessage(tr("Comparing…"));
     diff_loader_->load(path_a, path_b);
     showPage(Diff);
+}
+
+void MainWindow::openFleetDiff(const fleet::FleetRequest& request)
+{
+    last_fleet_ = request;
+    showPage(Diff);
+    fleet::FleetOptions options;
+    try {
+        options = fleet::fleet_options(request, double(QDateTime::currentSecsSinceEpoch()));
+    } catch (const std::exception& e) {
+        const QString message = QString::fromStdString(e.what());
+        diff_->setDiff(nullptr);
+        diff_->setError(message);
+        statusBar()->showMessage(message);
+        emit diffFailed(message);
+        return;
+    }
+    diff_->setFleet(options);
+    const QString what = tr("Querying Prometheus at %1…").arg(QString::fromStdString(options.url));
+    diff_->setBusy(true, what);
+    statusBar()->showMessage(what);
+    diff_loader_->loadFleet(options);
 }
 
 void MainWindow::onLoaded(const SnapshotPtr& snapshot)
@@ -208,6 +242,15 @@ void MainWindow::compareDialog()
                                                    QFileInfo(a).absolutePath(), tr(kSessionFilter));
     if (!b.isEmpty())
         openDiff(a, b);
+}
+
+void MainWindow::fleetDialog()
+{
+    auto* dialog = new FleetDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setRequest(last_fleet_);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { openFleetDiff(dialog->request()); });
+    dialog->open();  // window-modal, does not block the event loop
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -31,6 +31,9 @@ public:
 
     void openSession(const QString& path);
     void openDiff(const QString& path_a, const QString& path_b);
+    // Compares two groups of hosts in Prometheus on the Diff page; a request
+    // the CLI would refuse is shown there as its sentence.
+    void openFleetDiff(const fleet::FleetRequest& request);
     void showPage(Page page);
 
     OverviewPage* overview() const { return overview_; }
@@ -61,6 +64,7 @@ private:
     void onFailed(const QString& path, const QString& message);
     void openDialog();
     void compareDialog();
+    void fleetDialog();
 
     bool interactive_;
     QTabWidget* tabs_;
@@ -75,6 +79,7 @@ private:
     SnapshotPtr snapshot_;
     QString current_path_;
     bool reload_pending_ = false;
+    fleet::FleetRequest last_fleet_;
 };
 
 }  // namespace lockscope::gui

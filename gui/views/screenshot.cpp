@@ -36,9 +36,28 @@ QString wait_for(MainWindow& w, Ok ok, Fail fail, int timeout_ms)
 
 }  // namespace
 
+// The diff page over a fleet comparison: no session to open first.
+QString prepare_fleet_diff(MainWindow& w, const fleet::FleetRequest& request, int timeout_ms)
+{
+    w.resize(1280, 800);
+    w.show();
+    w.openFleetDiff(request);
+    return wait_for(w, &MainWindow::diffLoaded, &MainWindow::diffFailed, timeout_ms);
+}
+
 QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
 {
     const bool diff = r.page == QLatin1String("diff");
+    if (r.fleet && !diff)
+        return QStringLiteral("--prometheus renders the diff page only: add --page diff");
+    if (r.fleet) {
+        if (QString error = prepare_fleet_diff(w, *r.fleet, timeout_ms); !error.isEmpty())
+            return error;
+        w.showPage(MainWindow::Diff);
+        for (int i = 0; i < 5; ++i)
+            QApplication::processEvents();
+        return {};
+    }
     if (r.files.isEmpty() || (diff && r.files.size() < 2))
         return diff ? QStringLiteral("the diff page needs two session files") : QStringLiteral("no session file given");
     w.resize(1280, 800);
@@ -71,6 +90,10 @@ int render_screenshot(const ScreenshotRequest& r)
         r.page != QLatin1String("diff")) {
         std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains or diff\n",
                      qPrintable(r.page));
+        return 2;
+    }
+    if (r.fleet && r.page != QLatin1String("diff")) {
+        std::fprintf(stderr, "lockscope-gui: --prometheus renders the diff page only: add --page diff\n");
         return 2;
     }
     MainWindow w(false);

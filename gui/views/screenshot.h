@@ -1,9 +1,14 @@
-// `lockscope-gui --screenshot OUT.png [--page overview|locks|diff] FILE…`:
-// renders one page at 1280×800 without a display and exits.
+// `lockscope-gui --screenshot OUT.png [--page overview|locks|diff] FILE…`
+// (or `--page diff --prometheus URL …` for a fleet comparison): renders one
+// page at 1280×800 without a display and exits.
 #pragma once
+
+#include "fleet/fleet_diff.h"
 
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace lockscope::gui {
 
@@ -13,6 +18,7 @@ struct ScreenshotRequest {
     QString output;
     QString page = QStringLiteral("overview");  // overview, locks, chains or diff
     QStringList files;                          // diff: A and B
+    std::optional<fleet::FleetRequest> fleet;   // diff: two groups of hosts instead of files
 };
 
 // Opens the files in `window`, waits for the loads (at most `timeout_ms`),
