@@ -23,7 +23,8 @@ struct FleetFlags {
                            QStringLiteral("URL")};
     QCommandLineOption a{QStringLiteral("a"),
                          QStringLiteral("With --prometheus: group A (baseline), label matchers on "
-                                        "lockscope_build_info, e.g. kernel=\"6.1.0-47-amd64\"."),
+                                        "lockscope_build_info, e.g. kernel=\"6.1.0-47-amd64\". Also spelled --a, as "
+                                        "lockscope diff spells it (and -b as --b)."),
                          QStringLiteral("SELECTOR")};
     QCommandLineOption b{QStringLiteral("b"), QStringLiteral("With --prometheus: group B, as --a."),
                          QStringLiteral("SELECTOR")};
