@@ -72,6 +72,8 @@ DiffLoader::~DiffLoader()
 
 void DiffLoader::load(const QString& path_a, const QString& path_b)
 {
+    if (cancel_flag_)
+        cancel_flag_->store(true);  // a fleet query under way is no longer wanted
     run([path_a, path_b] { return load_diff(path_a, path_b); });
 }
 
