@@ -23,7 +23,7 @@ FleetDialog::FleetDialog(QWidget* parent) : QDialog(parent)
     url_->setPlaceholderText(QStringLiteral("http://prometheus:9090"));
     url_->setToolTip(tr("--prometheus: the query API of Prometheus, Thanos or Mimir (its Prometheus prefix)"));
     selectors_ = new QRadioButton(tr("Two &selectors on lockscope_build_info"), this);
-    by_label_ = new QRadioButton(tr("The two largest groups by a &label"), this);
+    by_label_ = new QRadioButton(tr("The two lar&gest groups by a label"), this);
     selectors_->setChecked(true);
     a_ = new QLineEdit(this);
     a_->setPlaceholderText(QStringLiteral("kernel=\"6.1.0-47-amd64\""));
@@ -53,7 +53,7 @@ FleetDialog::FleetDialog(QWidget* parent) : QDialog(parent)
     form->addRow(tr("Group &A (baseline):"), a_);
     form->addRow(tr("Group &B:"), b_);
     form->addRow(by_label_);
-    form->addRow(tr("La&bel:"), by_);
+    form->addRow(tr("&Label:"), by_);
     form->addRow(tr("&Window:"), window_);
     form->addRow(tr("&Ending:"), end_);
     form->addRow(tr("Locks one by &one:"), top_);
