@@ -18,6 +18,12 @@ void Rollup::reset_stacks()
     stack_frames_.clear();
 }
 
+void Rollup::forget_locks()
+{
+    reset_stacks();
+    locks_.clear();
+}
+
 void Rollup::baseline(const RawSnapshot& snap)
 {
     // Whatever a lock counted before the run must not be charged to it; a

@@ -31,6 +31,13 @@ public:
     // Forgets stack ids: a newly attached probe numbers its stacks afresh.
     void reset_stacks();
 
+    // Forgets every lock and stack seen (ids keep counting up): the next
+    // baseline is a fresh probe's, whose tables start empty.
+    void forget_locks();
+
+    // Stacks symbolized so far (as many as the probe's stack table holds).
+    size_t stacks_known() const { return stack_ips_.size(); }
+
     // Starts a run: the next interval counts from `snap`.
     void baseline(const RawSnapshot& snap);
 

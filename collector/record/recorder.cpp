@@ -225,6 +225,8 @@ private:
         std::map<uint32_t, std::string> followed;  // processes of the traced tree seen
         std::optional<workload::SharedOps> ops;
         Child child;
+        ProbeOptions po;          // what the probe was attached with
+        size_t locks_in_use = 0;  // the probe's lock table at the last snapshot
         std::optional<Probe> probe;
     };
 
@@ -284,7 +286,7 @@ private:
     bool record_run(unsigned r)
     {
         Run run;
-        const ProbeOptions po = start_target(run);
+        const ProbeOptions po = run.po = start_target(run);
         // Made after the first probe is loaded: loading keeps a copy of the
         // kernel's BTF (libbpf's, for CO-RE) until it is done, and the lock
         // identity keeps one of its own; one at a time, the recorder's peak
@@ -362,7 +364,11 @@ private:
         }
         // Taken before the snapshot, so every episode's lock has a row by then.
         std::vector<Episode> episodes = run.probe->take_episodes();
+        const bool rotating = !last && files_.rotation_due(monotonic_ns());
+        // Attached before the old probe's last snapshot: no episode begins unseen.
+        std::optional<Probe> fresh = rotating ? fresh_probe(run) : std::nullopt;
         RawSnapshot snap = run.probe->snapshot();
+        run.locks_in_use = snap.locks.size();
         for (const auto& [tgid, parent] : run.probe->traced_processes())
             run.followed.try_emplace(tgid, process_name(tgid));
         IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
@@ -388,20 +394,58 @@ private:
         run.next_tick += interval_ns_;
         while (run.next_tick <= run.now)
             run.next_tick += interval_ns_;
-        if (!last && files_.rotation_due(snap.taken_ns))
-            rotate(run, snap);
+        if (rotating)
+            rotate(run, snap, std::move(fresh));
     }
 
-    // The next file's run starts at this snapshot: no event falls between files.
-    void rotate(Run& run, const RawSnapshot& snap)
+    // The kernel's lock and stack tables are never emptied while a probe
+    // runs: in a system-wide series (the exporter service) every lock and
+    // stack ever seen keeps its row, until the tables are full and new ones
+    // are lost. Once half full, the next file gets a fresh probe, attached
+    // before the old one's last snapshot. Not for a traced process: its
+    // tree and user probes belong to the first probe.
+    std::optional<Probe> fresh_probe(const Run& run)
     {
+        const bool half_full =
+            2 * run.locks_in_use >= run.po.max_locks || 2 * rollup_->stacks_known() >= run.po.max_stacks;
+        if (!half_full || run.po.tgid)
+            return std::nullopt;
+        try {
+            std::optional<Probe> fresh(Probe::attach(run.po));
+            std::fprintf(stderr,
+                         "lockscope: the kernel's tables hold %zu of %u locks and %zu of %u stacks: the next "
+                         "session starts with a fresh probe\n",
+                         run.locks_in_use, run.po.max_locks, rollup_->stacks_known(), run.po.max_stacks);
+            return fresh;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lockscope: cannot start a fresh probe, going on with this one: %s\n", e.what());
+            return std::nullopt;
+        }
+    }
+
+    // The next file's run starts at this snapshot: no event falls between
+    // files (with a fresh probe, none but those of the moment its nearly
+    // empty tables take to read).
+    void rotate(Run& run, const RawSnapshot& snap, std::optional<Probe> fresh)
+    {
+        std::optional<RawSnapshot> fresh_base;
+        if (fresh)
+            fresh_base = fresh->snapshot();
         RunInfo done = rollup_->run_progress();
         done.label = run.label;
         done.start_ns = run.file_start;
         done.end_ns = snap.taken_ns;
         done.status = "complete";
         run.id = files_.rotate(done, run.label, snap.taken_ns);
-        rollup_->baseline(snap);
+        if (fresh) {
+            run.probe = std::move(fresh);  // the old one detaches as it goes
+            rollup_->forget_locks();
+            lock_catalog_.clear();
+            rollup_->baseline(*fresh_base);
+            run.locks_in_use = fresh_base->locks.size();
+        } else {
+            rollup_->baseline(snap);
+        }
         run.file_start = snap.taken_ns;
         run.index = 0;
         result_.output = files_.path();

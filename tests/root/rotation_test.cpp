@@ -89,6 +89,67 @@ TEST(SessionRotation, ATinySizeLimitRemovesOldSessionsAndKeepsTheNewestWhole)
     fs::remove_all(dir, ec);
 }
 
+// The contentions of one process's tasks.
+uint64_t contentions_of(const Session& s, pid_t tgid)
+{
+    uint64_t n = 0;
+    for (const TaskStats& t : s.tasks)
+        if (t.tgid == uint32_t(tgid))
+            n += t.counters.contentions;
+    return n;
+}
+
+TEST(SessionRotation, AFreshProbeTakesOverWithNothingLostOrCountedTwice)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const std::string dir = temp_path("renewed");
+    // A table of 64 locks and 24 contended pipes: half full within a file or
+    // two (with what else contends), then a file starts with a fresh probe.
+    Process series =
+        Process::start({lockscope_bin(), "record", "--prometheus", "127.0.0.1:0", "-i", "0.25", "--session-dir", dir,
+                        "--rotate-every", "1s", "--keep", "1000", "--max-locks", "64"});
+    ASSERT_TRUE(series.wait_for_stderr("recording system-wide", 60)) << series.stderr_so_far();
+    // The independent count: a second recorder of the workload alone, one
+    // probe throughout, its tables far from full.
+    Process load = Process::start({lockscope_bin(), "workload", "pipes", "--locks", "24", "-t", "2", "-d", "6"},
+                                  /*hold=*/true);
+    const pid_t load_pid = load.pid();
+    const std::string single = temp_path("single.lockscope");
+    Process one = Process::start({lockscope_bin(), "record", "-p", std::to_string(load_pid), "-o", single});
+    ASSERT_TRUE(one.wait_for_stderr("lockscope: recording", 60)) << one.stderr_so_far();
+    load.release();
+    ASSERT_EQ(load.wait(60).exit_code, 0);
+    Finished o = one.wait(60);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    series.signal(SIGTERM);
+    Finished f = series.wait(60);
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    EXPECT_NE(f.err.find("the next session starts with a fresh probe"), std::string::npos) << f.err;
+
+    const std::vector<std::string> kept = rotated_sessions(dir);
+    ASSERT_GE(kept.size(), 4u) << f.err;
+    uint64_t lock_map_full = 0, series_contentions = 0, previous_end = 0;
+    for (const std::string& k : kept) {
+        const Session s = load_session(k);
+        EXPECT_TRUE(s.warnings.empty()) << k;
+        ASSERT_EQ(s.runs.size(), 1u) << k;
+        lock_map_full += s.runs[0].lost.lock_map_full;
+        series_contentions += contentions_of(s, load_pid);
+        if (previous_end) {
+            EXPECT_EQ(s.runs[0].start_ns, previous_end) << k << " does not start where the one before ended";
+        }
+        previous_end = s.runs[0].end_ns;
+    }
+    EXPECT_EQ(lock_map_full, 0u) << "locks lost to a full table";
+    const uint64_t single_contentions = contentions_of(load_session(single), load_pid);
+    ASSERT_GT(single_contentions, 1000u) << "the workload contended too little to judge";
+    // Only the moments between an old probe's last read and a fresh one's
+    // first go uncounted.
+    EXPECT_NEAR(double(series_contentions), double(single_contentions), 0.02 * double(single_contentions));
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
 TEST(SessionRotation, ASeriesWithoutALimitIsRefusedBeforeAnythingIsCreated)
 {
     const std::string dir = temp_path("unbounded");
