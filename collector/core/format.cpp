@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -119,6 +120,15 @@ std::string format_percent_cell(double fraction)
         return "<.01%";
     std::snprintf(buf, sizeof buf, p < 0.995 ? "%.2f%%" : p < 9.95 ? "%.1f%%" : "%.0f%%", p);
     return buf;
+}
+
+std::string format_local_now(const char* format)
+{
+    const time_t now = time(nullptr);
+    tm local{};
+    localtime_r(&now, &local);
+    char buf[64];
+    return std::string(buf, strftime(buf, sizeof buf, format, &local));
 }
 
 std::string format_decimal(double v)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <set>
 #include <string>
 #include <vector>
@@ -102,4 +103,20 @@ TEST(FormatTest, DecimalsAreNeverExponents)
     EXPECT_EQ(format_decimal(0), "0");
     EXPECT_EQ(format_decimal(-3.5), "-3.5");
     EXPECT_EQ(format_decimal(12.0), "12");
+}
+
+TEST(FormatTest, LocalTimeFollowsTheFormat)
+{
+    // The C library's own clock is the observer: the year and the literal
+    // text around the fields come back as written.
+    const time_t now = time(nullptr);
+    tm local{};
+    localtime_r(&now, &local);
+    const std::string year = std::to_string(local.tm_year + 1900);
+    const std::string name = format_local_now("lockscope-%Y.lockscope");
+    EXPECT_TRUE(name == "lockscope-" + year + ".lockscope" ||
+                name == "lockscope-" + std::to_string(local.tm_year + 1901) + ".lockscope")
+        << name;
+    EXPECT_EQ(format_local_now("%H:%M:%S").size(), 8u);
+    EXPECT_EQ(format_local_now(""), "");
 }
