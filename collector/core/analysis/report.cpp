@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -243,33 +244,31 @@ std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(
     return out;
 }
 
+// Every grouping by its name, in the order the usage error lists them.
+constexpr std::pair<GroupBy, const char*> kGroupByNames[] = {
+    {GroupBy::Lock, "lock"}, {GroupBy::Caller, "caller"},     {GroupBy::Task, "task"},
+    {GroupBy::Kind, "kind"}, {GroupBy::Instance, "instance"}, {GroupBy::Cgroup, "cgroup"},
+};
+static_assert(std::size(kGroupByNames) == size_t(GroupBy::Cgroup) + 1, "a grouping without a name");
+
 }  // namespace
 
 GroupBy parse_group_by(const std::string& text)
 {
-    for (GroupBy by :
-         {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind, GroupBy::Instance, GroupBy::Cgroup})
-        if (text == group_by_name(by))
+    std::string names;
+    for (const auto& [by, name] : kGroupByNames) {
+        if (text == name)
             return by;
-    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind, instance, cgroup");
+        names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    throw UsageError("invalid grouping '" + text + "': use one of " + names);
 }
 
 const char* group_by_name(GroupBy by)
 {
-    switch (by) {
-        case GroupBy::Lock:
-            return "lock";
-        case GroupBy::Caller:
-            return "caller";
-        case GroupBy::Task:
-            return "task";
-        case GroupBy::Kind:
-            return "kind";
-        case GroupBy::Instance:
-            return "instance";
-        case GroupBy::Cgroup:
-            return "cgroup";
-    }
+    for (const auto& [value, name] : kGroupByNames)
+        if (value == by)
+            return name;
     return "lock";
 }
 
