@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ctime>
 #include <set>
 #include <string>
@@ -119,4 +120,23 @@ TEST(FormatTest, LocalTimeFollowsTheFormat)
         << name;
     EXPECT_EQ(format_local_now("%H:%M:%S").size(), 8u);
     EXPECT_EQ(format_local_now(""), "");
+}
+
+TEST(FormatTest, NaturalOrderReadsNumbersAsNumbers)
+{
+    EXPECT_TRUE(natural_less("6.1.0-9-amd64", "6.1.0-10-amd64"));
+    EXPECT_FALSE(natural_less("6.1.0-10-amd64", "6.1.0-9-amd64"));
+    EXPECT_TRUE(natural_less("6.1.0-47", "6.12.0-1"));
+    EXPECT_FALSE(natural_less("6.1", "6.1"));
+    EXPECT_TRUE(natural_less("6.1", "6.1.0"));  // a prefix first
+    EXPECT_TRUE(natural_less("6.1.0-9", "6.1.0-rc"));
+    // Leading zeros do not make a number larger; numbers longer than any
+    // integer type still order.
+    EXPECT_FALSE(natural_less("6.010", "6.9"));
+    EXPECT_FALSE(natural_less("007", "7"));
+    EXPECT_FALSE(natural_less("7", "007"));
+    EXPECT_TRUE(natural_less("99999999999999999999998", "99999999999999999999999"));
+    std::vector<std::string> names = {"6.1.0-47", "6.1.0-9", "5.10.0-28", "6.1.0-10"};
+    std::sort(names.begin(), names.end(), natural_less);
+    EXPECT_EQ(names, (std::vector<std::string>{"5.10.0-28", "6.1.0-9", "6.1.0-10", "6.1.0-47"}));
 }
