@@ -113,15 +113,11 @@ int cmd_export(const Args& given)
     add_row_options(visible, rows, 0, "only the N locks first in the -k order (0: all)");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
-    po::options_description all;
-    all.add(visible);
-    po::positional_options_description positional;
-    SessionFileArgs session_file;
-    session_file.add_to(all, positional, 1);
+    SessionFileArgs session_file(visible, 1);
     po::variables_map vm;
     reject_perf_fields(given, "chrome-trace, folded, csv or pprof");
     const Args args = rewrite_old_spellings(given, "export", {{"-F", "--format", is_output_format}});
-    if (!parse(args, visible, all, positional, vm, {kUsage, kExamples}))
+    if (!parse(args, visible, session_file.all, session_file.positional, vm, {kUsage, kExamples}))
         return kExitOk;
     const std::string& file = session_file.one("lockscope export FILE --format FORMAT");
     if (format.empty())

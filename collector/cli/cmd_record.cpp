@@ -75,12 +75,7 @@ constexpr uint32_t kAlwaysOnSamplePeriod = 64;
 
 std::string default_output()
 {
-    char buf[64];
-    time_t now = time(nullptr);
-    tm local{};
-    localtime_r(&now, &local);
-    strftime(buf, sizeof buf, "lockscope-%Y%m%d-%H%M%S.lockscope", &local);
-    return buf;
+    return format_local_now("lockscope-%Y%m%d-%H%M%S.lockscope");
 }
 
 // What the options bind, beyond RecordOptions itself.

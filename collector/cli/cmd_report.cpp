@@ -65,13 +65,9 @@ int cmd_report(const Args& given)
         "use-bpf,b", po::bool_switch(&use_bpf), "accepted for perf's sake; lockscope always records with BPF");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
-    po::options_description all;
-    all.add(visible);
-    po::positional_options_description positional;
-    SessionFileArgs session_file;
-    session_file.add_to(all, positional, 1);
+    SessionFileArgs session_file(visible, 1);
     po::variables_map vm;
-    if (!parse(old_spellings(given), visible, all, positional, vm, kHelp))
+    if (!parse(old_spellings(given), visible, session_file.all, session_file.positional, vm, kHelp))
         return kExitOk;
     const std::string& file = session_file.one("lockscope report FILE (a file 'lockscope record -o FILE' wrote)");
     if (format != "text" && format != "json" && format != "csv")

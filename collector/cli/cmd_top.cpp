@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <ctime>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -18,6 +17,7 @@
 #include "cli/top_terminal.h"
 #include "cli/top_view.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "record/recorder.h"
 
 namespace lockscope::cli {
@@ -76,12 +76,7 @@ std::string scope_of(const record::RecordOptions& o)
 
 std::string clock_now()
 {
-    char buf[32];
-    time_t now = time(nullptr);
-    tm local{};
-    localtime_r(&now, &local);
-    strftime(buf, sizeof buf, "%H:%M:%S", &local);
-    return buf;
+    return format_local_now("%H:%M:%S");
 }
 
 // For logs: each interval as one block, a time stamp first.

@@ -334,9 +334,9 @@ std::vector<unsigned> parse_cpu_list(const std::string& spec)
     return parse_number_list(spec, "-C/--cpu", 0, unsigned(std::clamp(online, 1L, 1024L) - 1));
 }
 
-void SessionFileArgs::add_to(po::options_description& all, po::positional_options_description& positional, int count)
+SessionFileArgs::SessionFileArgs(const po::options_description& visible, int count)
 {
-    all.add_options()("file", po::value(&files)->composing(), "session file");
+    all.add(visible).add_options()("file", po::value(&files)->composing(), "session file");
     positional.add("file", count);
 }
 

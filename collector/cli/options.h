@@ -111,7 +111,13 @@ std::vector<unsigned> parse_cpu_list(const std::string& spec);
 // hidden, and when missing, a UsageError that says so in the user's terms.
 struct SessionFileArgs {
     std::vector<std::string> files;
-    void add_to(po::options_description& all, po::positional_options_description& positional, int count);
+    po::options_description all;  // `visible` and the hidden file positional, for parse()
+    po::positional_options_description positional;
+
+    // The command's visible options, all declared by now, and `count` files.
+    SessionFileArgs(const po::options_description& visible, int count);
+    SessionFileArgs(const SessionFileArgs&) = delete;  // the parser writes into `files`
+    SessionFileArgs& operator=(const SessionFileArgs&) = delete;
     // The first file; `usage` is the short form shown when none was given.
     const std::string& one(const char* usage) const;
 };

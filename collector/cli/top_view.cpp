@@ -70,6 +70,22 @@ std::string table_line(const std::string& name, const std::vector<std::string>& 
     return line;
 }
 
+// What the 's' and 'g' keys step through, in order; instances only on
+// request (--by instance).
+constexpr TopSort kSortCycle[] = {TopSort::Wait, TopSort::Contentions, TopSort::SpinFailures};
+constexpr GroupBy kGroupCycle[] = {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Cgroup, GroupBy::Kind};
+
+// The value after `now` in `cycle`, the first after the last; one not in the
+// cycle goes to the first.
+template <class T, size_t N>
+T next_in(const T (&cycle)[N], T now)
+{
+    for (size_t i = 0; i < N; i++)
+        if (cycle[i] == now)
+            return cycle[(i + 1) % N];
+    return cycle[0];
+}
+
 }  // namespace
 
 TopSort parse_top_sort(const std::string& text)
@@ -84,33 +100,12 @@ const char* top_sort_name(TopSort sort)
 
 TopSort next_sort(TopSort sort)
 {
-    switch (sort) {
-        case TopSort::Wait:
-            return TopSort::Contentions;
-        case TopSort::Contentions:
-            return TopSort::SpinFailures;
-        default:
-            return TopSort::Wait;
-    }
+    return next_in(kSortCycle, sort);
 }
 
 GroupBy next_group(GroupBy by)
 {
-    switch (by) {
-        case GroupBy::Lock:
-            return GroupBy::Caller;
-        case GroupBy::Caller:
-            return GroupBy::Task;
-        case GroupBy::Task:
-            return GroupBy::Cgroup;
-        case GroupBy::Cgroup:
-            return GroupBy::Kind;
-        case GroupBy::Kind:
-            return GroupBy::Lock;  // instances only on request (--by instance)
-        case GroupBy::Instance:
-            return GroupBy::Lock;
-    }
-    return GroupBy::Lock;
+    return next_in(kGroupCycle, by);
 }
 
 void TopModel::update(const IntervalBatch& batch, const std::vector<LockInfo>& locks, const std::string& run_label)

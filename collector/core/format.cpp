@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -119,6 +120,49 @@ std::string format_percent_cell(double fraction)
         return "<.01%";
     std::snprintf(buf, sizeof buf, p < 0.995 ? "%.2f%%" : p < 9.95 ? "%.1f%%" : "%.0f%%", p);
     return buf;
+}
+
+bool natural_less(const std::string& a, const std::string& b)
+{
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (!digit(a[i]) || !digit(b[j])) {
+            if (a[i] != b[j])
+                return a[i] < b[j];
+            ++i;
+            ++j;
+            continue;
+        }
+        // Two numbers: without leading zeros, the shorter is the smaller,
+        // and of equal lengths the first digit that differs decides.
+        while (i + 1 < a.size() && a[i] == '0' && digit(a[i + 1]))
+            ++i;
+        while (j + 1 < b.size() && b[j] == '0' && digit(b[j + 1]))
+            ++j;
+        size_t ie = i, je = j;
+        while (ie < a.size() && digit(a[ie]))
+            ++ie;
+        while (je < b.size() && digit(b[je]))
+            ++je;
+        const std::string_view na(a.data() + i, ie - i), nb(b.data() + j, je - j);
+        if (na.size() != nb.size())
+            return na.size() < nb.size();
+        if (na != nb)
+            return na < nb;
+        i = ie;
+        j = je;
+    }
+    return a.size() - i < b.size() - j;
+}
+
+std::string format_local_now(const char* format)
+{
+    const time_t now = time(nullptr);
+    tm local{};
+    localtime_r(&now, &local);
+    char buf[64];
+    return std::string(buf, strftime(buf, sizeof buf, format, &local));
 }
 
 std::string format_decimal(double v)

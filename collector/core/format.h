@@ -39,6 +39,14 @@ std::string format_percent_cell(double fraction);
 // "1.77414e-05"; "1234568", not "1.23457e+06"; no trailing zeros.
 std::string format_decimal(double v);
 
+// Orders text as people read the numbers in it: runs of digits compare as
+// numbers of any length, so "6.1.0-9" < "6.1.0-10" < "6.1.0-47".
+bool natural_less(const std::string& a, const std::string& b);
+
+// The local time now in strftime's `format` ("%H:%M:%S" -> "14:03:59"); at
+// most 63 characters.
+std::string format_local_now(const char* format);
+
 // Whole percentages of the parts of a whole that add up to exactly 100 (all
 // 0 when the parts are): each is its share rounded down, and the points left
 // go to the largest remainders.

@@ -92,34 +92,6 @@ std::map<std::pair<std::string, std::string>, LockCounters> host_locks(RawCounts
     return out;
 }
 
-// Version order, so that --by kernel puts the older release in A:
-// "6.1.0-9" < "6.1.0-47".
-bool version_less(const std::string& x, const std::string& y)
-{
-    size_t i = 0, j = 0;
-    while (i < x.size() && j < y.size()) {
-        if (std::isdigit((unsigned char)x[i]) && std::isdigit((unsigned char)y[j])) {
-            size_t ie = i, je = j;
-            while (ie < x.size() && std::isdigit((unsigned char)x[ie]))
-                ++ie;
-            while (je < y.size() && std::isdigit((unsigned char)y[je]))
-                ++je;
-            const std::string nx = x.substr(i, ie - i), ny = y.substr(j, je - j);
-            const double vx = std::stod(nx), vy = std::stod(ny);
-            if (vx != vy)
-                return vx < vy;
-            i = ie;
-            j = je;
-        } else {
-            if (x[i] != y[j])
-                return x[i] < y[j];
-            ++i;
-            ++j;
-        }
-    }
-    return x.size() - i < y.size() - j;
-}
-
 // --by LABEL: the two largest groups, the lower value (in version order) as A.
 std::pair<std::string, std::string> largest_groups(const PrometheusApi& api, const FleetOptions& o,
                                                    const std::string& range)
@@ -133,7 +105,7 @@ std::pair<std::string, std::string> largest_groups(const PrometheusApi& api, con
                         " value(s) of that label in the window; two are needed");
     std::stable_sort(sizes.begin(), sizes.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
     std::string a = sizes[0].first, b = sizes[1].first;
-    if (version_less(b, a))
+    if (natural_less(b, a))  // "6.1.0-9" as A before "6.1.0-47"
         std::swap(a, b);
     return {"{" + label_matcher(o.by, a) + "}", "{" + label_matcher(o.by, b) + "}"};
 }

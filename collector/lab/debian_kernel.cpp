@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "lab/kernel.h"
 #include "lab/process.h"
 
@@ -28,34 +29,6 @@ std::string regex_escape(const std::string& s)
 {
     static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
     return std::regex_replace(s, special, R"(\$&)");
-}
-
-// Orders names so that 6.1.0-9 < 6.1.0-10 (digit runs compare as numbers).
-bool natural_less(const std::string& a, const std::string& b)
-{
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-            size_t ei = i, ej = j;
-            while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei])))
-                ei++;
-            while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej])))
-                ej++;
-            const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
-            if (na.size() != nb.size())
-                return na.size() < nb.size();
-            if (na != nb)
-                return na < nb;
-            i = ei;
-            j = ej;
-        } else {
-            if (a[i] != b[j])
-                return a[i] < b[j];
-            i++;
-            j++;
-        }
-    }
-    return a.size() - i < b.size() - j;
 }
 
 std::string debian_arch()

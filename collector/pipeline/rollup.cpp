@@ -39,7 +39,7 @@ void Rollup::baseline(const RawSnapshot& snap)
     run_start_tasks_.clear();
     run_tasks_.clear();
     for (const RawTask& t : snap.tasks)
-        run_start_tasks_[t.pid] = t.counters;
+        run_start_tasks_[t.task.pid] = t.task.counters;
     run_start_stacks_.clear();
     for (const RawStack& s : snap.stacks)
         run_start_stacks_[{s.address, s.flags, s.stack_id, s.role}] = {s.samples, s.wait_ns};
@@ -209,13 +209,16 @@ void Rollup::add_holders(const RawSnapshot& snap, IntervalBatch& b) const
 void Rollup::add_tasks(const RawSnapshot& snap, IntervalBatch& b)
 {
     for (const RawTask& t : snap.tasks) {
-        auto base = run_start_tasks_.find(t.pid);
-        LockCounters c = base == run_start_tasks_.end() ? t.counters : counter_delta(t.counters, base->second);
+        auto base = run_start_tasks_.find(t.task.pid);
+        LockCounters c =
+            base == run_start_tasks_.end() ? t.task.counters : counter_delta(t.task.counters, base->second);
         if (c.contentions == 0)
             continue;
-        auto path = snap.cgroup_paths.find(t.cgroup_id);
-        run_tasks_[t.pid] = {b.totals.run, t.pid, t.tgid,
-                             t.comm,       c,     path == snap.cgroup_paths.end() ? "" : path->second};
+        TaskStats& task = run_tasks_[t.task.pid] = t.task;
+        task.run = b.totals.run;
+        task.counters = c;
+        if (auto path = snap.cgroup_paths.find(t.cgroup_id); path != snap.cgroup_paths.end())
+            task.cgroup = path->second;
     }
     for (const auto& [pid, row] : run_tasks_)
         b.tasks.push_back(row);

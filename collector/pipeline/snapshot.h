@@ -54,12 +54,11 @@ struct RawLockCgroup {
     uint64_t samples = 0;  // sampled waiter stacks of tasks in that cgroup
 };
 
+// A task's cumulative counters since the probe was loaded; the roll-up
+// turns them into the run's deltas and the cgroup id into its path.
 struct RawTask {
-    uint32_t pid = 0;
-    uint32_t tgid = 0;
-    std::string comm;
     uint64_t cgroup_id = 0;  // cgroup v2 id when the task was last switched out
-    LockCounters counters;
+    TaskStats task;          // run is 0 and cgroup "" here
 };
 
 struct RawCounters {

@@ -257,13 +257,13 @@ void Probe::read_tasks(RawSnapshot& out)
     });
     for_each_entry<uint32_t, ls_task_stats>(skel_->maps.task_stats, 1, [&](uint32_t pid, const ls_task_stats* v) {
         RawTask t;
-        t.pid = pid;
-        t.tgid = v->tgid;
-        t.comm.assign(v->comm, strnlen(v->comm, sizeof v->comm));
-#define LOCKSCOPE_X(name) t.counters.name = v->name;
+        t.task.pid = pid;
+        t.task.tgid = v->tgid;
+        t.task.comm.assign(v->comm, strnlen(v->comm, sizeof v->comm));
+#define LOCKSCOPE_X(name) t.task.counters.name = v->name;
         LS_TASK_COUNTERS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
-        scale_timed(t.counters, time_period_);
+        scale_timed(t.task.counters, time_period_);
         t.cgroup_id = v->cgroup;
         out.tasks.push_back(std::move(t));
     });

@@ -65,11 +65,7 @@ extern "C" void on_child_term(int)
 
 sigset_t stop_signals()
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    sigset_t set = workload::termination_signals();
     sigaddset(&set, SIGCHLD);
     return set;
 }

@@ -5,19 +5,18 @@
 // them. Events as reflock::Mutex: B(MUTEX|SPIN) then E, or B(MUTEX) ... E.
 #include "reflock/mutex46.h"
 
+#include "reflock/detail/memory_order.h"
 #include "reflock/detail/probes.h"
 #include "reflock/hooks.h"
 
 namespace reflock {
 
+using namespace detail::orders;
 using detail::bump;
 using detail::my_counters;
 
 namespace {
 constexpr unsigned kKind = LCB_F_MUTEX;
-constexpr auto acquire = std::memory_order_acquire;
-constexpr auto release = std::memory_order_release;
-constexpr auto relaxed = std::memory_order_relaxed;
 }  // namespace
 
 void Mutex46::lock() noexcept

@@ -3,22 +3,18 @@
 // before the count is released, as in every kernel version.
 #include "reflock/rwsem.h"
 
+#include "reflock/detail/memory_order.h"
 #include "reflock/detail/rwsem_bits.h"
 #include "reflock/detail/spin.h"
 #include "reflock/hooks.h"
 
 namespace reflock {
 
+using namespace detail::orders;
 using detail::bump;
 using detail::my_counters;
 namespace xa = detail::xadd;
 namespace at = detail::atomic;
-
-namespace {
-constexpr auto acquire = std::memory_order_acquire;
-constexpr auto release = std::memory_order_release;
-constexpr auto relaxed = std::memory_order_relaxed;
-}  // namespace
 
 RwSem::RwSem(Policy policy, RwSemOptions options) noexcept : policy_(policy), traits_(traits(policy)), options_(options)
 {

@@ -7,6 +7,7 @@
 // ...) is listed in README.md.
 #include "reflock/rwsem.h"
 
+#include "reflock/detail/memory_order.h"
 #include "reflock/detail/probes.h"
 #include "reflock/detail/rwsem_bits.h"
 #include "reflock/hooks.h"
@@ -15,15 +16,12 @@
 
 namespace reflock {
 
+using namespace detail::orders;
 using namespace detail::atomic;
 using detail::bump;
 using detail::my_counters;
 
 namespace {
-constexpr auto seq_cst = std::memory_order_seq_cst;
-constexpr auto relaxed = std::memory_order_relaxed;
-constexpr auto acquire = std::memory_order_acquire;
-constexpr auto release = std::memory_order_release;
 constexpr std::int64_t kMaxReadersWakeup = 0x100;
 
 std::uint64_t handoff_deadline() noexcept

@@ -6,21 +6,17 @@
 // the kernel's tracepoint placement.
 #include "reflock/rwsem.h"
 
+#include "reflock/detail/memory_order.h"
 #include "reflock/detail/probes.h"
 #include "reflock/detail/rwsem_bits.h"
 #include "reflock/hooks.h"
 
 namespace reflock {
 
+using namespace detail::orders;
 using namespace detail::xadd;
 using detail::bump;
 using detail::my_counters;
-
-namespace {
-constexpr auto seq_cst = std::memory_order_seq_cst;
-constexpr auto relaxed = std::memory_order_relaxed;
-constexpr auto acquire = std::memory_order_acquire;
-}  // namespace
 
 // __rwsem_do_wake(): wake the front writer (not granting it the lock, so
 // others may steal it), or grant the lock to the readers at the front.

@@ -74,11 +74,7 @@ private:
 // stop flag; workers keep them blocked so their syscalls are not interrupted.
 void block_termination_signals()
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    const sigset_t set = termination_signals();
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
@@ -114,6 +110,16 @@ void name_thread(const std::string& workload, const std::string& role, unsigned 
 }
 
 }  // namespace
+
+sigset_t termination_signals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    return set;
+}
 
 void run(const Options& options, SharedOps& ops, const std::atomic<bool>* stop)
 {

@@ -3,6 +3,8 @@
 // a directory's i_rwsem, and mmap_lock taken for write and for read.
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -91,6 +93,10 @@ private:
 // a lock-free atomic: a SIGINT/SIGTERM handler sets it, the code that calls
 // run() passes it as `stop`.
 inline std::atomic<bool> stop_request{false};
+
+// SIGINT, SIGTERM and SIGHUP: the signals that ask a run (and a recording) to
+// stop.
+sigset_t termination_signals();
 
 // Runs the workload in this process: validates the options, sets up (scratch
 // directory, pipe, shared mapping), starts all threads together at a barrier,

@@ -171,8 +171,8 @@ TEST(FieldTable, RollupSubtractsEveryCounterAndRebasesEveryLoss)
     lock.counters = before;
     s0.locks = {lock};
     RawTask task;
-    task.pid = 7;
-    task.counters = before;
+    task.task.pid = 7;
+    task.task.counters = before;
     s0.tasks = {task};
     s0.counters.lost = distinct_lost(500);
     uint64_t v = 600;
@@ -185,7 +185,7 @@ TEST(FieldTable, RollupSubtractsEveryCounterAndRebasesEveryLoss)
     RawSnapshot s1 = s0;
     s1.taken_ns = 2'000;
     s1.locks[0].counters = after;
-    s1.tasks[0].counters = after;
+    s1.tasks[0].task.counters = after;
     const LostCounters lost_step = distinct_lost(0);
     s1.counters.lost.add(lost_step);
     v = 0;

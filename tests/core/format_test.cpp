@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <ctime>
 #include <set>
 #include <string>
 #include <vector>
@@ -102,4 +104,39 @@ TEST(FormatTest, DecimalsAreNeverExponents)
     EXPECT_EQ(format_decimal(0), "0");
     EXPECT_EQ(format_decimal(-3.5), "-3.5");
     EXPECT_EQ(format_decimal(12.0), "12");
+}
+
+TEST(FormatTest, LocalTimeFollowsTheFormat)
+{
+    // The C library's own clock is the observer: the year and the literal
+    // text around the fields come back as written.
+    const time_t now = time(nullptr);
+    tm local{};
+    localtime_r(&now, &local);
+    const std::string year = std::to_string(local.tm_year + 1900);
+    const std::string name = format_local_now("lockscope-%Y.lockscope");
+    EXPECT_TRUE(name == "lockscope-" + year + ".lockscope" ||
+                name == "lockscope-" + std::to_string(local.tm_year + 1901) + ".lockscope")
+        << name;
+    EXPECT_EQ(format_local_now("%H:%M:%S").size(), 8u);
+    EXPECT_EQ(format_local_now(""), "");
+}
+
+TEST(FormatTest, NaturalOrderReadsNumbersAsNumbers)
+{
+    EXPECT_TRUE(natural_less("6.1.0-9-amd64", "6.1.0-10-amd64"));
+    EXPECT_FALSE(natural_less("6.1.0-10-amd64", "6.1.0-9-amd64"));
+    EXPECT_TRUE(natural_less("6.1.0-47", "6.12.0-1"));
+    EXPECT_FALSE(natural_less("6.1", "6.1"));
+    EXPECT_TRUE(natural_less("6.1", "6.1.0"));  // a prefix first
+    EXPECT_TRUE(natural_less("6.1.0-9", "6.1.0-rc"));
+    // Leading zeros do not make a number larger; numbers longer than any
+    // integer type still order.
+    EXPECT_FALSE(natural_less("6.010", "6.9"));
+    EXPECT_FALSE(natural_less("007", "7"));
+    EXPECT_FALSE(natural_less("7", "007"));
+    EXPECT_TRUE(natural_less("99999999999999999999998", "99999999999999999999999"));
+    std::vector<std::string> names = {"6.1.0-47", "6.1.0-9", "5.10.0-28", "6.1.0-10"};
+    std::sort(names.begin(), names.end(), natural_less);
+    EXPECT_EQ(names, (std::vector<std::string>{"5.10.0-28", "6.1.0-9", "6.1.0-10", "6.1.0-47"}));
 }

@@ -135,6 +135,10 @@ TEST(TopView, KeysCycleAndBadNamesAreUsageErrors)
         by = next_group(by);
     EXPECT_EQ(by, GroupBy::Lock);
     EXPECT_EQ(next_group(GroupBy::Task), GroupBy::Cgroup);
+    // From a grouping or sort the keys do not step through (given on the
+    // command line), the first key press goes back to the start.
+    EXPECT_EQ(next_group(GroupBy::Instance), GroupBy::Lock);
+    EXPECT_EQ(next_sort(TopSort::AvgWait), TopSort::Wait);
     EXPECT_EQ(parse_top_sort("spinfail"), TopSort::SpinFailures);
     EXPECT_THROW(parse_top_sort("fast"), UsageError);
 }

@@ -11,18 +11,12 @@
 namespace lockscope {
 namespace {
 
-test::Finished lockscope(std::vector<std::string> args)
-{
-    args.insert(args.begin(), test::lockscope_bin());
-    return test::run(args, 60);
-}
-
 TEST(CliErrors, UnknownCommandAndOptionAreUsageErrors)
 {
-    test::Finished f = lockscope({"recrod"});
+    test::Finished f = test::run_lockscope({"recrod"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(f.err.find("unknown command 'recrod'"), std::string::npos) << f.err;
-    f = lockscope({"record", "--bogus"});
+    f = test::run_lockscope({"record", "--bogus"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(f.err.find("--bogus"), std::string::npos) << f.err;
     EXPECT_NE(f.err.find("lockscope record --help"), std::string::npos) << f.err;
@@ -30,18 +24,18 @@ TEST(CliErrors, UnknownCommandAndOptionAreUsageErrors)
 
 TEST(CliErrors, UnknownWorkloadListsTheValidOnes)
 {
-    test::Finished f = lockscope({"record", "--workload", "nosuch", "-o", test::temp_path("x.lockscope")});
+    test::Finished f = test::run_lockscope({"record", "--workload", "nosuch", "-o", test::temp_path("x.lockscope")});
     EXPECT_EQ(f.exit_code, 2);
     for (const char* w : {"pipe", "unlink1", "unlink2", "mmap1", "pagefault"})
         EXPECT_NE(f.err.find(w), std::string::npos) << f.err;
-    f = lockscope({"workload", "pipe", "-t", "0", "-d", "1"});
+    f = test::run_lockscope({"workload", "pipe", "-t", "0", "-d", "1"});
     EXPECT_EQ(f.exit_code, 2) << f.err;
 }
 
 TEST(CliErrors, CommandNotFound)
 {
     const std::string out = test::temp_path("nocmd.lockscope");
-    test::Finished f = lockscope({"record", "-o", out, "--", "no-such-command-xyz"});
+    test::Finished f = test::run_lockscope({"record", "-o", out, "--", "no-such-command-xyz"});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("command not found 'no-such-command-xyz'"), std::string::npos) << f.err;
     EXPECT_FALSE(std::filesystem::exists(out)) << "a failed start must not leave a file";
@@ -49,7 +43,7 @@ TEST(CliErrors, CommandNotFound)
 
 TEST(CliErrors, MissingPid)
 {
-    test::Finished f = lockscope({"record", "-p", "999999", "-o", test::temp_path("nopid.lockscope")});
+    test::Finished f = test::run_lockscope({"record", "-p", "999999", "-o", test::temp_path("nopid.lockscope")});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("no process with PID 999999"), std::string::npos) << f.err;
 }
@@ -58,7 +52,7 @@ TEST(CliErrors, UnwritableOutputPath)
 {
     if (geteuid() != 0)
         GTEST_SKIP() << "checks the output path after the privilege check, which needs root";
-    test::Finished f = lockscope({"record", "-d", "1", "-o", "/nonexistent-dir/x.lockscope"});
+    test::Finished f = test::run_lockscope({"record", "-d", "1", "-o", "/nonexistent-dir/x.lockscope"});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("/nonexistent-dir/x.lockscope"), std::string::npos) << f.err;
 }
@@ -82,27 +76,28 @@ TEST(CliErrors, ReportOfANonSessionIsOneSentence)
     FILE* fp = fopen(path.c_str(), "w");
     fputs("not a database at all\n", fp);
     fclose(fp);
-    test::Finished f = lockscope({"report", path});
+    test::Finished f = test::run_lockscope({"report", path});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("not a lockscope session"), std::string::npos) << f.err;
-    f = lockscope({"report", test::temp_path("missing.lockscope")});
+    f = test::run_lockscope({"report", test::temp_path("missing.lockscope")});
     EXPECT_EQ(f.exit_code, 1);
-    f = lockscope({"report"});
+    f = test::run_lockscope({"report"});
     EXPECT_EQ(f.exit_code, 2);
 }
 
 TEST(CliErrors, SmallMistakesAreSaidOnceInTheUsersTerms)
 {
-    test::Finished f = lockscope({"report"});
+    test::Finished f = test::run_lockscope({"report"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(f.err.find("no session file given: lockscope report FILE"), std::string::npos) << f.err;
     EXPECT_EQ(f.err.find("--file"), std::string::npos) << "no such option is documented: " << f.err;
-    f = lockscope({"report", LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope",
-                   "--top", "-1"});
+    f = test::run_lockscope({"report",
+                             LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope",
+                             "--top", "-1"});
     EXPECT_EQ(f.exit_code, 2) << f.out;
     EXPECT_TRUE(f.out.empty()) << "nothing printed: " << f.out;
     EXPECT_NE(f.err.find("--top takes a number of rows, 0 or more"), std::string::npos) << f.err;
-    f = lockscope({"workload", "nosuch"});
+    f = test::run_lockscope({"workload", "nosuch"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_EQ(f.err.find("workload: workload:"), std::string::npos) << f.err;
     EXPECT_NE(f.err.find("lockscope workload: unknown workload 'nosuch'"), std::string::npos) << f.err;
@@ -115,7 +110,7 @@ TEST(CliErrors, InfoDoesNotMarkBpfStatsOffAsOk)
         GTEST_SKIP() << "this kernel has no kernel.bpf_stats_enabled";
     const int enabled = std::fgetc(in);
     std::fclose(in);
-    test::Finished f = lockscope({"info"});
+    test::Finished f = test::run_lockscope({"info"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     const size_t at = f.out.find("BPF run-time stats");
     ASSERT_NE(at, std::string::npos) << f.out;
@@ -126,7 +121,7 @@ TEST(CliErrors, InfoDoesNotMarkBpfStatsOffAsOk)
 TEST(CliErrors, EveryHelpEndsWithExamples)
 {
     for (const char* cmd : {"record", "top", "report", "diff", "export", "workload", "info", "bench", "lab"}) {
-        test::Finished f = lockscope({cmd, "--help"});
+        test::Finished f = test::run_lockscope({cmd, "--help"});
         ASSERT_EQ(f.exit_code, 0) << cmd;
         const size_t examples = f.out.rfind("\nexamples:\n");
         ASSERT_NE(examples, std::string::npos) << cmd << ": " << f.out;
@@ -145,7 +140,7 @@ TEST(CliErrors, EveryHelpEndsWithExamples)
 TEST(CliErrors, HelpTeaches)
 {
     for (const char* cmd : {"record", "report", "workload", "info"}) {
-        test::Finished f = lockscope({cmd, "--help"});
+        test::Finished f = test::run_lockscope({cmd, "--help"});
         EXPECT_EQ(f.exit_code, 0) << cmd;
         std::string out = f.out;
         for (char& c : out)

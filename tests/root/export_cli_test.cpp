@@ -12,12 +12,6 @@
 namespace lockscope {
 namespace {
 
-test::Finished lockscope(std::vector<std::string> args)
-{
-    args.insert(args.begin(), test::lockscope_bin());
-    return test::run(args, 60);
-}
-
 // The first line of stderr, which carries the sentence.
 std::string first_line(const std::string& err)
 {
@@ -41,7 +35,7 @@ TEST(ExportCli, GoToolPprofReadsTheProfileWithTheReportsTotals)
         GTEST_SKIP() << "go is not installed (scripts/install-deps.sh installs golang-go)";
     const std::string session = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
     const std::string out = test::temp_path("pipe.pb.gz");
-    test::Finished e = lockscope({"export", session, "--format", "pprof", "-o", out});
+    test::Finished e = test::run_lockscope({"export", session, "--format", "pprof", "-o", out});
     ASSERT_EQ(e.exit_code, 0) << e.err;
     test::Finished raw = test::run({"go", "tool", "pprof", "-raw", "-symbolize=none", out}, 120);
     ASSERT_EQ(raw.exit_code, 0) << raw.err;
@@ -64,7 +58,7 @@ TEST(ExportCli, GoToolPprofReadsTheProfileWithTheReportsTotals)
         samples++;
     }
     EXPECT_GT(samples, 0u) << raw.out;
-    test::Finished rep = lockscope({"report", session, "--format", "json"});
+    test::Finished rep = test::run_lockscope({"report", session, "--format", "json"});
     ASSERT_EQ(rep.exit_code, 0);
     const nlohmann::json totals = nlohmann::json::parse(rep.out)["totals"];
     EXPECT_EQ(contentions, totals["contentions"].get<uint64_t>());
@@ -73,7 +67,7 @@ TEST(ExportCli, GoToolPprofReadsTheProfileWithTheReportsTotals)
 
 TEST(ExportCli, MissingFile)
 {
-    test::Finished f = lockscope({"export", test::temp_path("nosuch.lockscope"), "--format", "csv"});
+    test::Finished f = test::run_lockscope({"export", test::temp_path("nosuch.lockscope"), "--format", "csv"});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(first_line(f.err).find("cannot open session file"), std::string::npos) << f.err;
     EXPECT_NE(first_line(f.err).find("No such file or directory"), std::string::npos) << f.err;
@@ -84,7 +78,7 @@ TEST(ExportCli, NotASession)
 {
     const std::string path = test::temp_path("notes.txt");
     std::ofstream(path) << "these are notes, not a session\n";
-    test::Finished f = lockscope({"export", path, "--format", "chrome-trace"});
+    test::Finished f = test::run_lockscope({"export", path, "--format", "chrome-trace"});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(first_line(f.err).find("is not a lockscope session"), std::string::npos) << f.err;
     EXPECT_TRUE(f.out.empty()) << "nothing half-written on failure";
@@ -93,20 +87,20 @@ TEST(ExportCli, NotASession)
 TEST(ExportCli, UnknownFormatAndMisplacedOptionsAreUsageErrors)
 {
     const std::string session = untraced_session();
-    test::Finished f = lockscope({"export", session, "--format", "svg"});
+    test::Finished f = test::run_lockscope({"export", session, "--format", "svg"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(first_line(f.err).find("unknown format 'svg': use chrome-trace, folded, csv or pprof"), std::string::npos)
         << f.err;
-    f = lockscope({"export", session});
+    f = test::run_lockscope({"export", session});
     EXPECT_EQ(f.exit_code, 2) << f.err;
     EXPECT_NE(f.err.find("format"), std::string::npos) << f.err;
-    f = lockscope({"export", session, "--format", "csv", "--weight", "wait"});
+    f = test::run_lockscope({"export", session, "--format", "csv", "--weight", "wait"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(first_line(f.err).find("--weight goes with --format folded"), std::string::npos) << f.err;
-    f = lockscope({"export", session, "--format", "csv", "--table", "stacks"});
+    f = test::run_lockscope({"export", session, "--format", "csv", "--table", "stacks"});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(first_line(f.err).find("unknown table 'stacks'"), std::string::npos) << f.err;
-    f = lockscope({"record", "--trace-buffer", "8", "-o", test::temp_path("x.lockscope")});
+    f = test::run_lockscope({"record", "--trace-buffer", "8", "-o", test::temp_path("x.lockscope")});
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(first_line(f.err).find("--trace-buffer goes with --trace"), std::string::npos) << f.err;
 }
@@ -114,7 +108,7 @@ TEST(ExportCli, UnknownFormatAndMisplacedOptionsAreUsageErrors)
 TEST(ExportCli, UntracedSessionGivesCountersAndSaysWhy)
 {
     const std::string session = untraced_session();
-    test::Finished f = lockscope({"export", session, "--format", "chrome-trace"});
+    test::Finished f = test::run_lockscope({"export", session, "--format", "chrome-trace"});
     EXPECT_EQ(f.exit_code, 0) << f.err;
     EXPECT_NE(f.err.find("recorded without --trace"), std::string::npos) << f.err;
     EXPECT_NE(f.out.find("\"traceEvents\""), std::string::npos) << f.out;
@@ -123,7 +117,7 @@ TEST(ExportCli, UntracedSessionGivesCountersAndSaysWhy)
 TEST(ExportCli, UnwritableOutput)
 {
     const std::string session = untraced_session();
-    test::Finished f = lockscope({"export", session, "--format", "csv", "-o", "/nonexistent-dir/x.csv"});
+    test::Finished f = test::run_lockscope({"export", session, "--format", "csv", "-o", "/nonexistent-dir/x.csv"});
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(first_line(f.err).find("cannot create output file"), std::string::npos) << f.err;
 }

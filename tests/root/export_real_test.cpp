@@ -19,12 +19,6 @@
 namespace lockscope {
 namespace {
 
-test::Finished lockscope(std::vector<std::string> args)
-{
-    args.insert(args.begin(), test::lockscope_bin());
-    return test::run(args, 120);
-}
-
 uint64_t ns_of(const nlohmann::json& us)
 {
     return uint64_t(std::llround(us.get<double>() * 1000.0));
@@ -77,9 +71,10 @@ protected:
         if (geteuid() != 0)
             return;
         session_ = new std::string(test::temp_path("trace.lockscope"));
-        recorded_ = new test::Finished(lockscope({"record", "--trace", "-o", *session_, "--", test::lockscope_bin(),
-                                                  "workload", "pipe", "-t", "4", "-d", "2"}));
-        test::Finished report = lockscope({"report", *session_, "--format", "json", "--top", "0"});
+        recorded_ =
+            new test::Finished(test::run_lockscope({"record", "--trace", "-o", *session_, "--", test::lockscope_bin(),
+                                                    "workload", "pipe", "-t", "4", "-d", "2"}));
+        test::Finished report = test::run_lockscope({"report", *session_, "--format", "json", "--top", "0"});
         report_ = new nlohmann::json(report.exit_code == 0 ? nlohmann::json::parse(report.out) : nlohmann::json());
     }
     static void TearDownTestSuite()
@@ -110,7 +105,7 @@ nlohmann::json* ExportReal::report_ = nullptr;
 TEST_F(ExportReal, ChromeTraceSlicesAddUpToTheReportsTotals)
 {
     const std::string out = test::temp_path("trace.json");
-    test::Finished f = lockscope({"export", *session_, "--format", "chrome-trace", "-o", out});
+    test::Finished f = test::run_lockscope({"export", *session_, "--format", "chrome-trace", "-o", out});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     std::ifstream in(out);
     const nlohmann::json j = nlohmann::json::parse(in);  // throws (fails) on invalid JSON
@@ -207,7 +202,7 @@ TEST_F(ExportReal, ChromeTraceSlicesAddUpToTheReportsTotals)
 TEST_F(ExportReal, ChromeTraceWakeupFlowsRunFromTheWakerToTheWokenWaiter)
 {
     const std::string out = test::temp_path("flows.json");
-    test::Finished f = lockscope({"export", *session_, "--format", "chrome-trace", "-o", out});
+    test::Finished f = test::run_lockscope({"export", *session_, "--format", "chrome-trace", "-o", out});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     std::ifstream in(out);
     const nlohmann::json j = nlohmann::json::parse(in);
@@ -255,7 +250,7 @@ TEST_F(ExportReal, ChromeTraceWakeupFlowsRunFromTheWakerToTheWokenWaiter)
 TEST_F(ExportReal, FoldedStacksAddUpToTheReportsTotals)
 {
     for (const char* weight : {"wait", "contentions"}) {
-        test::Finished f = lockscope({"export", *session_, "--format", "folded", "--weight", weight});
+        test::Finished f = test::run_lockscope({"export", *session_, "--format", "folded", "--weight", weight});
         ASSERT_EQ(f.exit_code, 0) << f.err;
         std::map<std::string, uint64_t> by_root;  // "name [kind/mode]"
         uint64_t sum = 0;
@@ -281,7 +276,7 @@ TEST_F(ExportReal, FoldedStacksAddUpToTheReportsTotals)
 
 TEST_F(ExportReal, CsvTablesMatchTheJsonReport)
 {
-    test::Finished f = lockscope({"export", *session_, "--format", "csv", "--table", "locks"});
+    test::Finished f = test::run_lockscope({"export", *session_, "--format", "csv", "--table", "locks"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     const auto rows = parse_csv(f.out);
     ASSERT_GE(rows.size(), 2u);
@@ -301,7 +296,7 @@ TEST_F(ExportReal, CsvTablesMatchTheJsonReport)
             EXPECT_EQ(std::stoull(row.at(column(counter))), locks[i][counter].get<uint64_t>()) << counter;
     }
 
-    f = lockscope({"export", *session_, "--format", "csv", "--table", "intervals"});
+    f = test::run_lockscope({"export", *session_, "--format", "csv", "--table", "intervals"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     const auto intervals = parse_csv(f.out);
     ASSERT_EQ(intervals.size() - 1, totals()["intervals"].get<size_t>());

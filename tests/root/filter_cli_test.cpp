@@ -12,17 +12,11 @@ namespace {
 
 const std::string kSession = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
 
-test::Finished lockscope(std::vector<std::string> args)
-{
-    args.insert(args.begin(), test::lockscope_bin());
-    return test::run(args, 60);
-}
-
 nlohmann::json report(std::vector<std::string> extra)
 {
     std::vector<std::string> args = {"report", kSession, "--format", "json", "--top", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
-    test::Finished f = lockscope(args);
+    test::Finished f = test::run_lockscope(args);
     EXPECT_EQ(f.exit_code, 0) << f.err;
     return nlohmann::json::parse(f.out);
 }
@@ -55,7 +49,7 @@ TEST(FilterCli, ReportKeepsTheMatchingLocksAndItsTotalsAreTheirs)
 
 TEST(FilterCli, ExportKeepsTheMatchingLocks)
 {
-    test::Finished f = lockscope({"export", kSession, "--format", "folded", "--kind", "mutex"});
+    test::Finished f = test::run_lockscope({"export", kSession, "--format", "folded", "--kind", "mutex"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     std::istringstream lines(f.out);
     std::string line;
@@ -65,7 +59,7 @@ TEST(FilterCli, ExportKeepsTheMatchingLocks)
         n++;
     }
     EXPECT_GT(n, 0u);
-    test::Finished csv = lockscope({"export", kSession, "--format", "csv", "--caller", "nothing_calls_this"});
+    test::Finished csv = test::run_lockscope({"export", kSession, "--format", "csv", "--caller", "nothing_calls_this"});
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 1) << "the header only";
 }
@@ -86,7 +80,7 @@ TEST(FilterCli, BadFiltersAreUsageErrorsOnEveryCommand)
         for (const auto& [args, sentence] : bad) {
             std::vector<std::string> argv = command;
             argv.insert(argv.end(), args.begin(), args.end());
-            test::Finished f = lockscope(argv);
+            test::Finished f = test::run_lockscope(argv);
             EXPECT_EQ(f.exit_code, 2) << command[0] << " " << args[0] << ": " << f.err;
             EXPECT_NE(f.err.find(sentence), std::string::npos) << command[0] << ": " << f.err;
         }

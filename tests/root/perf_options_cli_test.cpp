@@ -16,17 +16,11 @@ namespace {
 // queues, and a few spinlocks.
 const std::string kSession = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
 
-test::Finished lockscope(std::vector<std::string> args)
-{
-    args.insert(args.begin(), test::lockscope_bin());
-    return test::run(args, 60);
-}
-
 nlohmann::json report(std::vector<std::string> extra)
 {
     std::vector<std::string> args = {"report", kSession, "--format", "json"};
     args.insert(args.end(), extra.begin(), extra.end());
-    test::Finished f = lockscope(args);
+    test::Finished f = test::run_lockscope(args);
     EXPECT_EQ(f.exit_code, 0) << f.err;
     return f.exit_code == 0 ? nlohmann::json::parse(f.out) : nlohmann::json::object();
 }
@@ -54,7 +48,7 @@ TEST(PerfOptions, EntriesPrintsThatManyRows)
     EXPECT_EQ(names(report({"--top", "3"})), names(report({"-E", "3"})));
     EXPECT_EQ(names(report({"-n", "2"})), names(report({"-E", "2"})));
     // In the text too: three rows under the header, and the cut said.
-    test::Finished text = lockscope({"report", kSession, "-E", "3"});
+    test::Finished text = test::run_lockscope({"report", kSession, "-E", "3"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("(top 3 of " + std::to_string(all["locks"].size()) + " rows by wait_total)"),
               std::string::npos)
@@ -89,7 +83,7 @@ TEST(PerfOptions, SortKeysOrderAsPerfs)
     ASSERT_GE(all_by_max.size(), 2u);
     EXPECT_EQ(names(report({"-E", "2", "-k", "wait_max"})),
               std::vector<std::string>(all_by_max.begin(), all_by_max.begin() + 2));
-    test::Finished min = lockscope({"report", kSession, "-k", "wait_min"});
+    test::Finished min = test::run_lockscope({"report", kSession, "-k", "wait_min"});
     EXPECT_EQ(min.exit_code, 2);
     EXPECT_NE(min.err.find("shortest wait"), std::string::npos) << min.err;
 }
@@ -127,7 +121,7 @@ TEST(PerfOptions, TypeFilterTakesPerfsSpellings)
     for (const char* none : {"rwsem:R", "rwsem:W", "rwlock:R", "rwlock-rt:W", "pcpu-sem:R", "rt-mutex", "semaphore"})
         EXPECT_TRUE(report({"-Y", none})["locks"].empty()) << none;
     EXPECT_EQ(report({"-E", "0", "-Y", "rwsem:W,spinlock"})["totals"], spin["totals"]) << "a comma list";
-    EXPECT_EQ(lockscope({"report", kSession, "-Y", "mutex:R"}).exit_code, 2) << "a mutex has no reader side";
+    EXPECT_EQ(test::run_lockscope({"report", kSession, "-Y", "mutex:R"}).exit_code, 2) << "a mutex has no reader side";
 }
 
 TEST(PerfOptions, LockAndCallstackFilters)
@@ -136,7 +130,7 @@ TEST(PerfOptions, LockAndCallstackFilters)
     ASSERT_EQ(names(pipe), std::vector<std::string>{"pipe->mutex"});
     const nlohmann::json two = report({"-E", "0", "-L", "pipe->mutex,spinlock@swake_up_one"});
     EXPECT_EQ(two["locks"].size(), 2u) << "a comma list, as perf's";
-    test::Finished address = lockscope({"report", kSession, "-L", "0xffff888012345678"});
+    test::Finished address = test::run_lockscope({"report", kSession, "-L", "0xffff888012345678"});
     EXPECT_EQ(address.exit_code, 2);
     EXPECT_NE(address.err.find("address"), std::string::npos) << address.err;
     // -S: a substring of any frame of the lock's sampled stacks or its caller.
@@ -152,38 +146,38 @@ TEST(PerfOptions, ThreadsAndLockCgroupGroupAsPerfs)
     EXPECT_EQ(report({"-t"})["group_by"], "task");
     EXPECT_EQ(report({"--threads"})["group_by"], "task");
     EXPECT_EQ(report({"--lock-cgroup"})["group_by"], "cgroup");
-    EXPECT_EQ(lockscope({"report", kSession, "-t", "--by", "caller"}).exit_code, 2);
+    EXPECT_EQ(test::run_lockscope({"report", kSession, "-t", "--by", "caller"}).exit_code, 2);
 }
 
 TEST(PerfOptions, OldSpellingsStillWorkWithANote)
 {
-    test::Finished by = lockscope({"report", kSession, "-b", "caller", "--format", "json"});
+    test::Finished by = test::run_lockscope({"report", kSession, "-b", "caller", "--format", "json"});
     ASSERT_EQ(by.exit_code, 0) << by.err;
     EXPECT_EQ(nlohmann::json::parse(by.out)["group_by"], "caller");
     EXPECT_NE(by.err.find("note: -b caller is read as --by caller"), std::string::npos) << by.err;
-    test::Finished format = lockscope({"report", kSession, "-F", "json"});
+    test::Finished format = test::run_lockscope({"report", kSession, "-F", "json"});
     ASSERT_EQ(format.exit_code, 0) << format.err;
     EXPECT_TRUE(nlohmann::json::accept(format.out)) << format.out;
     EXPECT_NE(format.err.find("note: -F json is read as --format json"), std::string::npos) << format.err;
     // -b alone is perf's BPF switch: accepted, nothing changes.
-    test::Finished bpf = lockscope({"report", kSession, "-b", "--format", "json"});
+    test::Finished bpf = test::run_lockscope({"report", kSession, "-b", "--format", "json"});
     ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
     EXPECT_EQ(nlohmann::json::parse(bpf.out)["group_by"], "lock");
     // perf's -F (a choice of columns) is not offered: said, not misread.
-    test::Finished fields = lockscope({"report", kSession, "-F", "contended,wait_total"});
+    test::Finished fields = test::run_lockscope({"report", kSession, "-F", "contended,wait_total"});
     EXPECT_EQ(fields.exit_code, 2);
     EXPECT_NE(fields.err.find("-F/--field"), std::string::npos) << fields.err;
 }
 
 TEST(PerfOptions, ExportTakesTheSameRowsAndOrder)
 {
-    test::Finished csv = lockscope({"export", kSession, "--format", "csv", "-E", "2", "-k", "contended"});
+    test::Finished csv = test::run_lockscope({"export", kSession, "--format", "csv", "-E", "2", "-k", "contended"});
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 3) << csv.out;  // header + 2
     const std::vector<std::string> first = names(report({"-E", "2", "-k", "contended"}));
     for (const std::string& name : first)
         EXPECT_NE(csv.out.find(name), std::string::npos) << name << "\n" << csv.out;
-    test::Finished old = lockscope({"export", kSession, "-F", "folded"});
+    test::Finished old = test::run_lockscope({"export", kSession, "-F", "folded"});
     ASSERT_EQ(old.exit_code, 0) << old.err;
     EXPECT_NE(old.err.find("note: -F folded is read as --format folded"), std::string::npos) << old.err;
 }
@@ -192,14 +186,15 @@ TEST(PerfOptions, RecordTimeSpellingsAreCheckedBeforeRecording)
 {
     // Bad values are usage errors on record and top, before any privilege check.
     for (const char* command : {"record", "top"}) {
-        EXPECT_EQ(lockscope({command, "-a", "-p", "1", "-d", "1"}).exit_code, 2) << command;
-        EXPECT_EQ(lockscope({command, "-C", "100000", "-d", "1"}).exit_code, 2) << command;
-        EXPECT_EQ(lockscope({command, "-C", "3-1", "-d", "1"}).exit_code, 2) << command;
-        test::Finished spin = lockscope({command, "-Y", "mutex:spin", "-d", "1"});
+        EXPECT_EQ(test::run_lockscope({command, "-a", "-p", "1", "-d", "1"}).exit_code, 2) << command;
+        EXPECT_EQ(test::run_lockscope({command, "-C", "100000", "-d", "1"}).exit_code, 2) << command;
+        EXPECT_EQ(test::run_lockscope({command, "-C", "3-1", "-d", "1"}).exit_code, 2) << command;
+        test::Finished spin = test::run_lockscope({command, "-Y", "mutex:spin", "-d", "1"});
         EXPECT_EQ(spin.exit_code, 2) << command;
         EXPECT_NE(spin.err.find("lockscope report FILE -Y mutex:spin"), std::string::npos) << spin.err;
     }
-    test::Finished tid = lockscope({"record", "--tid", "2147483646", "-d", "1", "-o", test::temp_path("t.lockscope")});
+    test::Finished tid =
+        test::run_lockscope({"record", "--tid", "2147483646", "-d", "1", "-o", test::temp_path("t.lockscope")});
     EXPECT_EQ(tid.exit_code, 1);
     EXPECT_NE(tid.err.find("no thread with TID 2147483646"), std::string::npos) << tid.err;
 }

@@ -165,6 +165,12 @@ std::string lockscope_bin()
     return LOCKSCOPE_BIN;
 }
 
+Finished run_lockscope(std::vector<std::string> args, double timeout_s)
+{
+    args.insert(args.begin(), lockscope_bin());
+    return run(args, timeout_s);
+}
+
 namespace {
 
 std::string& temp_root()

@@ -45,6 +45,8 @@ private:
 Finished run(const std::vector<std::string>& argv, double timeout_s = 120);
 
 std::string lockscope_bin();
+// `lockscope ARGS...` run to its end (killed after `timeout_s`).
+Finished run_lockscope(std::vector<std::string> args, double timeout_s = 120);
 std::string temp_path(const std::string& name);  // unique file name in a test directory
 
 }  // namespace lockscope::test

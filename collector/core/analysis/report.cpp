@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -26,6 +27,19 @@ struct Group {
     // The sampled waiter stacks' callers: (wait, samples) of each.
     std::map<std::string, std::pair<uint64_t, uint64_t>> sampled_callers;
 };
+
+// The rows by what the user groups on (lock, caller, ...).
+using GroupMap = std::map<std::tuple<std::string, std::string, std::string>, Group>;
+
+// Which row each lock row (lock id) was rolled into.
+std::map<int64_t, Group*> group_of_lock(GroupMap& groups)
+{
+    std::map<int64_t, Group*> group_of;
+    for (auto& [key, g] : groups)
+        for (int64_t id : g.lock_ids)
+            group_of[id] = &g;
+    return group_of;
+}
 
 constexpr size_t kHoldersPerRow = 3;
 
@@ -61,13 +75,9 @@ uint64_t share_out(std::vector<HolderShare>& list)
 
 // What the sampled stacks say about each lock group: its top holder stacks,
 // the holders' tasks, and the cgroups of its sampled waiters.
-void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted,
-                    std::map<std::tuple<std::string, std::string, std::string>, Group>& groups)
+void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted, GroupMap& groups)
 {
-    std::map<int64_t, Group*> group_of;
-    for (auto& [key, g] : groups)
-        for (int64_t id : g.lock_ids)
-            group_of[id] = &g;
+    const std::map<int64_t, Group*> group_of = group_of_lock(groups);
     std::map<Group*, std::map<std::pair<std::string, std::vector<std::string>>, HolderShare>> merged;
     for (const StackSample& st : session.stacks) {
         if (!st.holder() || !wanted(st.run))
@@ -135,13 +145,9 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
 
 // A lock identity names one caller, the first it saw; the waiter stacks
 // sampled on the lock show the others, and which of them waited most.
-void add_waiter_callers(const Session& session, const std::function<bool(int64_t)>& wanted,
-                        std::map<std::tuple<std::string, std::string, std::string>, Group>& groups)
+void add_waiter_callers(const Session& session, const std::function<bool(int64_t)>& wanted, GroupMap& groups)
 {
-    std::map<int64_t, Group*> group_of;
-    for (auto& [key, g] : groups)
-        for (int64_t id : g.lock_ids)
-            group_of[id] = &g;
+    const std::map<int64_t, Group*> group_of = group_of_lock(groups);
     for (const StackSample& st : session.stacks) {
         auto g = group_of.find(st.lock_id);
         if (st.role != "waiter" || !wanted(st.run) || st.samples == 0 || g == group_of.end())
@@ -238,33 +244,31 @@ std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(
     return out;
 }
 
+// Every grouping by its name, in the order the usage error lists them.
+constexpr std::pair<GroupBy, const char*> kGroupByNames[] = {
+    {GroupBy::Lock, "lock"}, {GroupBy::Caller, "caller"},     {GroupBy::Task, "task"},
+    {GroupBy::Kind, "kind"}, {GroupBy::Instance, "instance"}, {GroupBy::Cgroup, "cgroup"},
+};
+static_assert(std::size(kGroupByNames) == size_t(GroupBy::Cgroup) + 1, "a grouping without a name");
+
 }  // namespace
 
 GroupBy parse_group_by(const std::string& text)
 {
-    for (GroupBy by :
-         {GroupBy::Lock, GroupBy::Caller, GroupBy::Task, GroupBy::Kind, GroupBy::Instance, GroupBy::Cgroup})
-        if (text == group_by_name(by))
+    std::string names;
+    for (const auto& [by, name] : kGroupByNames) {
+        if (text == name)
             return by;
-    throw UsageError("invalid grouping '" + text + "': use one of lock, caller, task, kind, instance, cgroup");
+        names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    throw UsageError("invalid grouping '" + text + "': use one of " + names);
 }
 
 const char* group_by_name(GroupBy by)
 {
-    switch (by) {
-        case GroupBy::Lock:
-            return "lock";
-        case GroupBy::Caller:
-            return "caller";
-        case GroupBy::Task:
-            return "task";
-        case GroupBy::Kind:
-            return "kind";
-        case GroupBy::Instance:
-            return "instance";
-        case GroupBy::Cgroup:
-            return "cgroup";
-    }
+    for (const auto& [value, name] : kGroupByNames)
+        if (value == by)
+            return name;
     return "lock";
 }
 
@@ -337,7 +341,7 @@ ReportTotals session_totals(const Session& session, const RunFilter& wanted)
 // equal-wait rows in a stable order.
 class Grouping {
 public:
-    using Key = std::tuple<std::string, std::string, std::string>;
+    using Key = GroupMap::key_type;
 
     Group& add(Key key, const LockInfo* lock, const LockCounters& c)
     {
@@ -362,10 +366,10 @@ public:
         return g;
     }
 
-    std::map<Key, Group>& groups() { return groups_; }
+    GroupMap& groups() { return groups_; }
 
 private:
-    std::map<Key, Group> groups_;
+    GroupMap groups_;
 };
 
 // --by task and --by cgroup: the tasks' own totals.

@@ -6,11 +6,11 @@
 #include <zlib.h>
 
 #include <array>
-#include <ctime>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "lockscope_version.h"
 
 namespace lockscope {
@@ -111,12 +111,7 @@ std::map<std::string, std::string> lock_config_lines(const std::string& config_t
 
 std::string iso8601_now()
 {
-    time_t now = time(nullptr);
-    tm local{};
-    localtime_r(&now, &local);
-    char buf[64];
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &local);
-    return buf;
+    return format_local_now("%Y-%m-%dT%H:%M:%S%z");
 }
 
 std::string read_loadavg()

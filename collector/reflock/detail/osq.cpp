@@ -6,16 +6,12 @@
 // node after its owner left the queue.
 #include "reflock/detail/osq.h"
 
+#include "reflock/detail/memory_order.h"
 #include "reflock/detail/thread_slot.h"
 
 namespace reflock::detail {
 
-namespace {
-constexpr auto relaxed = std::memory_order_relaxed;
-constexpr auto acquire = std::memory_order_acquire;
-constexpr auto release = std::memory_order_release;
-constexpr auto acq_rel = std::memory_order_acq_rel;
-}  // namespace
+using namespace orders;
 
 // Get a stable @node->next pointer, either for unlock() or unqueue() purposes.
 // Can return nullptr when we are the last node (then the tail is reset to
