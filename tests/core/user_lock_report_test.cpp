@@ -18,34 +18,29 @@ using lockscope::testing::TempDir;
 
 namespace {
 
+UserLockRow row(int64_t run, const char* name, const char* kind, const char* caller, uint64_t waits, uint64_t wait_ns,
+                uint64_t max_wait_ns, const char* owners)
+{
+    return {.run = run,
+            .pid = 4242,
+            .name = name,
+            .name_source = "user-symbol",
+            .module = "app",
+            .kind = kind,
+            .caller = caller,
+            .waits = waits,
+            .wait_ns = wait_ns,
+            .max_wait_ns = max_wait_ns,
+            .samples = waits / 16,
+            .owner_tids = owners,
+            .ops = "FUTEX_WAIT_BITSET"};
+}
+
 void add_user_locks(IntervalBatch& b, int64_t run)
 {
-    b.user_locks.push_back({.run = run,
-                            .pid = 4242,
-                            .name = "g_cache_lock",
-                            .name_source = "user-symbol",
-                            .module = "app",
-                            .kind = "pthread_mutex",
-                            .caller = "update_cache",
-                            .waits = 1000,
-                            .wait_ns = 50'000'000,
-                            .max_wait_ns = 900'000,
-                            .samples = 70,
-                            .owner_tids = "4243 4244",
-                            .ops = "FUTEX_WAIT_BITSET"});
-    b.user_locks.push_back({.run = run,
-                            .pid = 4242,
-                            .name = "g_table_lock",
-                            .name_source = "user-symbol",
-                            .module = "app",
-                            .kind = "pthread_rwlock/r",
-                            .caller = "lookup_table",
-                            .waits = 10,
-                            .wait_ns = 1'000'000,
-                            .max_wait_ns = 200'000,
-                            .samples = 5,
-                            .owner_tids = "",
-                            .ops = "FUTEX_WAIT_BITSET"});
+    b.user_locks.push_back(
+        row(run, "g_cache_lock", "pthread_mutex", "update_cache", 1000, 50'000'000, 900'000, "4243 4244"));
+    b.user_locks.push_back(row(run, "g_table_lock", "pthread_rwlock/r", "lookup_table", 10, 1'000'000, 200'000, ""));
     b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 1, .waits = 77});
     b.user_lock_runs.push_back(
         {.run = run, .status = "recorded", .pids = "4242", .samples = 75, .samples_unwound = 75});
@@ -143,7 +138,7 @@ TEST(UserLockReport, CsvOfUserLocksHasOneLinePerRow)
     const Session s = load_session(write_with_user_locks(dir));
     const std::string csv = format_user_locks_csv(report_of(s, LockScope::User));
     EXPECT_EQ(csv.rfind("scope,name,kind,", 0), 0u) << csv;
-    EXPECT_NE(csv.find("user,g_cache_lock,pthread_mutex,user-symbol,app,update_cache,4242,1000,50000000,900000,"),
+    EXPECT_NE(csv.find("user,g_cache_lock,pthread_mutex,user-symbol,app,update_cache,4242,1000,50000000,900000,50000,"),
               std::string::npos)
         << csv;
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
