@@ -31,8 +31,7 @@ constexpr HelpText kHelp = {
     "--lock-cgroup (-b, perf's BPF switch, changes nothing: lockscope always uses BPF).",
     "  lockscope report pipe.lockscope\n"
     "  lockscope report pipe.lockscope -E 5 -k wait_max -Y mutex,rwsem:W\n"
-    "  lockscope report pipe.lockscope --by caller --format json > pipe.json\n"
-    "  lockscope report app.lockscope --scope user"};
+    "  lockscope report pipe.lockscope --by caller --format json > pipe.json"};
 
 // -b and -F took values before they had perf's meanings.
 Args old_spellings(const Args& args)
