@@ -7,6 +7,7 @@
        ├─> benchlib ─> core, reflock
        ├─> fleet ─> core
        └─> everything below      unwind (stands alone, under record)
+                                 userlock ─> core, unwind (under record)
 
 pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
 files); identity names locks (one ladder of name sources); core is what
@@ -43,7 +44,7 @@ ALLOWED = {
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
     "probe": {"core", "identity", "pipeline", "probe", "reflock"},
-    "record": {"core", "identity", "pipeline", "probe", "record", "unwind", "workload"},
+    "record": {"core", "identity", "pipeline", "probe", "record", "unwind", "userlock", "workload"},
     "cli": {"benchlib", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
             "metrics", "fleet", "cli"},
 }

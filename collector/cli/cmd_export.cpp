@@ -32,8 +32,9 @@ constexpr const char* kUsage =
     "                exact total is spread over its sampled stacks in proportion to their\n"
     "                sampled wait, so the weights add up to the report's totals.\n"
     "                --weight wait (ns, the default) or contentions.\n"
-    "  csv           --table locks (the report's per-lock table, every lock) or intervals\n"
-    "                (one row per interval, times in seconds since the recording started).\n"
+    "  csv           --table locks (the report's per-lock table, every lock), intervals\n"
+    "                (one row per interval, times in seconds since the recording started) or\n"
+    "                user-locks (the user-space locks, as 'report --scope user --format csv').\n"
     "  pprof         a gzipped pprof profile (profile.proto) for 'go tool pprof' and\n"
     "                continuous profilers (Pyroscope, Parca, Grafana): the same stacks as\n"
     "                folded, with Go's mutex-profile sample types contentions/count and\n"
@@ -108,7 +109,7 @@ int cmd_export(const Args& given)
         "format", po::value(&format), "chrome-trace, folded, csv or pprof")("output,o", po::value(&output),
                                                                             "write here instead of stdout")(
         "weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")(
-        "table", po::value(&table)->default_value("locks"), "csv: locks or intervals");
+        "table", po::value(&table)->default_value("locks"), "csv: locks, intervals or user-locks");
     RowArgs rows;
     add_row_options(visible, rows, 0, "only the N locks first in the -k order (0: all)");
     FilterArgs filter_args;

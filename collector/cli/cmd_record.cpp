@@ -38,6 +38,13 @@ constexpr const char* kUsage =
     "                       it: a container, a systemd service\n"
     "  -C CPUS              (with any of the above) only waits that begin on these CPUs\n"
     "\n"
+    "User-space locks: with -p PID or -- COMMAND, the same session also holds that process's\n"
+    "waits on its own locks (pthread mutexes and rwlocks, std::mutex, std::shared_mutex), named\n"
+    "by their symbol (g_cache_lock) or by the function that takes them\n"
+    "(pthread_mutex@Cache::get); condition-variable and semaphore waits are counted apart.\n"
+    "Processes it creates and system-wide recordings are not covered. --no-user-locks: kernel\n"
+    "locks only.\n"
+    "\n"
     "More: 'lockscope record --prometheus 127.0.0.1:9464' serves metrics always-on without a\n"
     "session file (--sample 64); --session-dir DIR --rotate-every 1h --keep 24 keeps a rolling\n"
     "series of files instead of one.\n"
@@ -94,6 +101,8 @@ struct RecordArgs {
     std::string rotate_every = "1h";
     double max_mib = 0;
     bool use_bpf = false;
+    bool user_locks = false;
+    bool no_user_locks = false;
 };
 
 void add_probe_options(po::options_description& d, record::RecordOptions& o)
@@ -154,6 +163,34 @@ void add_always_on_options(po::options_description& d, RecordArgs& a)
         "about M/4 MiB before the next starts (0: no size limit; --keep or --max-mib is required)");
 }
 
+void add_user_lock_options(po::options_description& d, RecordArgs& a)
+{
+    d.add_options()("no-user-locks", po::bool_switch(&a.no_user_locks),
+                    "do not record the target process's user-space locks (recorded by default with -p PID "
+                    "and -- COMMAND into an -o file; not with --session-dir or Prometheus alone)")(
+        "user-locks", po::bool_switch(&a.user_locks),
+        "record the target's user-space locks where it is not the default: the --workload process (the "
+        "process itself, not those it creates; system-wide recording has no user locks)");
+}
+
+// On by default where the recording has one target process and a session
+// file: the rows are stored once, when the run ends.
+void check_user_locks(RecordArgs& a)
+{
+    record::RecordOptions& o = a.o;
+    if (a.user_locks && a.no_user_locks)
+        throw UsageError("choose --user-locks or --no-user-locks, not both");
+    const bool target = o.pid != 0 || !o.command.empty() || o.with_workload;
+    const bool one_file = !o.output.empty() && !o.rotation;
+    if (a.user_locks && !target)
+        throw UsageError(
+            "--user-locks needs a process: -p PID, -- COMMAND or --workload NAME "
+            "(system-wide recording has no user locks)");
+    if (a.user_locks && !one_file)
+        throw UsageError("--user-locks stores its rows when the run ends, in one session file: add -o FILE");
+    o.user_locks = a.user_locks || (!a.no_user_locks && !o.with_workload && target && one_file);
+}
+
 po::options_description describe(RecordArgs& a)
 {
     record::RecordOptions& o = a.o;
@@ -172,6 +209,7 @@ po::options_description describe(RecordArgs& a)
         "workload pipes: how many pipes (distinct contended locks)")(
         "use-bpf,b", po::bool_switch(&a.use_bpf), "accepted for perf's sake; lockscope always records with BPF");
     add_probe_options(d, o);
+    add_user_lock_options(d, a);
     add_always_on_options(d, a);
     add_filter_options(d, a.filters);
     return d;
@@ -264,6 +302,7 @@ int cmd_record(const Args& args)
     o.filter = recording_filter(a.filters);
     apply_target(a.target, vm, o);
     check_options(a, vm);
+    check_user_locks(a);
     o.status_line = isatty(STDERR_FILENO);
 
     std::unique_ptr<metrics::PrometheusExporter> exporter;

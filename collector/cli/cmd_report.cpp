@@ -14,7 +14,7 @@ namespace {
 
 constexpr HelpText kHelp = {
     "usage: lockscope report FILE [--by lock|instance|caller|task|cgroup|kind] [-E N] [-k KEY]\n"
-    "                        [--format text|json|csv] [--wide] [filters]\n\n"
+    "                        [--format text|json|csv] [--scope all|kernel|user] [--wide] [filters]\n\n"
     "Prints what a session recorded: totals (contentions, spin attempts and failures,\n"
     "spin-failure rate = failures / attempts, wait split into spin, queued and off-CPU\n"
     "time, CPU idle, lost events) and the locks that paid most.\n\n"
@@ -22,6 +22,11 @@ constexpr HelpText kHelp = {
     "and member, a global symbol, a per-CPU structure, the current task's members), else\n"
     "by caller; the 'names' line says how much of the wait was named from data, and\n"
     "--format json gives each lock's name_source.\n\n"
+    "User-space locks (record -p PID or -- COMMAND records the process's pthread mutexes,\n"
+    "rwlocks, std::mutex and std::shared_mutex) follow the kernel's table, kind pthread_mutex,\n"
+    "pthread_rwlock/r, pthread_rwlock/w or futex, with their waits and the condition-variable\n"
+    "and semaphore waits left out; --scope user or kernel shows one side only. The filters\n"
+    "(-Y, -L, ...) apply to kernel locks.\n\n"
     "perf lock contention's options work with its meaning: -E, -k, -t, -Y, -L, -S,\n"
     "--lock-cgroup (-b, perf's BPF switch, changes nothing: lockscope always uses BPF).",
     "  lockscope report pipe.lockscope\n"
@@ -39,7 +44,7 @@ Args old_spellings(const Args& args)
 
 int cmd_report(const Args& given)
 {
-    std::string by = "lock", format = "text";
+    std::string by = "lock", format = "text", scope = "all";
     bool chains = false, wide = false, per_task = false, per_cgroup = false, use_bpf = false;
     int64_t run = 0;
     RowArgs rows;
@@ -54,6 +59,9 @@ int cmd_report(const Args& given)
         "lock-cgroup", po::bool_switch(&per_cgroup), "perf's per-cgroup rows: the same as --by cgroup");
     add_row_options(visible, rows, 20, "rows to show (0: all)", "top,n");
     visible.add_options()("format", po::value(&format)->default_value("text"), "text, json or csv")(
+        "scope", po::value(&scope)->default_value("all"),
+        "all (kernel locks, then user-space locks), kernel or user; CSV is one table: the kernel "
+        "locks', or with user the user-space locks'")(
         "wide", po::bool_switch(&wide),
         "names in full, however wide the table (the default when the output is not a terminal); on a "
         "terminal the table fits 100 columns, cutting long names in the middle but never so that two "
@@ -81,6 +89,7 @@ int cmd_report(const Args& given)
     ro.top = entries == 0 ? SIZE_MAX : entries;
     ro.sort = sort_from(rows);
     ro.chains = chains;
+    ro.scope = parse_lock_scope(scope);
     const LockFilter filter = filter_from(filter_args);
     const Session session = filter_session(load_session(file), filter);
     if (vm.count("run")) {
@@ -89,9 +98,10 @@ int cmd_report(const Args& given)
         ro.run = session.runs[size_t(run - 1)].id;
     }
     const Report report = build_report(session, ro);
-    const std::string out = format == "json"  ? format_json(report)
-                            : format == "csv" ? format_csv(report)
-                                              : format_text(report, {.full_names = wide || !isatty(STDOUT_FILENO)});
+    const std::string out = format == "json" ? format_json(report)
+                            : format == "csv"
+                                ? (ro.scope == LockScope::User ? format_user_locks_csv(report) : format_csv(report))
+                                : format_text(report, {.full_names = wide || !isatty(STDOUT_FILENO)});
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
 }

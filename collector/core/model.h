@@ -169,6 +169,46 @@ struct LockCgroup {
     uint64_t samples = 0;
 };
 
+// A user-space lock of a recorded process (collector/userlock): its futex
+// waits over the run, one row per (process, name, kind).
+struct UserLockRow {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    std::string name;         // "g_cache_lock", "pthread_mutex@Cache::get"
+    std::string name_source;  // "user-symbol", "user-caller", "unknown"
+    std::string module;       // the binary that holds a user-symbol lock
+    std::string kind;         // "pthread_mutex", "pthread_rwlock/r", "pthread_rwlock/w", "futex"
+    std::string caller;       // the first caller outside the locking library, most sampled
+    uint64_t waits = 0;
+    uint64_t wait_ns = 0;
+    uint64_t max_wait_ns = 0;
+    uint64_t samples = 0;    // sampled waiter stacks
+    std::string owner_tids;  // "1234 1240": the holders waiters saw (mutexes, PI futexes)
+    std::string ops;         // "FUTEX_WAIT FUTEX_WAIT_BITSET": the futex operations seen
+};
+
+// Futex waits of the recorded processes that are no lock waits, per reason:
+// "condition", "semaphore", "other", "unsampled".
+struct UserLockLeftOut {
+    int64_t run = 0;
+    std::string reason;
+    uint64_t addresses = 0;  // futex words
+    uint64_t waits = 0;
+};
+
+// How a run's user locks were recorded: one row per run that tried.
+struct UserLockRun {
+    int64_t run = 0;
+    std::string status;            // "recorded", or "unavailable: " and why
+    std::string pids;              // the processes recorded, "1234 1250"
+    uint64_t samples = 0;          // waiter stacks received
+    uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
+    uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
+    uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
+    uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
+    uint64_t rate_limited = 0;     // stacks not taken: over the rate cap
+};
+
 // LS_ROLE_* as stored: "waiter", "waker", "holder:running",
 // "holder:preempted", "holder:sleeping", "holder:io-wait", "holder:on-cpu"
 // (a running holder sampled on its own CPU by a timer: no waiter's wait).
@@ -311,8 +351,13 @@ struct IntervalBatch {
     std::vector<HolderTask> holder_tasks;  // the same, for the sampled holders' tasks
     std::vector<LockCgroup> lock_cgroups;  // the same, for the sampled waiters' cgroups
     std::vector<TaskStats> tasks;          // cumulative per task: replace that run's rows
-    RunInfo run;                           // progress so far: lost, unmatched_ends, stack_samples, ops
-    std::vector<Episode> episodes;         // --trace: episodes finished in the interval (stored under totals.run)
+    // User-space locks (record's user-lock recorder): the run's rows, given
+    // with its last interval.
+    std::vector<UserLockRow> user_locks;
+    std::vector<UserLockLeftOut> user_lock_left_out;
+    std::vector<UserLockRun> user_lock_runs;
+    RunInfo run;                    // progress so far: lost, unmatched_ends, stack_samples, ops
+    std::vector<Episode> episodes;  // --trace: episodes finished in the interval (stored under totals.run)
 };
 
 // Everything a session file holds, loaded.
@@ -328,6 +373,11 @@ struct Session {
     std::vector<HolderTask> holder_tasks;  // table holder_tasks, added to version 3 without a bump
     std::vector<LockCgroup> lock_cgroups;  // table lock_cgroups, the same
     std::vector<TaskStats> tasks;
+    // User-space locks: tables added to version 5 without a bump (older
+    // files have none: no user locks were recorded).
+    std::vector<UserLockRow> user_locks;
+    std::vector<UserLockLeftOut> user_lock_left_out;
+    std::vector<UserLockRun> user_lock_runs;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;
 

@@ -23,6 +23,7 @@
 #include "pipeline/session_files.h"
 #include "probe/features.h"
 #include "record/children.h"
+#include "record/user_locks.h"
 
 namespace lockscope::record {
 
@@ -228,6 +229,7 @@ private:
         ProbeOptions po;          // what the probe was attached with
         size_t locks_in_use = 0;  // the probe's lock table at the last snapshot
         std::optional<Probe> probe;
+        std::optional<UserLockRecording> user_locks;
     };
 
     void describe_scope()
@@ -264,7 +266,18 @@ private:
             }
             throw;
         }
+        start_user_locks(run);
         return po;
+    }
+
+    // Before the target is released: its first lock wait is recorded.
+    void start_user_locks(Run& run)
+    {
+        if (!o_.user_locks)
+            return;
+        const pid_t target = o_.pid ? pid_t(o_.pid) : run.child.pid;
+        if (target > 0)
+            run.user_locks.emplace(std::vector<pid_t>{target});
     }
 
     // Said once, on the first run: what is recorded and what this kernel allows.
@@ -340,6 +353,8 @@ private:
                 last = true;
             }
         }
+        if (run.user_locks)
+            run.user_locks->poll();  // before the target is reaped: its maps name its locks
         if (run.child.pid > 0 && run.child.reap(false))
             last = true;
         if (o_.pid && !process_alive(pid_t(o_.pid)))
@@ -372,6 +387,8 @@ private:
         for (const auto& [tgid, parent] : run.probe->traced_processes())
             run.followed.try_emplace(tgid, process_name(tgid));
         IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
+        if (last && run.user_locks)
+            run.user_locks->finish(run.id, batch);
         // Episodes that ended before the baseline are not in the run's counters.
         std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < run.base_ns; });
         batch.episodes = std::move(episodes);

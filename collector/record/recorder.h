@@ -41,6 +41,9 @@ struct RecordOptions {
     probe::ProbeOptions probe;
     LockFilter filter;         // --kind (in the kernel), --lock, --caller
     bool status_line = false;  // live status on stderr
+    // Also record the user-space locks (pthread mutexes and rwlocks, std::
+    // mutexes) of the process -p follows or the command or workload runs.
+    bool user_locks = false;
     // Called on the recording thread after each interval is drained (and
     // stored, when there is a session file).
     std::function<void(const IntervalView&)> on_interval;

@@ -483,4 +483,10 @@ int Recorder::exit_prog_fd() const
     return bpf_program__fd(state_->skel->progs.userlock_exit);
 }
 
+void Recorder::read_names(pid_t tgid)
+{
+    state_->data_symbols.forget(tgid);
+    state_->data_symbols.lookup(tgid, 0);
+}
+
 }  // namespace lockscope::userlock

@@ -651,6 +651,14 @@ Report build_report(const Session& session, const ReportOptions& options)
     rep.rows_total = rep.rows.size();
     if (options.top && rep.rows.size() > options.top)
         rep.rows.resize(options.top);
+    rep.scope = options.scope;
+    if (options.scope != LockScope::Kernel)
+        rep.user_locks = user_lock_report(session, options.run, options.top);
+    if (options.scope == LockScope::User) {
+        rep.rows.clear();
+        rep.rows_total = 0;
+        rep.chains.clear();
+    }
     return rep;
 }
 

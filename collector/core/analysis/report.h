@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/analysis/chains.h"
+#include "core/analysis/user_locks.h"
 #include "core/model.h"
 
 #include <cstddef>
@@ -44,6 +45,7 @@ struct ReportOptions {
     std::optional<int64_t> run;  // one run only; all runs when empty
     bool chains = false;         // the text shows the wait chains (JSON always has them)
     RowSort sort = RowSort::Wait;
+    LockScope scope = LockScope::All;  // user: no kernel rows; kernel: no user-lock rows
 };
 
 // A holder stack of a lock row: what the task holding the lock was running
@@ -135,6 +137,10 @@ struct Report {
     };
     std::vector<RunTotals> runs;
     std::vector<IntervalTotals> intervals;
+    // The session's user-space locks (empty with --scope kernel, and for a
+    // session that recorded none).
+    LockScope scope = LockScope::All;
+    UserLockReport user_locks;
 };
 
 // Whether a session of this format splits the wait into parts that add up
@@ -159,5 +165,7 @@ struct TextOptions {
 std::string format_text(const Report& report, const TextOptions& options = {});
 std::string format_json(const Report& report);
 std::string format_csv(const Report& report);  // header + one line per row, RFC 4180 quoting
+// The user-space lock rows (report --scope user --format csv, export --table user-locks).
+std::string format_user_locks_csv(const Report& report);
 
 }  // namespace lockscope

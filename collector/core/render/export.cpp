@@ -33,7 +33,9 @@ CsvTable parse_csv_table(const std::string& text)
         return CsvTable::Locks;
     if (text == "intervals")
         return CsvTable::Intervals;
-    throw UsageError("unknown table '" + text + "': use locks or intervals");
+    if (text == "user-locks")
+        return CsvTable::UserLocks;
+    throw UsageError("unknown table '" + text + "': use locks, intervals or user-locks");
 }
 
 }  // namespace lockscope

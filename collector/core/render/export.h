@@ -4,7 +4,7 @@
 //
 //   chrome-trace  Trace Event JSON for Perfetto UI and chrome://tracing
 //   folded        "frame;frame;... weight" for flamegraph.pl and speedscope
-//   csv           the per-lock or the per-interval table
+//   csv           the per-lock, the per-interval or the user-lock table
 //   pprof         gzipped profile.proto, for go tool pprof and continuous profilers
 #pragma once
 
@@ -20,7 +20,7 @@ namespace lockscope {
 
 enum class ExportFormat { ChromeTrace, Folded, Csv, Pprof };
 enum class FoldedWeight { WaitNs, Contentions };
-enum class CsvTable { Locks, Intervals };
+enum class CsvTable { Locks, Intervals, UserLocks };
 
 // Parse the command-line spellings; anything else is a UsageError that
 // lists the valid values.
@@ -66,7 +66,8 @@ void export_pprof(const Session& session, std::ostream& out);
 const std::vector<std::pair<std::string, std::string>>& pprof_sample_types();  // (type, unit) in order
 
 // Locks: the report's per-lock CSV (every row, `report --format csv`).
-// Intervals: one row per run and interval with its totals.
+// Intervals: one row per run and interval with its totals. UserLocks: the
+// user-space locks (`report --scope user --format csv`, every row).
 void export_csv(const Session& session, CsvTable table, std::ostream& out);
 
 }  // namespace lockscope

@@ -1,4 +1,4 @@
-// `lockscope export --format csv`: the per-lock and the per-interval tables.
+// `lockscope export --format csv`: the per-lock, per-interval and user-lock tables.
 #include "core/render/export.h"
 
 #include "core/analysis/report.h"
@@ -36,6 +36,11 @@ void export_csv(const Session& session, CsvTable table, std::ostream& out)
         return intervals_csv(session, out);
     ReportOptions options;
     options.top = 0;  // every lock
+    if (table == CsvTable::UserLocks) {
+        options.scope = LockScope::User;
+        out << format_user_locks_csv(build_report(session, options));
+        return;
+    }
     out << format_csv(build_report(session, options));
 }
 

@@ -5,6 +5,7 @@
 #include "core/format.h"
 #include "core/render/counter_columns.h"
 #include "core/render/report_shares.h"
+#include "core/render/report_user_locks.h"
 
 #include <algorithm>
 #include <array>
@@ -559,11 +560,16 @@ std::string format_text(const Report& rep, const TextOptions& options)
 {
     std::ostringstream out;
     header_block(out, rep);
-    totals_block(out, rep);
-    table_block(out, rep, options);
-    holders_block(out, rep);
-    if (rep.show_chains)
-        chains_block(out, rep);
+    if (rep.scope != LockScope::User) {
+        totals_block(out, rep);
+        table_block(out, rep, options);
+        holders_block(out, rep);
+        if (rep.show_chains)
+            chains_block(out, rep);
+    }
+    report_user_locks::text_block(out, rep);
+    if (rep.scope == LockScope::User && !rep.user_locks.tried)
+        out << "\nno user-space locks in this session (record -p PID or -- COMMAND records them)\n";
     return out.str();
 }
 

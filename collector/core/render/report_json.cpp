@@ -9,6 +9,7 @@
 #include "core/analysis/report.h"
 #include "core/render/counter_columns.h"
 #include "core/render/report_shares.h"
+#include "core/render/report_user_locks.h"
 
 namespace lockscope {
 
@@ -206,6 +207,8 @@ std::string format_json(const Report& rep)
         intervals.push_back(std::move(interval));
     }
     j["intervals"] = std::move(intervals);
+    if (rep.user_locks.tried)
+        j["user_locks"] = report_user_locks::json(rep);
     // Replace rather than throw on invalid UTF-8 from a foreign session.
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

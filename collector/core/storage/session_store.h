@@ -34,7 +34,9 @@
 //      (LockCounters::spinning_ns() and the rest; older files cannot split it);
 //      runs.holder_oncpu_samples/holder_oncpu_dropped; stacks.role
 //      "holder:on-cpu" (a running holder's stack taken on its own CPU, no
-//      wait); meta running_holders, running_holder_hz
+//      wait); meta running_holders, running_holder_hz; tables user_locks,
+//      user_lock_left_out and user_lock_runs added within it (user-space
+//      locks of the recorded processes: a file without them has none)
 #pragma once
 
 #include "core/model.h"

@@ -4,7 +4,7 @@
 // writer's INSERT and binding, the loader's SELECT for a file's version and
 // its checked read, and for the per-run tables the CREATE TABLE, all come
 // from the declaration. A new per-run table (stacks, edges, lock_cgroups,
-// holder_tasks, tasks so far) is one entry in kRunTables, beside its row
+// holder_tasks, tasks, user_locks and its two companions so far) is one entry in kRunTables, beside its row
 // type in model.h and the vectors that hold its rows in Session and
 // IntervalBatch: SessionWriter::write_interval replaces a run's rows with
 // the batch's, and load_session reads them back.
@@ -155,6 +155,10 @@ inline constexpr auto kLockIntervalTable =
                                  {"counters", &LockInterval::counters}},
                                 {.key = "idx, lock_id"});
 
+// The user-lock tables came to version 5 without a bump: a reader of
+// version 5 that knows none of them reads the rest of the file as before.
+inline constexpr TableOptions kUserLockTableOptions = {.since_version = 5, .added_within_version = true};
+
 // The session's per-run tables, in load order (a missing table's warning
 // comes in this order too).
 inline constexpr auto kRunTables =
@@ -189,7 +193,36 @@ inline constexpr auto kRunTables =
                               {"comm", &TaskStats::comm},
                               {"counters", &TaskStats::counters},
                               {.name = "cgroup", .member = &TaskStats::cgroup, .since_version = 3}},
-                             {.index_by_run = true}));
+                             {.index_by_run = true}),
+               session_table("user_locks", &Session::user_locks, &IntervalBatch::user_locks,
+                             {{"pid", &UserLockRow::pid},
+                              {"name", &UserLockRow::name},
+                              {"name_source", &UserLockRow::name_source},
+                              {"module", &UserLockRow::module},
+                              {"kind", &UserLockRow::kind},
+                              {"caller", &UserLockRow::caller},
+                              {"waits", &UserLockRow::waits},
+                              {"wait_ns", &UserLockRow::wait_ns},
+                              {"max_wait_ns", &UserLockRow::max_wait_ns},
+                              {"samples", &UserLockRow::samples},
+                              {"owner_tids", &UserLockRow::owner_tids},
+                              {"ops", &UserLockRow::ops}},
+                             kUserLockTableOptions),
+               session_table("user_lock_left_out", &Session::user_lock_left_out, &IntervalBatch::user_lock_left_out,
+                             {{"reason", &UserLockLeftOut::reason},
+                              {"addresses", &UserLockLeftOut::addresses},
+                              {"waits", &UserLockLeftOut::waits}},
+                             kUserLockTableOptions),
+               session_table("user_lock_runs", &Session::user_lock_runs, &IntervalBatch::user_lock_runs,
+                             {{"status", &UserLockRun::status},
+                              {"pids", &UserLockRun::pids},
+                              {"samples", &UserLockRun::samples},
+                              {"samples_unwound", &UserLockRun::samples_unwound},
+                              {"lost_keys", &UserLockRun::lost_keys},
+                              {"lost_samples", &UserLockRun::lost_samples},
+                              {"lost_inflight", &UserLockRun::lost_inflight},
+                              {"rate_limited", &UserLockRun::rate_limited}},
+                             kUserLockTableOptions));
 
 // Calls fn(table) for each of kRunTables, in order.
 template <typename Fn>

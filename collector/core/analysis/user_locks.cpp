@@ -1,0 +1,106 @@
+#include "core/analysis/user_locks.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <sstream>
+#include <tuple>
+
+namespace lockscope {
+namespace {
+
+template <typename T>
+void add_words(std::set<T>& out, const std::string& text)
+{
+    std::istringstream in(text);
+    for (T item; in >> item;)
+        out.insert(item);
+}
+
+void add_counters(UserLockRun& sum, const UserLockRun& r)
+{
+    sum.samples += r.samples;
+    sum.samples_unwound += r.samples_unwound;
+    sum.lost_keys += r.lost_keys;
+    sum.lost_samples += r.lost_samples;
+    sum.lost_inflight += r.lost_inflight;
+    sum.rate_limited += r.rate_limited;
+}
+
+}  // namespace
+
+LockScope parse_lock_scope(const std::string& text)
+{
+    if (text == "all")
+        return LockScope::All;
+    if (text == "kernel")
+        return LockScope::Kernel;
+    if (text == "user")
+        return LockScope::User;
+    throw UsageError("--scope must be all, kernel or user, not '" + text + "'");
+}
+
+const char* lock_scope_name(LockScope scope)
+{
+    return scope == LockScope::Kernel ? "kernel" : scope == LockScope::User ? "user" : "all";
+}
+
+UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top)
+{
+    const auto wanted = [&](int64_t id) { return !run || *run == id; };
+    UserLockReport rep;
+    for (const UserLockRun& r : session.user_lock_runs) {
+        if (!wanted(r.run))
+            continue;
+        rep.tried = true;
+        if (r.status != "recorded")
+            rep.unavailable.push_back(r.status);
+        add_counters(rep.counters, r);
+    }
+    for (const UserLockLeftOut& l : session.user_lock_left_out) {
+        if (!wanted(l.run))
+            continue;
+        UserLockLeftOut& sum = rep.left_out[l.reason];
+        sum.reason = l.reason;
+        sum.addresses += l.addresses;
+        sum.waits += l.waits;
+    }
+    std::map<std::tuple<std::string, std::string, std::string>, UserLockReportRow> rows;
+    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> caller_wait;
+    for (const UserLockRow& l : session.user_locks) {
+        if (!wanted(l.run))
+            continue;
+        const auto key = std::make_tuple(l.name, l.kind, l.module);
+        UserLockReportRow& row = rows[key];
+        row.name = l.name;
+        row.kind = l.kind;
+        row.module = l.module;
+        if (row.name_source.empty() || l.wait_ns >= caller_wait[key]) {
+            row.name_source = l.name_source;
+            row.caller = l.caller;
+            caller_wait[key] = l.wait_ns;
+        }
+        row.pids.insert(l.pid);
+        row.waits += l.waits;
+        row.wait_ns += l.wait_ns;
+        row.max_wait_ns = std::max(row.max_wait_ns, l.max_wait_ns);
+        row.samples += l.samples;
+        add_words(row.owner_tids, l.owner_tids);
+        add_words(row.ops, l.ops);
+        rep.waits += l.waits;
+        rep.wait_ns += l.wait_ns;
+    }
+    for (auto& [key, row] : rows) {
+        row.share_of_wait = rep.wait_ns ? double(row.wait_ns) / double(rep.wait_ns) : 0.0;
+        rep.rows.push_back(std::move(row));
+    }
+    std::stable_sort(rep.rows.begin(), rep.rows.end(), [](const UserLockReportRow& a, const UserLockReportRow& b) {
+        return std::tie(a.wait_ns, a.waits) > std::tie(b.wait_ns, b.waits);
+    });
+    rep.rows_total = rep.rows.size();
+    if (top && rep.rows.size() > top)
+        rep.rows.resize(top);
+    return rep;
+}
+
+}  // namespace lockscope

@@ -1,0 +1,58 @@
+// The user-space locks of a session (record's user-lock recorder), rolled
+// up for the report: rows per lock and kind over the runs reported, the
+// futex waits left out per reason, and what was lost.
+#pragma once
+
+#include "core/model.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace lockscope {
+
+// report --scope: which locks the rows are of.
+enum class LockScope { All, Kernel, User };
+
+// "all", "kernel", "user"; anything else is a UsageError that lists them.
+LockScope parse_lock_scope(const std::string& text);
+const char* lock_scope_name(LockScope scope);
+
+struct UserLockReportRow {
+    std::string name;
+    std::string name_source;
+    std::string module;
+    std::string kind;
+    std::string caller;  // of the run with the most wait
+    std::set<uint32_t> pids;
+    uint64_t waits = 0;
+    uint64_t wait_ns = 0;
+    uint64_t max_wait_ns = 0;
+    uint64_t samples = 0;
+    std::set<uint32_t> owner_tids;
+    std::set<std::string> ops;
+    double share_of_wait = 0;  // of all user-lock rows' wait
+
+    double mean_wait_ns() const { return waits ? double(wait_ns) / double(waits) : 0.0; }
+};
+
+struct UserLockReport {
+    bool tried = false;                    // some run reported tried to record user locks
+    std::vector<std::string> unavailable;  // why a run recorded none, one line each
+    std::vector<UserLockReportRow> rows;   // by wait, longest first; at most `top`
+    size_t rows_total = 0;                 // before the cut
+    uint64_t waits = 0;                    // all rows'
+    uint64_t wait_ns = 0;
+    std::map<std::string, UserLockLeftOut> left_out;  // by reason, over the runs (run is 0)
+    UserLockRun counters;                             // samples and losses, over the runs (run is 0)
+};
+
+// Rows keyed by (name, kind, module): one lock over every run, whichever
+// process ran it. `run`: one run only; `top` 0: every row.
+UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top);
+
+}  // namespace lockscope

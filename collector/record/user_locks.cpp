@@ -1,0 +1,118 @@
+#include "record/user_locks.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "userlock/recorder.h"
+
+namespace lockscope::record {
+namespace {
+
+// The file-backed mappings of a process ("start-end path" lines): they
+// change on exec and dlopen, not as threads and the heap come and go.
+// Empty once it has exited.
+std::string binaries_of(pid_t tgid)
+{
+    std::ifstream maps("/proc/" + std::to_string(tgid) + "/maps");
+    std::string out;
+    for (std::string line; std::getline(maps, line);) {
+        const auto path = line.find(" /");
+        if (path != std::string::npos)
+            out += line.substr(0, line.find(' ')) + line.substr(path) + "\n";
+    }
+    return out;
+}
+
+template <typename Set>
+std::string joined(const Set& items)
+{
+    std::ostringstream out;
+    for (const auto& item : items)
+        out << (out.tellp() > 0 ? " " : "") << item;
+    return out.str();
+}
+
+UserLockRow row_of(int64_t run, const userlock::UserLock& lock)
+{
+    return {.run = run,
+            .pid = uint32_t(lock.tgid),
+            .name = lock.name,
+            .name_source = lock.name_source,
+            .module = lock.module,
+            .kind = lock.kind,
+            .caller = lock.caller,
+            .waits = lock.waits,
+            .wait_ns = lock.wait_ns,
+            .max_wait_ns = lock.max_wait_ns,
+            .samples = lock.samples,
+            .owner_tids = joined(lock.owner_tids),
+            .ops = joined(lock.ops)};
+}
+
+}  // namespace
+
+UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids) : tgids_(tgids)
+{
+    try {
+        recorder_ = std::make_unique<userlock::Recorder>(userlock::Recorder::prepare({.tgids = tgids}));
+        recorder_->start();
+    } catch (const Error& e) {
+        recorder_.reset();
+        unavailable_ = e.what();
+        std::fprintf(stderr, "lockscope: user-space locks are not recorded (kernel locks are): %s\n", e.what());
+    }
+}
+
+UserLockRecording::~UserLockRecording() = default;
+
+void UserLockRecording::poll()
+{
+    if (!recorder_)
+        return;
+    try {
+        recorder_->poll(0);
+        for (pid_t tgid : tgids_) {
+            std::string binaries = binaries_of(tgid);
+            if (binaries.empty() || binaries == binaries_[tgid])
+                continue;
+            recorder_->read_names(tgid);
+            binaries_[tgid] = std::move(binaries);
+        }
+    } catch (const Error& e) {
+        recorder_.reset();
+        unavailable_ = e.what();
+        std::fprintf(stderr, "lockscope: user-space locks are no longer recorded: %s\n", e.what());
+    }
+}
+
+void UserLockRecording::finish(int64_t run, IntervalBatch& batch)
+{
+    UserLockRun info{.run = run, .status = "recorded", .pids = joined(tgids_)};
+    if (!recorder_) {
+        info.status = "unavailable: " + unavailable_;
+        batch.user_lock_runs.push_back(std::move(info));
+        return;
+    }
+    poll();  // a target still running may have loaded a library since
+    if (!recorder_)
+        return finish(run, batch);
+    recorder_->stop();
+    const userlock::Recording r = recorder_->read();
+    recorder_.reset();
+    for (const userlock::UserLock& lock : r.locks)
+        batch.user_locks.push_back(row_of(run, lock));
+    for (const auto& [reason, left] : r.left_out)
+        batch.user_lock_left_out.push_back(
+            {.run = run, .reason = reason, .addresses = left.addresses, .waits = left.waits});
+    info.samples = r.samples;
+    info.samples_unwound = r.samples_unwound;
+    info.lost_keys = r.lost_keys;
+    info.lost_samples = r.lost_samples;
+    info.lost_inflight = r.lost_inflight;
+    info.rate_limited = r.rate_limited;
+    batch.user_lock_runs.push_back(std::move(info));
+}
+
+}  // namespace lockscope::record

@@ -1,0 +1,167 @@
+// User-space locks in a session file: stored with a run's last interval,
+// read back, shown after the kernel's table (text, JSON, CSV) and filtered
+// by --scope; a file written before the user-lock tables existed loads
+// as it did, without a warning or a user-lock section.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/analysis/report.h"
+#include "core/storage/session_store.h"
+#include "sample_session.h"
+
+using namespace lockscope;
+using lockscope::testing::TempDir;
+
+namespace {
+
+UserLockRow row(int64_t run, const char* name, const char* kind, const char* caller, uint64_t waits, uint64_t wait_ns,
+                uint64_t max_wait_ns, const char* owners)
+{
+    return {.run = run,
+            .pid = 4242,
+            .name = name,
+            .name_source = "user-symbol",
+            .module = "app",
+            .kind = kind,
+            .caller = caller,
+            .waits = waits,
+            .wait_ns = wait_ns,
+            .max_wait_ns = max_wait_ns,
+            .samples = waits / 16,
+            .owner_tids = owners,
+            .ops = "FUTEX_WAIT_BITSET"};
+}
+
+void add_user_locks(IntervalBatch& b, int64_t run)
+{
+    b.user_locks.push_back(
+        row(run, "g_cache_lock", "pthread_mutex", "update_cache", 1000, 50'000'000, 900'000, "4243 4244"));
+    b.user_locks.push_back(row(run, "g_table_lock", "pthread_rwlock/r", "lookup_table", 10, 1'000'000, 200'000, ""));
+    b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 1, .waits = 77});
+    b.user_lock_runs.push_back(
+        {.run = run, .status = "recorded", .pids = "4242", .samples = 75, .samples_unwound = 75});
+}
+
+// One run of two intervals, its user locks given with the last, as record does.
+std::string write_with_user_locks(const TempDir& dir)
+{
+    const std::string path = dir.file("user.lockscope");
+    auto w = SessionWriter::create(path, false);
+    w.set_meta(lockscope::testing::sample_meta());
+    const int64_t run = w.begin_run("run", 1'000'000'000ull);
+    IntervalBatch first = lockscope::testing::sample_batch(run, 0, 3);
+    w.write_interval(first);
+    IntervalBatch last = lockscope::testing::sample_batch(run, 1, 3);
+    last.new_locks.clear();
+    add_user_locks(last, run);
+    w.write_interval(last);
+    lockscope::testing::end_run_complete(w, last);
+    w.close();
+    return path;
+}
+
+Report report_of(const Session& s, LockScope scope)
+{
+    ReportOptions o;
+    o.top = 0;
+    o.scope = scope;
+    return build_report(s, o);
+}
+
+TEST(UserLockReport, RowsComeBackFromTheFileWithTheirNamesKindsAndWaits)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    EXPECT_TRUE(s.warnings.empty());
+    ASSERT_EQ(s.user_locks.size(), 2u);
+    EXPECT_EQ(s.user_locks[0].name, "g_cache_lock");
+    EXPECT_EQ(s.user_locks[0].pid, 4242u);
+    EXPECT_EQ(s.user_locks[0].waits, 1000u);
+    EXPECT_EQ(s.user_locks[0].owner_tids, "4243 4244");
+    ASSERT_EQ(s.user_lock_left_out.size(), 1u);
+    EXPECT_EQ(s.user_lock_left_out[0].waits, 77u);
+    ASSERT_EQ(s.user_lock_runs.size(), 1u);
+    EXPECT_EQ(s.user_lock_runs[0].status, "recorded");
+}
+
+TEST(UserLockReport, TextShowsUserLocksAfterTheKernelTableAndTheLeftOutLine)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    const std::string all = format_text(report_of(s, LockScope::All), {.full_names = true});
+    const auto kernel_table = all.find("lock_3");
+    const auto user = all.find("user-space locks of process 4242");
+    ASSERT_NE(user, std::string::npos) << all;
+    EXPECT_LT(kernel_table, user) << all;
+    EXPECT_NE(all.find("pthread_rwlock/r"), std::string::npos) << all;
+    EXPECT_NE(all.find("left out: 77 condition-variable waits, 0 semaphore waits"), std::string::npos) << all;
+
+    const std::string kernel = format_text(report_of(s, LockScope::Kernel), {.full_names = true});
+    EXPECT_EQ(kernel.find("g_cache_lock"), std::string::npos) << kernel;
+    EXPECT_EQ(kernel + "\n", all.substr(0, user)) << "the kernel's part is the same with and without user locks";
+
+    const std::string only_user = format_text(report_of(s, LockScope::User), {.full_names = true});
+    EXPECT_NE(only_user.find("g_cache_lock"), std::string::npos) << only_user;
+    EXPECT_EQ(only_user.find("lock_3"), std::string::npos) << only_user;
+}
+
+TEST(UserLockReport, JsonRowsHaveScopeUserAndKernelKeysStayAsTheyWere)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    const auto j = nlohmann::json::parse(format_json(report_of(s, LockScope::All)));
+    ASSERT_TRUE(j.contains("user_locks"));
+    const auto& rows = j["user_locks"]["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0]["scope"], "user");
+    EXPECT_EQ(rows[0]["name"], "g_cache_lock");
+    EXPECT_EQ(rows[0]["waits"], 1000);
+    EXPECT_EQ(rows[0]["mean_wait_ns"], 50000.0);
+    EXPECT_EQ(j["user_locks"]["left_out"]["condition"]["waits"], 77);
+    EXPECT_FALSE(j["locks"].empty());
+    EXPECT_FALSE(j["locks"][0].contains("scope"));
+
+    const auto kernel = nlohmann::json::parse(format_json(report_of(s, LockScope::Kernel)));
+    EXPECT_FALSE(kernel.contains("user_locks"));
+    const auto user = nlohmann::json::parse(format_json(report_of(s, LockScope::User)));
+    EXPECT_TRUE(user["locks"].empty());
+    EXPECT_EQ(user["user_locks"]["rows"].size(), 2u);
+}
+
+TEST(UserLockReport, CsvOfUserLocksHasOneLinePerRow)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    const std::string csv = format_user_locks_csv(report_of(s, LockScope::User));
+    EXPECT_EQ(csv.rfind("scope,name,kind,", 0), 0u) << csv;
+    EXPECT_NE(csv.find("user,g_cache_lock,pthread_mutex,user-symbol,app,update_cache,4242,1000,50000000,900000,50000,"),
+              std::string::npos)
+        << csv;
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+}
+
+// A file from before the user-lock tables: same version, no such tables.
+TEST(UserLockReport, AFileWithoutTheTablesLoadsQuietlyWithNoUserSection)
+{
+    TempDir dir;
+    const std::string path = dir.file("old.lockscope");
+    lockscope::testing::write_sample(path, 1, 2, 3);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE user_locks; DROP TABLE user_lock_left_out; DROP TABLE user_lock_runs;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    const Session s = load_session(path);
+    EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+    EXPECT_EQ(s.locks.size(), 3u);
+    const Report rep = report_of(s, LockScope::All);
+    EXPECT_EQ(format_text(rep).find("user-space"), std::string::npos);
+    EXPECT_FALSE(nlohmann::json::parse(format_json(rep)).contains("user_locks"));
+}
+
+}  // namespace

@@ -1,0 +1,245 @@
+// `lockscope record -o FILE -- userlock_prog`: the program's own locks land
+// in the session beside the kernel's, and `lockscope report` shows them as
+// a user would look for them: its two global mutexes by their symbols, its
+// heap mutex by the method that takes it, its shared mutex as a rwlock, no
+// condition-variable row but a "left out" line that counts its waits; the
+// waits agree within 2% with the independent futex observer
+// (futex_observer.bpf.c) attached to the same process. --scope kernel hides
+// them, and --no-user-locks records none.
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "subprocess.h"
+#include "observed_run.h"
+
+namespace {
+
+using namespace lockscope::userlock_test;
+using lockscope::test::Program;
+namespace test = lockscope::test;
+
+// The process `lockscope record` forked to run the command: the only
+// child of any of its threads.
+pid_t command_of(pid_t recorder)
+{
+    const std::string tasks = "/proc/" + std::to_string(recorder) + "/task";
+    DIR* dir = opendir(tasks.c_str());
+    pid_t child = -1;
+    while (dir != nullptr) {
+        const dirent* entry = readdir(dir);
+        if (entry == nullptr) {
+            break;
+        }
+        std::ifstream children(tasks + "/" + entry->d_name + "/children");
+        if (pid_t pid = 0; children >> pid) {
+            child = pid;
+        }
+    }
+    if (dir != nullptr) {
+        closedir(dir);
+    }
+    return child;
+}
+
+struct Recorded {
+    std::string failure;
+    std::string file;
+    std::map<std::string, uint64_t> observed;  // futex waits per lock, as the observer counted them
+    std::string text;                          // lockscope report FILE
+    nlohmann::json json;                       // lockscope report FILE --format json
+};
+
+// Records the program under `lockscope record` with `options`, the
+// observer counting its futex waits from "ready" until it has exited.
+Recorded record(const std::string& name, const std::vector<std::string>& options)
+{
+    Recorded r;
+    r.file = test::temp_path(name + ".lockscope");
+    std::vector<std::string> args = {"record", "-o", r.file};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"--", USERLOCK_PROG, "1500"});
+    const std::string bin = test::lockscope_bin();
+    Program lockscope(bin.c_str(), args);
+    std::map<std::string, LockRange> locks;
+    if (!read_locks(lockscope, locks, 60000)) {
+        r.failure = "the test program did not start under lockscope record";
+        return r;
+    }
+    const pid_t program = command_of(lockscope.pid());
+    FutexObserver observer(program, locks);
+    if (program <= 0 || !observer.failure().empty()) {
+        r.failure = program <= 0 ? "no command process under lockscope record" : observer.failure();
+        return r;
+    }
+    std::map<std::string, long> contended;
+    lockscope.say("go\n");
+    if (!read_until_done(lockscope, contended, 60000)) {
+        r.failure = "the test program did not finish";
+        return r;
+    }
+    // Its stdin closed, the program exits; record writes the session and ends
+    // (finish() waits 5 s at a time).
+    bool ended = false;
+    for (int i = 0; i < 24 && !ended; ++i) {
+        ended = lockscope.finish();
+    }
+    if (!ended) {
+        r.failure = "lockscope record did not end";
+        return r;
+    }
+    r.observed = observer.stop();
+    const test::Finished text = test::run({test::lockscope_bin(), "report", r.file, "-E", "0"});
+    const test::Finished json = test::run({test::lockscope_bin(), "report", r.file, "--format", "json", "-E", "0"});
+    if (text.exit_code != 0 || json.exit_code != 0) {
+        r.failure = "lockscope report failed: " + text.err + json.err;
+        return r;
+    }
+    r.text = text.out;
+    r.json = nlohmann::json::parse(json.out);
+    return r;
+}
+
+std::vector<nlohmann::json> rows_named(const nlohmann::json& report, const std::string& name)
+{
+    std::vector<nlohmann::json> rows;
+    if (!report.contains("user_locks")) {
+        return rows;
+    }
+    for (const auto& row : report["user_locks"]["rows"]) {
+        if (row["name"] == name) {
+            rows.push_back(row);
+        }
+    }
+    return rows;
+}
+
+class RecordUserLocks : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        if (geteuid() == 0) {
+            with_ = new Recorded(record("with", {}));
+            without_ = new Recorded(record("without", {"--no-user-locks"}));
+            if (with_->failure.empty()) {
+                std::printf("%s", with_->text.c_str());
+            }
+        }
+    }
+    static void TearDownTestSuite()
+    {
+        delete with_;
+        delete without_;
+    }
+    void SetUp() override
+    {
+        if (with_ == nullptr) {
+            GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
+        }
+        ASSERT_EQ(with_->failure, "");
+        ASSERT_EQ(without_->failure, "");
+    }
+    static Recorded* with_;
+    static Recorded* without_;
+};
+
+Recorded* RecordUserLocks::with_ = nullptr;
+Recorded* RecordUserLocks::without_ = nullptr;
+
+TEST_F(RecordUserLocks, GlobalMutexesAreNamedByTheirSymbols)
+{
+    for (const char* name : {"g_cache_lock", "g_stats_lock"}) {
+        const auto rows = rows_named(with_->json, name);
+        ASSERT_EQ(rows.size(), 1u) << name << "\n" << with_->text;
+        EXPECT_EQ(rows[0]["scope"], "user");
+        EXPECT_EQ(rows[0]["kind"], "pthread_mutex");
+        EXPECT_EQ(rows[0]["name_source"], "user-symbol");
+        EXPECT_EQ(rows[0]["module"], "userlock_prog");
+        EXPECT_NE(with_->text.find(name), std::string::npos);
+    }
+}
+
+TEST_F(RecordUserLocks, TheHeapMutexIsNamedByTheMethodThatTakesIt)
+{
+    const auto rows = rows_named(with_->json, "pthread_mutex@Cache::get");
+    ASSERT_EQ(rows.size(), 1u) << with_->text;
+    EXPECT_EQ(rows[0]["kind"], "pthread_mutex");
+    EXPECT_EQ(rows[0]["name_source"], "user-caller");
+    EXPECT_NE(with_->text.find("pthread_mutex@Cache::get"), std::string::npos) << with_->text;
+}
+
+TEST_F(RecordUserLocks, TheSharedMutexIsARwlock)
+{
+    const auto rows = rows_named(with_->json, "g_table_lock");
+    ASSERT_FALSE(rows.empty()) << with_->text;
+    std::set<std::string> kinds;
+    for (const auto& row : rows) {
+        kinds.insert(row["kind"].get<std::string>());
+    }
+    EXPECT_TRUE(kinds.count("pthread_rwlock/w")) << with_->text;
+    for (const auto& kind : kinds) {
+        EXPECT_EQ(kind.rfind("pthread_rwlock/", 0), 0u) << kind;
+    }
+    EXPECT_NE(with_->text.find("pthread_rwlock/w"), std::string::npos) << with_->text;
+}
+
+TEST_F(RecordUserLocks, NoConditionVariableRowButALeftOutLineCountingItsWaits)
+{
+    EXPECT_TRUE(rows_named(with_->json, "g_queue_cv").empty()) << with_->text;
+    EXPECT_EQ(with_->text.find("g_queue_cv"), std::string::npos) << with_->text;
+    const auto& left_out = with_->json["user_locks"]["left_out"];
+    ASSERT_TRUE(left_out.contains("condition")) << left_out.dump();
+    const uint64_t condition = left_out["condition"]["waits"];
+    EXPECT_GE(condition, with_->observed.at("g_queue_cv"));
+    EXPECT_GT(condition, 0u);
+    const std::string line = "left out: " + std::to_string(condition) + " condition-variable waits";
+    EXPECT_NE(with_->text.find(line), std::string::npos) << line << "\n" << with_->text;
+}
+
+TEST_F(RecordUserLocks, WaitsAgreeWithTheIndependentObserverWithinTwoPercent)
+{
+    for (const auto& [lock, row_name] : kRowNames) {
+        uint64_t recorded = 0;
+        for (const auto& row : rows_named(with_->json, row_name)) {
+            recorded += row["waits"].get<uint64_t>();
+        }
+        EXPECT_EQ(disagreement(lock, recorded, with_->observed.at(lock)), "");
+    }
+}
+
+TEST_F(RecordUserLocks, ScopeKernelHidesThemAndScopeUserShowsOnlyThem)
+{
+    const test::Finished kernel = test::run({test::lockscope_bin(), "report", with_->file, "--scope", "kernel"});
+    ASSERT_EQ(kernel.exit_code, 0) << kernel.err;
+    EXPECT_EQ(kernel.out.find("g_cache_lock"), std::string::npos) << kernel.out;
+    EXPECT_EQ(kernel.out.find("user-space locks"), std::string::npos) << kernel.out;
+    const test::Finished json =
+        test::run({test::lockscope_bin(), "report", with_->file, "--scope", "kernel", "--format", "json"});
+    EXPECT_FALSE(nlohmann::json::parse(json.out).contains("user_locks"));
+
+    const test::Finished user =
+        test::run({test::lockscope_bin(), "report", with_->file, "--scope", "user", "--format", "csv"});
+    ASSERT_EQ(user.exit_code, 0) << user.err;
+    EXPECT_EQ(user.out.rfind("scope,name,kind,", 0), 0u) << user.out;
+    EXPECT_NE(user.out.find("user,g_cache_lock,pthread_mutex,user-symbol,userlock_prog,"), std::string::npos)
+        << user.out;
+}
+
+TEST_F(RecordUserLocks, NoUserLocksRecordsNone)
+{
+    EXPECT_FALSE(without_->json.contains("user_locks")) << without_->json.dump();
+    EXPECT_EQ(without_->text.find("user-space locks"), std::string::npos) << without_->text;
+    EXPECT_EQ(without_->text.find("g_cache_lock"), std::string::npos) << without_->text;
+}
+
+}  // namespace
