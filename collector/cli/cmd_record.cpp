@@ -308,6 +308,7 @@ int cmd_record(const Args& args)
     std::unique_ptr<metrics::PrometheusExporter> exporter;
     if (!a.prometheus_address.empty()) {
         o.on_interval = [&](const record::IntervalView& v) { exporter->add_interval(v.batch, v.locks); };
+        o.renew_probe = true;
         if (!a.web_config.empty())  // a bad file: one sentence, before anything starts
             a.web = metrics::load_web_config(a.web_config);
         record::validate(o);  // not root, bad target: say so before opening a port

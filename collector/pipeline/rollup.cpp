@@ -22,6 +22,7 @@ void Rollup::forget_locks()
 {
     reset_stacks();
     locks_.clear();
+    next_lock_id_ = 1;
 }
 
 void Rollup::baseline(const RawSnapshot& snap)

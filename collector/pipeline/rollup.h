@@ -31,8 +31,9 @@ public:
     // Forgets stack ids: a newly attached probe numbers its stacks afresh.
     void reset_stacks();
 
-    // Forgets every lock and stack seen (ids keep counting up): the next
-    // baseline is a fresh probe's, whose tables start empty.
+    // Forgets every lock and stack seen, and numbers locks from 1 again (the
+    // lock catalog starts again with them): the next baseline is a fresh
+    // probe's, whose tables start empty.
     void forget_locks();
 
     // Stacks symbolized so far (as many as the probe's stack table holds).

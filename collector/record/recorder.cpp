@@ -380,8 +380,9 @@ private:
         // Taken before the snapshot, so every episode's lock has a row by then.
         std::vector<Episode> episodes = run.probe->take_episodes();
         const bool rotating = !last && files_.rotation_due(monotonic_ns());
+        const bool may_renew = rotating || (!last && !files_.active() && o_.renew_probe);
         // Attached before the old probe's last snapshot: no episode begins unseen.
-        std::optional<Probe> fresh = rotating ? fresh_probe(run) : std::nullopt;
+        std::optional<Probe> fresh = may_renew ? fresh_probe(run, rotating) : std::nullopt;
         RawSnapshot snap = run.probe->snapshot();
         run.locks_in_use = snap.locks.size();
         for (const auto& [tgid, parent] : run.probe->traced_processes())
@@ -413,15 +414,20 @@ private:
             run.next_tick += interval_ns_;
         if (rotating)
             rotate(run, snap, std::move(fresh));
+        else if (fresh) {
+            const RawSnapshot base = fresh->snapshot();
+            adopt(run, std::move(fresh), base);
+        }
     }
 
     // The kernel's lock and stack tables are never emptied while a probe
     // runs: in a system-wide series (the exporter service) every lock and
     // stack ever seen keeps its row, until the tables are full and new ones
-    // are lost. Once half full, the next file gets a fresh probe, attached
-    // before the old one's last snapshot. Not for a traced process: its
-    // tree and user probes belong to the first probe.
-    std::optional<Probe> fresh_probe(const Run& run)
+    // are lost. Once half full, the next file (or, for the exporter without
+    // a file, the next interval) gets a fresh probe, attached before the old
+    // one's last snapshot. Not for a traced process: its tree and user probes
+    // belong to the first probe.
+    std::optional<Probe> fresh_probe(const Run& run, bool next_file)
     {
         const bool half_full =
             2 * run.locks_in_use >= run.po.max_locks || 2 * rollup_->stacks_known() >= run.po.max_stacks;
@@ -430,9 +436,10 @@ private:
         try {
             std::optional<Probe> fresh(Probe::attach(run.po));
             std::fprintf(stderr,
-                         "lockscope: the kernel's tables hold %zu of %u locks and %zu of %u stacks: the next "
-                         "session starts with a fresh probe\n",
-                         run.locks_in_use, run.po.max_locks, rollup_->stacks_known(), run.po.max_stacks);
+                         "lockscope: the kernel's tables hold %zu of %u locks and %zu of %u stacks: a fresh probe "
+                         "takes over%s\n",
+                         run.locks_in_use, run.po.max_locks, rollup_->stacks_known(), run.po.max_stacks,
+                         next_file ? " with the next session" : "");
             return fresh;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "lockscope: cannot start a fresh probe, going on with this one: %s\n", e.what());
@@ -454,18 +461,24 @@ private:
         done.end_ns = snap.taken_ns;
         done.status = "complete";
         run.id = files_.rotate(done, run.label, snap.taken_ns);
-        if (fresh) {
-            run.probe = std::move(fresh);  // the old one detaches as it goes
-            rollup_->forget_locks();
-            lock_catalog_.clear();
-            rollup_->baseline(*fresh_base);
-            run.locks_in_use = fresh_base->locks.size();
-        } else {
+        if (fresh)
+            adopt(run, std::move(fresh), *fresh_base);
+        else
             rollup_->baseline(snap);
-        }
         run.file_start = snap.taken_ns;
         run.index = 0;
         result_.output = files_.path();
+    }
+
+    // The fresh probe replaces the old one (which detaches as it goes); the
+    // roll-up and the lock catalog start again from its first snapshot.
+    void adopt(Run& run, std::optional<Probe> fresh, const RawSnapshot& base)
+    {
+        run.probe = std::move(fresh);
+        rollup_->forget_locks();
+        lock_catalog_.clear();
+        rollup_->baseline(base);
+        run.locks_in_use = base.locks.size();
     }
 
     bool end_run(Run& run)

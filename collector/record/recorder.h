@@ -47,6 +47,10 @@ struct RecordOptions {
     // Called on the recording thread after each interval is drained (and
     // stored, when there is a session file).
     std::function<void(const IntervalView&)> on_interval;
+    // Without a session file (the exporter alone): a system-wide recording
+    // starts a fresh probe at any interval once the kernel's tables are half
+    // full, as a series does at its next file. Lock ids start again from 1.
+    bool renew_probe = false;
 };
 
 struct RecordResult {

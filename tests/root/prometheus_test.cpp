@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/analysis/report.h"
 #include "core/storage/session_store.h"
@@ -232,6 +233,49 @@ TEST(Prometheus, WithoutOutputNoSessionFileIsWritten)
     EXPECT_NE(rec.err.find("without a session file"), std::string::npos) << rec.err;
     EXPECT_NE(rec.err.find("serving Prometheus metrics at http://127.0.0.1:"), std::string::npos) << rec.err;
     EXPECT_TRUE(dir.empty()) << "a file was written: " << fs::directory_iterator(dir.path())->path();
+}
+
+// The exporter alone (no session file) gives its probe's tables a fresh
+// start once they are half full; the lock series go on rising with their
+// names, and count what a second recorder of the workload alone counts.
+TEST(Prometheus, AFreshProbeTakesOverAndTheSeriesGoOn)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    const unsigned port = free_port();
+    Process exporter = Process::start({lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port),
+                                       "-i", "0.25", "--max-locks", "64"});
+    ASSERT_TRUE(exporter.wait_for_stderr("recording system-wide", 60)) << exporter.stderr_so_far();
+    Process load = Process::start({lockscope_bin(), "workload", "pipes", "--locks", "24", "-t", "2", "-d", "5"},
+                                  /*hold=*/true);
+    const pid_t load_pid = load.pid();
+    TempDir dir;
+    const std::string single = (dir.path() / "single.lockscope").string();
+    Process one = Process::start({lockscope_bin(), "record", "-p", std::to_string(load_pid), "-o", single});
+    ASSERT_TRUE(one.wait_for_stderr("lockscope: recording", 60)) << one.stderr_so_far();
+    load.release();
+    ASSERT_EQ(load.wait(60).exit_code, 0);
+    ASSERT_EQ(one.wait(60).exit_code, 0);
+    usleep(800 * 1000);  // the exporter's next intervals
+    const std::string body = http_get(port, "/metrics");
+    exporter.signal(SIGTERM);
+    Finished f = exporter.wait(60);
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    EXPECT_NE(f.err.find("a fresh probe takes over\n"), std::string::npos) << f.err;
+
+    double exported = 0;
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("lockscope_contentions_total{") &&
+            line.find("lock=\"pipe_inode_info.mutex\"") != std::string::npos)
+            exported += std::stod(line.substr(line.rfind(' ') + 1));
+    uint64_t recorded = 0;
+    for (const ReportRow& r : build_report(load_session(single), {}).rows)
+        if (r.name == "pipe_inode_info.mutex")
+            recorded += r.counters.contentions;
+    ASSERT_GT(recorded, 1000u) << "the workload contended too little to judge";
+    // System-wide, the exporter also counts other processes' pipes: at least
+    // the workload's, less only the moments between two probes.
+    EXPECT_GE(exported, 0.98 * double(recorded)) << body.substr(0, 2000);
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ TEST(SessionRotation, AFreshProbeTakesOverWithNothingLostOrCountedTwice)
     series.signal(SIGTERM);
     Finished f = series.wait(60);
     ASSERT_EQ(f.exit_code, 0) << f.err;
-    EXPECT_NE(f.err.find("the next session starts with a fresh probe"), std::string::npos) << f.err;
+    EXPECT_NE(f.err.find("a fresh probe takes over with the next session"), std::string::npos) << f.err;
 
     const std::vector<std::string> kept = rotated_sessions(dir);
     ASSERT_GE(kept.size(), 4u) << f.err;
