@@ -36,9 +36,6 @@ public:
     // probe's, whose tables start empty.
     void forget_locks();
 
-    // Stacks symbolized so far (as many as the probe's stack table holds).
-    size_t stacks_known() const { return stack_ips_.size(); }
-
     // Starts a run: the next interval counts from `snap`.
     void baseline(const RawSnapshot& snap);
 

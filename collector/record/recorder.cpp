@@ -226,8 +226,9 @@ private:
         std::map<uint32_t, std::string> followed;  // processes of the traced tree seen
         std::optional<workload::SharedOps> ops;
         Child child;
-        ProbeOptions po;          // what the probe was attached with
-        size_t locks_in_use = 0;  // the probe's lock table at the last snapshot
+        ProbeOptions po;           // what the probe was attached with
+        size_t locks_in_use = 0;   // the probe's lock table at the last snapshot
+        size_t stacks_in_use = 0;  // and its (lock, stack) sample table
         std::optional<Probe> probe;
         std::optional<UserLockRecording> user_locks;
     };
@@ -385,6 +386,7 @@ private:
         std::optional<Probe> fresh = may_renew ? fresh_probe(run, rotating) : std::nullopt;
         RawSnapshot snap = run.probe->snapshot();
         run.locks_in_use = snap.locks.size();
+        run.stacks_in_use = snap.stacks.size();
         for (const auto& [tgid, parent] : run.probe->traced_processes())
             run.followed.try_emplace(tgid, process_name(tgid));
         IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
@@ -429,16 +431,15 @@ private:
     // belong to the first probe.
     std::optional<Probe> fresh_probe(const Run& run, bool next_file)
     {
-        const bool half_full =
-            2 * run.locks_in_use >= run.po.max_locks || 2 * rollup_->stacks_known() >= run.po.max_stacks;
+        const bool half_full = 2 * run.locks_in_use >= run.po.max_locks || 2 * run.stacks_in_use >= run.po.max_stacks;
         if (!half_full || run.po.tgid)
             return std::nullopt;
         try {
             std::optional<Probe> fresh(Probe::attach(run.po));
             std::fprintf(stderr,
-                         "lockscope: the kernel's tables hold %zu of %u locks and %zu of %u stacks: a fresh probe "
-                         "takes over%s\n",
-                         run.locks_in_use, run.po.max_locks, rollup_->stacks_known(), run.po.max_stacks,
+                         "lockscope: the kernel's tables hold %zu of %u locks and %zu of %u stack samples: a fresh "
+                         "probe takes over%s\n",
+                         run.locks_in_use, run.po.max_locks, run.stacks_in_use, run.po.max_stacks,
                          next_file ? " with the next session" : "");
             return fresh;
         } catch (const std::exception& e) {
@@ -479,6 +480,7 @@ private:
         lock_catalog_.clear();
         rollup_->baseline(base);
         run.locks_in_use = base.locks.size();
+        run.stacks_in_use = base.stacks.size();
     }
 
     bool end_run(Run& run)
