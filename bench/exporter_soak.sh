@@ -6,7 +6,8 @@
 # mmap1, pagefault, two at once, none). Every minute it prints the
 # recorder's RSS, its open files, the session directory's size, the lost
 # events the exporter reports, failed scrapes and how full the recorder's
-# kernel tables are (locks, stacks, tasks: bpftool); at the end a verdict:
+# kernel tables are (locks, (lock, stack) samples, stacks, tasks: bpftool);
+# at the end a verdict:
 # flat or growing, with the slopes (least squares after the first fifth of
 # the run, when start-up allocations are done).
 #
@@ -93,7 +94,7 @@ while kill -0 "$recorder" 2>/dev/null; do
     # The recorder's memory follows its kernel tables (each lock row and
     # stack is mirrored in user space): they fill as new locks and stacks
     # appear, and are not emptied while the recording runs.
-    tables=$(python3 "$here/bench/bpf_map_fill.py" "$recorder" lock_index stacks task_stats 2>/dev/null || echo "?")
+    tables=$(python3 "$here/bench/bpf_map_fill.py" "$recorder" lock_index stack_samples stacks task_stats 2>/dev/null || echo "?")
     echo "$((minute * 60)) $rss $fds $bytes" >>"$work/samples"
     awk -v m="$minute" -v r="$rss" -v f="$fds" -v b="${bytes:-0}" -v l="$lost" -v x="${failed:-0}" -v t="$tables" \
         'BEGIN { printf "soak: %6d %9.1f %10d %12.1f %6s %8d  %s\n", m, r / 1024, f, b / 1048576, l, x, t }'
