@@ -245,16 +245,14 @@ void Probe::read_holder_tasks(RawSnapshot& out)
 
 void Probe::read_tasks(RawSnapshot& out)
 {
-    // A task's last switch-out publishes its final totals, so a task already
-    // gone before this read is read for the last time, then removed: in a
-    // long recording, short-lived tasks would otherwise fill the map and the
-    // newer ones be lost. (The roll-up keeps the removed tasks' rows for the
-    // run.) A zombie leader still answers tgkill(): it goes once reaped.
+    // A task that is gone leaves the map once read: in a long recording,
+    // short-lived tasks would otherwise fill it and the newer ones be lost.
+    // (The roll-up keeps the removed tasks' rows for the run.) A task is
+    // unhashed before its last switch-out publishes its final totals; if
+    // that flush comes after this read, it creates the entry again with the
+    // task's whole totals, read at the next interval. A zombie leader still
+    // answers tgkill(): it goes once reaped.
     std::vector<uint32_t> gone;
-    for_each_entry<uint32_t, ls_task_stats>(skel_->maps.task_stats, 1, [&](uint32_t pid, const ls_task_stats* v) {
-        if (syscall(SYS_tgkill, pid_t(v->tgid), pid_t(pid), 0) != 0 && errno == ESRCH)
-            gone.push_back(pid);
-    });
     for_each_entry<uint32_t, ls_task_stats>(skel_->maps.task_stats, 1, [&](uint32_t pid, const ls_task_stats* v) {
         RawTask t;
         t.task.pid = pid;
@@ -266,6 +264,8 @@ void Probe::read_tasks(RawSnapshot& out)
         scale_timed(t.task.counters, time_period_);
         t.cgroup_id = v->cgroup;
         out.tasks.push_back(std::move(t));
+        if (syscall(SYS_tgkill, pid_t(v->tgid), pid_t(pid), 0) != 0 && errno == ESRCH)
+            gone.push_back(pid);
     });
     for (uint32_t pid : gone)
         bpf_map__delete_elem(skel_->maps.task_stats, &pid, sizeof pid, 0);
