@@ -1081,6 +1081,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 			if (prev_ts) {
 				ls_move_episodes(prev_ts, &cpu_state->ts);
+				ls_take_early_wake(prev_ts);
 				ls_add_totals(prev_ts, &cpu_state->ts);
 				flush_task(prev, prev_ts, &cpu_state->cnt);
 			} else {
@@ -1094,6 +1095,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			if (!now && prev_ts->depth)
 				now = bpf_ktime_get_ns();
 			ls_switch_out(prev_ts, now, blocked);
+			ls_take_early_wake(prev_ts);
 			if (prev_ts->dirty)
 				flush_task(prev, prev_ts, &cpu_state->cnt);
 		}
@@ -1107,6 +1109,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	cpu_state->resident = (u64)next->pid + 1;
 
 	next_ts = bpf_task_storage_get(&task_state, next, 0, 0);
+	if (next_ts && next_ts->woken_early_ns)
+		next_ts->woken_early_ns = 0; /* a wakeup of a switch-out not followed */
 	if (next_ts && (next_ts->depth || next_ts->switched_out_ns)) {
 		ls_move_episodes(&cpu_state->ts, next_ts);
 		if (cpu_state->ts.switched_out_ns) {
@@ -1115,6 +1119,25 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			ls_switch_in(&cpu_state->ts, now);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Whether @p has gone to sleep in a schedule still under way on its CPU:
+ * taken off the run queue (or, since EEVDF's delayed dequeue, left on it
+ * marked sched_delayed) and not switched out yet. A waker on another CPU can
+ * wake it there, before the sched_switch programs run; without this, that
+ * sleep would count as asleep to its end, though the task only waited for a
+ * CPU from the switch on.
+ */
+static __always_inline int switching_out_asleep(struct task_struct *p)
+{
+	if (!p->on_cpu)
+		return 0;
+	if (!p->on_rq)
+		return 1;
+	if (bpf_core_field_exists(p->se.sched_delayed))
+		return BPF_CORE_READ(p, se.sched_delayed) != 0;
 	return 0;
 }
 
@@ -1128,6 +1151,12 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	ts = bpf_task_storage_get(&task_state, p, 0, 0);
 	if (!ts)
 		return 0;
+	/* Its switch-out program has not run yet: its episodes are on its CPU,
+	 * out of reach, and that switch-out will take this wakeup. */
+	if (!ts->switched_out_ns && switching_out_asleep(p)) {
+		ts->woken_early_ns = bpf_ktime_get_ns();
+		return 0;
+	}
 	ep = ls_top(ts);
 	if (!ep || ep->in_spin)
 		return 0;

@@ -27,10 +27,6 @@ struct rq {
 	struct cfs_rq cfs;
 } __attribute__((preserve_access_index));
 
-struct sched_entity {
-	struct cfs_rq *cfs_rq;
-} __attribute__((preserve_access_index));
-
 struct task_struct___sched {
 	struct sched_entity se;
 } __attribute__((preserve_access_index));

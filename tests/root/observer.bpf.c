@@ -2,7 +2,8 @@
 /*
  * An independent observer for the integration tests: counts the raw
  * lock:contention_* events of one process through the classic tracepoint
- * interface (not tp_btf), with no episode logic at all.
+ * interface (not tp_btf), with no episode logic at all. Wakeups come from a
+ * raw tracepoint: a woken task's state is read from its task_struct.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -17,8 +18,16 @@ const volatile __u32 targ_tgid = 0;
  * descendants only, not the target itself. */
 const volatile __u32 targ_tree = 0;
 
+struct sched_entity {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
+	int pid;
 	int tgid;
+	int on_cpu;
+	int on_rq;
+	struct sched_entity se;
 	struct task_struct *real_parent;
 } __attribute__((preserve_access_index));
 
@@ -31,7 +40,8 @@ struct task_struct {
 #define OBS_ASLEEP 3    /* time switched out blocked, until woken */
 #define OBS_RUNNABLE 4  /* time switched out runnable, or woken and not yet running */
 #define OBS_YIELDS 5    /* switch-outs in a spin phase, runnable */
-#define OBS_TIMES 6
+#define OBS_RACED 6     /* time off CPU of sleeps woken while still on their CPU (below) */
+#define OBS_TIMES 7
 #define OBS_MUTEX 0     /* class of the task's outermost lock: a mutex, */
 #define OBS_RWSEM 1     /* a rwsem (READ or WRITE, no SPIN), */
 #define OBS_OTHER 2     /* anything else */
@@ -51,10 +61,11 @@ struct wait {
 	__u64 phase_ns;   /* start of the current spin phase */
 	__u64 out_ns;     /* when it was switched out; 0 while on CPU */
 	__u64 woken_ns;   /* when it was woken while switched out blocked; 0: not yet */
+	__u64 early_ns;   /* woken after it went to sleep, before its switch-out was seen */
 	__u32 in_spin;
 	__u32 out_blocked;
 	__u32 class;
-	__u32 pad;
+	__u32 raced;      /* woken while still on its CPU, before its switch-out was seen */
 };
 
 struct {
@@ -159,6 +170,10 @@ int observe_switch(struct switch_args *args)
 		/* the classic format reports a preemption as TASK_REPORT_MAX
 		 * (0x100), a runnable task as 0 */
 		w->out_blocked = (args->prev_state & 0xff) != 0;
+		/* woken before this switch-out: waiting for a CPU from here on */
+		if (w->out_blocked && w->early_ns)
+			w->woken_ns = w->out_ns;
+		w->early_ns = 0;
 		if (w->in_spin && !w->out_blocked)
 			add_time(w, OBS_YIELDS, 1);
 	}
@@ -167,6 +182,12 @@ int observe_switch(struct switch_args *args)
 		__u64 ready = 0;
 
 		now = bpf_ktime_get_ns();
+		/* A sleep woken as its sleeper went to sleep: whether it was
+		 * still on its run queue depends on the instant its state is
+		 * read, so another program reading it a moment apart (lockscope)
+		 * may take it as woken when this one did not, or the reverse. */
+		if (w->out_blocked && w->raced)
+			add_time(w, OBS_RACED, now - w->out_ns);
 		/* woken, then waiting for a CPU: runnable */
 		if (w->out_blocked && w->woken_ns)
 			ready = now - w->woken_ns;
@@ -177,26 +198,43 @@ int observe_switch(struct switch_args *args)
 		w->out_ns = 0;
 		w->woken_ns = 0;
 	}
+	if (w) {
+		w->early_ns = 0;
+		w->raced = 0;
+	}
 	return 0;
 }
 
-/* /sys/kernel/tracing/events/sched/sched_waking/format */
-struct waking_args {
-	__u64 common;
-	char comm[16];
-	__s32 pid;
-	__s32 prio;
-	__s32 target_cpu;
-};
-
-SEC("tracepoint/sched/sched_waking")
-int observe_waking(struct waking_args *args)
+/* Gone to sleep in a schedule still under way on its CPU: off the run queue
+ * (or left on it, sched_delayed) and not switched out yet. */
+static int switching_out_asleep(struct task_struct *p)
 {
-	__u32 pid = (__u32)args->pid;
+	if (!BPF_CORE_READ(p, on_cpu))
+		return 0;
+	if (!BPF_CORE_READ(p, on_rq))
+		return 1;
+	if (bpf_core_field_exists(p->se.sched_delayed))
+		return BPF_CORE_READ(p, se.sched_delayed) != 0;
+	return 0;
+}
+
+SEC("raw_tracepoint/sched_waking")
+int observe_waking(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	__u32 pid = (__u32)BPF_CORE_READ(p, pid);
 	struct wait *w = bpf_map_lookup_elem(&waits, &pid);
 
-	if (w && w->out_ns && w->out_blocked && !w->woken_ns)
-		w->woken_ns = bpf_ktime_get_ns();
+	if (!w)
+		return 0;
+	if (w->out_ns) {
+		if (w->out_blocked && !w->woken_ns)
+			w->woken_ns = bpf_ktime_get_ns();
+	} else if (BPF_CORE_READ(p, on_cpu)) {
+		w->raced = 1;
+		if (switching_out_asleep(p))
+			w->early_ns = bpf_ktime_get_ns();
+	}
 	return 0;
 }
 

@@ -35,7 +35,7 @@ Observer::~Observer()
 Observed Observer::read() const
 {
     const int cpus = libbpf_num_possible_cpus();
-    constexpr uint32_t kCounts = 5, kTimes = 6, kClasses = 3;  // as observer.bpf.c's OBS_*
+    constexpr uint32_t kCounts = 5, kTimes = 7, kClasses = 3;  // as observer.bpf.c's OBS_*
     std::array<uint64_t, kCounts + kTimes * kClasses> sum{};
     for (uint32_t i = 0; i < sum.size(); i++) {
         std::vector<uint64_t> v(static_cast<size_t>(cpus));
@@ -45,7 +45,7 @@ Observed Observer::read() const
     }
     auto wait = [&](uint32_t cls) {
         const uint64_t* t = &sum[kCounts + cls * kTimes];
-        return ObservedWait{t[0], t[1], t[2], t[3], t[4], t[5]};
+        return ObservedWait{t[0], t[1], t[2], t[3], t[4], t[5], t[6]};
     };
     return {sum[0], sum[1], sum[2], sum[3], sum[4], wait(0), wait(1), wait(2)};
 }

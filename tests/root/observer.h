@@ -21,6 +21,12 @@ struct ObservedWait {
     uint64_t asleep_ns = 0;    // switched out blocked, until woken
     uint64_t runnable_ns = 0;  // switched out runnable (preempted, yielding), or woken and not yet running
     uint64_t spin_yields = 0;  // switch-outs in a spin phase, runnable
+    // Of asleep + runnable: sleeps woken while their sleeper was still on its
+    // CPU, going to sleep. Whether such a sleep was already off its run queue
+    // when woken (then runnable from its switch-out) depends on the instant
+    // the task's state is read: two programs reading it apart may split it
+    // differently.
+    uint64_t raced_ns = 0;
 };
 
 struct Observed {

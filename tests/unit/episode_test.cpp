@@ -350,6 +350,56 @@ TEST(Episode, AWokenWaiterWaitingForACpuIsRunnable)
     EXPECT_EQ(p.stats.sleep_ns, 0u);
 }
 
+// A waiter woken on another CPU while its own switch-out, blocked, was under
+// way (its sched_switch programs not yet run) waited for a CPU from the switch
+// on: all of its time off CPU is runnable. A wakeup left over from a
+// switch-out not followed is dropped there, and never applies to a spin phase.
+TEST(Episode, AWakeupBeforeTheSwitchOutWasSeenMakesTheWholeSleepRunnable)
+{
+    Task t;
+    t.begin(kLock, MUTEX, 1000);
+    t.ts.woken_early_ns = 1090;
+    ls_switch_out(&t.ts, 1100, /*blocked=*/1);
+    ls_take_early_wake(&t.ts);
+    EXPECT_EQ(t.ts.woken_early_ns, 0u);
+    EXPECT_FALSE(ls_wants_wake_time(&t.ts));
+    ls_mark_woken(&t.ts, 5100);  // a later wakeup changes nothing
+    ls_switch_in(&t.ts, 7100);
+    t.end(kLock, 0, 7200);
+    EXPECT_EQ(t.stats.sleep_ns, 0u);
+    EXPECT_EQ(t.stats.preempt_ns, 6000u);
+    EXPECT_EQ(t.stats.sleeps, 1u);
+    EXPECT_EQ(t.stats.wakeups, 1u);
+    EXPECT_EQ(parts_sum(t.stats), t.stats.wait_ns);
+
+    // without it, the sleep lasts until the wakeup seen while switched out
+    Task late;
+    late.begin(kLock, MUTEX, 1000);
+    ls_switch_out(&late.ts, 1100, /*blocked=*/1);
+    ls_take_early_wake(&late.ts);
+    ASSERT_TRUE(ls_wants_wake_time(&late.ts));
+    ls_mark_woken(&late.ts, 5100);
+    ls_switch_in(&late.ts, 7100);
+    late.end(kLock, 0, 7200);
+    EXPECT_EQ(late.stats.sleep_ns, 4000u);
+    EXPECT_EQ(late.stats.preempt_ns, 2000u);
+
+    // a preemption, and a spin phase, take no wakeup
+    Task p;
+    p.begin(kLock, MUTEX, 0);
+    p.ts.woken_early_ns = 90;
+    ls_switch_out(&p.ts, 100, /*blocked=*/0);
+    ls_take_early_wake(&p.ts);
+    EXPECT_EQ(p.ts.woken_early_ns, 0u);
+    EXPECT_EQ(p.ts.woken_ns, 0u);
+    Task s;
+    s.begin(kLock, MUTEX_SPIN, 0);
+    s.ts.woken_early_ns = 90;
+    ls_switch_out(&s.ts, 100, /*blocked=*/1);
+    ls_take_early_wake(&s.ts);
+    EXPECT_EQ(s.ts.woken_ns, 0u);
+}
+
 // Two episodes nested (a mutex, and its wait_lock spinlock inside the queued
 // phase): a switch-out while both are open is in both waits, and each row's
 // parts add up on their own.
