@@ -166,7 +166,12 @@ TEST(Prometheus, BuildInfoJoinsToEachExportersLockSeries)
     for (const auto& [port, role] : {std::pair{port_a, "db"}, std::pair{port_b, "web"}})
         exporters.push_back(
             Process::start({lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port), "-w",
-                            "pipe", "-t", "2", "-d", "20", "--prometheus-label", std::string("role=") + role}));
+                            "pipe", "-t", "2", "-d", "180", "--prometheus-label", std::string("role=") + role}));
+    // Each serves before the clock below starts (on a busy machine, loading
+    // the programs and reading the kernel's names takes seconds); both are
+    // stopped by SIGINT once the checks have their answers.
+    for (Process& p : exporters)
+        ASSERT_TRUE(p.wait_for_stderr("serving Prometheus metrics", 60)) << p.stderr_so_far();
 
     // What the docs' join returns: per lock, the role and kernel of its host.
     const std::string join =
@@ -190,7 +195,11 @@ TEST(Prometheus, BuildInfoJoinsToEachExportersLockSeries)
                                 "role=\"web\"", "--window", "1m", "--format", "json"});
     for (Process& p : exporters)
         p.signal(SIGINT);
-    ASSERT_TRUE(both) << "the join did not give both exporters' pipe lock: " << result.dump();
+    ASSERT_TRUE(both) << "the join did not give both exporters' pipe lock: " << result.dump()
+                      << "\nbuild info: " << server.query("lockscope_build_info").dump() << "\npipe lock: "
+                      << server.query("lockscope_contentions_total{lock=\"pipe_inode_info.mutex\"}").dump()
+                      << "\nexporters said:\n"
+                      << exporters[0].stderr_so_far() << exporters[1].stderr_so_far();
     ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
     const nlohmann::json diff = nlohmann::json::parse(fleet.out);
     EXPECT_EQ(diff["hosts"], (nlohmann::json{{"a", 1}, {"b", 1}}));
