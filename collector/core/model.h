@@ -187,6 +187,24 @@ struct UserLockRow {
     std::string ops;         // "FUTEX_WAIT FUTEX_WAIT_BITSET": the futex operations seen
 };
 
+// Waits on a user lock whose owner was, as the waiter went to sleep, itself
+// waiting for a kernel lock: one edge of a wait chain from user space into
+// the kernel (the kernel's own edges go on from that lock).
+struct UserLockChain {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    std::string name;            // the user lock's, as its UserLockRow's
+    std::string kind;            // the user lock's kind, as its UserLockRow's
+    int64_t kernel_lock_id = 0;  // the kernel lock the owner waited for (a row of `locks`)
+    std::string kernel_mode;     // "read", "write" or "" (an rwsem's side)
+    uint64_t waits = 0;          // of the user lock's waits
+    uint64_t wait_ns = 0;        // their wait: what the chain explains
+    uint64_t max_wait_ns = 0;
+    std::string owner_tids;   // "1234": the user lock's owners seen waiting in the kernel
+    std::string root_tids;    // "1240": the kernel lock's holders seen
+    std::string root_states;  // "sleeping:12 running:1": what those holders were doing, in waits
+};
+
 // Futex waits of the recorded processes that are no lock waits, per reason:
 // "condition", "semaphore", "other", "unsampled".
 struct UserLockLeftOut {
@@ -356,6 +374,7 @@ struct IntervalBatch {
     std::vector<UserLockRow> user_locks;
     std::vector<UserLockLeftOut> user_lock_left_out;
     std::vector<UserLockRun> user_lock_runs;
+    std::vector<UserLockChain> user_lock_chains;
     RunInfo run;                    // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;  // --trace: episodes finished in the interval (stored under totals.run)
 };
@@ -378,6 +397,7 @@ struct Session {
     std::vector<UserLockRow> user_locks;
     std::vector<UserLockLeftOut> user_lock_left_out;
     std::vector<UserLockRun> user_lock_runs;
+    std::vector<UserLockChain> user_lock_chains;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;
 

@@ -45,6 +45,10 @@ public:
     // Cumulative progress of the current run (lost, unmatched ends, samples).
     const RunInfo& run_progress() const { return run_; }
 
+    // The id of the row a lock of the probe (its key: address, kind bits)
+    // was stored under; 0 when it has none (not seen yet, or filtered out).
+    int64_t kept_row(uint64_t address, uint32_t flags) const;
+
 private:
     struct LockState {
         int64_t id = 0;
@@ -55,7 +59,6 @@ private:
 
     const std::vector<std::string>& frames(int32_t stack_id);
     std::vector<uint64_t> first_stack_of(const RawSnapshot& snap, const Key& key) const;
-    int64_t kept_row(uint64_t address, uint32_t flags) const;
     LockInfo describe(const RawLock& lock, int64_t id, const RawSnapshot& snap) const;
     // The pieces of next(), in its order.
     void add_totals(const RawSnapshot& snap, IntervalBatch& b) const;

@@ -278,7 +278,7 @@ private:
             return;
         const pid_t target = o_.pid ? pid_t(o_.pid) : run.child.pid;
         if (target > 0)
-            run.user_locks.emplace(std::vector<pid_t>{target});
+            run.user_locks.emplace(std::vector<pid_t>{target}, run.probe->contention_state_fds());
     }
 
     // Said once, on the first run: what is recorded and what this kernel allows.
@@ -324,6 +324,8 @@ private:
             run.child.reap(true);
             throw Error("cannot run command", o_.command[0], err);
         }
+        if (run.user_locks)
+            run.user_locks->target_running();
 
         const double limit_s = o_.with_workload ? o_.workload.duration_s + 5.0 : o_.duration_s;
         run.end = limit_s > 0 ? run.base_ns + uint64_t(limit_s * 1e9) : UINT64_MAX;
@@ -354,8 +356,6 @@ private:
                 last = true;
             }
         }
-        if (run.user_locks)
-            run.user_locks->poll();  // before the target is reaped: its maps name its locks
         if (run.child.pid > 0 && run.child.reap(false))
             last = true;
         if (o_.pid && !process_alive(pid_t(o_.pid)))
@@ -391,7 +391,10 @@ private:
             run.followed.try_emplace(tgid, process_name(tgid));
         IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
         if (last && run.user_locks)
-            run.user_locks->finish(run.id, batch);
+            run.user_locks->finish(run.id, batch, [this](uint64_t address, uint32_t flags) -> std::optional<int64_t> {
+                const int64_t id = rollup_->kept_row(address, flags);
+                return id ? std::optional(id) : std::nullopt;
+            });
         // Episodes that ended before the baseline are not in the run's counters.
         std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < run.base_ns; });
         batch.episodes = std::move(episodes);

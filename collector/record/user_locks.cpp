@@ -51,28 +51,85 @@ UserLockRow row_of(int64_t run, const userlock::UserLock& lock)
             .ops = joined(lock.ops)};
 }
 
+// "sleeping:12 running:1"
+std::string states_text(const std::map<std::string, uint64_t>& states)
+{
+    std::string out;
+    for (const auto& [state, waits] : states)
+        out += (out.empty() ? "" : " ") + state + ":" + std::to_string(waits);
+    return out;
+}
+
+void add_chains(int64_t run, const userlock::UserLock& lock, const UserLockRecording::KernelLockId& kernel_lock,
+                std::vector<UserLockChain>& out)
+{
+    for (const userlock::KernelChain& c : lock.kernel_chains) {
+        const std::optional<int64_t> id = kernel_lock(c.kernel_lock, c.kernel_flags);
+        if (!id)
+            continue;
+        out.push_back({.run = run,
+                       .pid = uint32_t(lock.tgid),
+                       .name = lock.name,
+                       .kind = lock.kind,
+                       .kernel_lock_id = *id,
+                       .kernel_mode = c.kernel_mode,
+                       .waits = c.waits,
+                       .wait_ns = c.wait_ns,
+                       .max_wait_ns = c.max_wait_ns,
+                       .owner_tids = joined(c.owner_tids),
+                       .root_tids = joined(c.root_tids),
+                       .root_states = states_text(c.root_states)});
+    }
+}
+
 }  // namespace
 
-UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids) : tgids_(tgids)
+UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel)
+    : tgids_(tgids)
 {
     try {
-        recorder_ = std::make_unique<userlock::Recorder>(userlock::Recorder::prepare({.tgids = tgids}));
+        recorder_ = std::make_unique<userlock::Recorder>(userlock::Recorder::prepare(
+            {.tgids = tgids, .kernel_task_state_fd = kernel.task_state, .kernel_cpu_states_fd = kernel.cpu_states}));
         recorder_->start();
     } catch (const Error& e) {
         recorder_.reset();
         unavailable_ = e.what();
         std::fprintf(stderr, "lockscope: user-space locks are not recorded (kernel locks are): %s\n", e.what());
+        return;
     }
 }
 
-UserLockRecording::~UserLockRecording() = default;
+void UserLockRecording::target_running()
+{
+    if (recorder_ && !drainer_.joinable())
+        drainer_ = std::thread([this] { drain(); });
+}
+
+UserLockRecording::~UserLockRecording()
+{
+    stop_draining();
+}
+
+void UserLockRecording::stop_draining()
+{
+    stop_ = true;
+    if (drainer_.joinable())
+        drainer_.join();
+}
+
+void UserLockRecording::drain()
+{
+    // A turn at least every 50 ms, at once when a sample arrives.
+    while (!stop_ && recorder_)
+        poll();
+}
 
 void UserLockRecording::poll()
 {
     if (!recorder_)
         return;
     try {
-        recorder_->poll(0);
+        recorder_->poll(50);
         for (pid_t tgid : tgids_) {
             std::string binaries = binaries_of(tgid);
             if (binaries.empty() || binaries == binaries_[tgid])
@@ -87,7 +144,7 @@ void UserLockRecording::poll()
     }
 }
 
-void UserLockRecording::finish(int64_t run, IntervalBatch& batch)
+void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
 {
     UserLockRun info{.run = run, .status = "recorded", .pids = joined(tgids_)};
     if (!recorder_) {
@@ -95,14 +152,17 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch)
         batch.user_lock_runs.push_back(std::move(info));
         return;
     }
-    poll();  // a target still running may have loaded a library since
+    stop_draining();
+    poll();  // what arrived last; a target still running may have loaded a library since
     if (!recorder_)
-        return finish(run, batch);
+        return finish(run, batch, kernel_lock);
     recorder_->stop();
     const userlock::Recording r = recorder_->read();
     recorder_.reset();
-    for (const userlock::UserLock& lock : r.locks)
+    for (const userlock::UserLock& lock : r.locks) {
         batch.user_locks.push_back(row_of(run, lock));
+        add_chains(run, lock, kernel_lock, batch.user_lock_chains);
+    }
     for (const auto& [reason, left] : r.left_out)
         batch.user_lock_left_out.push_back(
             {.run = run, .reason = reason, .addresses = left.addresses, .waits = left.waits});

@@ -1,17 +1,28 @@
 // The user-space locks of the processes `record` runs or follows
 // (collector/userlock), recorded beside the kernel's locks into the same
-// run: prepared before the target is released, polled with the recorder's
-// loop, read into the run's last interval.
+// run: prepared before the target is released, drained on a thread of its
+// own as samples arrive, read into the run's last interval.
+//
+// Why a thread: a sample's user stack is unwound with the target's memory
+// maps, which vanish when it exits. Drained as it arrives, a sample is
+// unwound while its waiter still sleeps in the futex, so a command that
+// lives for a few milliseconds still has its stacks and names.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/model.h"
+#include "probe/probe.h"
 
 namespace lockscope::userlock {
 class Recorder;
@@ -24,27 +35,42 @@ public:
     // Loads and attaches the user-lock recorder for these processes. Where
     // it cannot (an older kernel, no BTF), says why in one line on stderr
     // and records nothing: the kernel locks are recorded all the same.
-    explicit UserLockRecording(const std::vector<pid_t>& tgids);
+    // `kernel`: the kernel probe's contention state (Probe::contention_state_fds()),
+    // to follow a user lock's owner into the kernel lock it waits for.
+    UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel);
     ~UserLockRecording();
     UserLockRecording(const UserLockRecording&) = delete;
     UserLockRecording& operator=(const UserLockRecording&) = delete;
 
-    bool recording() const { return recorder_ != nullptr; }
+    // The targets run their own program now (a command held before its exec
+    // has been released): from here on their binaries name their locks and
+    // unwind their stacks, and samples are drained as they arrive.
+    void target_running();
 
-    // Drains the sampled stacks, and reads the targets' binaries again when
-    // their mappings changed, so that their locks are named even if they
-    // exit before finish().
-    void poll();
+    // The session's id of a kernel lock row, by the probe's key (address,
+    // kind bits); none when the run has no row for it (a lock left out by
+    // record's filters).
+    using KernelLockId = std::function<std::optional<int64_t>(uint64_t address, uint32_t flags)>;
 
     // Stops recording and puts the run's rows (or why there are none) into
-    // the batch of its last interval.
-    void finish(int64_t run, IntervalBatch& batch);
+    // the batch of its last interval, whose kernel lock rows `kernel_lock`
+    // already knows.
+    void finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock);
 
 private:
-    std::unique_ptr<userlock::Recorder> recorder_;
+    // The drain thread's loop, and one turn of it: the sampled stacks, then
+    // the targets' binaries again when their mappings changed (so that
+    // their locks are named even if they exit before finish()).
+    void drain();
+    void poll();
+    void stop_draining();
+
+    std::unique_ptr<userlock::Recorder> recorder_;  // the drain thread's while it runs
     std::vector<pid_t> tgids_;
     std::string unavailable_;                // why nothing is recorded
     std::map<pid_t, std::string> binaries_;  // per target, the binaries its names were read from
+    std::atomic<bool> stop_{false};
+    std::thread drainer_;
 };
 
 }  // namespace lockscope::record

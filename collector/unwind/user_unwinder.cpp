@@ -265,6 +265,19 @@ UserUnwinder::UserUnwinder(std::size_t max_frames) : max_frames_(max_frames == 0
 
 UserUnwinder::~UserUnwinder() = default;
 
+bool UserUnwinder::load(pid_t pid, std::string& why)
+{
+    auto opened = open_process(pid, why);
+    if (!opened) {
+        return false;
+    }
+    // Not a sample's reading: an address in none of these modules reads
+    // the maps again at once (a library mapped since, as ld.so goes on).
+    opened->opened = {};
+    processes_[pid] = std::move(opened);
+    return true;
+}
+
 void UserUnwinder::forget(pid_t pid)
 {
     processes_.erase(pid);

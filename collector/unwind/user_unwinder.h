@@ -48,6 +48,12 @@ public:
     // others return addresses.
     UnwoundStack name(pid_t pid, std::span<const uint64_t> pcs);
 
+    // Reads pid's memory maps and modules now, in place of any read before:
+    // samples unwound later find them even once it has exited (a zombie has
+    // no maps). Call it when its mappings change (exec, dlopen). false, and
+    // why, when they cannot be read.
+    bool load(pid_t pid, std::string& why);
+
     // Drops what was loaded for pid (call it when the process exits; a new
     // process with the same pid is then read afresh).
     void forget(pid_t pid);

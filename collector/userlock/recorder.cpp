@@ -487,6 +487,10 @@ void Recorder::read_names(pid_t tgid)
 {
     state_->data_symbols.forget(tgid);
     state_->data_symbols.lookup(tgid, 0);
+    // Its modules too: samples still in the ring when it exits are unwound
+    // with them. One that cannot be read now is read at its next sample.
+    std::string why;
+    state_->unwinder.load(tgid, why);
 }
 
 }  // namespace lockscope::userlock

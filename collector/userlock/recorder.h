@@ -135,9 +135,10 @@ public:
     int enter_prog_fd() const;
     int exit_prog_fd() const;
 
-    // Reads the symbol tables of tgid's binaries now and keeps them, so that
-    // read() still names its global locks after it has exited (a zombie has
-    // no maps). Call again when its binaries change (exec, dlopen).
+    // Reads the symbol tables and unwind tables of tgid's binaries now and
+    // keeps them, so that its samples are still unwound, and read() still
+    // names its global locks, after it has exited (a zombie has no maps).
+    // Call again when its binaries change (exec, dlopen).
     void read_names(pid_t tgid);
 
     struct State;

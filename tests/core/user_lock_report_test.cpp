@@ -44,6 +44,20 @@ void add_user_locks(IntervalBatch& b, int64_t run)
     b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 1, .waits = 77});
     b.user_lock_runs.push_back(
         {.run = run, .status = "recorded", .pids = "4242", .samples = 75, .samples_unwound = 75});
+    // g_cache_lock's owner was seen waiting for lock_3 (a kernel rwsem,
+    // whose own holder was asleep) in 40 of its waits.
+    b.user_lock_chains.push_back({.run = run,
+                                  .pid = 4242,
+                                  .name = "g_cache_lock",
+                                  .kind = "pthread_mutex",
+                                  .kernel_lock_id = 3,
+                                  .kernel_mode = "write",
+                                  .waits = 40,
+                                  .wait_ns = 30'000'000,
+                                  .max_wait_ns = 900'000,
+                                  .owner_tids = "4243",
+                                  .root_tids = "4250",
+                                  .root_states = "running:2 sleeping:38"});
 }
 
 // One run of two intervals, its user locks given with the last, as record does.
@@ -86,6 +100,43 @@ TEST(UserLockReport, RowsComeBackFromTheFileWithTheirNamesKindsAndWaits)
     EXPECT_EQ(s.user_lock_left_out[0].waits, 77u);
     ASSERT_EQ(s.user_lock_runs.size(), 1u);
     EXPECT_EQ(s.user_lock_runs[0].status, "recorded");
+}
+
+TEST(UserLockReport, AChainIntoAKernelLockComesBackAndLeadsTheReportsChainsInItsScope)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    ASSERT_EQ(s.user_lock_chains.size(), 1u);
+    EXPECT_EQ(s.user_lock_chains[0].kernel_lock_id, 3);
+    EXPECT_EQ(s.user_lock_chains[0].root_states, "running:2 sleeping:38");
+
+    const Report all = report_of(s, LockScope::All);
+    const auto user = std::find_if(all.chains.begin(), all.chains.end(), [](const Chain& c) { return c.from_user; });
+    ASSERT_NE(user, all.chains.end());
+    EXPECT_EQ(user->locks, (std::vector<std::string>{"g_cache_lock (user pthread_mutex)", "lock_3"}));
+    EXPECT_EQ(user->samples, 40u);
+    EXPECT_EQ(user->wait_ns, 30'000'000u);
+    // The sample session has no holder samples of lock_3: the waiters' view of its holder decides.
+    EXPECT_EQ(user->root.state, "sleeping");
+
+    ReportOptions chains;
+    chains.top = 0;
+    chains.chains = true;
+    const std::string text = format_text(build_report(s, chains), {.full_names = true});
+    EXPECT_NE(text.find("40 waits    g_cache_lock (user pthread_mutex) -> lock_3"), std::string::npos) << text;
+    const nlohmann::json j = nlohmann::json::parse(format_json(all));
+    bool user_scope = false;
+    for (const auto& c : j["chains"])
+        user_scope = user_scope || c["scope"] == "user";
+    EXPECT_TRUE(user_scope) << j["chains"].dump();
+
+    auto user_chains = [](const Report& r) {
+        return std::count_if(r.chains.begin(), r.chains.end(), [](const Chain& c) { return c.from_user; });
+    };
+    EXPECT_EQ(user_chains(report_of(s, LockScope::Kernel)), 0);
+    const Report user_only = report_of(s, LockScope::User);
+    EXPECT_EQ(user_chains(user_only), 1);
+    EXPECT_EQ(user_only.chains.size(), 1u);
 }
 
 TEST(UserLockReport, TextShowsUserLocksAfterTheKernelTableAndTheLeftOutLine)
@@ -152,7 +203,9 @@ TEST(UserLockReport, AFileWithoutTheTablesLoadsQuietlyWithNoUserSection)
     lockscope::testing::write_sample(path, 1, 2, 3);
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE user_locks; DROP TABLE user_lock_left_out; DROP TABLE user_lock_runs;",
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TABLE user_locks; DROP TABLE user_lock_left_out; DROP TABLE user_lock_runs; "
+                           "DROP TABLE user_lock_chains;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);

@@ -3,9 +3,11 @@
 // so it also runs under the sanitizers.
 #include <pthread.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -194,6 +196,36 @@ TEST(UserUnwinder, AProcessThatIsGoneKeepsItsAddressAndSaysWhy)
     EXPECT_EQ(unwound.frames[0].pc, 0x401000u);
     EXPECT_EQ(unwound.frames[0].function, "");
     EXPECT_NE(unwound.stopped.find("memory maps of process 8388608"), std::string::npos) << unwound.stopped;
+}
+
+// A process loaded while it ran is unwound after it has exited (a command
+// that ends right after its last wait): a forked child maps what this
+// process maps, where it maps it, so this process's stack is one of its.
+TEST(UserUnwinder, AProcessLoadedWhileItRanIsUnwoundAfterItExited)
+{
+    const Capture capture = capture_in_a_thread();
+    ASSERT_GT(capture.stack.size(), 0u);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    UserUnwinder loaded;
+    std::string why;
+    const bool ok = loaded.load(child, why);
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    ASSERT_TRUE(ok) << why;
+    const UnwoundStack stack = loaded.unwind(child, capture.regs, capture.stack, capture.regs.sp);
+    EXPECT_EQ(index_of(names(stack), "capture_registers_and_stack"), 0u) << stack.stopped;
+    EXPECT_EQ(index_of(names(stack), "unwinder_test_outer"), 2u) << testing::PrintToString(names(stack));
+
+    UserUnwinder not_loaded;
+    const UnwoundStack gone = not_loaded.unwind(child, capture.regs, capture.stack, capture.regs.sp);
+    EXPECT_EQ(gone.frames.size(), 1u);
+    EXPECT_NE(gone.stopped.find("has it exited"), std::string::npos) << gone.stopped;
+    EXPECT_FALSE(not_loaded.load(child, why));
 }
 
 TEST(FunctionName, IsTheSameWithAndWithoutDebuginfo)

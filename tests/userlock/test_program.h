@@ -77,6 +77,17 @@ public:
         }
         return false;
     }
+    // finish(), waiting up to `seconds` (rounded up to 5 s steps): for a
+    // program that has work left after its stdin closes (lockscope record
+    // writing its session).
+    bool finish_within(int seconds)
+    {
+        bool ended = finish();
+        for (int waited = 5; !ended && waited < seconds; waited += 5) {
+            ended = finish();
+        }
+        return ended;
+    }
     bool say(const char* line) const { return write(in_, line, strlen(line)) == static_cast<ssize_t>(strlen(line)); }
 
     // A whole line if one arrives within timeout_ms, else false.

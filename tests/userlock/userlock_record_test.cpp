@@ -88,13 +88,8 @@ Recorded record(const std::string& name, const std::vector<std::string>& options
         r.failure = "the test program did not finish";
         return r;
     }
-    // Its stdin closed, the program exits; record writes the session and ends
-    // (finish() waits 5 s at a time).
-    bool ended = false;
-    for (int i = 0; i < 24 && !ended; ++i) {
-        ended = lockscope.finish();
-    }
-    if (!ended) {
+    // Its stdin closed, the program exits; record writes the session and ends.
+    if (!lockscope.finish_within(120)) {
         r.failure = "lockscope record did not end";
         return r;
     }

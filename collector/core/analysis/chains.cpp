@@ -1,7 +1,10 @@
 #include "core/analysis/chains.h"
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -57,6 +60,7 @@ std::vector<Chain> assemble_chains(const std::vector<ChainEdge>& edges,
         m.to = e.to;
         m.samples = sat_add(m.samples, e.samples);
         m.wait_ns = sat_add(m.wait_ns, e.wait_ns);
+        m.from_user = e.from_user;
     }
     std::map<std::string, std::vector<ChainEdge>> out_of;
     std::vector<ChainEdge> all;
@@ -72,6 +76,7 @@ std::vector<Chain> assemble_chains(const std::vector<ChainEdge>& edges,
     for (const ChainEdge& first : all) {
         Chain c;
         c.locks = {first.from, first.to};
+        c.from_user = first.from_user;
         c.samples = first.samples;
         c.wait_ns = first.wait_ns;
         std::set<std::string> seen = {first.from};
@@ -101,6 +106,53 @@ std::vector<Chain> assemble_chains(const std::vector<ChainEdge>& edges,
     return chains;
 }
 
+std::string user_lock_label(const std::string& name, const std::string& kind)
+{
+    return name + " (user " + kind + ")";
+}
+
+namespace {
+
+// "sleeping:12 running:1" (UserLockChain::root_states) into a holder's votes.
+void add_root_states(const std::string& text, HolderSummary& h)
+{
+    std::istringstream in(text);
+    for (std::string item; in >> item;) {
+        const size_t colon = item.rfind(':');
+        if (colon == std::string::npos)
+            continue;
+        const std::string state = item.substr(0, colon);
+        uint64_t n = 0;
+        const char* digits = item.c_str() + colon + 1;
+        if (std::from_chars(digits, item.c_str() + item.size(), n).ec != std::errc())
+            continue;
+        if (state == "reader-owned") {
+            h.reader_owned = sat_add(h.reader_owned, n);
+        } else if (state == "running" || state == "preempted" || state == "sleeping" || state == "io-wait") {
+            uint64_t& votes = h.samples_by_state[state];
+            votes = sat_add(votes, n);
+            h.one_owner = sat_add(h.one_owner, n);
+        }
+    }
+}
+
+// The user locks' edges into kernel locks, and what their waiters saw the
+// kernel lock's holder doing.
+void add_user_edges(const Session& session, const std::function<bool(int64_t)>& wanted,
+                    const std::unordered_map<int64_t, const LockInfo*>& locks, std::vector<ChainEdge>& edges,
+                    std::map<std::string, HolderSummary>& holders)
+{
+    for (const UserLockChain& c : session.user_lock_chains) {
+        auto to = locks.find(c.kernel_lock_id);
+        if (!wanted(c.run) || to == locks.end())
+            continue;
+        edges.push_back({user_lock_label(c.name, c.kind), to->second->name, c.waits, c.wait_ns, true});
+        add_root_states(c.root_states, holders[to->second->name]);
+    }
+}
+
+}  // namespace
+
 std::vector<Chain> session_chains(const Session& session, std::optional<int64_t> run)
 {
     auto wanted = [&](int64_t r) { return !run || *run == r; };
@@ -114,9 +166,10 @@ std::vector<Chain> session_chains(const Session& session, std::optional<int64_t>
             continue;
         edges.push_back({from->second->name, to->second->name, e.samples, e.wait_ns});
     }
+    std::map<std::string, HolderSummary> holders;
+    add_user_edges(session, wanted, locks, edges, holders);
     if (edges.empty())
         return {};
-    std::map<std::string, HolderSummary> holders;
     std::map<std::pair<std::string, std::vector<std::string>>, uint64_t> wait_by_stack;
     std::map<std::pair<std::string, std::vector<std::string>>, uint64_t> on_cpu_by_stack;
     for (const StackSample& st : session.stacks) {

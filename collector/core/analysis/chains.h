@@ -21,7 +21,8 @@ struct ChainEdge {
     std::string from;
     std::string to;
     uint64_t samples = 0;
-    uint64_t wait_ns = 0;  // of the sampled waiters of `from`
+    uint64_t wait_ns = 0;    // of the sampled waiters of `from`
+    bool from_user = false;  // `from` is a user-space lock (user_lock_label)
 };
 
 // What a lock class's sampled holders were doing.
@@ -56,6 +57,7 @@ struct Chain {
     bool cycle = false;              // the last lock is already in the chain
     bool truncated = false;          // went on beyond the depth limit
     ChainRoot root;
+    bool from_user = false;  // the first lock is a user-space lock (user_lock_label), the others the kernel's
 };
 
 inline constexpr size_t kChainDepth = 5;  // locks in a chain at most (four hops)
@@ -65,7 +67,12 @@ inline constexpr size_t kChainDepth = 5;  // locks in a chain at most (four hops
 std::vector<Chain> assemble_chains(const std::vector<ChainEdge>& edges,
                                    const std::map<std::string, HolderSummary>& holders, size_t depth = kChainDepth);
 
-// The session's chains (one run, or all), by lock name.
+// A user-space lock in a chain: its name and kind, "g_cache_lock (user pthread_mutex)".
+std::string user_lock_label(const std::string& name, const std::string& kind);
+
+// The session's chains (one run, or all), by lock name. A user lock's chain
+// (table user_lock_chains) counts waits, not samples: every wait whose
+// owner was seen waiting for the kernel lock is on it.
 std::vector<Chain> session_chains(const Session& session, std::optional<int64_t> run = std::nullopt);
 
 }  // namespace lockscope

@@ -657,8 +657,11 @@ Report build_report(const Session& session, const ReportOptions& options)
     if (options.scope == LockScope::User) {
         rep.rows.clear();
         rep.rows_total = 0;
-        rep.chains.clear();
     }
+    // A chain belongs to the scope of its waiters' lock: a user lock's chain
+    // goes on into kernel locks.
+    if (options.scope != LockScope::All)
+        std::erase_if(rep.chains, [&](const Chain& c) { return c.from_user != (options.scope == LockScope::User); });
     return rep;
 }
 

@@ -464,8 +464,9 @@ void chains_block(std::ostringstream& out, const Report& rep)
     constexpr size_t kChains = 8;
     out << "\nwait chains: a waiter of the first lock queued behind a holder waiting for the next, and so on\n";
     if (rep.chains.empty()) {
-        out << wrap_text(rep.holder_samples ? "none: no sampled holder was itself waiting for a lock"
-                                            : "none: no holder was sampled (see --holder-period)",
+        out << wrap_text(rep.scope == LockScope::User ? "none: no user lock's owner was seen waiting for a kernel lock"
+                         : rep.holder_samples         ? "none: no sampled holder was itself waiting for a lock"
+                                                      : "none: no holder was sampled (see --holder-period)",
                          "  ", 2, 100);
         return;
     }
@@ -476,8 +477,11 @@ void chains_block(std::ostringstream& out, const Report& rep)
             path += (path.empty() ? "" : " -> ") + lock;
         if (c.truncated)
             path += " -> ...";
-        out << "  " << pad(format_duration(double(c.wait_ns), true), 7, true) << "  " << c.samples
-            << (c.samples == 1 ? " sample   " : " samples  ") << path << "\n"
+        // A user lock's chain counts its waits (every one is followed), a kernel lock's its samples.
+        const char* unit = c.from_user ? (c.samples == 1 ? " wait     " : " waits    ")
+                                       : (c.samples == 1 ? " sample   " : " samples  ");
+        out << "  " << pad(format_duration(double(c.wait_ns), true), 7, true) << "  " << c.samples << unit << path
+            << "\n"
             << "           root: " << root_text(c.root) << "\n";
     }
     if (rep.chains.size() > kChains)
@@ -570,6 +574,8 @@ std::string format_text(const Report& rep, const TextOptions& options)
     report_user_locks::text_block(out, rep);
     if (rep.scope == LockScope::User && !rep.user_locks.tried)
         out << "\nno user-space locks in this session (record -p PID or -- COMMAND records them)\n";
+    else if (rep.scope == LockScope::User && rep.show_chains)
+        chains_block(out, rep);  // the user locks' chains into the kernel
     return out.str();
 }
 

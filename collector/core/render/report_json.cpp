@@ -174,6 +174,7 @@ std::string format_json(const Report& rep)
     for (const Chain& c : rep.chains) {
         nlohmann::ordered_json chain;
         chain["locks"] = c.locks;
+        chain["scope"] = c.from_user ? "user" : "kernel";  // of the first lock: the others are the kernel's
         chain["count"] = c.samples;
         chain["wait_ns"] = c.wait_ns;
         chain["cycle"] = c.cycle;

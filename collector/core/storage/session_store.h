@@ -35,8 +35,9 @@
 //      runs.holder_oncpu_samples/holder_oncpu_dropped; stacks.role
 //      "holder:on-cpu" (a running holder's stack taken on its own CPU, no
 //      wait); meta running_holders, running_holder_hz; tables user_locks,
-//      user_lock_left_out and user_lock_runs added within it (user-space
-//      locks of the recorded processes: a file without them has none)
+//      user_lock_left_out, user_lock_runs and user_lock_chains added within
+//      it (user-space locks of the recorded processes and their chains into
+//      kernel locks: a file without them has none)
 #pragma once
 
 #include "core/model.h"

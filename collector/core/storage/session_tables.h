@@ -222,6 +222,19 @@ inline constexpr auto kRunTables =
                               {"lost_samples", &UserLockRun::lost_samples},
                               {"lost_inflight", &UserLockRun::lost_inflight},
                               {"rate_limited", &UserLockRun::rate_limited}},
+                             kUserLockTableOptions),
+               session_table("user_lock_chains", &Session::user_lock_chains, &IntervalBatch::user_lock_chains,
+                             {{"pid", &UserLockChain::pid},
+                              {"name", &UserLockChain::name},
+                              {"kind", &UserLockChain::kind},
+                              {"kernel_lock_id", &UserLockChain::kernel_lock_id, Refers::lock},
+                              {"kernel_mode", &UserLockChain::kernel_mode},
+                              {"waits", &UserLockChain::waits},
+                              {"wait_ns", &UserLockChain::wait_ns},
+                              {"max_wait_ns", &UserLockChain::max_wait_ns},
+                              {"owner_tids", &UserLockChain::owner_tids},
+                              {"root_tids", &UserLockChain::root_tids},
+                              {"root_states", &UserLockChain::root_states}},
                              kUserLockTableOptions));
 
 // Calls fn(table) for each of kRunTables, in order.
