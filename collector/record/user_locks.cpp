@@ -1,5 +1,6 @@
 #include "record/user_locks.h"
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -121,15 +122,22 @@ void UserLockRecording::drain()
 {
     // A turn at least every 50 ms, at once when a sample arrives.
     while (!stop_ && recorder_)
-        poll();
+        poll(false);
 }
 
-void UserLockRecording::poll()
+void UserLockRecording::poll(bool read_binaries)
 {
     if (!recorder_)
         return;
     try {
-        recorder_->poll(50);
+        // The binaries are looked at when samples came (their process runs:
+        // its waiter sleeps), and once a second: reading a large process's
+        // maps every turn would cost more than the rest of the turn.
+        const bool sampled = recorder_->poll(50) > 0;
+        const auto now = std::chrono::steady_clock::now();
+        if (!read_binaries && !sampled && now - binaries_read_ < std::chrono::seconds(1))
+            return;
+        binaries_read_ = now;
         for (pid_t tgid : tgids_) {
             std::string binaries = binaries_of(tgid);
             if (binaries.empty() || binaries == binaries_[tgid])
@@ -153,7 +161,7 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
         return;
     }
     stop_draining();
-    poll();  // what arrived last; a target still running may have loaded a library since
+    poll(true);  // what arrived last; a target still running may have loaded a library since
     if (!recorder_)
         return finish(run, batch, kernel_lock);
     recorder_->stop();

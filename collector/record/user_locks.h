@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -62,13 +63,14 @@ private:
     // the targets' binaries again when their mappings changed (so that
     // their locks are named even if they exit before finish()).
     void drain();
-    void poll();
+    void poll(bool read_binaries);
     void stop_draining();
 
     std::unique_ptr<userlock::Recorder> recorder_;  // the drain thread's while it runs
     std::vector<pid_t> tgids_;
     std::string unavailable_;                // why nothing is recorded
     std::map<pid_t, std::string> binaries_;  // per target, the binaries its names were read from
+    std::chrono::steady_clock::time_point binaries_read_{};
     std::atomic<bool> stop_{false};
     std::thread drainer_;
 };
