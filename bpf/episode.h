@@ -54,8 +54,7 @@ LS_INLINE int ls_is_sleeping_spinner(__u32 flags)
 /* A spinlock or rwlock: the whole wait is spinning. */
 LS_INLINE int ls_is_spinlock(__u32 flags)
 {
-	return (flags & (LCB_F_SPIN | LCB_F_MUTEX | LCB_F_RT | LCB_F_PERCPU | LS_F_USER)) ==
-	       LCB_F_SPIN;
+	return (flags & (LCB_F_SPIN | LCB_F_MUTEX | LCB_F_RT | LCB_F_PERCPU | LS_F_USER)) == LCB_F_SPIN;
 }
 
 /*
@@ -69,18 +68,18 @@ LS_INLINE __u32 ls_kind_bit(__u32 flags)
 	const __u32 rw = flags & (LCB_F_READ | LCB_F_WRITE);
 
 	if (flags & LS_F_USER)
-		return (flags & LCB_F_MUTEX) ? 12 : 13; /* user-mutex, user-rwsem */
+		return (flags & LCB_F_MUTEX) ? 12 : 13;       /* user-mutex, user-rwsem */
 	if (flags & LCB_F_RT)
-		return rw == LCB_F_READ ? 7 : rw ? 8 : 6; /* rt-rwlock r/w, rtmutex */
+		return rw == LCB_F_READ ? 7 : rw ? 8 : 6;     /* rt-rwlock r/w, rtmutex */
 	if (flags & LCB_F_PERCPU)
-		return rw == LCB_F_WRITE ? 10 : 9; /* percpu-rwsem w/r */
+		return rw == LCB_F_WRITE ? 10 : 9;            /* percpu-rwsem w/r */
 	if (flags & LCB_F_MUTEX)
 		return 0;
 	if (flags & LCB_F_SPIN)
-		return rw == LCB_F_READ ? 4 : rw ? 5 : 3; /* rwlock r/w, spinlock */
+		return rw == LCB_F_READ ? 4 : rw ? 5 : 3;     /* rwlock r/w, spinlock */
 	if (rw)
-		return rw == LCB_F_READ ? 1 : 2; /* rwsem r/w */
-	return 11;				 /* semaphore */
+		return rw == LCB_F_READ ? 1 : 2;              /* rwsem r/w */
+	return 11;                                            /* semaphore */
 }
 
 /*
@@ -91,8 +90,7 @@ LS_INLINE __u32 ls_kind_bit(__u32 flags)
  * switched out costs microseconds, the clock there little, and the rare long
  * waits are off CPU, which sampling would estimate worst.
  */
-LS_INLINE int ls_begin_timed(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now,
-			     int timed)
+LS_INLINE int ls_begin_timed(struct ls_task_state *ts, __u64 lock, __u32 flags, __u64 now, int timed)
 {
 	__u32 d = ts->depth;
 	struct ls_episode *ep;
@@ -145,8 +143,7 @@ LS_INLINE int ls_begin_timed(struct ls_task_state *ts, __u64 lock, __u32 flags, 
 	 * does every PREEMPT_RT lock (rtmutex-based: its begin is the
 	 * task_blocks_on_rt_mutex() that enqueues the waiter). */
 	if ((flags & (LCB_F_RT | LS_F_USER)) == LCB_F_RT ||
-	    (!spin && (flags & (LCB_F_MUTEX | LCB_F_READ | LCB_F_WRITE)) &&
-	     !(flags & (LCB_F_PERCPU | LS_F_USER)))) {
+	    (!spin && (flags & (LCB_F_MUTEX | LCB_F_READ | LCB_F_WRITE)) && !(flags & (LCB_F_PERCPU | LS_F_USER)))) {
 		ep->queued = 1;
 		return LS_BEGIN_QUEUED;
 	}
@@ -373,8 +370,7 @@ LS_INLINE __u64 ls_on_cpu_wait(const struct ls_episode *ep, __u64 now)
 }
 
 /* Adds a finished episode to the task's own totals; @sampled as ls_account's. */
-LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode *ep, __u64 now,
-			       int sampled)
+LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode *ep, __u64 now, int sampled)
 {
 	struct ls_task_totals *t = &ts->totals;
 
@@ -442,8 +438,8 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
  * for the variance of the estimate. User space adds the two parts back
  * together (collector/pipeline/sampled_timing.h).
  */
-LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now,
-			  __s32 ret, int sampled)
+LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, __u64 now, __s32 ret,
+			  int sampled)
 {
 	__u64 wait = now - ep->begin_ns, w;
 	__u32 b;

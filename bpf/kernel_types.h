@@ -67,7 +67,7 @@ struct sighand_struct {
 struct signal_struct {
 	struct {
 		int counter;
-	} live; /* threads of the group still alive */
+	} live;             /* threads of the group still alive */
 	struct {
 		long x;
 	} cred_guard_mutex;
@@ -115,10 +115,10 @@ struct fs_struct {
 		struct {
 			int x;
 		} lock;
-	} seq; /* seqlock_t since 6.x: its spinlock */
+	} seq;          /* seqlock_t since 6.x: its spinlock */
 	struct {
 		int x;
-	} lock; /* before */
+	} lock;         /* before */
 	struct path pwd;
 } __attribute__((preserve_access_index));
 
@@ -163,7 +163,7 @@ struct file {
 	struct inode *f_inode;
 } __attribute__((preserve_access_index));
 
-#define S_IFMT	00170000
+#define S_IFMT 00170000
 #define S_IFIFO 0010000
 
 /* The task's cgroup v2 id: task->cgroups->dfl_cgrp->kn->id (5.5+: a u64) */
@@ -247,10 +247,10 @@ struct rt_mutex_base {
  */
 #define RWBASE_RT_RTMUTEX_OFFSET 8
 
-#define RT_MUTEX_HAS_WAITERS   1UL
-#define MUTEX_FLAGS_MASK       0x07UL
-#define RWSEM_READER_OWNED     (1UL << 0)
-#define RWSEM_NONSPINNABLE     (1UL << 1)
+#define RT_MUTEX_HAS_WAITERS 1UL
+#define MUTEX_FLAGS_MASK 0x07UL
+#define RWSEM_READER_OWNED (1UL << 0)
+#define RWSEM_NONSPINNABLE (1UL << 1)
 #define RWSEM_OWNER_FLAGS_MASK 0x07UL
 
 #endif /* LOCKSCOPE_KERNEL_TYPES_H */

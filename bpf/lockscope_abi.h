@@ -22,16 +22,15 @@
 #define LCB_F_PERCPU (1U << 4)
 #define LCB_F_MUTEX  (1U << 5)
 /* Bits lockscope adds in its own keys for user-space (USDT) replica locks. */
-#define LS_F_USER (1U << 16)
-#define LS_F_KIND_MASK                                                                             \
-	(LCB_F_READ | LCB_F_WRITE | LCB_F_RT | LCB_F_PERCPU | LCB_F_MUTEX | LS_F_USER)
+#define LS_F_USER    (1U << 16)
+#define LS_F_KIND_MASK (LCB_F_READ | LCB_F_WRITE | LCB_F_RT | LCB_F_PERCPU | LCB_F_MUTEX | LS_F_USER)
 
-#define LS_MAX_DEPTH	      4	   /* nested episodes per task */
-#define LS_HIST_BUCKETS	      36   /* log2(ns) buckets; the last holds >= 2^35 ns */
-#define LS_MAX_STACK_DEPTH    16   /* frames kept per sampled stack */
-#define LS_MAX_CPUS	      1024 /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
-#define LS_MAX_CGROUPS	      8	   /* record --cgroup PATH, at most this many */
-#define LS_MAX_CPU_MASK_WORDS 16   /* record -C: CPUs 0-1023 */
+#define LS_MAX_DEPTH 4          /* nested episodes per task */
+#define LS_HIST_BUCKETS 36      /* log2(ns) buckets; the last holds >= 2^35 ns */
+#define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
+#define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
+#define LS_MAX_CGROUPS 8        /* record --cgroup PATH, at most this many */
+#define LS_MAX_CPU_MASK_WORDS 16 /* record -C: CPUs 0-1023 */
 /* Default entries of the lock rows (lock_index, lock_stats, lock_identity) and
  * of the stack maps; user space sizes the maps before load (record
  * --max-locks). */
@@ -43,12 +42,12 @@
 #define LS_TREE_EXITED (1U << 31)
 
 /* Owner state read from the lock word when a waiter queues. */
-#define LS_OWNER_ON_CPU	      0 /* owned by a task that is running */
+#define LS_OWNER_ON_CPU       0 /* owned by a task that is running */
 #define LS_OWNER_OFF_CPU      1 /* owned by a task that is not running */
-#define LS_OWNER_READER	      2 /* rwsem owned by readers */
+#define LS_OWNER_READER       2 /* rwsem owned by readers */
 #define LS_OWNER_NONSPINNABLE 3 /* rwsem marked non-spinnable */
-#define LS_OWNER_NONE	      4 /* no owner recorded (released, or mid-release) */
-#define LS_OWNER_STATES	      5
+#define LS_OWNER_NONE         4 /* no owner recorded (released, or mid-release) */
+#define LS_OWNER_STATES       5
 #define LS_OWNER_UNKNOWN      0xff
 
 /*
@@ -60,35 +59,34 @@
  */
 #define LS_IDENTITY_SLAB_LOOKUP (1U << 0) /* bpf_get_kmem_cache ran (6.13+) */
 #define LS_IDENTITY_TASK_LOOKUP (1U << 1) /* the task's members were compared */
-#define LS_IDENTITY_INODE_READ	(1U << 2) /* the inode fields below were read */
-#define LS_IDENTITY_FD_SCAN	(1U << 3) /* the task's open pipes were compared */
+#define LS_IDENTITY_INODE_READ  (1U << 2) /* the inode fields below were read */
+#define LS_IDENTITY_FD_SCAN     (1U << 3) /* the task's open pipes were compared */
 
 /* The creating task's members (task_member). */
-#define LS_TASK_NONE	    0
+#define LS_TASK_NONE        0
 #define LS_TASK_MMAP_LOCK   1 /* mm->mmap_lock */
-#define LS_TASK_SIGLOCK	    2 /* sighand->siglock */
+#define LS_TASK_SIGLOCK     2 /* sighand->siglock */
 #define LS_TASK_CRED_GUARD  3 /* signal->cred_guard_mutex */
 #define LS_TASK_EXEC_UPDATE 4 /* signal->exec_update_lock */
 #define LS_TASK_FILE_LOCK   5 /* files->file_lock */
-#define LS_TASK_FS_LOCK	    6 /* fs->seq.lock (fs->lock before 6.x) */
-#define LS_TASK_RENAME	    7 /* the cwd's super_block s_vfs_rename_mutex */
-#define LS_TASK_PIPE	    8 /* inside a pipe the task has open: object = its pipe_inode_info */
+#define LS_TASK_FS_LOCK     6 /* fs->seq.lock (fs->lock before 6.x) */
+#define LS_TASK_RENAME      7 /* the cwd's super_block s_vfs_rename_mutex */
+#define LS_TASK_PIPE        8 /* inside a pipe the task has open: object = its pipe_inode_info */
 #define LS_TASK_FUTEX_HASH  9 /* inside mm->futex_phash: object = the futex_private_hash */
 
 struct ls_lock_identity {
-	__u64 cache;	    /* struct kmem_cache * holding the lock; 0: none found */
-	__u32 object_size;  /* the cache's object_size */
-	__u32 slab_size;    /* its size: object plus metadata, the stride within a slab */
-	__u32 red_left_pad; /* 0 without SLUB red zones */
-	__u16 order;	    /* the cache's slab order (oo), and its fallback (min) */
+	__u64 cache;          /* struct kmem_cache * holding the lock; 0: none found */
+	__u32 object_size;    /* the cache's object_size */
+	__u32 slab_size;      /* its size: object plus metadata, the stride within a slab */
+	__u32 red_left_pad;   /* 0 without SLUB red zones */
+	__u16 order;          /* the cache's slab order (oo), and its fallback (min) */
 	__u16 min_order;
-	__u32 task_member; /* LS_TASK_* */
-	__u32 tgid;	   /* the creating task's process */
-	__u32 sources;	   /* LS_IDENTITY_* */
-	__u32 inode_dev;   /* if the lock is an inode's i_rwsem (or in its pipe): the super_block's
-			      s_dev, */
-	__u64 inode_ino;   /* the inode number, */
-	__u64 object; /* LS_TASK_PIPE, _FUTEX_HASH: the object's address (the lock is inside it) */
+	__u32 task_member;    /* LS_TASK_* */
+	__u32 tgid;           /* the creating task's process */
+	__u32 sources;        /* LS_IDENTITY_* */
+	__u32 inode_dev;      /* if the lock is an inode's i_rwsem (or in its pipe): the super_block's s_dev, */
+	__u64 inode_ino;      /* the inode number, */
+	__u64 object;         /* LS_TASK_PIPE, _FUTEX_HASH: the object's address (the lock is inside it) */
 	char cache_name[32];
 	char fs_type[16];     /* the file system's name, */
 	char dentry_name[32]; /* and the name of the inode's first dentry */
@@ -112,30 +110,29 @@ struct ls_lock_key {
  * max: a running maximum, not a count); help says what it counts (also the
  * Prometheus help).
  */
-#define LS_LOCK_COUNTERS(X)                                                                        \
-	X(contentions, sum, "Contention episodes that ended")                                      \
-	X(spin_attempts, sum, "Optimistic spin phases of sleeping locks")                          \
-	X(spin_failures, sum, "Spin phases that ended with the waiter queueing")                   \
-	X(spin_successes, sum, "Spin phases that ended with the lock taken")                       \
-	X(wait_ns, sum, "Time waiters waited")                                                     \
-	X(spin_ns, sum, "Time in optimistic spin phases, as the tracepoints mark them")            \
-	X(sleep_ns, sum, "Time waiters were switched out blocked, until woken")                    \
-	X(preempt_ns, sum, "Time waiters were switched out runnable: preempted, or woken")         \
-	X(sleeps, sum, "Times a waiter was switched out blocked")                                  \
-	X(preemptions, sum, "Times a waiter was switched out runnable")                            \
-	X(max_wait_ns, max, "Longest wait")                                                        \
-	X(errors, sum, "Waits that ended with an error (signal, timeout)")                         \
-	X(wakeups, sum, "Times another task woke a queued waiter")                                 \
-	X(timed, sum, "Episodes whose times were measured (all, unless record --sample)")          \
-	X(wait_var_us2, sum, "Variance of the wait_ns estimate in us^2 (0: every wait timed)")     \
-	X(spin_offcpu_ns, sum, "Time inside spin phases that waiters were switched out")           \
+#define LS_LOCK_COUNTERS(X)                                                                     \
+	X(contentions, sum, "Contention episodes that ended")                                   \
+	X(spin_attempts, sum, "Optimistic spin phases of sleeping locks")                       \
+	X(spin_failures, sum, "Spin phases that ended with the waiter queueing")                \
+	X(spin_successes, sum, "Spin phases that ended with the lock taken")                    \
+	X(wait_ns, sum, "Time waiters waited")                                                  \
+	X(spin_ns, sum, "Time in optimistic spin phases, as the tracepoints mark them")         \
+	X(sleep_ns, sum, "Time waiters were switched out blocked, until woken")                 \
+	X(preempt_ns, sum, "Time waiters were switched out runnable: preempted, or woken")      \
+	X(sleeps, sum, "Times a waiter was switched out blocked")                               \
+	X(preemptions, sum, "Times a waiter was switched out runnable")                         \
+	X(max_wait_ns, max, "Longest wait")                                                     \
+	X(errors, sum, "Waits that ended with an error (signal, timeout)")                      \
+	X(wakeups, sum, "Times another task woke a queued waiter")                              \
+	X(timed, sum, "Episodes whose times were measured (all, unless record --sample)")        \
+	X(wait_var_us2, sum, "Variance of the wait_ns estimate in us^2 (0: every wait timed)")  \
+	X(spin_offcpu_ns, sum, "Time inside spin phases that waiters were switched out")         \
 	X(spin_yields, sum, "Spin phases in which the spinner gave up its CPU, still runnable")
 
 /* The subset a task keeps (ls_task_stats, episode.h's ls_task_totals): X(name). */
-#define LS_TASK_COUNTERS(X)                                                                        \
-	X(contentions)                                                                             \
-	X(spin_attempts) X(spin_failures) X(wait_ns) X(spin_ns) X(sleep_ns) X(preempt_ns)          \
-		X(sleeps) X(timed) X(spin_offcpu_ns)
+#define LS_TASK_COUNTERS(X)                                                                     \
+	X(contentions) X(spin_attempts) X(spin_failures) X(wait_ns) X(spin_ns) X(sleep_ns)      \
+	X(preempt_ns) X(sleeps) X(timed) X(spin_offcpu_ns)
 
 /*
  * Sampled timing (record --sample N): every count above stays exact, but only
@@ -154,35 +151,33 @@ struct ls_lock_key {
  * the session's runs.lost_<name>, the JSON's lost_by_cause.<name>.
  * X(name, label): label names the cause in the text report.
  */
-#define LS_LOST_CAUSES(X)                                                                          \
-	X(depth, "depth")		   /* nesting deeper than LS_MAX_DEPTH */                  \
-	X(lock_map_full, "lock-map")	   /* lock map full: episode not aggregated */             \
-	X(stack, "stack")		   /* bpf_get_stackid failed */                            \
-	X(stack_map_full, "stack-map")	   /* stack sample map full */                             \
-	X(task_map_full, "task-map")	   /* task map full */                                     \
-	X(task_storage, "task-storage")	   /* task storage could not be created */                 \
-	X(ring_buffer, "ringbuf")	   /* finished episodes not streamed */                    \
-	X(nested, "nested in lockscope")   /* events of an interrupt in our own program */         \
-	X(abandoned, "end never seen")	   /* inner episodes popped by an outer end */             \
-	X(process_map_full, "process-map") /* a traced tree's process not followed */
+#define LS_LOST_CAUSES(X)                                                                       \
+	X(depth, "depth")                         /* nesting deeper than LS_MAX_DEPTH */        \
+	X(lock_map_full, "lock-map")              /* lock map full: episode not aggregated */   \
+	X(stack, "stack")                         /* bpf_get_stackid failed */                  \
+	X(stack_map_full, "stack-map")            /* stack sample map full */                   \
+	X(task_map_full, "task-map")              /* task map full */                           \
+	X(task_storage, "task-storage")           /* task storage could not be created */       \
+	X(ring_buffer, "ringbuf")                 /* finished episodes not streamed */          \
+	X(nested, "nested in lockscope")          /* events of an interrupt in our own program */ \
+	X(abandoned, "end never seen")            /* inner episodes popped by an outer end */   \
+	X(process_map_full, "process-map")        /* a traced tree's process not followed */
 
 /*
  * Per-run counts beside the losses: ls_counters.<name>, user space's
  * RunInfo.<name>, the session's runs.<name>. X(name, version): the session
  * schema version from which the runs table has the column (older files read 0).
  */
-#define LS_RUN_COUNTS(X)                                                                           \
-	X(unmatched_ends, 1) /* ends without a begin seen (started before recording) */            \
-	X(stack_samples, 1)  /* stacks captured */                                                 \
-	X(holder_samples, 3) /* holder stacks captured */                                          \
-	X(holder_changed,                                                                          \
-	  3) /* holder stacks dropped: the lock changed hands while one was taken */               \
-	X(holder_oncpu_samples, 5) /* running holders' stacks taken on their own CPU (timer) */    \
-	X(holder_oncpu_dropped,                                                                    \
-	  5) /* timer ticks on a holder still holding its lock, no stack taken */
+#define LS_RUN_COUNTS(X)                                                                        \
+	X(unmatched_ends, 1) /* ends without a begin seen (started before recording) */         \
+	X(stack_samples, 1)  /* stacks captured */                                              \
+	X(holder_samples, 3) /* holder stacks captured */                                       \
+	X(holder_changed, 3) /* holder stacks dropped: the lock changed hands while one was taken */ \
+	X(holder_oncpu_samples, 5) /* running holders' stacks taken on their own CPU (timer) */  \
+	X(holder_oncpu_dropped, 5) /* timer ticks on a holder still holding its lock, no stack taken */
 
 #define LS_U64_COUNTER(name, merge, help) __u64 name;
-#define LS_U64_FIELD(name)		  __u64 name;
+#define LS_U64_FIELD(name) __u64 name;
 
 /* Per-CPU cumulative counters of one lock key; user space sums CPUs (and
  * takes the max of max_wait_ns, which is per CPU). */
@@ -196,15 +191,15 @@ struct ls_lock_stats {
 #define LS_ROLE_WAITER 0
 #define LS_ROLE_WAKER  1
 /* The holder's stack when a waiter queued, by what the holder was doing. */
-#define LS_ROLE_HOLDER_RUNNING	 2 /* on a CPU */
+#define LS_ROLE_HOLDER_RUNNING   2 /* on a CPU */
 #define LS_ROLE_HOLDER_PREEMPTED 3 /* runnable, not running */
-#define LS_ROLE_HOLDER_SLEEPING	 4 /* blocked */
-#define LS_ROLE_HOLDER_IOWAIT	 5 /* blocked in I/O wait (io_schedule) */
+#define LS_ROLE_HOLDER_SLEEPING  4 /* blocked */
+#define LS_ROLE_HOLDER_IOWAIT    5 /* blocked in I/O wait (io_schedule) */
 /* A holder seen running by a waiter, its stack taken later on its own CPU by
  * a timer while it still held the lock: samples only, no waiter's wait. */
-#define LS_ROLE_HOLDER_ON_CPU 6
-#define LS_ROLE_HOLDER_FIRST  LS_ROLE_HOLDER_RUNNING
-#define LS_ROLE_HOLDER_LAST   LS_ROLE_HOLDER_ON_CPU
+#define LS_ROLE_HOLDER_ON_CPU    6
+#define LS_ROLE_HOLDER_FIRST     LS_ROLE_HOLDER_RUNNING
+#define LS_ROLE_HOLDER_LAST      LS_ROLE_HOLDER_ON_CPU
 /* Holder stacks are not in the stack-trace map (that takes only the current
  * task's): their ids have this bit, and their frames are in holder_stacks. */
 #define LS_HOLDER_STACK_BIT 0x40000000
@@ -273,7 +268,7 @@ struct ls_task_stats {
 
 /* Per-CPU idle accounting from sched_switch. */
 struct ls_cpu_idle {
-	__u64 idle_ns;	  /* completed idle periods */
+	__u64 idle_ns;    /* completed idle periods */
 	__u64 idle_since; /* 0 when not idle (or not yet known) */
 };
 
@@ -283,31 +278,28 @@ struct ls_cpu_idle {
 struct ls_counters {
 	__u64 begins;
 	__u64 ends;
-	__u64 sample_tick; /* countdown to the next stack sample */
-	__u64 busy; /* 1 while a begin/end tracepoint program runs here: see nested_in_own() */
-	__u64 unmatched_ends;	   /* end without a begin seen (started before recording) */
-	__u64 lost_depth;	   /* nesting deeper than LS_MAX_DEPTH */
-	__u64 lost_lock_map_full;  /* lock map full: episode not aggregated */
-	__u64 lost_stack;	   /* bpf_get_stackid failed (map full / collision) */
-	__u64 lost_stack_map_full; /* stack sample map full */
-	__u64 lost_task_map_full;  /* task map full */
-	__u64 lost_task_storage;   /* task storage could not be created */
-	__u64 lost_abandoned;	   /* inner episodes popped by an outer end */
-	__u64 stack_samples;	   /* stacks captured */
-	__u64 lost_ring_buffer; /* finished episodes not streamed (ring buffer full, no trace state)
-				 */
-	__u64 lost_nested;	/* events of an interrupt nested in our own begin/end program */
-	__u64 lost_process_map_full; /* a process of the traced tree not followed: traced_tgids full
-				      */
-	__u64 holder_tick;	     /* countdown to the next holder stack sample */
-	__u64 holder_samples;	     /* holder stacks captured */
-	__u64 holder_changed; /* holder stacks dropped: the lock changed hands while one was taken
-			       */
-	__u64 oncpu_tick;     /* countdown to the next spin begin that registers a running owner */
+	__u64 sample_tick;           /* countdown to the next stack sample */
+	__u64 busy;                  /* 1 while a begin/end tracepoint program runs here: see nested_in_own() */
+	__u64 unmatched_ends;        /* end without a begin seen (started before recording) */
+	__u64 lost_depth;            /* nesting deeper than LS_MAX_DEPTH */
+	__u64 lost_lock_map_full;    /* lock map full: episode not aggregated */
+	__u64 lost_stack;            /* bpf_get_stackid failed (map full / collision) */
+	__u64 lost_stack_map_full;   /* stack sample map full */
+	__u64 lost_task_map_full;    /* task map full */
+	__u64 lost_task_storage;     /* task storage could not be created */
+	__u64 lost_abandoned;        /* inner episodes popped by an outer end */
+	__u64 stack_samples;         /* stacks captured */
+	__u64 lost_ring_buffer;      /* finished episodes not streamed (ring buffer full, no trace state) */
+	__u64 lost_nested;           /* events of an interrupt nested in our own begin/end program */
+	__u64 lost_process_map_full; /* a process of the traced tree not followed: traced_tgids full */
+	__u64 holder_tick;           /* countdown to the next holder stack sample */
+	__u64 holder_samples;        /* holder stacks captured */
+	__u64 holder_changed;        /* holder stacks dropped: the lock changed hands while one was taken */
+	__u64 oncpu_tick;            /* countdown to the next spin begin that registers a running owner */
 	/* written by the CPU-clock program only (an interrupt: it must not
 	 * share a counter with the begin/end programs it may interrupt) */
-	__u64 holder_oncpu_samples; /* running holders' stacks taken on their own CPU */
-	__u64 holder_oncpu_dropped; /* ticks on a holder still holding its lock, no stack taken */
+	__u64 holder_oncpu_samples;  /* running holders' stacks taken on their own CPU */
+	__u64 holder_oncpu_dropped;  /* ticks on a holder still holding its lock, no stack taken */
 };
 
 /*
@@ -317,24 +309,24 @@ struct ls_counters {
  */
 struct ls_episode {
 	__u64 lock;
-	__u64 begin_ns; /* first begin */
-	__u64 phase_ns; /* start of the current spin phase */
+	__u64 begin_ns;   /* first begin */
+	__u64 phase_ns;   /* start of the current spin phase */
 	__u64 spin_ns;
 	__u64 sleep_ns;
 	__u64 preempt_ns;
 	__u64 spin_offcpu_ns; /* the part of spin_ns, sleep_ns + preempt_ns that was both */
-	__u32 flags;	      /* kind bits of the first begin */
+	__u32 flags;      /* kind bits of the first begin */
 	__u16 spin_attempts;
 	__u16 spin_failures;
 	__u16 sleeps;
 	__u16 preemptions;
 	__u16 wakeups;
-	__u8 in_spin;			  /* current phase is an optimistic spin */
-	__u8 spin_success;		  /* the episode ended in a spin phase */
+	__u8 in_spin;      /* current phase is an optimistic spin */
+	__u8 spin_success; /* the episode ended in a spin phase */
 	__u8 owner_seen[LS_OWNER_STATES]; /* owner state at each queueing */
-	__u8 queued;	  /* the task queued (or slept, was preempted, was woken): see ls_account */
-	__u8 holder_role; /* LS_ROLE_HOLDER_* of the holder stack sampled when it queued */
-	__u8 timed;	  /* its times are measured: every episode, or one in N (record --sample) */
+	__u8 queued;       /* the task queued (or slept, was preempted, was woken): see ls_account */
+	__u8 holder_role;  /* LS_ROLE_HOLDER_* of the holder stack sampled when it queued */
+	__u8 timed;        /* its times are measured: every episode, or one in N (record --sample) */
 	__u32 holder_stack; /* that stack's id (LS_HOLDER_STACK_BIT set); 0: none sampled */
 	__u64 chain_lock;   /* the lock that sampled holder was itself waiting for; 0: none */
 	__u32 chain_flags;  /* and its kind bits (a lock row's key, as flags above) */
@@ -350,10 +342,10 @@ struct ls_task_totals {
 
 struct ls_task_state {
 	__u64 switched_out_ns; /* 0 while on CPU */
-	__u64 woken_ns;	       /* when a task switched out blocked was woken; 0: not yet */
+	__u64 woken_ns;        /* when a task switched out blocked was woken; 0: not yet */
 	__u32 depth;
-	__u32 out_blocked; /* switched out in a blocked state (a sleep) */
-	__u32 dirty;	   /* totals changed since the last flush */
+	__u32 out_blocked;     /* switched out in a blocked state (a sleep) */
+	__u32 dirty;           /* totals changed since the last flush */
 	__u32 pad;
 	/* Woken while still on its CPU, already taken off the run queue: its
 	 * switch-out, blocked, is under way and has not been seen yet (the
@@ -396,12 +388,12 @@ struct ls_pending {
 };
 
 struct ls_cpu_state {
-	__u64 resident; /* tid + 1 of the task whose state ts holds (not a lock owner); 0: none */
+	__u64 resident;         /* tid + 1 of the task whose state ts holds (not a lock owner); 0: none */
 	struct ls_counters cnt;
 	struct ls_pending pending;
 	struct ls_task_state ts;
 	struct ls_row_slot rows[LS_ROW_CACHE];
-	__u64 time_tick; /* countdown to the next timed episode (record --sample) */
+	__u64 time_tick;        /* countdown to the next timed episode (record --sample) */
 };
 
 /*
@@ -409,9 +401,9 @@ struct ls_cpu_state {
  * ring buffer with its phases. A record is sent only up to its last used
  * phase, so a spin win costs the header and one phase.
  */
-#define LS_TRACE_MAX_PHASES 16 /* phase records kept per episode; more are truncated */
-#define LS_PHASE_SPIN	    0  /* optimistic spin, or a spinlock's whole wait */
-#define LS_PHASE_QUEUED	    1
+#define LS_TRACE_MAX_PHASES 16  /* phase records kept per episode; more are truncated */
+#define LS_PHASE_SPIN   0       /* optimistic spin, or a spinlock's whole wait */
+#define LS_PHASE_QUEUED 1
 
 struct ls_trace_phase {
 	__u64 start_ns;
@@ -421,22 +413,22 @@ struct ls_trace_phase {
 
 struct ls_trace_episode {
 	__u64 lock;
-	__u64 begin_ns; /* first begin */
+	__u64 begin_ns;    /* first begin */
 	__u64 end_ns;
 	__u64 spin_ns;
 	__u64 sleep_ns;
 	__u64 preempt_ns;
-	__u64 wake_ns; /* when the last waker woke it (sched_waking), 0: never woken */
-	__u32 flags;   /* the episode's kind bits, as in ls_lock_key */
+	__u64 wake_ns;     /* when the last waker woke it (sched_waking), 0: never woken */
+	__u32 flags;       /* the episode's kind bits, as in ls_lock_key */
 	__u32 tid;
 	__u32 tgid;
-	__u32 waker; /* tid of the last task that woke it while queued, 0: none */
+	__u32 waker;       /* tid of the last task that woke it while queued, 0: none */
 	__s32 ret;
 	__u16 sleeps;
 	__u16 preemptions;
 	__u16 nphases;
-	__u16 truncated;  /* 1: phases beyond LS_TRACE_MAX_PHASES were dropped */
-	__u32 waker_tgid; /* the waker's process */
+	__u16 truncated;   /* 1: phases beyond LS_TRACE_MAX_PHASES were dropped */
+	__u32 waker_tgid;  /* the waker's process */
 	struct ls_trace_phase phases[LS_TRACE_MAX_PHASES];
 };
 
@@ -461,11 +453,11 @@ struct ls_rwsem_spin {
  * One value, not one element per slot: an array map stores each element in
  * 8 bytes, and reflock's OnCpuTableOracle reads packed __u32s.
  */
-#define LS_ONCPU_DEFAULT_ENTRIES	4096
-#define LS_ONCPU_MAX_CPUS		1024 /* CPUs with a belief slot; beyond it a CPU is never repaired */
-#define LS_ONCPU_TID_SLOT(tid, entries) ((tid) & ((entries)-1))
+#define LS_ONCPU_DEFAULT_ENTRIES 4096
+#define LS_ONCPU_MAX_CPUS 1024 /* CPUs with a belief slot; beyond it a CPU is never repaired */
+#define LS_ONCPU_TID_SLOT(tid, entries) ((tid) & ((entries) - 1))
 #define LS_ONCPU_CPU_SLOT(cpu, entries) ((entries) + (cpu))
-#define LS_ONCPU_WORDS(entries, cpus)	((entries) + (cpus))
+#define LS_ONCPU_WORDS(entries, cpus) ((entries) + (cpus))
 
 /*
  * A sampled thread's user registers and the top of its user stack, copied
