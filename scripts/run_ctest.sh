@@ -27,10 +27,11 @@ else
 fi
 
 status=0
-# Timing-sensitive BPF tests run alone (no -j): they measure a 2-CPU machine.
+# The tests that load BPF programs or measure the machine are marked
+# RUN_SERIAL (tests/CMakeLists.txt): they run alone, the others side by side.
 # Whole outputs in the JUnit file: a gtest executable run as one test (the
 # lab) reports its skips only in its output.
-ctest --test-dir "$build_dir" --output-on-failure --timeout 600 --output-junit "$junit" \
+ctest --test-dir "$build_dir" -j "$(nproc)" --output-on-failure --timeout 600 --output-junit "$junit" \
   --test-output-size-passed 4194304 --test-output-size-failed 4194304 "$@" || status=$?
 
 python3 scripts/skip_gate.py "$junit" --allow-list tests/skip-allow-list.txt "${strict[@]}" || status=1
