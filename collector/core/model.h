@@ -169,11 +169,9 @@ struct LockCgroup {
     uint64_t samples = 0;
 };
 
-// A user-space lock of a recorded process (collector/userlock): its futex
-// waits over the run, one row per (process, name, kind).
-struct UserLockRow {
-    int64_t run = 0;
-    uint32_t pid = 0;
+// What a user-space lock is and how long it was waited for: the same in a
+// recording (userlock::UserLock) and in a session's row (UserLockRow).
+struct UserLockWaits {
     std::string name;         // "g_cache_lock", "pthread_mutex@Cache::get"
     std::string name_source;  // "user-symbol", "user-caller", "unknown"
     std::string module;       // the binary that holds a user-symbol lock
@@ -182,7 +180,14 @@ struct UserLockRow {
     uint64_t waits = 0;
     uint64_t wait_ns = 0;
     uint64_t max_wait_ns = 0;
-    uint64_t samples = 0;    // sampled waiter stacks
+    uint64_t samples = 0;  // sampled waiter stacks
+};
+
+// A user-space lock of a recorded process (collector/userlock): its futex
+// waits over the run, one row per (process, name, kind).
+struct UserLockRow : UserLockWaits {
+    int64_t run = 0;
+    uint32_t pid = 0;
     std::string owner_tids;  // "1234 1240": the holders waiters saw (mutexes, PI futexes)
     std::string ops;         // "FUTEX_WAIT FUTEX_WAIT_BITSET": the futex operations seen
 };

@@ -180,25 +180,10 @@ void Probe::LinkDeleter::operator()(bpf_link* link) const noexcept
     bpf_link__destroy(link);
 }
 
+// Every member starts empty (skel_ null), so the assignment below moves it all.
 Probe::Probe(Probe&& other) noexcept
-    : skel_(std::exchange(other.skel_, nullptr)),
-      possible_cpus_(other.possible_cpus_),
-      time_period_(other.time_period_),
-      delivered_stacks_(std::move(other.delivered_stacks_)),
-      user_links_(std::move(other.user_links_)),
-      clock_links_(std::move(other.clock_links_)),
-      running_holders_(std::move(other.running_holders_)),
-      user_probes_(other.user_probes_),
-      slab_lookup_(other.slab_lookup_),
-      detached_(other.detached_),
-      exited_seen_(std::move(other.exited_seen_)),
-      identities_(std::move(other.identities_)),
-      cgroup_names_(std::move(other.cgroup_names_)),
-      trace_(std::move(other.trace_)),
-      rwsem_spin_(std::move(other.rwsem_spin_))
 {
-    other.user_links_.clear();
-    other.clock_links_.clear();
+    *this = std::move(other);
 }
 
 Probe& Probe::operator=(Probe&& other) noexcept

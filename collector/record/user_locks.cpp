@@ -37,19 +37,12 @@ std::string joined(const Set& items)
 
 UserLockRow row_of(int64_t run, const userlock::UserLock& lock)
 {
-    return {.run = run,
-            .pid = uint32_t(lock.tgid),
-            .name = lock.name,
-            .name_source = lock.name_source,
-            .module = lock.module,
-            .kind = lock.kind,
-            .caller = lock.caller,
-            .waits = lock.waits,
-            .wait_ns = lock.wait_ns,
-            .max_wait_ns = lock.max_wait_ns,
-            .samples = lock.samples,
-            .owner_tids = joined(lock.owner_tids),
-            .ops = joined(lock.ops)};
+    UserLockRow row{lock};
+    row.run = run;
+    row.pid = uint32_t(lock.tgid);
+    row.owner_tids = joined(lock.owner_tids);
+    row.ops = joined(lock.ops);
+    return row;
 }
 
 // "sleeping:12 running:1"

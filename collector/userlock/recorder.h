@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model.h"
 #include "userlock/classify.h"
 
 struct userlock_bpf;
@@ -69,17 +70,8 @@ struct KernelChain {
 };
 
 // One user lock (a row): its waits on every futex word it has, per kind.
-struct UserLock {
+struct UserLock : UserLockWaits {
     pid_t tgid = 0;
-    std::string name;         // "g_cache_lock", "pthread_mutex@Cache::get"
-    std::string name_source;  // "user-symbol", "user-caller", "unknown"
-    std::string module;       // the binary that holds a user-symbol lock
-    std::string kind;         // "pthread_mutex", "pthread_rwlock/r", "pthread_rwlock/w", "futex"
-    std::string caller;       // the first caller outside the locking library, most sampled
-    uint64_t waits = 0;
-    uint64_t wait_ns = 0;
-    uint64_t max_wait_ns = 0;
-    uint64_t samples = 0;
     uint64_t caller_samples = 0;    // of them, those whose stack names `caller`
     std::set<std::string> ops;      // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
     std::set<uint32_t> owner_tids;  // holders seen by waiters (mutexes and PI futexes)

@@ -21,19 +21,20 @@ namespace {
 UserLockRow row(int64_t run, const char* name, const char* kind, const char* caller, uint64_t waits, uint64_t wait_ns,
                 uint64_t max_wait_ns, const char* owners)
 {
-    return {.run = run,
-            .pid = 4242,
-            .name = name,
-            .name_source = "user-symbol",
-            .module = "app",
-            .kind = kind,
-            .caller = caller,
-            .waits = waits,
-            .wait_ns = wait_ns,
-            .max_wait_ns = max_wait_ns,
-            .samples = waits / 16,
-            .owner_tids = owners,
-            .ops = "FUTEX_WAIT_BITSET"};
+    UserLockRow row{{.name = name,
+                     .name_source = "user-symbol",
+                     .module = "app",
+                     .kind = kind,
+                     .caller = caller,
+                     .waits = waits,
+                     .wait_ns = wait_ns,
+                     .max_wait_ns = max_wait_ns,
+                     .samples = waits / 16}};
+    row.run = run;
+    row.pid = 4242;
+    row.owner_tids = owners;
+    row.ops = "FUTEX_WAIT_BITSET";
+    return row;
 }
 
 void add_user_locks(IntervalBatch& b, int64_t run)
