@@ -3,8 +3,9 @@
  * User-space lock waits: the futex sleeps of target processes (the tgids
  * the loader puts in `targets`), timed from the syscall's entry to its exit
  * per thread and added up per (tgid, futex address). A bounded subset of
- * waits (the first of each address, then 1 in sample_one_in, at most
- * max_samples_per_sec) is sent to user space with the waiter's registers and
+ * waits (the first of each address, then 1 in sample_one_in of those that
+ * slept, at most max_samples_per_sec) is sent to user space, as the wait
+ * ends, with the waiter's registers and
  * the top of its user stack, for unwinding there with the binaries' CFI: the
  * stack is what tells a mutex from a condition variable.
  *
@@ -47,6 +48,7 @@ const volatile __u32 max_samples_per_sec = 200;
  * int __count, int __owner. */
 #define GLIBC_MUTEX_OWNER_OFFSET 8
 #define NSEC_PER_SEC		 1000000000ULL
+#define LS_EAGAIN		 11
 
 struct inflight {
 	__u64 start_ns;
@@ -236,11 +238,9 @@ static __always_inline void add_chain_wait(__u32 tgid, struct inflight *w, __u64
 static __always_inline int enter(struct pt_regs *regs, long id, bool chains)
 {
 	struct pt_regs___ls *r = (void *)regs;
-	__u64 pid_tgid, now;
+	__u64 pid_tgid;
 	__u32 tgid, tid;
 	struct inflight w = {};
-	struct ls_ulock_key key = {};
-	bool first_on_key;
 
 	if (id != nr_futex && id != nr_futex_waitv && id != nr_futex_wait)
 		return 0;
@@ -268,18 +268,9 @@ static __always_inline int enter(struct pt_regs *regs, long id, bool chains)
 		w.owner_tid = read_owner(w.uaddr, w.op);
 	if (chains && w.owner_tid && w.owner_tid != tid)
 		owner_in_kernel(&w, tgid);
-	now = bpf_ktime_get_ns();
-	w.start_ns = now;
-	if (bpf_map_update_elem(&waiting, &tid, &w, BPF_ANY)) {
+	w.start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&waiting, &tid, &w, BPF_ANY))
 		__sync_fetch_and_add(&counters.lost_inflight, 1);
-		return 0;
-	}
-
-	key.tgid = tgid;
-	key.uaddr = w.uaddr;
-	first_on_key = !bpf_map_lookup_elem(&waits, &key);
-	if (take_sample(first_on_key, now))
-		send_sample(regs, pid_tgid, &w);
 	return 0;
 }
 
@@ -305,15 +296,26 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	struct ls_ulock_key key = {};
 	struct ls_ulock_stats *stats, fresh = {};
 	struct inflight *w;
-	__u64 wait_ns;
+	__u64 now, wait_ns;
+	bool first_on_key;
 
 	w = bpf_map_lookup_elem(&waiting, &tid);
 	if (!w)
 		return 0;
-	wait_ns = bpf_ktime_get_ns() - w->start_ns;
+	now = bpf_ktime_get_ns();
+	wait_ns = now - w->start_ns;
 	key.tgid = pid_tgid >> 32;
 	key.uaddr = w->uaddr;
 	stats = bpf_map_lookup_elem(&waits, &key);
+	first_on_key = !stats;
+	/* The stack is taken here, not at the entry: the user registers and
+	 * stack are the same, and only now is it known whether the waiter
+	 * slept. A wait the kernel refused at once (-EAGAIN: the word changed
+	 * before the waiter was queued) is counted but not sampled, except as
+	 * its address's first: such a waiter read the owner word while the
+	 * lock was being released, and its owner says nothing. */
+	if ((first_on_key || ret != -LS_EAGAIN) && take_sample(first_on_key, now))
+		send_sample(regs, pid_tgid, w);
 	if (!stats) {
 		bpf_map_update_elem(&waits, &key, &fresh, BPF_NOEXIST);
 		if (!(stats = bpf_map_lookup_elem(&waits, &key))) {
