@@ -1,4 +1,5 @@
 #include "userlock/classify.h"
+#include "core/enum_names.h"
 
 #include <array>
 #include <utility>
@@ -92,17 +93,8 @@ bool in_locking_library(const unwind::UserFrame& frame)
 
 std::string_view to_string(WaitClass wait_class)
 {
-    switch (wait_class) {
-        case WaitClass::lock:
-            return "lock";
-        case WaitClass::condition:
-            return "condition";
-        case WaitClass::semaphore:
-            return "semaphore";
-        case WaitClass::other:
-            break;
-    }
-    return "other";
+    static constexpr std::array kNames{"lock", "condition", "semaphore", "other"};
+    return enum_name<WaitClass::other>(kNames, wait_class);
 }
 
 Classification classify(const std::vector<unwind::UserFrame>& frames)

@@ -1,4 +1,5 @@
 #include "core/analysis/diff_verdicts.h"
+#include "core/enum_names.h"
 
 #include <algorithm>
 
@@ -45,21 +46,9 @@ void adjust_family(std::vector<MetricDiff*> family, double alpha)
 
 const char* verdict_name(Verdict v)
 {
-    switch (v) {
-        case Verdict::Better:
-            return "better";
-        case Verdict::Worse:
-            return "worse";
-        case Verdict::Higher:
-            return "higher";
-        case Verdict::Lower:
-            return "lower";
-        case Verdict::NoSignificantDifference:
-            return "no significant difference";
-        case Verdict::NotEnoughData:
-            break;
-    }
-    return "not enough data";
+    static constexpr std::array kNames{"better",         "worse", "higher", "lower", "no significant difference",
+                                       "not enough data"};
+    return enum_name<Verdict::NotEnoughData>(kNames, v);
 }
 
 bool DiffResult::any_worse() const

@@ -1,4 +1,5 @@
 #include "core/analysis/stats.h"
+#include "core/enum_names.h"
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -118,17 +119,8 @@ double median(std::vector<double> xs)
 
 const char* method_name(Method m)
 {
-    switch (m) {
-        case Method::Welch:
-            return "welch-t";
-        case Method::MannWhitney:
-            return "mann-whitney";
-        case Method::MannWhitneyExact:
-            return "mann-whitney-exact";
-        case Method::None:
-            break;
-    }
-    return "none";
+    static constexpr std::array kNames{"none", "welch-t", "mann-whitney", "mann-whitney-exact"};
+    return enum_name<Method::MannWhitneyExact>(kNames, m);
 }
 
 TestResult welch_test(std::span<const double> a, std::span<const double> b, double alpha)

@@ -2,6 +2,7 @@
 // out, so the text reads the same without colour and in CI logs.
 #include "core/analysis/diff.h"
 #include "core/format.h"
+#include "core/enum_names.h"
 
 #include <nlohmann/json.hpp>
 
@@ -149,15 +150,8 @@ nlohmann::json number(double v)
 
 const char* direction_name(Direction d)
 {
-    switch (d) {
-        case Direction::HigherIsBetter:
-            return "higher_is_better";
-        case Direction::LowerIsBetter:
-            return "lower_is_better";
-        case Direction::Neutral:
-            break;
-    }
-    return "neutral";
+    static constexpr std::array kNames{"higher_is_better", "lower_is_better", "neutral"};
+    return enum_name<Direction::Neutral>(kNames, d);
 }
 
 nlohmann::json metric_json(const MetricDiff& m, bool by_runs)
