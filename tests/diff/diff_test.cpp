@@ -473,3 +473,44 @@ TEST(DiffTest, SelectRunsKeepsTheMatchingRunsAndTheirLocks)
     EXPECT_NE(e.find("no run matches 'rwsem*'"), std::string::npos) << e;
     EXPECT_NE(e.find("'run 1'"), std::string::npos) << e;
 }
+
+TEST(DiffTest, UserLocksArePairedByNameAndKindAndComparedRunByRun)
+{
+    TempDir dir;
+    SessionSpec a = baseline(21), b = baseline(22);
+    a.user_locks = {{"g_cache_lock", "pthread_mutex"}, {"g_table_lock", "pthread_rwlock/r"}};
+    b.user_locks = a.user_locks;
+    b.user_locks[0].wait_ns_per_wait *= 2;  // the cache lock's waits last twice as long
+    const DiffResult d = diff_specs(dir, a, b);
+    ASSERT_TRUE(d.by_runs);
+    const LockDiff& cache = lock(d, "g_cache_lock");
+    EXPECT_EQ(cache.kind, "pthread_mutex");
+    EXPECT_EQ(cache.metrics.front().verdict, Verdict::Worse);
+    EXPECT_NEAR(cache.metrics.front().test.relative, 1.0, 0.15);
+    const LockDiff& table = lock(d, "g_table_lock");
+    EXPECT_EQ(table.kind, "pthread_rwlock/r");
+    for (const MetricDiff& m : table.metrics)
+        EXPECT_EQ(m.verdict, Verdict::NoSignificantDifference) << m.metric;
+    // The kernel's totals are the kernel's: user-lock waits are not in them.
+    EXPECT_EQ(total(d, "contentions_per_s").verdict, Verdict::NoSignificantDifference);
+
+    // A user lock on one side only is listed, as a kernel lock is.
+    TempDir one;
+    SessionSpec without = baseline(23);
+    const DiffResult gone = diff_specs(one, a, without);
+    EXPECT_TRUE(std::any_of(gone.only_a.begin(), gone.only_a.end(), [](const OneSidedLock& l) {
+        return l.name == "g_cache_lock" && l.kind == "pthread_mutex";
+    }));
+}
+
+TEST(DiffTest, UserLocksOfSingleRunSessionsAreLeftOutAndTheNotesSaySo)
+{
+    TempDir dir;
+    SessionSpec a = baseline(24, 1, 6), b = baseline(25, 1, 6);
+    a.user_locks = b.user_locks = {{"g_cache_lock", "pthread_mutex"}};
+    const DiffResult d = diff_specs(dir, a, b);
+    ASSERT_FALSE(d.by_runs);
+    EXPECT_THROW(lock(d, "g_cache_lock"), std::runtime_error);
+    EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
+                            [](const std::string& n) { return n.find("user-space locks left out") != n.npos; }));
+}

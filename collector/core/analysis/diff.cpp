@@ -113,6 +113,21 @@ Side collect(const Session& s, bool by_runs)
     // Locks known to the session but never contended still count as present.
     for (const LockInfo& l : s.locks)
         side.locks[{current_class_name(l.name), l.kind, l.mode}].resize(side.units.size());
+    // User-space locks are kept per run, not per interval: they are samples
+    // only when whole runs are (their kinds, "pthread_mutex", ..., keep them
+    // apart from kernel locks of the same name).
+    if (by_runs)
+        for (const UserLockRow& u : s.user_locks) {
+            auto unit = run_unit.find(u.run);
+            if (unit == run_unit.end())
+                continue;
+            auto& series = side.locks[{u.name, u.kind, ""}];
+            series.resize(side.units.size());
+            LockCounters& c = series[unit->second];
+            c.contentions += u.waits;
+            c.wait_ns += u.wait_ns;
+            c.max_wait_ns = std::max(c.max_wait_ns, u.max_wait_ns);
+        }
     const std::set<int64_t> runs = run_ids(s);
     for (const StackSample& st : s.stacks) {
         auto lock = info.find(st.lock_id);
@@ -687,6 +702,10 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     const bool timed = times_waits(a) && times_waits(b);
     compare_totals(a, b, sa, sb, metrics, unrelated, timed, d);
     compare_locks(sa, sb, metrics, timed, renamed, kind_changed, d);
+    if (!d.by_runs && (!a.user_locks.empty() || !b.user_locks.empty()))
+        d.notes.push_back(
+            "user-space locks left out: their waits are kept per run, so they are compared only "
+            "between sessions of 3 or more runs each");
     d.stack_shifts = compare_stacks(sa, sb, d.alpha, d.stack_paths_compared);
     if (d.by_hosts)
         say_not_enough_hosts(d);
