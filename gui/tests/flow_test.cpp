@@ -8,6 +8,7 @@
 #include "models/lock_table_model.h"
 #include "models/owner_state_model.h"
 #include "models/stack_model.h"
+#include "models/user_lock_model.h"
 #include "session/follower.h"
 #include "test_session.h"
 #include "views/chain_view.h"
@@ -18,6 +19,7 @@
 
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -39,6 +41,7 @@ private slots:
     void clickingALockInTheChainGraphSelectsIt();
     void chartLinesStartAtTheFirstInterval();
     void everyChainArrowEndsOnALock();
+    void userLocksTabListsTheSessionsUserLocks();
 
 private:
     bool open(MainWindow& w, const QString& path);
@@ -198,7 +201,7 @@ void FlowTest::clickingALockInTheChainGraphSelectsIt()
     QVERIFY(page->detailTabs()
                 ->tabText(page->detailTabs()->indexOf(graph->parentWidget()->parentWidget()))
                 .startsWith(QStringLiteral("Wait chains (3)")));
-    page->detailTabs()->setCurrentIndex(page->detailTabs()->count() - 1);
+    page->detailTabs()->setCurrentIndex(page->chainsTab());
     QVERIFY(QTest::qWaitForWindowExposed(graph));
 
     QTest::keyClicks(page->filterEdit(), QStringLiteral("pipe"));
@@ -254,6 +257,43 @@ void FlowTest::everyChainArrowEndsOnALock()
         QVERIFY2(target.contains(tip), qPrintable(QString::fromStdString(view.graph().nodes[e.from].name + " -> " +
                                                                          view.graph().nodes[e.to].name)));
     }
+}
+
+// The Locks page's User locks tab: the session's user-space locks over its
+// runs, longest wait first, with what was left out; a session without them
+// says how to record them.
+void FlowTest::userLocksTabListsTheSessionsUserLocks()
+{
+    testing::SessionShape shape;
+    shape.intervals = 4;
+    shape.user_locks = true;
+    const QString path = dir_.filePath("user_locks.lockscope");
+    testing::write_session(path, shape);
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(open(w, path));
+    LocksPage* page = w.locks();
+    QCOMPARE(page->detailTabs()->tabText(page->userLocksTab()), QStringLiteral("User locks (2)"));
+    UserLockModel* model = page->userLocks();
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(model->index(0, UserLockModel::Name).data().toString(), QStringLiteral("g_cache_lock"));
+    QCOMPARE(model->index(0, UserLockModel::Kind).data().toString(), QStringLiteral("pthread_mutex"));
+    QCOMPARE(model->index(0, UserLockModel::Waits).data().toString(), QStringLiteral("12,000"));  // 3 runs
+    QCOMPARE(model->index(0, UserLockModel::Mean).data().toString(), QStringLiteral("5.00 µs"));
+    QCOMPARE(model->index(1, UserLockModel::Kind).data().toString(), QStringLiteral("pthread_rwlock/r"));
+    page->detailTabs()->setCurrentIndex(page->userLocksTab());
+    const QString note = page->detailTabs()->currentWidget()->findChild<QLabel*>()->text();
+    QVERIFY2(note.contains(QStringLiteral("Left out (condition): 900 futex waits")), qPrintable(note));
+
+    QVERIFY(open(w, path_a_));
+    QCOMPARE(page->detailTabs()->tabText(page->userLocksTab()), QStringLiteral("User locks"));
+    QCOMPARE(page->userLocks()->rowCount(), 0);
+    QVERIFY(page->detailTabs()
+                ->widget(page->userLocksTab())
+                ->findChild<QLabel*>()
+                ->text()
+                .contains(QStringLiteral("recorded no user-space locks")));
 }
 
 QTEST_MAIN(FlowTest)

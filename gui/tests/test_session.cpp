@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -293,8 +294,34 @@ struct LiveSession::State {
         b.run.lost = lost;
         b.run.stack_samples = 64 * uint64_t(next_index + 1);
         b.run.ops = run_ops;
+        if (shape.user_locks)  // a run's rows, replaced by each interval's
+            add_user_locks(b);
         writer.write_interval(b);
         ++next_index;
+    }
+
+    // A run's user-space locks (their totals over the run so far).
+    void add_user_locks(IntervalBatch& b) const
+    {
+        const uint32_t pid = 1000 + uint32_t(run_number) * 10;
+        for (const auto& [name, kind, waits] : {std::tuple{"g_cache_lock", "pthread_mutex", 4000u},
+                                                std::tuple{"g_table_lock", "pthread_rwlock/r", 900u}}) {
+            UserLockRow row{{.name = name,
+                             .name_source = "user-symbol",
+                             .module = "app",
+                             .kind = kind,
+                             .caller = std::string("update_") + name,
+                             .waits = waits,
+                             .wait_ns = waits * 5000ull,
+                             .max_wait_ns = 90'000,
+                             .samples = waits / 16}};
+            row.run = run;
+            row.pid = pid;
+            row.owner_tids = std::to_string(pid + 1);
+            b.user_locks.push_back(row);
+        }
+        b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 2, .waits = 300});
+        b.user_lock_runs.push_back({.run = run, .status = "recorded", .pids = std::to_string(pid), .samples = 300});
     }
 
     void end_run()

@@ -18,6 +18,7 @@ struct SessionShape {
     double spin_failure = 0.15;     // base spin-failure rate of the mutexes
     uint64_t seed = 1;
     bool finish_last_run = true;  // false: the session looks still recorded
+    bool user_locks = false;      // each run also recorded g_cache_lock, g_table_lock and condition waits
 };
 
 // Writes (overwriting) a session at `path`.

@@ -2,12 +2,14 @@
 
 #include "charts/bar_chart.h"
 #include "charts/time_series_chart.h"
+#include "models/display.h"
 #include "models/histogram_model.h"
 #include "models/instance_model.h"
 #include "models/lock_filter_model.h"
 #include "models/lock_table_model.h"
 #include "models/owner_state_model.h"
 #include "models/stack_model.h"
+#include "models/user_lock_model.h"
 #include "session/lock_detail.h"
 #include "views/chain_view.h"
 #include "views/chart_feed.h"
@@ -52,6 +54,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     wakers_ = new StackModel(this);
     holders_ = new StackModel(this);
     instances_ = new InstanceModel(this);
+    user_locks_ = new UserLockModel(this);
 
     filter_edit_ = new QLineEdit(this);
     filter_edit_->setPlaceholderText(tr("Filter by lock, kind, caller, name source or cgroup  (Ctrl+F)"));
@@ -162,13 +165,56 @@ QTabWidget* LocksPage::buildStackTabs()
     chain_scroll->setFrameShape(QFrame::NoFrame);
     stacks->addTab(chain_scroll, tr("Wait chains"));
     chains_tab_ = stacks->indexOf(chain_scroll);
+    stacks->addTab(buildUserLocks(), tr("User locks"));
+    user_locks_tab_ = stacks->count() - 1;
     stacks_ = stacks;
     connect(chains_, &ChainView::lockClicked, this, &LocksPage::selectLockNamed);
     return stacks;
 }
 
+// The session's user-space locks, whichever kernel lock is selected: a
+// table as `report --scope user` prints it, and what was left out.
+QWidget* LocksPage::buildUserLocks()
+{
+    auto* box = new QWidget(this);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* view = new QTreeView(box);
+    view->setModel(user_locks_);
+    view->setRootIsDecorated(false);
+    view->setUniformRowHeights(true);
+    view->setAlternatingRowColors(true);
+    view->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    user_locks_note_ = new QLabel(box);
+    user_locks_note_->setWordWrap(true);
+    layout->addWidget(view);
+    layout->addWidget(user_locks_note_);
+    return box;
+}
+
+void LocksPage::setUserLocks(const SnapshotPtr& snapshot)
+{
+    UserLockReport report =
+        snapshot && snapshot->session ? user_lock_report(*snapshot->session, std::nullopt, 0) : UserLockReport{};
+    QStringList note;
+    if (!report.tried)
+        note << tr("This session recorded no user-space locks (record -- COMMAND or -p PID records them).");
+    for (const std::string& why : report.unavailable)
+        note << QString::fromStdString(why);
+    for (const auto& [reason, left] : report.left_out)
+        note << tr("Left out (%1): %2 futex %3 on %4 %5")
+                    .arg(QString::fromStdString(reason), display::count(left.waits),
+                         left.waits == 1 ? tr("wait") : tr("waits"), display::count(left.addresses),
+                         left.addresses == 1 ? tr("address") : tr("addresses"));
+    user_locks_note_->setText(note.join(QLatin1Char('\n')));
+    stacks_->setTabText(user_locks_tab_,
+                        report.rows.empty() ? tr("User locks") : tr("User locks (%1)").arg(report.rows.size()));
+    user_locks_->setReport(std::move(report));
+}
+
 void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
 {
+    setUserLocks(snapshot);
     const QString keep = selected_key_;
     table_->setSnapshot(snapshot);
     chains_->setGraph(snapshot ? build_chain_graph(snapshot->report.chains) : ChainGraph{});

@@ -1,6 +1,7 @@
 // Locks: the sortable, filterable table and, for the selected row, its wait
 // histogram, time series, owner state at queueing, caller, waker and holder
-// stacks, and the session's wait chains (a graph; clicking a lock selects it).
+// stacks, the session's wait chains (a graph; clicking a lock selects it),
+// and its user-space locks.
 #pragma once
 
 #include "session/snapshot.h"
@@ -21,6 +22,7 @@ class LockTableModel;
 class OwnerStateModel;
 class StackModel;
 class InstanceModel;
+class UserLockModel;
 class ChainView;
 namespace charts {
 class BarChart;
@@ -44,6 +46,9 @@ public:
     StackModel* holders() const { return holders_; }
     InstanceModel* instances() const { return instances_; }
     ChainView* chains() const { return chains_; }
+    UserLockModel* userLocks() const { return user_locks_; }
+    int chainsTab() const { return chains_tab_; }
+    int userLocksTab() const { return user_locks_tab_; }
     QTabWidget* detailTabs() const { return stacks_; }
 
     void selectFirstRow();
@@ -58,6 +63,8 @@ signals:
 private:
     void setupTable();
     QTabWidget* buildStackTabs();
+    QWidget* buildUserLocks();
+    void setUserLocks(const SnapshotPtr& snapshot);
     void showSelected();
     void updateCount();
 
@@ -82,6 +89,9 @@ private:
     ChainView* chains_;
     QTabWidget* stacks_;
     int chains_tab_ = -1;
+    UserLockModel* user_locks_;
+    QLabel* user_locks_note_;
+    int user_locks_tab_ = -1;
     QString selected_key_;  // kept across live reloads
 };
 
