@@ -35,6 +35,8 @@ const volatile long nr_futex_waitv = -1;
 const volatile long nr_futex_wait = -1;
 const volatile __u32 sample_one_in = 16;
 const volatile __u32 max_samples_per_sec = 200;
+/* 1: a process that a target creates is a target too (record's default). */
+const volatile __u32 follow_children = 0;
 
 #define FUTEX_WAIT	      0
 #define FUTEX_LOCK_PI	      6
@@ -334,5 +336,37 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	if (w->kernel_lock)
 		add_chain_wait(key.tgid, w, wait_ns);
 	bpf_map_delete_elem(&waiting, &tid);
+	return 0;
+}
+
+/* A process a target creates becomes a target before it can run: the parent
+ * runs this inside fork(). A new thread is no new process. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
+	__u8 followed = 2; /* user space's own targets are 1 */
+
+	if (!follow_children || child_tgid == parent_tgid || !bpf_map_lookup_elem(&targets, &parent_tgid))
+		return 0;
+	if (bpf_map_update_elem(&targets, &child_tgid, &followed, BPF_ANY))
+		__sync_fetch_and_add(&counters.lost_targets, 1);
+	return 0;
+}
+
+/* A followed process leaves the targets as its main thread exits, so that
+ * short-lived children (a build's compilers) do not fill the map; its waits
+ * stay counted. The processes user space named stay. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(userlock_exit_process, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+	__u8 *mark;
+
+	if (!follow_children || task->pid != tgid)
+		return 0;
+	mark = bpf_map_lookup_elem(&targets, &tgid);
+	if (mark && *mark == 2)
+		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
 }

@@ -88,6 +88,7 @@ struct ls_ulock_counters {
 	__u64 lost_inflight; /* waits not timed: the in-flight map was full */
 	__u64 rate_limited;  /* samples skipped by the per-second cap */
 	__u64 lost_chains;   /* chained waits not counted: chain_waits was full */
+	__u64 lost_targets;  /* processes a target created, not followed: targets was full */
 };
 
 #endif /* LOCKSCOPE_USERLOCK_ABI_H */

@@ -167,10 +167,11 @@ void add_user_lock_options(po::options_description& d, RecordArgs& a)
 {
     d.add_options()("no-user-locks", po::bool_switch(&a.no_user_locks),
                     "do not record the target process's user-space locks (recorded by default with -p PID "
-                    "and -- COMMAND into an -o file; not with --session-dir or Prometheus alone)")(
+                    "and -- COMMAND into an -o file, with the processes it creates unless --no-children; "
+                    "not with --session-dir or Prometheus alone)")(
         "user-locks", po::bool_switch(&a.user_locks),
-        "record the target's user-space locks where it is not the default: the --workload process (the "
-        "process itself, not those it creates; system-wide recording has no user locks)");
+        "record the target's user-space locks where it is not the default: the --workload process "
+        "(system-wide recording has no user locks)");
 }
 
 // On by default where the recording has one target process and a session

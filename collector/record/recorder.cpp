@@ -278,7 +278,7 @@ private:
             return;
         const pid_t target = o_.pid ? pid_t(o_.pid) : run.child.pid;
         if (target > 0)
-            run.user_locks.emplace(std::vector<pid_t>{target}, run.probe->contention_state_fds());
+            run.user_locks.emplace(std::vector<pid_t>{target}, run.probe->contention_state_fds(), o_.probe.children);
     }
 
     // Said once, on the first run: what is recorded and what this kernel allows.

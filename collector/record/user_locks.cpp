@@ -78,12 +78,16 @@ void add_chains(int64_t run, const userlock::UserLock& lock, const UserLockRecor
 
 }  // namespace
 
-UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel)
-    : tgids_(tgids)
+UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel,
+                                     bool children)
+    : tgids_(tgids), recorded_(tgids.begin(), tgids.end())
 {
     try {
-        recorder_ = std::make_unique<userlock::Recorder>(userlock::Recorder::prepare(
-            {.tgids = tgids, .kernel_task_state_fd = kernel.task_state, .kernel_cpu_states_fd = kernel.cpu_states}));
+        recorder_ = std::make_unique<userlock::Recorder>(
+            userlock::Recorder::prepare({.tgids = tgids,
+                                         .follow_children = children,
+                                         .kernel_task_state_fd = kernel.task_state,
+                                         .kernel_cpu_states_fd = kernel.cpu_states}));
         recorder_->start();
     } catch (const Error& e) {
         recorder_.reset();
@@ -131,7 +135,8 @@ void UserLockRecording::poll(bool read_binaries)
         if (!read_binaries && !sampled && now - binaries_read_ < std::chrono::seconds(1))
             return;
         binaries_read_ = now;
-        for (pid_t tgid : tgids_) {
+        for (pid_t tgid : recorder_->targets()) {
+            recorded_.insert(tgid);
             std::string binaries = binaries_of(tgid);
             if (binaries.empty() || binaries == binaries_[tgid])
                 continue;
@@ -147,7 +152,7 @@ void UserLockRecording::poll(bool read_binaries)
 
 void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
 {
-    UserLockRun info{.run = run, .status = "recorded", .pids = joined(tgids_)};
+    UserLockRun info{.run = run, .status = "recorded", .pids = joined(recorded_)};
     if (!recorder_) {
         info.status = "unavailable: " + unavailable_;
         batch.user_lock_runs.push_back(std::move(info));
@@ -174,6 +179,11 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
     info.lost_inflight = r.lost_inflight;
     info.rate_limited = r.rate_limited;
     batch.user_lock_runs.push_back(std::move(info));
+    if (r.lost_targets > 0)
+        std::fprintf(stderr,
+                     "lockscope: %llu processes the target created were not followed for user-space locks (the "
+                     "recorder follows 1,024 at once); their kernel locks are recorded\n",
+                     static_cast<unsigned long long>(r.lost_targets));
 }
 
 }  // namespace lockscope::record

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,7 +39,8 @@ public:
     // and records nothing: the kernel locks are recorded all the same.
     // `kernel`: the kernel probe's contention state (Probe::contention_state_fds()),
     // to follow a user lock's owner into the kernel lock it waits for.
-    UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel);
+    // `children`: the processes they create (and theirs) are recorded too.
+    UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel, bool children);
     ~UserLockRecording();
     UserLockRecording(const UserLockRecording&) = delete;
     UserLockRecording& operator=(const UserLockRecording&) = delete;
@@ -68,6 +70,7 @@ private:
 
     std::unique_ptr<userlock::Recorder> recorder_;  // the drain thread's while it runs
     std::vector<pid_t> tgids_;
+    std::set<pid_t> recorded_;               // the targets and the children followed, as polls saw them
     std::string unavailable_;                // why nothing is recorded
     std::map<pid_t, std::string> binaries_;  // per target, the binaries its names were read from
     std::chrono::steady_clock::time_point binaries_read_{};

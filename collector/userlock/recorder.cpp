@@ -349,6 +349,7 @@ Recorder::~Recorder() = default;
 Recorder Recorder::prepare(const Options& options)
 {
     static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32, "userlock_abi.h changed");
+    static_assert(LS_ULOCK_MAX_TARGETS == 1024, "record/user_locks.cpp says how many processes are followed");
     static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
     auto state = std::make_unique<State>();
     state->skel = userlock_bpf::open();
@@ -361,6 +362,7 @@ Recorder Recorder::prepare(const Options& options)
     rodata->nr_futex_wait = kFutexWait;
     rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
     rodata->max_samples_per_sec = options.max_samples_per_sec;
+    rodata->follow_children = options.follow_children ? 1 : 0;
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_enter, !chains);
     bpf_program__set_autoload(state->skel->progs.userlock_enter_chains, chains);
@@ -415,6 +417,7 @@ Recording Recorder::read()
     out.lost_inflight = counters.lost_inflight;
     out.rate_limited = counters.rate_limited;
     out.lost_chains = counters.lost_chains;
+    out.lost_targets = counters.lost_targets;
     out.chains = state_->chains;
     out.samples = state_->received;
     out.samples_unwound = state_->unwound;
@@ -481,6 +484,19 @@ int Recorder::enter_prog_fd() const
 int Recorder::exit_prog_fd() const
 {
     return bpf_program__fd(state_->skel->progs.userlock_exit);
+}
+
+std::vector<pid_t> Recorder::targets() const
+{
+    const int fd = bpf_map__fd(state_->skel->maps.targets);
+    std::vector<pid_t> out;
+    uint32_t key = 0;
+    const uint32_t* previous = nullptr;
+    while (bpf_map_get_next_key(fd, previous, &key) == 0) {
+        out.push_back(static_cast<pid_t>(key));
+        previous = &key;
+    }
+    return out;
 }
 
 void Recorder::read_names(pid_t tgid)

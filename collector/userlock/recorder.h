@@ -37,6 +37,7 @@ struct Options {
     std::vector<pid_t> tgids;            // the processes whose waits are recorded
     uint32_t sample_one_in = 16;         // after each address's first wait, 1 in this many
     uint32_t max_samples_per_sec = 200;  // then at most this many stacks a second, over all targets
+    bool follow_children = false;        // the processes the targets create (and theirs) are targets too
     // The kernel recorder's task_state and cpu_states maps
     // (probe::Probe::contention_state_fds()): both, or neither (-1, no chains).
     // The Recorder keeps its own references; the caller keeps its fds.
@@ -100,7 +101,8 @@ struct Recording {
     // Whether owners were followed into kernel locks: "on", "off (no kernel
     // recorder)" or "unavailable (why)".
     std::string chains = "off (no kernel recorder)";
-    uint64_t lost_chains = 0;  // chained waits not counted: the chain map was full
+    uint64_t lost_chains = 0;   // chained waits not counted: the chain map was full
+    uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
 };
 
 class Recorder {
@@ -132,6 +134,9 @@ public:
     // names its global locks, after it has exited (a zombie has no maps).
     // Call again when its binaries change (exec, dlopen).
     void read_names(pid_t tgid);
+    // The processes recorded now: those of Options::tgids and, with
+    // follow_children, the living processes they created.
+    std::vector<pid_t> targets() const;
 
     struct State;
 

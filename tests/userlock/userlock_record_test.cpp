@@ -237,4 +237,38 @@ TEST_F(RecordUserLocks, NoUserLocksRecordsNone)
     EXPECT_EQ(without_->text.find("g_cache_lock"), std::string::npos) << without_->text;
 }
 
+// A command's children are followed as its kernel locks are: the program
+// started by a shell is recorded and its globals named by their symbols
+// (read while it ran); --no-children records the shell alone, which takes
+// no user lock.
+TEST(RecordUserLockChildren, AProcessTheCommandStartsIsRecordedUnlessNoChildren)
+{
+    if (geteuid() != 0) {
+        GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
+    }
+    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 600 > /dev/null";
+    std::map<std::string, nlohmann::json> reports;
+    for (const char* mode : {"children", "no-children"}) {
+        const std::string file = test::temp_path(std::string(mode) + ".lockscope");
+        std::vector<std::string> args = {test::lockscope_bin(), "record", "-o", file};
+        if (std::string(mode) == "no-children") {
+            args.push_back("--no-children");
+        }
+        args.insert(args.end(), {"--", "sh", "-c", shell_command});
+        const test::Finished recorded = test::run(args);
+        ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+        const test::Finished json = test::run({test::lockscope_bin(), "report", file, "--format", "json", "-E", "0"});
+        ASSERT_EQ(json.exit_code, 0) << json.err;
+        reports[mode] = nlohmann::json::parse(json.out);
+    }
+    for (const char* name : {"g_cache_lock", "g_stats_lock"}) {
+        const auto rows = rows_named(reports["children"], name);
+        ASSERT_EQ(rows.size(), 1u) << name << "\n" << reports["children"].dump(1);
+        EXPECT_EQ(rows[0]["kind"], "pthread_mutex");
+        EXPECT_GT(rows[0]["waits"].get<uint64_t>(), 0u);
+    }
+    const nlohmann::json& alone = reports["no-children"];
+    EXPECT_TRUE(!alone.contains("user_locks") || alone["user_locks"]["rows"].empty()) << alone.dump(1);
+}
+
 }  // namespace
