@@ -193,6 +193,16 @@ TEST(PerfOptions, RecordTimeSpellingsAreCheckedBeforeRecording)
         EXPECT_EQ(spin.exit_code, 2) << command;
         EXPECT_NE(spin.err.find("lockscope report FILE -Y mutex:spin"), std::string::npos) << spin.err;
     }
+    // perf's -G/--cgroup-filter is --cgroup: the same cgroup is looked up, and
+    // one that does not exist is the same error.
+    const test::Finished g =
+        test::run_lockscope({"record", "-G", "no-such-cgroup", "-d", "1", "-o", test::temp_path("g.lockscope")});
+    const test::Finished cgroup =
+        test::run_lockscope({"record", "--cgroup", "no-such-cgroup", "-d", "1", "-o", test::temp_path("c.lockscope")});
+    EXPECT_NE(g.exit_code, 0);
+    EXPECT_EQ(g.exit_code, cgroup.exit_code);
+    EXPECT_NE(g.err.find("no such cgroup 'no-such-cgroup'"), std::string::npos) << g.err;
+    EXPECT_EQ(g.err, cgroup.err);
     test::Finished tid =
         test::run_lockscope({"record", "--tid", "2147483646", "-d", "1", "-o", test::temp_path("t.lockscope")});
     EXPECT_EQ(tid.exit_code, 1);
