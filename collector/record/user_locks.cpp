@@ -127,15 +127,19 @@ void UserLockRecording::poll(bool read_binaries)
     if (!recorder_)
         return;
     try {
-        // The binaries are looked at when samples came (their process runs:
-        // its waiter sleeps), and once a second: reading a large process's
-        // maps every turn would cost more than the rest of the turn.
-        const bool sampled = recorder_->poll(50) > 0;
+        // A process's binaries are looked at when its samples came (it runs:
+        // a waiter of its own just woke), and every target's once a second:
+        // reading every process's maps every turn would cost more than the
+        // rest of the turn, with many children followed.
+        recorder_->poll(50);
+        std::set<pid_t> look = recorder_->take_sampled();
         const auto now = std::chrono::steady_clock::now();
-        if (!read_binaries && !sampled && now - binaries_read_ < std::chrono::seconds(1))
-            return;
-        binaries_read_ = now;
-        for (pid_t tgid : recorder_->targets()) {
+        if (read_binaries || now - binaries_read_ >= std::chrono::seconds(1)) {
+            binaries_read_ = now;
+            for (pid_t tgid : recorder_->targets())
+                look.insert(tgid);
+        }
+        for (pid_t tgid : look) {
             recorded_.insert(tgid);
             std::string binaries = binaries_of(tgid);
             if (binaries.empty() || binaries == binaries_[tgid])

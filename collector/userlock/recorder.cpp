@@ -264,6 +264,7 @@ struct Recorder::State {
     DataSymbols data_symbols;
     std::map<Key, KeySamples> samples;
     uint64_t received = 0;
+    std::set<pid_t> sampled;  // the processes whose samples came since take_sampled()
     uint64_t unwound = 0;
     std::string chains = "off (no kernel recorder)";
 
@@ -276,6 +277,7 @@ struct Recorder::State {
     void take(const ls_ulock_sample& sample)
     {
         ++received;
+        sampled.insert(static_cast<pid_t>(sample.tgid));
         const unwind::UserRegs regs{sample.stack.regs.ip, sample.stack.regs.sp, sample.stack.regs.bp};
         const std::span<const uint8_t> copy(sample.stack.data,
                                             std::min<uint32_t>(sample.stack.size, LS_USER_STACK_BYTES));
@@ -366,6 +368,9 @@ Recorder Recorder::prepare(const Options& options)
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_enter, !chains);
     bpf_program__set_autoload(state->skel->progs.userlock_enter_chains, chains);
+    // Every fork and exit of the machine runs these: only when children are followed.
+    bpf_program__set_autoload(state->skel->progs.userlock_fork, options.follow_children);
+    bpf_program__set_autoload(state->skel->progs.userlock_exit_process, options.follow_children);
     if (const int err = userlock_bpf::load(state->skel); err != 0) {
         throw Error("load BPF program", "userlock", -err, kRemedy);
     }
@@ -484,6 +489,11 @@ int Recorder::enter_prog_fd() const
 int Recorder::exit_prog_fd() const
 {
     return bpf_program__fd(state_->skel->progs.userlock_exit);
+}
+
+std::set<pid_t> Recorder::take_sampled()
+{
+    return std::exchange(state_->sampled, {});
 }
 
 std::vector<pid_t> Recorder::targets() const

@@ -137,6 +137,9 @@ public:
     // The processes recorded now: those of Options::tgids and, with
     // follow_children, the living processes they created.
     std::vector<pid_t> targets() const;
+    // The processes whose samples poll() received since the last call: they
+    // run now (a waiter of theirs just woke), so their maps can be read.
+    std::set<pid_t> take_sampled();
 
     struct State;
 
