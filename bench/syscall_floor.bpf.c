@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The floor of user-lock recording (bpf/userlock.bpf.c), measured side by
- * side with it (bench/userlock_cost.cpp): empty programs on the same two
- * attach points, the syscall tracepoints through BTF. Every syscall of every
- * process on the machine runs both, as it runs userlock's, so what they cost
- * (trampoline and dispatch) is what any program there pays before it does
- * anything.
+ * side with it (bench/userlock_cost.cpp): empty programs on the same four
+ * attach points, the syscall tracepoints and sched_switch and sched_waking
+ * through BTF. Every syscall and context switch on the machine runs them, as
+ * it runs userlock's, so what they cost (trampoline and dispatch) is what
+ * any program there pays before it does anything.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -18,3 +18,9 @@ int floor_sys_enter(void *ctx) { return 0; }
 
 SEC("tp_btf/sys_exit")
 int floor_sys_exit(void *ctx) { return 0; }
+
+SEC("tp_btf/sched_switch")
+int floor_sched_switch(void *ctx) { return 0; }
+
+SEC("tp_btf/sched_waking")
+int floor_sched_waking(void *ctx) { return 0; }

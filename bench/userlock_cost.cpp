@@ -4,7 +4,7 @@
 // the machine enters them. Measured side by side in one run, each attached
 // run paired with a run with nothing attached just before it:
 //
-//   floor           empty programs on the same two hooks
+//   floor           empty programs on the same four hooks
 //                   (bench/syscall_floor.bpf.c)
 //   userlock        the userlock Recorder recording the mutex workload
 //   userlock-other  the userlock Recorder recording another, idle process,
@@ -74,7 +74,8 @@ constexpr const char* kUsage =
     "records, and per syscall of the processes it does not record. Each kind is\n"
     "run N times (--pairs, default 4), each time right after a run with nothing\n"
     "attached, in rotating order:\n"
-    "  floor           empty programs on tp_btf/sys_enter and sys_exit\n"
+    "  floor           empty programs on tp_btf/sys_enter, sys_exit, sched_switch\n"
+    "                  and sched_waking\n"
     "  userlock        the user-lock Recorder recording the mutex workload\n"
     "  userlock-other  the Recorder recording another, idle process while the\n"
     "                  mutex workload runs unrecorded\n"
@@ -274,7 +275,9 @@ ProgStats operator-(const ProgStats& a, const ProgStats& b)
     return {a.run_time_ns - b.run_time_ns, a.enter_runs - b.enter_runs, a.runs - b.runs};
 }
 
-void add_prog_stats(int fd, ProgStats& stats, bool enter)
+// The sys_enter program is the one whose name says so ("floor_sys_enter",
+// "userlock_enter", "userlock_enter_chains" cut to 15 characters).
+void add_prog_stats(int fd, ProgStats& stats)
 {
     bpf_prog_info info{};
     uint32_t len = sizeof(info);
@@ -283,7 +286,7 @@ void add_prog_stats(int fd, ProgStats& stats, bool enter)
     }
     stats.run_time_ns += info.run_time_ns;
     stats.runs += info.run_cnt;
-    if (enter) {
+    if (std::strstr(info.name, "enter") != nullptr) {
         stats.enter_runs += info.run_cnt;
     }
 }
@@ -299,11 +302,13 @@ public:
                 throw lockscope::Error("load and attach", "syscall floor programs", errno,
                                        "run as root on a kernel with BTF");
             }
-            fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit)};
+            fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit),
+                    bpf_program__fd(floor_->progs.floor_sched_switch),
+                    bpf_program__fd(floor_->progs.floor_sched_waking)};
         } else if (kind == "userlock" || kind == "userlock-other") {
             recorder_.emplace(ul::Recorder::prepare({.tgids = {kind == "userlock" ? workload : idle}}));
             recorder_->start();
-            fds_ = {recorder_->enter_prog_fd(), recorder_->exit_prog_fd()};
+            fds_ = recorder_->prog_fds();
         }
     }
     Attached(const Attached&) = delete;
@@ -315,9 +320,8 @@ public:
     ProgStats stats() const
     {
         ProgStats s;
-        if (!fds_.empty()) {
-            add_prog_stats(fds_[0], s, true);
-            add_prog_stats(fds_[1], s, false);
+        for (int fd : fds_) {
+            add_prog_stats(fd, s);
         }
         return s;
     }

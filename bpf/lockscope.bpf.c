@@ -1122,25 +1122,6 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return 0;
 }
 
-/*
- * Whether @p has gone to sleep in a schedule still under way on its CPU:
- * taken off the run queue (or, since EEVDF's delayed dequeue, left on it
- * marked sched_delayed) and not switched out yet. A waker on another CPU can
- * wake it there, before the sched_switch programs run; without this, that
- * sleep would count as asleep to its end, though the task only waited for a
- * CPU from the switch on.
- */
-static __always_inline int switching_out_asleep(struct task_struct *p)
-{
-	if (!p->on_cpu)
-		return 0;
-	if (!p->on_rq)
-		return 1;
-	if (bpf_core_field_exists(p->se.sched_delayed))
-		return BPF_CORE_READ(p, se.sched_delayed) != 0;
-	return 0;
-}
-
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_sched_waking, struct task_struct *p)
 {

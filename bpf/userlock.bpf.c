@@ -11,6 +11,10 @@
  *
  * The syscall tracepoints through BTF: no tracefs, no kprobes, no uprobes.
  *
+ * Each wait is split into on CPU, asleep and runnable (userlock_wait.h) by
+ * sched_switch and sched_waking programs that look only at threads timed in
+ * `waiting`; the thread whose sched_waking ended a wait's sleep is its waker.
+ *
  * Chains into the kernel: when the kernel recorder (lockscope.bpf.c) runs,
  * user space gives this object its task_state and cpu_states maps before
  * loading (contention_state.h) and loads userlock_enter_chains instead of
@@ -25,6 +29,8 @@
 #include "lockscope_abi.h"
 #include "user_stack.h"
 #include "userlock_abi.h"
+#include "userlock_wait.h"
+#include "episode.h"
 #include "contention_state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -53,7 +59,7 @@ const volatile __u32 follow_children = 0;
 #define LS_EAGAIN		 11
 
 struct inflight {
-	__u64 start_ns;
+	struct ls_ulock_timing t;
 	__u64 uaddr;
 	__u32 op;
 	__u32 owner_tid;
@@ -61,7 +67,10 @@ struct inflight {
 	__u32 kernel_flags;
 	__u32 root_tid;	  /* that lock's holder */
 	__u32 root_state; /* LS_ULOCK_ROOT_* */
+	__u32 waker_tid;  /* whose wakeup ended its last sleep; 0: none */
+	__u32 waker_tgid;
 	__u32 pad;
+	char waker_comm[16];
 };
 
 struct {
@@ -93,6 +102,13 @@ struct {
 } chain_waits SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_ULOCK_MAX_WAKERS);
+	__type(key, struct ls_ulock_waker_key);
+	__type(value, struct ls_ulock_waker);
+} wakers SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
 } samples SEC(".maps");
@@ -101,6 +117,8 @@ struct ls_ulock_counters counters = {};
 __u64 sample_seq = 0;
 __u64 window_start_ns = 0;
 __u64 window_samples = 0;
+/* A new key's first value: too big for the stack. */
+const struct ls_ulock_stats zero_stats = {};
 
 /* The futex op's LS_ULOCK_OP_* bit, or 0 for an op that is not a wait. */
 static __always_inline __u32 futex_wait_op(__u64 op)
@@ -270,7 +288,7 @@ static __always_inline int enter(struct pt_regs *regs, long id, bool chains)
 		w.owner_tid = read_owner(w.uaddr, w.op);
 	if (chains && w.owner_tid && w.owner_tid != tid)
 		owner_in_kernel(&w, tgid);
-	w.start_ns = bpf_ktime_get_ns();
+	w.t.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&waiting, &tid, &w, BPF_ANY))
 		__sync_fetch_and_add(&counters.lost_inflight, 1);
 	return 0;
@@ -290,22 +308,61 @@ int BPF_PROG(userlock_enter_chains, struct pt_regs *regs, long id)
 	return enter(regs, id, true);
 }
 
+/* A finished wait that a thread's wakeup ended: to that waker's count. */
+static __always_inline void add_waker(__u32 tgid, struct inflight *w)
+{
+	struct ls_ulock_waker_key key = { .tgid = tgid, .waker_tid = w->waker_tid, .uaddr = w->uaddr };
+	struct ls_ulock_waker *waker, fresh = {};
+
+	waker = bpf_map_lookup_elem(&wakers, &key);
+	if (!waker) {
+		bpf_map_update_elem(&wakers, &key, &fresh, BPF_NOEXIST);
+		waker = bpf_map_lookup_elem(&wakers, &key);
+		if (!waker) {
+			__sync_fetch_and_add(&counters.lost_wakers, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&waker->wakes, 1);
+	waker->waker_tgid = w->waker_tgid;
+	__builtin_memcpy(waker->comm, w->waker_comm, sizeof(waker->comm));
+}
+
+static __always_inline void add_wait(struct ls_ulock_stats *stats, struct inflight *w,
+				     const struct ls_ulock_parts *p)
+{
+	__sync_fetch_and_add(&stats->waits, 1);
+	__sync_fetch_and_add(&stats->wait_ns, p->wait_ns);
+	__sync_fetch_and_add(&stats->oncpu_ns, p->oncpu_ns);
+	__sync_fetch_and_add(&stats->asleep_ns, p->asleep_ns);
+	__sync_fetch_and_add(&stats->runnable_ns, p->runnable_ns);
+	__sync_fetch_and_add(&stats->hist[ls_log2_bucket(p->wait_ns)], 1);
+	if (w->waker_tid)
+		__sync_fetch_and_add(&stats->wakes, 1);
+	if (p->wait_ns > stats->max_wait_ns)
+		stats->max_wait_ns = p->wait_ns;
+	__sync_fetch_and_or(&stats->ops, w->op);
+	if (w->owner_tid)
+		stats->owner_tid = w->owner_tid;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct ls_ulock_key key = {};
-	struct ls_ulock_stats *stats, fresh = {};
+	struct ls_ulock_stats *stats;
+	struct ls_ulock_parts parts;
 	struct inflight *w;
-	__u64 now, wait_ns;
+	__u64 now;
 	bool first_on_key;
 
 	w = bpf_map_lookup_elem(&waiting, &tid);
 	if (!w)
 		return 0;
 	now = bpf_ktime_get_ns();
-	wait_ns = now - w->start_ns;
+	parts = ls_ulock_end(&w->t, now);
 	key.tgid = pid_tgid >> 32;
 	key.uaddr = w->uaddr;
 	stats = bpf_map_lookup_elem(&waits, &key);
@@ -319,23 +376,64 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	if ((first_on_key || ret != -LS_EAGAIN) && take_sample(first_on_key, now))
 		send_sample(regs, pid_tgid, w);
 	if (!stats) {
-		bpf_map_update_elem(&waits, &key, &fresh, BPF_NOEXIST);
+		bpf_map_update_elem(&waits, &key, &zero_stats, BPF_NOEXIST);
 		if (!(stats = bpf_map_lookup_elem(&waits, &key))) {
 			__sync_fetch_and_add(&counters.lost_keys, 1);
 			bpf_map_delete_elem(&waiting, &tid);
 			return 0;
 		}
 	}
-	__sync_fetch_and_add(&stats->waits, 1);
-	__sync_fetch_and_add(&stats->wait_ns, wait_ns);
-	if (wait_ns > stats->max_wait_ns)
-		stats->max_wait_ns = wait_ns;
-	__sync_fetch_and_or(&stats->ops, w->op);
-	if (w->owner_tid)
-		stats->owner_tid = w->owner_tid;
+	add_wait(stats, w, &parts);
+	if (w->waker_tid)
+		add_waker(key.tgid, w);
 	if (w->kernel_lock)
-		add_chain_wait(key.tgid, w, wait_ns);
+		add_chain_wait(key.tgid, w, parts.wait_ns);
 	bpf_map_delete_elem(&waiting, &tid);
+	return 0;
+}
+
+/* The wait's parts: only threads inside a timed wait are looked at, and the
+ * clock is read only for them. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(userlock_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 prev_tid = prev->pid, next_tid = next->pid;
+	struct inflight *w;
+	__u64 now = 0;
+
+	w = bpf_map_lookup_elem(&waiting, &prev_tid);
+	if (w) {
+		now = bpf_ktime_get_ns();
+		/* a preempted task stays runnable whatever its state says */
+		ls_ulock_switch_out(&w->t, now, !preempt && prev_state != 0);
+	}
+	w = bpf_map_lookup_elem(&waiting, &next_tid);
+	if (w) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		ls_ulock_switch_in(&w->t, now);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(userlock_waking, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	__u64 waker;
+	struct inflight *w;
+
+	w = bpf_map_lookup_elem(&waiting, &tid);
+	if (!w)
+		return 0;
+	if (!ls_ulock_woken(&w->t, bpf_ktime_get_ns(), !w->t.off_ns && switching_out_asleep(p)))
+		return 0;
+	waker = bpf_get_current_pid_tgid();
+	/* an interrupt's wakeup (a timeout) runs on whatever task it found */
+	w->waker_tid = (__u32)waker;
+	w->waker_tgid = waker >> 32;
+	bpf_get_current_comm(w->waker_comm, sizeof(w->waker_comm));
 	return 0;
 }
 

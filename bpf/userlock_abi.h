@@ -33,6 +33,32 @@ struct ls_ulock_stats {
 	__u64 max_wait_ns;
 	__u32 ops;	 /* LS_ULOCK_OP_* seen */
 	__u32 owner_tid; /* the last owner read at a wait, 0 if none */
+	/* wait_ns in parts that add up to it (userlock_wait.h) */
+	__u64 oncpu_ns;
+	__u64 asleep_ns;
+	__u64 runnable_ns;
+	__u64 wakes;		     /* waits whose sleep a sched_waking ended */
+	__u64 hist[LS_HIST_BUCKETS]; /* waits per log2(wait ns), as the kernel locks' */
+};
+
+/*
+ * Who woke the waiters (map wakers): per (process, waker thread, futex word),
+ * the waits whose sleep that thread's sched_waking ended (its unlock, for a
+ * mutex). The last wakeup of a wait counts.
+ */
+#define LS_ULOCK_MAX_WAKERS 16384
+
+struct ls_ulock_waker_key {
+	__u32 tgid;
+	__u32 waker_tid;
+	__u64 uaddr;
+};
+
+struct ls_ulock_waker {
+	__u64 wakes;
+	__u32 waker_tgid;
+	__u32 pad;
+	char comm[16]; /* the waker thread's name at its last wakeup */
 };
 
 /* One sampled wait, sent at the syscall's entry with the waiter's stack. */
@@ -89,6 +115,7 @@ struct ls_ulock_counters {
 	__u64 rate_limited;  /* samples skipped by the per-second cap */
 	__u64 lost_chains;   /* chained waits not counted: chain_waits was full */
 	__u64 lost_targets;  /* processes a target created, not followed: targets was full */
+	__u64 lost_wakers;   /* wakeups not credited to their waker: wakers was full */
 };
 
 #endif /* LOCKSCOPE_USERLOCK_ABI_H */

@@ -181,6 +181,15 @@ struct UserLockWaits {
     uint64_t wait_ns = 0;
     uint64_t max_wait_ns = 0;
     uint64_t samples = 0;  // sampled waiter stacks
+    // wait_ns in parts that add up to it (sessions of format 6 on; older
+    // files have 0s: their wait is not split): in the futex syscall on a
+    // CPU, switched out blocked, switched out runnable (preempted, or woken
+    // and waiting for a CPU).
+    uint64_t oncpu_ns = 0;
+    uint64_t asleep_ns = 0;
+    uint64_t runnable_ns = 0;
+    uint64_t wakes = 0;                         // waits whose sleep a thread's wakeup ended
+    std::array<uint64_t, kHistBuckets> hist{};  // waits per log2(wait ns), as LockCounters::hist
 };
 
 // A user-space lock of a recorded process (collector/userlock): its futex
@@ -210,6 +219,19 @@ struct UserLockChain {
     std::string root_states;  // "sleeping:12 running:1": what those holders were doing, in waits
 };
 
+// Who woke the waiters of a user lock: a thread whose wakeup ended their
+// sleep (for a mutex, its unlock), and how often.
+struct UserLockWaker {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    std::string name;  // the user lock's, as its UserLockRow's
+    std::string kind;
+    uint32_t waker_tid = 0;
+    uint32_t waker_pid = 0;  // the waker's process
+    std::string waker_comm;  // the waker thread's name
+    uint64_t wakes = 0;
+};
+
 // Futex waits of the recorded processes that are no lock waits, per reason:
 // "condition", "semaphore", "other", "unsampled".
 struct UserLockLeftOut {
@@ -230,6 +252,7 @@ struct UserLockRun {
     uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
     uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
     uint64_t rate_limited = 0;     // stacks not taken: over the rate cap
+    uint64_t lost_wakers = 0;      // wakeups not credited to their waker: the waker map was full (format 6)
 };
 
 // LS_ROLE_* as stored: "waiter", "waker", "holder:running",
@@ -380,6 +403,7 @@ struct IntervalBatch {
     std::vector<UserLockLeftOut> user_lock_left_out;
     std::vector<UserLockRun> user_lock_runs;
     std::vector<UserLockChain> user_lock_chains;
+    std::vector<UserLockWaker> user_lock_wakers;
     RunInfo run;                    // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;  // --trace: episodes finished in the interval (stored under totals.run)
 };
@@ -398,11 +422,12 @@ struct Session {
     std::vector<LockCgroup> lock_cgroups;  // table lock_cgroups, the same
     std::vector<TaskStats> tasks;
     // User-space locks: tables added to version 5 without a bump (older
-    // files have none: no user locks were recorded).
+    // files have none: no user locks were recorded); wakers from version 6.
     std::vector<UserLockRow> user_locks;
     std::vector<UserLockLeftOut> user_lock_left_out;
     std::vector<UserLockRun> user_lock_runs;
     std::vector<UserLockChain> user_lock_chains;
+    std::vector<UserLockWaker> user_lock_wakers;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;
 

@@ -76,6 +76,19 @@ void add_chains(int64_t run, const userlock::UserLock& lock, const UserLockRecor
     }
 }
 
+void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLockWaker>& out)
+{
+    for (const userlock::Waker& w : lock.wakers)
+        out.push_back({.run = run,
+                       .pid = uint32_t(lock.tgid),
+                       .name = lock.name,
+                       .kind = lock.kind,
+                       .waker_tid = w.tid,
+                       .waker_pid = w.tgid,
+                       .waker_comm = w.comm,
+                       .wakes = w.wakes});
+}
+
 }  // namespace
 
 UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel,
@@ -172,6 +185,7 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
     for (const userlock::UserLock& lock : r.locks) {
         batch.user_locks.push_back(row_of(run, lock));
         add_chains(run, lock, kernel_lock, batch.user_lock_chains);
+        add_wakers(run, lock, batch.user_lock_wakers);
     }
     for (const auto& [reason, left] : r.left_out)
         batch.user_lock_left_out.push_back(
@@ -182,6 +196,7 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
     info.lost_samples = r.lost_samples;
     info.lost_inflight = r.lost_inflight;
     info.rate_limited = r.rate_limited;
+    info.lost_wakers = r.lost_wakers;
     batch.user_lock_runs.push_back(std::move(info));
     if (r.lost_targets > 0)
         std::fprintf(stderr,

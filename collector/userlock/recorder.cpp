@@ -95,6 +95,7 @@ struct RowBuilder {
     UserLock row;
     std::map<std::string, uint64_t> callers;
     std::map<KernelLockKey, KernelChain> chains;
+    std::map<uint32_t, Waker> wakers;  // by tid
 };
 
 constexpr const char* kRootStates[LS_ULOCK_ROOT_STATES] = {
@@ -168,11 +169,95 @@ bool kernel_finds_tasks_by_pid()
     return found;
 }
 
+// One futex word's waits, or the part of them one kind has.
+struct WordWaits {
+    UserLockWaits waits;               // only the counts and times
+    std::map<uint32_t, Waker> wakers;  // by waker tid
+};
+
+WordWaits word_waits(const ls_ulock_stats& stats, const std::vector<Waker>& wakers)
+{
+    WordWaits w;
+    w.waits.waits = stats.waits;
+    w.waits.wait_ns = stats.wait_ns;
+    w.waits.max_wait_ns = stats.max_wait_ns;
+    w.waits.oncpu_ns = stats.oncpu_ns;
+    w.waits.asleep_ns = stats.asleep_ns;
+    w.waits.runnable_ns = stats.runnable_ns;
+    w.waits.wakes = stats.wakes;
+    std::copy(std::begin(stats.hist), std::end(stats.hist), w.waits.hist.begin());
+    for (const Waker& waker : wakers) {
+        w.wakers[waker.tid] = waker;
+    }
+    return w;
+}
+
+// Calls fn(whole's field, part's field) for each count and time a word's
+// waits are shared by (not max_wait_ns: a kind's longest wait is the word's).
+template <typename Fn>
+void for_each_shared(const WordWaits& whole, WordWaits& part, Fn&& fn)
+{
+    fn(whole.waits.waits, part.waits.waits);
+    fn(whole.waits.wait_ns, part.waits.wait_ns);
+    fn(whole.waits.oncpu_ns, part.waits.oncpu_ns);
+    fn(whole.waits.asleep_ns, part.waits.asleep_ns);
+    fn(whole.waits.runnable_ns, part.waits.runnable_ns);
+    fn(whole.waits.wakes, part.waits.wakes);
+    for (std::size_t b = 0; b < whole.waits.hist.size(); ++b) {
+        fn(whole.waits.hist[b], part.waits.hist[b]);
+    }
+    for (const auto& [tid, waker] : whole.wakers) {
+        fn(waker.wakes, part.wakers[tid].wakes);
+    }
+}
+
+// Makes the parts of a shared wait add up to it after rounding: the
+// runnable part is what on CPU and asleep leave, and the histogram's
+// rounding goes to its fullest bucket.
+void settle_parts(UserLockWaits& w)
+{
+    w.oncpu_ns = std::min(w.oncpu_ns, w.wait_ns);
+    w.asleep_ns = std::min(w.asleep_ns, w.wait_ns - w.oncpu_ns);
+    w.runnable_ns = w.wait_ns - w.oncpu_ns - w.asleep_ns;
+    uint64_t counted = 0;
+    for (uint64_t n : w.hist) {
+        counted += n;
+    }
+    auto fullest = std::max_element(w.hist.begin(), w.hist.end());
+    if (counted < w.waits) {
+        *fullest += w.waits - counted;
+    } else {
+        *fullest -= std::min(*fullest, counted - w.waits);
+    }
+}
+
+// The share `num / den` of a word's waits; taken from `left`, so that what
+// is left after every other kind's share goes, whole, to the main kind: the
+// rows' sums are the word's. The parts of the wait are each shared the same
+// way, so that they still add up to each share's wait (the last part is
+// what the others leave).
+WordWaits take_share(const WordWaits& whole, WordWaits& left, uint64_t num, uint64_t den)
+{
+    WordWaits part;
+    part.waits.max_wait_ns = whole.waits.max_wait_ns;
+    for (const auto& [tid, waker] : whole.wakers) {
+        part.wakers[tid] = waker;
+        part.wakers[tid].wakes = 0;
+    }
+    for_each_shared(whole, part, [&](uint64_t from, uint64_t& to) {
+        to = static_cast<uint64_t>(static_cast<long double>(from) * num / den);
+    });
+    settle_parts(part.waits);
+    for_each_shared(part, left, [](uint64_t taken, uint64_t& rest) { rest -= std::min(taken, rest); });
+    settle_parts(left.waits);
+    return part;
+}
+
 // Adds one futex word's waits of one kind to the row of the lock it names.
 // Names, in order: the data symbol, the first caller, none.
 RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
-                 const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, uint64_t waits,
-                 uint64_t wait_ns, const ls_ulock_stats& stats, const KeySamples& sampled)
+                 const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, const WordWaits& word,
+                 uint32_t ops, const KeySamples& sampled)
 {
     UserLock lock;
     lock.tgid = tgid;
@@ -194,11 +279,29 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
         builder.row = std::move(lock);
     }
     auto& row = builder.row;
-    row.waits += waits;
-    row.wait_ns += wait_ns;
-    row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, stats.max_wait_ns);
+    const UserLockWaits& w = word.waits;
+    row.waits += w.waits;
+    row.wait_ns += w.wait_ns;
+    row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, w.max_wait_ns);
+    row.oncpu_ns += w.oncpu_ns;
+    row.asleep_ns += w.asleep_ns;
+    row.runnable_ns += w.runnable_ns;
+    row.wakes += w.wakes;
+    for (std::size_t b = 0; b < row.hist.size(); ++b) {
+        row.hist[b] += w.hist[b];
+    }
+    for (const auto& [tid, waker] : word.wakers) {
+        if (waker.wakes == 0) {
+            continue;
+        }
+        Waker& into = builder.wakers[tid];
+        into.tid = waker.tid;
+        into.tgid = waker.tgid;
+        into.comm = waker.comm;
+        into.wakes += waker.wakes;
+    }
     row.samples += kind_samples.samples;
-    row.ops.merge(op_names(stats.ops));
+    row.ops.merge(op_names(ops));
     row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
     for (const auto& [caller, count] : kind_samples.callers) {
         builder.callers[caller] += count;
@@ -213,7 +316,8 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
 // are: its pthread_mutex row, or for a PI futex its main row; none for a
 // word whose owner TID means nothing (an rwlock's word holds no owner).
 std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
-                               const ls_ulock_stats& stats, const std::optional<DataSymbol>& symbol)
+                               const ls_ulock_stats& stats, const std::vector<Waker>& wakers,
+                               const std::optional<DataSymbol>& symbol)
 {
     if (sampled.lock_kinds.empty()) {
         return std::nullopt;  // no sample of this word was a lock wait
@@ -230,29 +334,40 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
             main_kind = &kind;
         }
     }
-    uint64_t waits_left = stats.waits;
-    uint64_t wait_ns_left = stats.wait_ns;
+    const WordWaits whole = word_waits(stats, wakers);
+    WordWaits left = whole;
     for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
         if (&kind == main_kind) {
             continue;
         }
-        const uint64_t waits = stats.waits * kind_samples.samples / lock_samples;
-        const uint64_t wait_ns =
-            static_cast<uint64_t>(static_cast<double>(stats.wait_ns) * static_cast<double>(kind_samples.samples) /
-                                  static_cast<double>(lock_samples));
-        waits_left -= waits;
-        wait_ns_left -= std::min(wait_ns, wait_ns_left);
-        const RowKey id = add_waits(rows, tgid, kind, symbol, kind_samples, waits, wait_ns, stats, sampled);
+        const WordWaits share = take_share(whole, left, kind_samples.samples, lock_samples);
+        const RowKey id = add_waits(rows, tgid, kind, symbol, kind_samples, share, stats.ops, sampled);
         if (kind == "pthread_mutex") {
             owners_row = id;
         }
     }
-    const RowKey id = add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), waits_left,
-                                wait_ns_left, stats, sampled);
+    const RowKey id =
+        add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), left, stats.ops, sampled);
     if (pi || *main_kind == "pthread_mutex") {
         owners_row = id;
     }
     return owners_row;
+}
+
+// The wakers of every futex word: (tgid, address) -> its wakers.
+std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(int fd)
+{
+    std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> out;
+    for_each_entry<ls_ulock_waker_key, ls_ulock_waker>(
+        fd, [&](const ls_ulock_waker_key& key, const ls_ulock_waker& value) {
+            Waker w;
+            w.tid = key.waker_tid;
+            w.tgid = value.waker_tgid;
+            w.comm.assign(value.comm, strnlen(value.comm, sizeof(value.comm)));
+            w.wakes = value.wakes;
+            out[{static_cast<pid_t>(key.tgid), key.uaddr}].push_back(std::move(w));
+        });
+    return out;
 }
 
 }  // namespace
@@ -350,7 +465,9 @@ Recorder::~Recorder() = default;
 
 Recorder Recorder::prepare(const Options& options)
 {
-    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32, "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32 + 8 * (4 + LS_HIST_BUCKETS),
+                  "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_waker_key) == 16 && sizeof(ls_ulock_waker) == 32, "userlock_abi.h changed");
     static_assert(LS_ULOCK_MAX_TARGETS == 1024, "record/user_locks.cpp says how many processes are followed");
     static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
     auto state = std::make_unique<State>();
@@ -423,12 +540,15 @@ Recording Recorder::read()
     out.rate_limited = counters.rate_limited;
     out.lost_chains = counters.lost_chains;
     out.lost_targets = counters.lost_targets;
+    out.lost_wakers = counters.lost_wakers;
     out.chains = state_->chains;
     out.samples = state_->received;
     out.samples_unwound = state_->unwound;
 
     std::map<RowKey, RowBuilder> rows;
     const auto chains = read_chains(bpf_map__fd(state_->skel->maps.chain_waits));
+    const auto wakers = read_wakers(bpf_map__fd(state_->skel->maps.wakers));
+    static const std::vector<Waker> kNoWakers;
     const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
         const auto found = state_->samples.find({tgid, key.uaddr});
@@ -439,8 +559,10 @@ Recording Recorder::read()
             left.waits += stats.waits;
             return;
         }
+        const auto word_wakers = wakers.find({tgid, key.uaddr});
         const auto owners_row =
-            add_word(rows, tgid, found->second, stats, state_->data_symbols.lookup(tgid, key.uaddr));
+            add_word(rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
+                     state_->data_symbols.lookup(tgid, key.uaddr));
         const auto word_chains = chains.find({tgid, key.uaddr});
         if (owners_row && word_chains != chains.end()) {
             for (const auto& [chain_key, chain_stats] : word_chains->second) {
@@ -459,6 +581,11 @@ Recording Recorder::read()
         }
         std::sort(builder.row.kernel_chains.begin(), builder.row.kernel_chains.end(),
                   [](const KernelChain& a, const KernelChain& b) { return a.wait_ns > b.wait_ns; });
+        for (auto& [tid, waker] : builder.wakers) {
+            builder.row.wakers.push_back(std::move(waker));
+        }
+        std::stable_sort(builder.row.wakers.begin(), builder.row.wakers.end(),
+                         [](const Waker& a, const Waker& b) { return a.wakes > b.wakes; });
         out.locks.push_back(std::move(builder.row));
     }
     std::sort(out.locks.begin(), out.locks.end(),
@@ -479,16 +606,17 @@ std::size_t Recorder::in_flight() const
     return count;
 }
 
-int Recorder::enter_prog_fd() const
+std::vector<int> Recorder::prog_fds() const
 {
-    auto* progs = &state_->skel->progs;
-    return bpf_program__autoload(progs->userlock_enter_chains) ? bpf_program__fd(progs->userlock_enter_chains)
-                                                               : bpf_program__fd(progs->userlock_enter);
-}
-
-int Recorder::exit_prog_fd() const
-{
-    return bpf_program__fd(state_->skel->progs.userlock_exit);
+    std::vector<int> fds;
+    bpf_program* prog = nullptr;
+    bpf_object__for_each_program(prog, state_->skel->obj)
+    {
+        if (bpf_program__autoload(prog)) {
+            fds.push_back(bpf_program__fd(prog));
+        }
+    }
+    return fds;
 }
 
 std::set<pid_t> Recorder::take_sampled()

@@ -70,7 +70,16 @@ struct KernelChain {
     std::map<std::string, uint64_t> root_states;
 };
 
+// A thread whose wakeup ended waits on a user lock (for a mutex, its unlock).
+struct Waker {
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;  // the thread's name at its last such wakeup
+    uint64_t wakes = 0;
+};
+
 // One user lock (a row): its waits on every futex word it has, per kind.
+// wait_ns = oncpu_ns + asleep_ns + runnable_ns, exactly.
 struct UserLock : UserLockWaits {
     pid_t tgid = 0;
     uint64_t caller_samples = 0;    // of them, those whose stack names `caller`
@@ -79,6 +88,7 @@ struct UserLock : UserLockWaits {
     // Its waits whose owner was waiting for a kernel lock, per kernel lock,
     // by wait time, longest first; empty without the kernel recorder.
     std::vector<KernelChain> kernel_chains;
+    std::vector<Waker> wakers;  // by wakes, most first
 };
 
 // Futex waits that are no lock waits, per reason: "condition",
@@ -103,6 +113,7 @@ struct Recording {
     std::string chains = "off (no kernel recorder)";
     uint64_t lost_chains = 0;   // chained waits not counted: the chain map was full
     uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
+    uint64_t lost_wakers = 0;   // wakeups not credited to their waker: the waker map was full
 };
 
 class Recorder {
@@ -125,9 +136,10 @@ public:
     // Waits being timed now (threads asleep in a futex).
     std::size_t in_flight() const;
 
-    // The two BPF programs (sys_enter, sys_exit), for their run-time stats.
-    int enter_prog_fd() const;
-    int exit_prog_fd() const;
+    // Its BPF programs attached (sys_enter, sys_exit, sched_switch,
+    // sched_waking, and with follow_children the fork and exit ones), for
+    // their run-time stats.
+    std::vector<int> prog_fds() const;
 
     // Reads the symbol tables and unwind tables of tgid's binaries now and
     // keeps them, so that its samples are still unwound, and read() still

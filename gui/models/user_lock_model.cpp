@@ -4,15 +4,26 @@
 
 #include <QStringList>
 
+#include <optional>
+#include <vector>
+
+#include "core/format.h"
+
 namespace lockscope::gui {
 
 UserLockModel::UserLockModel(QObject* parent)
     : TableModel(
-          {"Lock", "Kind", "Caller", "Waits", "Wait", "Mean", "Max", "Owners"}, parent,
+          {"Lock", "Kind", "Caller", "Waits", "Wait", "Mean", "Max", "On CPU", "Asleep", "Runnable", "Woken by",
+           "Owners"},
+          parent,
           {"the lock's symbol in its binary, or the function that takes a heap lock",
            "pthread_mutex, pthread_rwlock/r or /w, futex", "the first caller outside the locking library, most sampled",
            "futex waits on the lock (a contended acquisition can wait more than once)",
            "time in those waits, from the syscall's entry to its exit", "wait per futex wait", "the longest wait",
+           "share of the wait in the futex syscall on a CPU (the three parts add up to 100%)",
+           "share of the wait switched out blocked, until a wakeup",
+           "share of the wait switched out runnable: woken or preempted, waiting for a CPU",
+           "the thread whose wakeup ended most of the waits' sleeps (for a mutex, its unlock), and its share",
            "the holders' thread ids that sampled waiters saw"})
 {
 }
@@ -27,10 +38,38 @@ int UserLockModel::rows() const
     return int(report_.rows.size());
 }
 
+namespace {
+
+// The wait's parts as whole percentages that add up to 100; none where the
+// session does not split the wait.
+std::optional<std::vector<int>> part_percents(const UserLockReport& report, const UserLockReportRow& r)
+{
+    if (!report.split || r.wait_ns == 0)
+        return std::nullopt;
+    return whole_percents({r.oncpu_ns, r.asleep_ns, r.runnable_ns});
+}
+
+QString woken_by(const UserLockReportRow& r)
+{
+    if (r.wakers.empty())
+        return QStringLiteral("–");
+    uint64_t credited = 0;
+    for (const UserLockReportWaker& w : r.wakers)
+        credited += w.wakes;
+    const UserLockReportWaker& top = r.wakers.front();
+    QString text = QString::number(top.tid) + QLatin1Char(' ') + QString::fromStdString(top.comm) +
+                   QStringLiteral(" (") + display::percent(double(top.wakes) / double(credited), 0) + QLatin1Char(')');
+    if (r.wakers.size() > 1)
+        text += QStringLiteral(" +%1").arg(r.wakers.size() - 1);
+    return text;
+}
+
+}  // namespace
+
 QVariant UserLockModel::cell(const QModelIndex& index, int role) const
 {
     const UserLockReportRow& r = report_.rows[size_t(index.row())];
-    const bool number = index.column() >= Waits && index.column() <= Max;
+    const bool number = index.column() >= Waits && index.column() <= Runnable;
     if (role == Qt::TextAlignmentRole)
         return alignment(!number);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
@@ -50,6 +89,17 @@ QVariant UserLockModel::cell(const QModelIndex& index, int role) const
             return display::duration(r.mean_wait_ns());
         case Max:
             return display::duration(double(r.max_wait_ns));
+        case OnCpu:
+        case Asleep:
+        case Runnable: {
+            const auto parts = part_percents(report_, r);
+            if (!parts)
+                return role == Qt::ToolTipRole ? QStringLiteral("not split in this session's format")
+                                               : QStringLiteral("–");
+            return QString::number((*parts)[size_t(index.column() - OnCpu)]) + QLatin1Char('%');
+        }
+        case WokenBy:
+            return woken_by(r);
         case Owners: {
             QStringList tids;
             for (uint32_t tid : r.owner_tids)

@@ -12,7 +12,7 @@ namespace lockscope::gui {
 class UserLockModel : public TableModel {
     Q_OBJECT
 public:
-    enum Columns { Name, Kind, Caller, Waits, Wait, Mean, Max, Owners, ColumnCount };
+    enum Columns { Name, Kind, Caller, Waits, Wait, Mean, Max, OnCpu, Asleep, Runnable, WokenBy, Owners, ColumnCount };
 
     explicit UserLockModel(QObject* parent = nullptr);
 

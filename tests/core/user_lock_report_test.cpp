@@ -29,7 +29,13 @@ UserLockRow row(int64_t run, const char* name, const char* kind, const char* cal
                      .waits = waits,
                      .wait_ns = wait_ns,
                      .max_wait_ns = max_wait_ns,
-                     .samples = waits / 16}};
+                     .samples = waits / 16,
+                     .oncpu_ns = wait_ns / 10,
+                     .asleep_ns = wait_ns / 10 * 6,
+                     .runnable_ns = wait_ns - wait_ns / 10 - wait_ns / 10 * 6,
+                     .wakes = waits / 2}};
+    row.hist[10] = waits - waits / 4;  // 1-2 µs
+    row.hist[16] = waits / 4;          // 65-131 µs
     row.run = run;
     row.pid = 4242;
     row.owner_tids = owners;
@@ -42,6 +48,22 @@ void add_user_locks(IntervalBatch& b, int64_t run)
     b.user_locks.push_back(
         row(run, "g_cache_lock", "pthread_mutex", "update_cache", 1000, 50'000'000, 900'000, "4243 4244"));
     b.user_locks.push_back(row(run, "g_table_lock", "pthread_rwlock/r", "lookup_table", 10, 1'000'000, 200'000, ""));
+    b.user_lock_wakers.push_back({.run = run,
+                                  .pid = 4242,
+                                  .name = "g_cache_lock",
+                                  .kind = "pthread_mutex",
+                                  .waker_tid = 4243,
+                                  .waker_pid = 4242,
+                                  .waker_comm = "worker-1",
+                                  .wakes = 300});
+    b.user_lock_wakers.push_back({.run = run,
+                                  .pid = 4242,
+                                  .name = "g_cache_lock",
+                                  .kind = "pthread_mutex",
+                                  .waker_tid = 4244,
+                                  .waker_pid = 4242,
+                                  .waker_comm = "worker-2",
+                                  .wakes = 200});
     b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 1, .waits = 77});
     b.user_lock_runs.push_back(
         {.run = run, .status = "recorded", .pids = "4242", .samples = 75, .samples_unwound = 75});
@@ -196,20 +218,86 @@ TEST(UserLockReport, CsvOfUserLocksHasOneLinePerRow)
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
 }
 
-// A file from before the user-lock tables: same version, no such tables.
+void exec(const std::string& path, const char* sql)
+{
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+}
+
+// What a version-5 file lacks: the wait's parts, wakes, the histogram and the wakers.
+constexpr const char* kToVersion5 =
+    "ALTER TABLE user_locks DROP COLUMN oncpu_ns; ALTER TABLE user_locks DROP COLUMN asleep_ns; "
+    "ALTER TABLE user_locks DROP COLUMN runnable_ns; ALTER TABLE user_locks DROP COLUMN wakes; "
+    "ALTER TABLE user_locks DROP COLUMN hist; ALTER TABLE user_lock_runs DROP COLUMN lost_wakers; "
+    "DROP TABLE user_lock_wakers; PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key = 'schema_version';";
+
+TEST(UserLockReport, TheWaitsPartsWakesAndWakersComeBackAndAddUp)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    EXPECT_TRUE(s.warnings.empty());
+    ASSERT_EQ(s.user_locks.size(), 2u);
+    const UserLockRow& cache = s.user_locks[0];
+    EXPECT_EQ(cache.oncpu_ns + cache.asleep_ns + cache.runnable_ns, cache.wait_ns);
+    EXPECT_EQ(cache.hist[10] + cache.hist[16], cache.waits);
+    ASSERT_EQ(s.user_lock_wakers.size(), 2u);
+    EXPECT_EQ(s.user_lock_wakers[0].waker_comm, "worker-1");
+
+    const Report rep = report_of(s, LockScope::User);
+    const std::string text = format_text(rep, {.full_names = true});
+    EXPECT_NE(text.find("cpu% slp% run%"), std::string::npos) << text;
+    EXPECT_NE(text.find(" 10%  60%  30%  update_cache"), std::string::npos) << text;
+    EXPECT_NE(text.find("g_cache_lock (pthread_mutex): 500 of 1,000 waits woken, by 2 threads: 4243 worker-1 60%,"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("worker-2 40%"), std::string::npos) << text;
+    const auto j = nlohmann::json::parse(format_json(rep));
+    for (const auto& row : j["user_locks"]["rows"]) {
+        EXPECT_EQ(
+            row["oncpu_ns"].get<uint64_t>() + row["asleep_ns"].get<uint64_t>() + row["runnable_ns"].get<uint64_t>(),
+            row["wait_ns"].get<uint64_t>())
+            << row.dump();
+        EXPECT_EQ(row["hist"].size(), size_t(lockscope::kHistBuckets));
+    }
+    EXPECT_EQ(j["user_locks"]["rows"][0]["wakers"][0]["comm"], "worker-1");
+    EXPECT_EQ(j["user_locks"]["rows"][0]["wakers"][0]["wakes"], 300);
+    EXPECT_TRUE(j["user_locks"]["split"].get<bool>());
+}
+
+// A file of format 5 has user locks without their wait's parts: they load,
+// and the report says the wait is not split rather than showing 0%.
+TEST(UserLockReport, AVersion5FilesUserLocksLoadWithTheirWaitNotSplit)
+{
+    TempDir dir;
+    const std::string path = write_with_user_locks(dir);
+    exec(path, kToVersion5);
+    const Session s = load_session(path);
+    EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+    EXPECT_EQ(s.schema_version, 5);
+    ASSERT_EQ(s.user_locks.size(), 2u);
+    EXPECT_EQ(s.user_locks[0].waits, 1000u);
+    EXPECT_EQ(s.user_locks[0].asleep_ns, 0u);
+    const Report rep = report_of(s, LockScope::User);
+    const std::string text = format_text(rep, {.full_names = true});
+    EXPECT_NE(text.find("   -    -    -  update_cache"), std::string::npos) << text;
+    EXPECT_NE(text.find("not split in this session's format"), std::string::npos) << text;
+    const auto j = nlohmann::json::parse(format_json(rep));
+    EXPECT_TRUE(j["user_locks"]["rows"][0]["asleep_ns"].is_null());
+    EXPECT_FALSE(j["user_locks"]["split"].get<bool>());
+}
+
+// A file from before the user-lock tables: version 5, no such tables.
 TEST(UserLockReport, AFileWithoutTheTablesLoadsQuietlyWithNoUserSection)
 {
     TempDir dir;
     const std::string path = dir.file("old.lockscope");
     lockscope::testing::write_sample(path, 1, 2, 3);
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE user_locks; DROP TABLE user_lock_left_out; DROP TABLE user_lock_runs; "
-                           "DROP TABLE user_lock_chains;",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
+    exec(path, kToVersion5);
+    exec(path,
+         "DROP TABLE user_locks; DROP TABLE user_lock_left_out; DROP TABLE user_lock_runs; "
+         "DROP TABLE user_lock_chains;");
     const Session s = load_session(path);
     EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
     EXPECT_EQ(s.locks.size(), 3u);

@@ -109,4 +109,20 @@ std::map<std::string, uint64_t> FutexObserver::stop()
     return waits;
 }
 
+std::map<std::string, ObservedTimes> FutexObserver::times() const
+{
+    std::map<std::string, ObservedTimes> out;
+    if (skel_ == nullptr || !failure_.empty()) {
+        return out;
+    }
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+        out[names_[i]] = {.wait_ns = skel_->bss->range_wait_ns[i],
+                          .asleep_ns = skel_->bss->range_asleep_ns[i],
+                          .runnable_ns = skel_->bss->range_runnable_ns[i],
+                          .woken = skel_->bss->range_woken[i],
+                          .raced_ns = skel_->bss->range_raced_ns[i]};
+    }
+    return out;
+}
+
 }  // namespace lockscope::userlock_test

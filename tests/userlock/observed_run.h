@@ -42,6 +42,17 @@ bool read_locks(test::Program& program, std::map<std::string, LockRange>& locks,
 bool read_until_done(test::Program& program, std::map<std::string, long>& contended, int timeout_ms,
                      void (*between)(void*) = nullptr, void* arg = nullptr);
 
+// The observer's own timing of one lock's futex waits (entry to exit) and
+// their split; raced_ns: the off-CPU time of sleeps woken while their
+// sleeper was still on its CPU, which two programs may split differently.
+struct ObservedTimes {
+    uint64_t wait_ns = 0;
+    uint64_t asleep_ns = 0;
+    uint64_t runnable_ns = 0;
+    uint64_t woken = 0;
+    uint64_t raced_ns = 0;
+};
+
 // Counts the futex waits (FUTEX_WAIT, FUTEX_WAIT_BITSET) of one process on
 // each of the given address ranges, from construction to stop().
 class FutexObserver {
@@ -53,6 +64,7 @@ public:
 
     const std::string& failure() const { return failure_; }  // empty once attached
     std::map<std::string, uint64_t> stop();                  // detaches; the waits per lock
+    std::map<std::string, ObservedTimes> times() const;      // after stop(): per lock
 
 private:
     futex_observer_bpf* skel_ = nullptr;

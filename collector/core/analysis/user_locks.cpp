@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <tuple>
 
@@ -25,6 +26,39 @@ void add_counters(UserLockRun& sum, const UserLockRun& r)
     sum.lost_samples += r.lost_samples;
     sum.lost_inflight += r.lost_inflight;
     sum.rate_limited += r.rate_limited;
+    sum.lost_wakers += r.lost_wakers;
+}
+
+using RowId = std::tuple<std::string, std::string, std::string>;  // (name, kind, module)
+
+// Each row's wakers, over the runs wanted, by wakes, most first. A waker row
+// names its lock by (process, name, kind): its module is that lock row's.
+void add_wakers(const Session& session, const std::function<bool(int64_t)>& wanted,
+                std::map<RowId, UserLockReportRow>& rows)
+{
+    std::map<std::tuple<int64_t, uint32_t, std::string, std::string>, std::string> module_of;
+    for (const UserLockRow& l : session.user_locks)
+        module_of[{l.run, l.pid, l.name, l.kind}] = l.module;
+    std::map<RowId, std::map<std::pair<uint32_t, uint32_t>, UserLockReportWaker>> wakers;
+    for (const UserLockWaker& w : session.user_lock_wakers) {
+        const auto module = module_of.find({w.run, w.pid, w.name, w.kind});
+        if (!wanted(w.run) || module == module_of.end())
+            continue;
+        UserLockReportWaker& into = wakers[{w.name, w.kind, module->second}][{w.waker_pid, w.waker_tid}];
+        into.tid = w.waker_tid;
+        into.pid = w.waker_pid;
+        into.comm = w.waker_comm;
+        into.wakes += w.wakes;
+    }
+    for (auto& [id, by_thread] : wakers) {
+        auto row = rows.find(id);
+        if (row == rows.end())
+            continue;
+        for (auto& [thread, waker] : by_thread)
+            row->second.wakers.push_back(std::move(waker));
+        std::stable_sort(row->second.wakers.begin(), row->second.wakers.end(),
+                         [](const UserLockReportWaker& a, const UserLockReportWaker& b) { return a.wakes > b.wakes; });
+    }
 }
 
 }  // namespace
@@ -49,6 +83,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
 {
     const auto wanted = [&](int64_t id) { return !run || *run == id; };
     UserLockReport rep;
+    rep.split = session.schema_version == 0 || session.schema_version >= 6;
     for (const UserLockRun& r : session.user_lock_runs) {
         if (!wanted(r.run))
             continue;
@@ -65,8 +100,8 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
         sum.addresses += l.addresses;
         sum.waits += l.waits;
     }
-    std::map<std::tuple<std::string, std::string, std::string>, UserLockReportRow> rows;
-    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> caller_wait;
+    std::map<RowId, UserLockReportRow> rows;
+    std::map<RowId, uint64_t> caller_wait;
     for (const UserLockRow& l : session.user_locks) {
         if (!wanted(l.run))
             continue;
@@ -85,11 +120,18 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
         row.wait_ns += l.wait_ns;
         row.max_wait_ns = std::max(row.max_wait_ns, l.max_wait_ns);
         row.samples += l.samples;
+        row.oncpu_ns += l.oncpu_ns;
+        row.asleep_ns += l.asleep_ns;
+        row.runnable_ns += l.runnable_ns;
+        row.wakes += l.wakes;
+        for (size_t b = 0; b < row.hist.size(); ++b)
+            row.hist[b] += l.hist[b];
         add_words(row.owner_tids, l.owner_tids);
         add_words(row.ops, l.ops);
         rep.waits += l.waits;
         rep.wait_ns += l.wait_ns;
     }
+    add_wakers(session, wanted, rows);
     for (auto& [key, row] : rows) {
         row.share_of_wait = rep.wait_ns ? double(row.wait_ns) / double(rep.wait_ns) : 0.0;
         rep.rows.push_back(std::move(row));

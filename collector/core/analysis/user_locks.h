@@ -5,6 +5,7 @@
 
 #include "core/model.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -22,6 +23,14 @@ enum class LockScope { All, Kernel, User };
 LockScope parse_lock_scope(const std::string& text);
 const char* lock_scope_name(LockScope scope);
 
+// A thread that woke waiters of a user lock, over the runs reported.
+struct UserLockReportWaker {
+    uint32_t tid = 0;
+    uint32_t pid = 0;
+    std::string comm;
+    uint64_t wakes = 0;
+};
+
 struct UserLockReportRow {
     std::string name;
     std::string name_source;
@@ -33,6 +42,14 @@ struct UserLockReportRow {
     uint64_t wait_ns = 0;
     uint64_t max_wait_ns = 0;
     uint64_t samples = 0;
+    // wait_ns = oncpu_ns + asleep_ns + runnable_ns where the session splits
+    // the wait (UserLockReport::split); 0s otherwise.
+    uint64_t oncpu_ns = 0;
+    uint64_t asleep_ns = 0;
+    uint64_t runnable_ns = 0;
+    uint64_t wakes = 0;  // waits whose sleep a thread's wakeup ended
+    std::array<uint64_t, kHistBuckets> hist{};
+    std::vector<UserLockReportWaker> wakers;  // by wakes, most first
     std::set<uint32_t> owner_tids;
     std::set<std::string> ops;
     double share_of_wait = 0;  // of all user-lock rows' wait
@@ -47,6 +64,9 @@ struct UserLockReport {
     size_t rows_total = 0;                 // before the cut
     uint64_t waits = 0;                    // all rows'
     uint64_t wait_ns = 0;
+    // Whether the session's format splits a user lock's wait into on CPU,
+    // asleep and runnable (format 6 on, or a session built in memory).
+    bool split = true;
     std::map<std::string, UserLockLeftOut> left_out;  // by reason, over the runs (run is 0)
     UserLockRun counters;                             // samples and losses, over the runs (run is 0)
 };

@@ -59,6 +59,18 @@ std::string pids_text(const UserLockReport& u)
     return pids.empty() ? std::string() : (pids.size() == 1 ? " of process " : " of processes ") + out;
 }
 
+// The wait's parts as whole percentages that add up to 100 ("-" where the
+// session does not split it, or there was no wait).
+std::vector<std::string> part_cells(const UserLockReport& u, const UserLockReportRow& r)
+{
+    if (!u.split || r.wait_ns == 0)
+        return {"-", "-", "-"};
+    std::vector<std::string> cells;
+    for (int p : whole_percents({r.oncpu_ns, r.asleep_ns, r.runnable_ns}))
+        cells.push_back(std::to_string(p) + "%");
+    return cells;
+}
+
 void rows_table(std::ostringstream& out, const UserLockReport& u)
 {
     size_t name_w = 4, kind_w = 4;
@@ -66,24 +78,56 @@ void rows_table(std::ostringstream& out, const UserLockReport& u)
         name_w = std::max(name_w, display_width(r.name));
         kind_w = std::max(kind_w, display_width(r.kind));
     }
+    // waits, wait, wait%, max, mean, then cpu%, slp%, run%
+    static constexpr size_t kWidths[] = {8, 9, 6, 9, 9, 4, 4, 4};
     auto line = [&](const std::string& name, const std::string& kind, const std::vector<std::string>& cells,
                     const std::string& caller) {
         std::string s = pad(name, name_w, false) + "  " + pad(kind, kind_w, false);
-        for (const std::string& c : cells)
-            s += " " + pad(c, 10, true);
+        for (size_t i = 0; i < cells.size(); ++i)
+            s += " " + pad(cells[i], kWidths[i], true);
         s += "  " + caller;
         while (!s.empty() && s.back() == ' ')
             s.pop_back();
         out << s << '\n';
     };
-    line("name", "kind", {"waits", "wait", "wait%", "max", "mean"}, "caller");
-    for (const UserLockReportRow& r : u.rows)
-        line(r.name, r.kind,
-             {std::to_string(r.waits), format_duration(double(r.wait_ns)), format_percent_cell(r.share_of_wait),
-              format_duration(double(r.max_wait_ns)), format_duration(r.mean_wait_ns())},
-             r.caller);
+    line("name", "kind", {"waits", "wait", "wait%", "max", "mean", "cpu%", "slp%", "run%"}, "caller");
+    for (const UserLockReportRow& r : u.rows) {
+        std::vector<std::string> cells = {format_count(r.waits), format_duration(double(r.wait_ns)),
+                                          format_percent_cell(r.share_of_wait), format_duration(double(r.max_wait_ns)),
+                                          format_duration(r.mean_wait_ns())};
+        for (std::string& part : part_cells(u, r))
+            cells.push_back(std::move(part));
+        line(r.name, r.kind, cells, r.caller);
+    }
     if (u.rows_total > u.rows.size())
         out << "(top " << u.rows.size() << " of " << u.rows_total << " user-lock rows by wait)\n";
+}
+
+// "g_cache_lock (pthread_mutex): 1,204 of 2,310 waits woken, by 2 threads: 28447 worker-1 61%, ..."
+void wakers_block(std::ostringstream& out, const UserLockReport& u)
+{
+    constexpr size_t kLocks = 5, kWakers = 3;
+    size_t shown = 0;
+    for (const UserLockReportRow& r : u.rows) {
+        if (r.wakers.empty() || shown == kLocks)
+            continue;
+        if (shown++ == 0)
+            out << "woken by (the threads whose wakeup ended a wait's sleep: for a mutex, its unlock):\n";
+        uint64_t credited = 0;
+        for (const UserLockReportWaker& w : r.wakers)
+            credited += w.wakes;
+        std::string line = r.name + " (" + r.kind + "): " + format_count(r.wakes) + " of " + format_count(r.waits) +
+                           " waits woken, by " + std::to_string(r.wakers.size()) +
+                           (r.wakers.size() == 1 ? " thread: " : " threads: ");
+        for (size_t i = 0; i < r.wakers.size() && i < kWakers; ++i) {
+            const UserLockReportWaker& w = r.wakers[i];
+            line += (i ? ", " : "") + std::to_string(w.tid) + " " + (w.comm.empty() ? "?" : w.comm) + " " +
+                    format_percent_cell(credited ? double(w.wakes) / double(credited) : 0.0);
+        }
+        if (r.wakers.size() > kWakers)
+            line += ", ...";
+        out << wrap_text(line, "  ", 4, 100);
+    }
 }
 
 }  // namespace
@@ -101,6 +145,7 @@ void text_block(std::ostringstream& out, const Report& rep)
         out << "no user-space lock waits recorded\n";
     else
         rows_table(out, u);
+    wakers_block(out, u);
     out << wrap_text(left_out_line(u), "", 2, 100);
     const UserLockRun& c = u.counters;
     if (c.lost_keys || c.lost_samples || c.lost_inflight)
@@ -109,8 +154,29 @@ void text_block(std::ostringstream& out, const Report& rep)
                              std::to_string(c.lost_inflight) + " waits not timed (too many threads asleep at once)",
                          "", 2, 100);
     out << "names: user-symbol (the lock's global variable), user-caller (kind@the function that takes it);\n"
-           "mean and max are per wait; waits are counted per futex sleep\n";
+           "mean and max are per wait; waits are counted per futex sleep; the wait's parts, adding up to 100%:\n"
+        << (u.split ? "cpu% in the futex syscall on a CPU, slp% asleep, run% runnable (woken or preempted, waiting "
+                      "for a CPU)\n"
+                    : "cpu%, slp%, run%: not split in this session's format\n");
 }
+
+namespace {
+
+// A part of the wait, or null where the session does not split it.
+nlohmann::ordered_json part_json(const UserLockReport& u, uint64_t value)
+{
+    return u.split ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json wakers_json(const UserLockReportRow& r)
+{
+    auto out = nlohmann::ordered_json::array();
+    for (const UserLockReportWaker& w : r.wakers)
+        out.push_back({{"tid", w.tid}, {"pid", w.pid}, {"comm", w.comm}, {"wakes", w.wakes}});
+    return out;
+}
+
+}  // namespace
 
 nlohmann::ordered_json json(const Report& rep)
 {
@@ -130,16 +196,32 @@ nlohmann::ordered_json json(const Report& rep)
                         {"mean_wait_ns", r.mean_wait_ns()},
                         {"share_of_wait", r.share_of_wait},
                         {"samples", r.samples},
+                        {"oncpu_ns", part_json(u, r.oncpu_ns)},
+                        {"asleep_ns", part_json(u, r.asleep_ns)},
+                        {"runnable_ns", part_json(u, r.runnable_ns)},
+                        {"wakes", part_json(u, r.wakes)},
+                        {"hist", u.split ? nlohmann::ordered_json(r.hist) : nlohmann::ordered_json(nullptr)},
+                        {"wakers", wakers_json(r)},
                         {"owner_tids", r.owner_tids},
                         {"ops", r.ops}});
     nlohmann::ordered_json left = nlohmann::ordered_json::object();
     for (const auto& [reason, l] : u.left_out)
         left[reason] = {{"addresses", l.addresses}, {"waits", l.waits}};
     const UserLockRun& c = u.counters;
-    return {{"rows", std::move(rows)},        {"rows_total", u.rows_total},           {"waits", u.waits},
-            {"wait_ns", u.wait_ns},           {"left_out", std::move(left)},          {"unavailable", u.unavailable},
-            {"samples", c.samples},           {"samples_unwound", c.samples_unwound}, {"lost_keys", c.lost_keys},
-            {"lost_samples", c.lost_samples}, {"lost_inflight", c.lost_inflight},     {"rate_limited", c.rate_limited}};
+    return {{"rows", std::move(rows)},
+            {"rows_total", u.rows_total},
+            {"waits", u.waits},
+            {"wait_ns", u.wait_ns},
+            {"left_out", std::move(left)},
+            {"unavailable", u.unavailable},
+            {"samples", c.samples},
+            {"samples_unwound", c.samples_unwound},
+            {"lost_keys", c.lost_keys},
+            {"lost_samples", c.lost_samples},
+            {"lost_inflight", c.lost_inflight},
+            {"rate_limited", c.rate_limited},
+            {"lost_wakers", c.lost_wakers},
+            {"split", u.split}};
 }
 
 }  // namespace report_user_locks
@@ -148,7 +230,7 @@ std::string format_user_locks_csv(const Report& rep)
 {
     std::string out =
         "scope,name,kind,name_source,module,caller,pids,waits,wait_ns,max_wait_ns,mean_wait_ns,"
-        "share_of_wait,samples,owner_tids,ops\n";
+        "share_of_wait,samples,owner_tids,ops,oncpu_ns,asleep_ns,runnable_ns,wakes\n";
     auto field = [](const std::string& s) {
         if (s.find_first_of(",\"\r\n") == std::string::npos)
             return s;
@@ -166,12 +248,15 @@ std::string format_user_locks_csv(const Report& rep)
         }
         return s;
     };
+    // empty where the session does not split the wait
+    auto part = [&](uint64_t v) { return rep.user_locks.split ? std::to_string(v) : std::string(); };
     for (const UserLockReportRow& r : rep.user_locks.rows)
         out += "user," + field(r.name) + ',' + field(r.kind) + ',' + field(r.name_source) + ',' + field(r.module) +
                ',' + field(r.caller) + ',' + words(r.pids) + ',' + std::to_string(r.waits) + ',' +
                std::to_string(r.wait_ns) + ',' + std::to_string(r.max_wait_ns) + ',' +
                format_decimal(r.mean_wait_ns()) + ',' + format_decimal(r.share_of_wait) + ',' +
-               std::to_string(r.samples) + ',' + words(r.owner_tids) + ',' + words(r.ops) + '\n';
+               std::to_string(r.samples) + ',' + words(r.owner_tids) + ',' + words(r.ops) + ',' + part(r.oncpu_ns) +
+               ',' + part(r.asleep_ns) + ',' + part(r.runnable_ns) + ',' + part(r.wakes) + '\n';
     return out;
 }
 

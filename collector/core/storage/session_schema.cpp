@@ -195,6 +195,13 @@ void RowReader::counters(int first, LockCounters& c)
         fail("malformed histogram '" + std::string(hist).substr(0, 40) + "'");
 }
 
+void RowReader::histogram(int col, const char* name, std::array<uint64_t, kHistBuckets>& h)
+{
+    const char* text = sparse_text(col, name);
+    if (ok_ && !decode_sparse(text, h.data(), h.size()))
+        fail(std::string("malformed ") + name + " '" + std::string(text).substr(0, 40) + "'");
+}
+
 const char* RowReader::sparse_text(int col, const char* name)
 {
     if (sqlite3_column_type(st_, col) != SQLITE_TEXT) {

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -115,12 +116,13 @@ void bind_counters(sqlite3_stmt* st, int first, const LockCounters& c);
 class RowReader {
 public:
     explicit RowReader(sqlite3_stmt* st) : st_(st) {}
-    uint64_t u64(int col, const char* name);                    // INTEGER >= 0
-    int64_t i64(int col, const char* name);                     // any INTEGER
-    uint32_t u32(int col, const char* name);                    // INTEGER 0..UINT32_MAX
-    std::string text(int col, const char* name);                // TEXT, not NULL
-    std::optional<double> opt_real(int col, const char* name);  // NULL or finite >= 0
-    void counters(int first, LockCounters& c);                  // kCounterColumnCount columns
+    uint64_t u64(int col, const char* name);                                           // INTEGER >= 0
+    int64_t i64(int col, const char* name);                                            // any INTEGER
+    uint32_t u32(int col, const char* name);                                           // INTEGER 0..UINT32_MAX
+    std::string text(int col, const char* name);                                       // TEXT, not NULL
+    std::optional<double> opt_real(int col, const char* name);                         // NULL or finite >= 0
+    void counters(int first, LockCounters& c);                                         // kCounterColumnCount columns
+    void histogram(int col, const char* name, std::array<uint64_t, kHistBuckets>& h);  // sparse TEXT
     void fail(std::string why)
     {
         if (ok_)

@@ -38,6 +38,10 @@
 //      user_lock_left_out, user_lock_runs and user_lock_chains added within
 //      it (user-space locks of the recorded processes and their chains into
 //      kernel locks: a file without them has none)
+//   6  user_locks.oncpu_ns, asleep_ns, runnable_ns (a user lock's wait in
+//      parts that add up to it; older files cannot split it), wakes and hist;
+//      user_lock_runs.lost_wakers; table user_lock_wakers (who woke the
+//      waiters of each user lock)
 #pragma once
 
 #include "core/model.h"
@@ -54,7 +58,7 @@ struct sqlite3_stmt;
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 class SessionWriter {
 public:

@@ -4,7 +4,7 @@
 // writer's INSERT and binding, the loader's SELECT for a file's version and
 // its checked read, and for the per-run tables the CREATE TABLE, all come
 // from the declaration. A new per-run table (stacks, edges, lock_cgroups,
-// holder_tasks, tasks, user_locks and its two companions so far) is one entry in kRunTables, beside its row
+// holder_tasks, tasks, user_locks and its companions so far) is one entry in kRunTables, beside its row
 // type in model.h and the vectors that hold its rows in Session and
 // IntervalBatch: SessionWriter::write_interval replaces a run's rows with
 // the batch's, and load_session reads them back.
@@ -36,11 +36,15 @@ namespace lockscope::detail {
 //   std::string               TEXT
 //   std::vector<std::string>  TEXT, one element per line (stack frames)
 //   std::optional<double>     REAL, NULL when unknown, else finite and >= 0
+//   Histogram                 TEXT, sparse "bucket:count ..." (encode_sparse)
 //   LockCounters              the kCounterColumnCount counter columns, read by
 //                             the file's version (counter_columns)
+using Histogram = std::array<uint64_t, kHistBuckets>;
+
 template <typename Row>
-using ColumnMember = std::variant<int64_t Row::*, uint64_t Row::*, uint32_t Row::*, std::string Row::*,
-                                  std::vector<std::string> Row::*, std::optional<double> Row::*, LockCounters Row::*>;
+using ColumnMember =
+    std::variant<int64_t Row::*, uint64_t Row::*, uint32_t Row::*, std::string Row::*, std::vector<std::string> Row::*,
+                 std::optional<double> Row::*, Histogram Row::*, LockCounters Row::*>;
 
 // What an id column names; a row naming a lock the file does not have is skipped.
 enum class Refers { nothing, lock };
@@ -206,7 +210,12 @@ inline constexpr auto kRunTables =
                               {"max_wait_ns", &UserLockRow::max_wait_ns},
                               {"samples", &UserLockRow::samples},
                               {"owner_tids", &UserLockRow::owner_tids},
-                              {"ops", &UserLockRow::ops}},
+                              {"ops", &UserLockRow::ops},
+                              {.name = "oncpu_ns", .member = &UserLockRow::oncpu_ns, .since_version = 6},
+                              {.name = "asleep_ns", .member = &UserLockRow::asleep_ns, .since_version = 6},
+                              {.name = "runnable_ns", .member = &UserLockRow::runnable_ns, .since_version = 6},
+                              {.name = "wakes", .member = &UserLockRow::wakes, .since_version = 6},
+                              {.name = "hist", .member = &UserLockRow::hist, .since_version = 6}},
                              kUserLockTableOptions),
                session_table("user_lock_left_out", &Session::user_lock_left_out, &IntervalBatch::user_lock_left_out,
                              {{"reason", &UserLockLeftOut::reason},
@@ -221,7 +230,8 @@ inline constexpr auto kRunTables =
                               {"lost_keys", &UserLockRun::lost_keys},
                               {"lost_samples", &UserLockRun::lost_samples},
                               {"lost_inflight", &UserLockRun::lost_inflight},
-                              {"rate_limited", &UserLockRun::rate_limited}},
+                              {"rate_limited", &UserLockRun::rate_limited},
+                              {.name = "lost_wakers", .member = &UserLockRun::lost_wakers, .since_version = 6}},
                              kUserLockTableOptions),
                session_table("user_lock_chains", &Session::user_lock_chains, &IntervalBatch::user_lock_chains,
                              {{"pid", &UserLockChain::pid},
@@ -235,7 +245,16 @@ inline constexpr auto kRunTables =
                               {"owner_tids", &UserLockChain::owner_tids},
                               {"root_tids", &UserLockChain::root_tids},
                               {"root_states", &UserLockChain::root_states}},
-                             kUserLockTableOptions));
+                             kUserLockTableOptions),
+               session_table("user_lock_wakers", &Session::user_lock_wakers, &IntervalBatch::user_lock_wakers,
+                             {{"pid", &UserLockWaker::pid},
+                              {"name", &UserLockWaker::name},
+                              {"kind", &UserLockWaker::kind},
+                              {"waker_tid", &UserLockWaker::waker_tid},
+                              {"waker_pid", &UserLockWaker::waker_pid},
+                              {"waker_comm", &UserLockWaker::waker_comm},
+                              {"wakes", &UserLockWaker::wakes}},
+                             {.since_version = 6}));
 
 // Calls fn(table) for each of kRunTables, in order.
 template <typename Fn>
@@ -265,7 +284,8 @@ template <typename Row>
 bool is_text(const Column<Row>& c)
 {
     return std::holds_alternative<std::string Row::*>(c.member) ||
-           std::holds_alternative<std::vector<std::string> Row::*>(c.member);
+           std::holds_alternative<std::vector<std::string> Row::*>(c.member) ||
+           std::holds_alternative<Histogram Row::*>(c.member);
 }
 
 std::string join_lines(const std::vector<std::string>& lines);
@@ -334,6 +354,8 @@ sqlite3_stmt* bind_row(sqlite3_stmt* st, const SessionTable<Row, N>& t, const Ro
                     bind_text(st, col++, table_detail::join_lines(v));
                 else if constexpr (std::is_same_v<T, std::optional<double>>)
                     bind_opt(st, col++, v);
+                else if constexpr (std::is_same_v<T, Histogram>)
+                    bind_text(st, col++, encode_sparse(v.data(), v.size()));
                 else {
                     bind_counters(st, col, v);
                     col += kCounterColumnCount;
@@ -371,6 +393,8 @@ Row read_row(RowReader& r, const SessionTable<Row, N>& t)
                     v = table_detail::split_lines(r.text(col++, c.name));
                 else if constexpr (std::is_same_v<T, std::optional<double>>)
                     v = r.opt_real(col++, c.name);
+                else if constexpr (std::is_same_v<T, Histogram>)
+                    r.histogram(col++, c.name, v);
                 else {
                     r.counters(col, v);
                     col += kCounterColumnCount;
