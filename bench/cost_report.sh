@@ -21,8 +21,9 @@
 #   userlock_cost         user-space lock recording (collector/userlock): per
 #                         futex wait of a recorded mutex workload and per
 #                         syscall of processes not recorded, against empty
-#                         programs on its two syscall hooks and against
-#                         nothing attached (built beside lockscope)
+#                         programs on its four hooks (the syscall
+#                         tracepoints, sched_switch, sched_waking) and
+#                         against nothing attached (built beside lockscope)
 #
 # usage: bench/cost_report.sh [--help]
 # environment (defaults in brackets; the short settings in parentheses run
@@ -274,7 +275,8 @@ def userlock_section():
             ("contended acquisitions per second", "contended_per_s", "{:,.0f}"),
             ("a process not recorded: `getppid()` ns per syscall vs nothing attached", "getppid_ratio", "{:.3f}"),
             ("the same, ns per syscall above nothing attached", "getppid_extra_ns", "{:.0f}"),
-            ("BPF ns per `getppid()` syscall (`sys_enter` + `sys_exit`)", "getppid_bpf_ns_per_syscall", "{:.0f}"),
+            ("BPF ns per `getppid()` syscall (all its programs, machine-wide)", "getppid_bpf_ns_per_syscall",
+             "{:.0f}"),
             ("waits or samples lost", "lost", "{:.0f}")]
     for label, key, spec in rows:
         L.append(f"| {label} | " + " | ".join(s_cell(ul["summary"][k].get(key), spec) for k, _ in kinds) + " |")
