@@ -128,7 +128,7 @@ if part overhead; then
         --out "$work/overhead" >/dev/null
 fi
 if part userlock; then
-    echo "== userlock_cost: floor, userlock, userlock-other" >&2
+    echo "== userlock_cost: floor, userlock, userlock-all, userlock-other" >&2
     "$userlock_cost" --pairs "$userlock_pairs" --duration "$userlock_duration" \
         --json "$work/userlock.json" >"$work/userlock.md"
 fi
@@ -257,6 +257,7 @@ def overhead_section():
 def userlock_section():
     ul = json.load(open(f"{work}/userlock.json"))
     kinds = [("floor", "empty programs on its hooks"), ("userlock", "recording the workload"),
+             ("userlock-all", "recording every process (`--user-locks=all`)"),
              ("userlock-other", "recording another process")]
     kinds = [(k, title) for k, title in kinds if k in ul["summary"]]
     L = [f"**User-space lock recording** (`userlock_cost`: a pthread mutex contended by {ul['threads']} threads "
@@ -294,6 +295,11 @@ def userlock_section():
                      f"`getppid()` {statistics.median(d):+.0f} ns per syscall, the difference per round "
                      f"({min(d):+.0f} to {max(d):+.0f}).")
             break
+    if "userlock-all" in runs and "floor" in runs:
+        d = [b["getppid_ns"] - a["getppid_ns"] for a, b in zip(runs["floor"], runs["userlock-all"])]
+        L.append(f"- The recorder recording every process (`--user-locks=all`) against the empty programs, for "
+                 f"a process that makes no futex calls: `getppid()` {statistics.median(d):+.0f} ns per syscall "
+                 f"({min(d):+.0f} to {max(d):+.0f}).")
     return L + [""]
 
 

@@ -7,6 +7,8 @@
 //   floor           empty programs on the same four hooks
 //                   (bench/syscall_floor.bpf.c)
 //   userlock        the userlock Recorder recording the mutex workload
+//   userlock-all    the userlock Recorder recording every process
+//                   (record --user-locks=all), the mutex workload among them
 //   userlock-other  the userlock Recorder recording another, idle process,
 //                   while the mutex workload (not recorded) runs
 //
@@ -68,7 +70,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kUsage =
     "usage: userlock_cost [--pairs N] [--duration SECONDS] [--threads N] [--rate N]\n"
-    "                     [--kinds floor,userlock,userlock-other] [--json FILE]\n"
+    "                     [--kinds floor,userlock,userlock-all,userlock-other] [--json FILE]\n"
     "\n"
     "Measures what user-lock recording costs: per futex wait of the process it\n"
     "records, and per syscall of the processes it does not record. Each kind is\n"
@@ -77,6 +79,7 @@ constexpr const char* kUsage =
     "  floor           empty programs on tp_btf/sys_enter, sys_exit, sched_switch\n"
     "                  and sched_waking\n"
     "  userlock        the user-lock Recorder recording the mutex workload\n"
+    "  userlock-all    the Recorder recording every process (--user-locks=all)\n"
     "  userlock-other  the Recorder recording another, idle process while the\n"
     "                  mutex workload runs unrecorded\n"
     "A run is two phases of --duration seconds (default 2): --threads threads\n"
@@ -87,14 +90,14 @@ constexpr const char* kUsage =
     "Prints a Markdown table, median (min-max) over pairs; --json FILE also\n"
     "writes every run and the summary. Needs root.\n";
 
-const char* const kKinds[] = {"floor", "userlock", "userlock-other"};
+const char* const kKinds[] = {"floor", "userlock", "userlock-all", "userlock-other"};
 
 struct Args {
     unsigned pairs = 4;
     double duration_s = 2.0;
     unsigned threads = 4;
     unsigned rate = 5000;
-    std::vector<std::string> kinds{"floor", "userlock", "userlock-other"};
+    std::vector<std::string> kinds{"floor", "userlock", "userlock-all", "userlock-other"};
     std::string json;
 };
 
@@ -305,6 +308,10 @@ public:
             fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit),
                     bpf_program__fd(floor_->progs.floor_sched_switch),
                     bpf_program__fd(floor_->progs.floor_sched_waking)};
+        } else if (kind == "userlock-all") {
+            recorder_.emplace(ul::Recorder::prepare({.all_processes = true}));
+            recorder_->start();
+            fds_ = recorder_->prog_fds();
         } else if (kind == "userlock" || kind == "userlock-other") {
             recorder_.emplace(ul::Recorder::prepare({.tgids = {kind == "userlock" ? workload : idle}}));
             recorder_->start();
@@ -344,14 +351,16 @@ struct Run {
     uint64_t lost = 0;                       // userlock: waits or samples lost, all causes
 };
 
-uint64_t recorded_waits(const ul::Recording& recording, pid_t tgid)
+// `only_target`: the workload was the only process recorded, so the waits
+// left out (its threads' joins) are its own too.
+uint64_t recorded_waits(const ul::Recording& recording, pid_t tgid, bool only_target)
 {
     uint64_t waits = 0;
     for (const auto& lock : recording.locks) {
         waits += lock.tgid == tgid ? lock.waits : 0;
     }
     for (const auto& [reason, left] : recording.left_out) {
-        waits += left.waits;  // the workload is the only target: its threads' joins
+        waits += only_target ? left.waits : 0;
     }
     return waits;
 }
@@ -381,10 +390,10 @@ Run one_run(const Args& args, const std::string& kind)
                                  ": the programs ran fewer times than the getppid() loop made syscalls; "
                                  "the kernel's BPF statistics did not count");
     }
-    if (kind == "userlock") {
+    if (kind == "userlock" || kind == "userlock-all") {
         attached.recorder()->stop();
         const ul::Recording recording = attached.recorder()->read();
-        run.recorded_waits = recorded_waits(recording, workload.pid());
+        run.recorded_waits = recorded_waits(recording, workload.pid(), kind == "userlock");
         run.lost = recording.lost_keys + recording.lost_samples + recording.lost_inflight;
         if (*run.recorded_waits == 0 && work.contended > 0) {
             throw std::runtime_error("the recorder counted none of the mutex workload's " +
@@ -477,7 +486,7 @@ const Row kRows[] = {
     {"getppid() ns per syscall, attached", "getppid_ns", 0},
     {"getppid() ns per syscall / nothing attached", "getppid_ratio", 3},
     {"getppid() ns per syscall above nothing attached", "getppid_extra_ns", 0},
-    {"BPF ns per getppid() syscall (sys_enter + sys_exit)", "getppid_bpf_ns_per_syscall", 0},
+    {"BPF ns per getppid() syscall (all the programs)", "getppid_bpf_ns_per_syscall", 0},
     {"waits or samples lost", "lost", 0},
 };
 
@@ -595,7 +604,7 @@ std::vector<std::string> kinds_of(const std::string& list)
         const std::string kind = list.substr(start, comma - start);
         if (std::find(std::begin(kKinds), std::end(kKinds), kind) == std::end(kKinds)) {
             throw lockscope::UsageError("--kinds: unknown kind '" + kind +
-                                        "' (choose from floor, userlock, userlock-other)");
+                                        "' (choose from floor, userlock, userlock-all, userlock-other)");
         }
         if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
             kinds.push_back(kind);

@@ -43,6 +43,10 @@ const volatile __u32 sample_one_in = 16;
 const volatile __u32 max_samples_per_sec = 200;
 /* 1: a process that a target creates is a target too (record's default). */
 const volatile __u32 follow_children = 0;
+/* 1: every process is a target but self_tgid (the recorder's own), and the
+ * targets map is not looked at. */
+const volatile __u32 all_processes = 0;
+const volatile __u32 self_tgid = 0;
 
 #define FUTEX_WAIT	      0
 #define FUTEX_LOCK_PI	      6
@@ -267,7 +271,7 @@ static __always_inline int enter(struct pt_regs *regs, long id, bool chains)
 	pid_tgid = bpf_get_current_pid_tgid();
 	tgid = pid_tgid >> 32;
 	tid = (__u32)pid_tgid;
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (all_processes ? tgid == self_tgid : !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 
 	if (id == nr_futex) {

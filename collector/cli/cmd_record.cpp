@@ -42,8 +42,8 @@ constexpr const char* kUsage =
     "waits on its own locks (pthread mutexes and rwlocks, std::mutex, std::shared_mutex), named\n"
     "by their symbol (g_cache_lock) or by the function that takes them\n"
     "(pthread_mutex@Cache::get); condition-variable and semaphore waits are counted apart.\n"
-    "Processes it creates and system-wide recordings are not covered. --no-user-locks: kernel\n"
-    "locks only.\n"
+    "The processes it creates are followed (--no-children: not); --user-locks=all records\n"
+    "every process's instead. --no-user-locks: kernel locks only.\n"
     "\n"
     "More: 'lockscope record --prometheus 127.0.0.1:9464' serves metrics always-on without a\n"
     "session file (--sample 64); --session-dir DIR --rotate-every 1h --keep 24 keeps a rolling\n"
@@ -101,7 +101,7 @@ struct RecordArgs {
     std::string rotate_every = "1h";
     double max_mib = 0;
     bool use_bpf = false;
-    bool user_locks = false;
+    std::string user_locks;  // "", "on" (--user-locks) or "all" (--user-locks=all)
     bool no_user_locks = false;
 };
 
@@ -169,9 +169,10 @@ void add_user_lock_options(po::options_description& d, RecordArgs& a)
                     "do not record the target process's user-space locks (recorded by default with -p PID "
                     "and -- COMMAND into an -o file, with the processes it creates unless --no-children; "
                     "not with --session-dir or Prometheus alone)")(
-        "user-locks", po::bool_switch(&a.user_locks),
-        "record the target's user-space locks where it is not the default: the --workload process "
-        "(system-wide recording has no user locks)");
+        "user-locks", po::value(&a.user_locks)->implicit_value("on")->value_name("all"),
+        "record the target's user-space locks where it is not the default: the --workload process; "
+        "--user-locks=all: every process's on the machine (but lockscope's own), with any target or "
+        "none (costs more: see docs/cost.md)");
 }
 
 // On by default where the recording has one target process and a session
@@ -179,17 +180,22 @@ void add_user_lock_options(po::options_description& d, RecordArgs& a)
 void check_user_locks(RecordArgs& a)
 {
     record::RecordOptions& o = a.o;
-    if (a.user_locks && a.no_user_locks)
+    if (!a.user_locks.empty() && a.user_locks != "on" && a.user_locks != "all")
+        throw UsageError("--user-locks takes no value (the target's) or =all (every process's), not '" + a.user_locks +
+                         "'");
+    const bool asked = !a.user_locks.empty();
+    if (asked && a.no_user_locks)
         throw UsageError("choose --user-locks or --no-user-locks, not both");
     const bool target = o.pid != 0 || !o.command.empty() || o.with_workload;
     const bool one_file = !o.output.empty() && !o.rotation;
-    if (a.user_locks && !target)
+    if (a.user_locks == "on" && !target)
         throw UsageError(
             "--user-locks needs a process: -p PID, -- COMMAND or --workload NAME "
-            "(system-wide recording has no user locks)");
-    if (a.user_locks && !one_file)
+            "(--user-locks=all records every process's)");
+    if (asked && !one_file)
         throw UsageError("--user-locks stores its rows when the run ends, in one session file: add -o FILE");
-    o.user_locks = a.user_locks || (!a.no_user_locks && !o.with_workload && target && one_file);
+    o.user_locks = asked || (!a.no_user_locks && !o.with_workload && target && one_file);
+    o.user_locks_all = a.user_locks == "all";
 }
 
 po::options_description describe(RecordArgs& a)

@@ -277,7 +277,9 @@ private:
         if (!o_.user_locks)
             return;
         const pid_t target = o_.pid ? pid_t(o_.pid) : run.child.pid;
-        if (target > 0)
+        if (o_.user_locks_all)
+            run.user_locks.emplace(std::vector<pid_t>{}, run.probe->contention_state_fds(), false, true);
+        else if (target > 0)
             run.user_locks.emplace(std::vector<pid_t>{target}, run.probe->contention_state_fds(), o_.probe.children);
     }
 

@@ -44,6 +44,7 @@ struct RecordOptions {
     // Also record the user-space locks (pthread mutexes and rwlocks, std::
     // mutexes) of the process -p follows or the command or workload runs.
     bool user_locks = false;
+    bool user_locks_all = false;  // every process's user locks, not only the target's
     // Called on the recording thread after each interval is drained (and
     // stored, when there is a session file).
     std::function<void(const IntervalView&)> on_interval;

@@ -92,13 +92,14 @@ void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLoc
 }  // namespace
 
 UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel,
-                                     bool children)
-    : tgids_(tgids), recorded_(tgids.begin(), tgids.end())
+                                     bool children, bool all_processes)
+    : tgids_(tgids), recorded_(tgids.begin(), tgids.end()), all_processes_(all_processes)
 {
     try {
         recorder_ = std::make_unique<userlock::Recorder>(
             userlock::Recorder::prepare({.tgids = tgids,
                                          .follow_children = children,
+                                         .all_processes = all_processes,
                                          .kernel_task_state_fd = kernel.task_state,
                                          .kernel_cpu_states_fd = kernel.cpu_states}));
         recorder_->start();
@@ -169,7 +170,7 @@ void UserLockRecording::poll(bool read_binaries)
 
 void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
 {
-    UserLockRun info{.run = run, .status = "recorded", .pids = joined(recorded_)};
+    UserLockRun info{.run = run, .status = "recorded", .pids = all_processes_ ? "all" : joined(recorded_)};
     if (!recorder_) {
         info.status = "unavailable: " + unavailable_;
         batch.user_lock_runs.push_back(std::move(info));

@@ -40,7 +40,10 @@ public:
     // `kernel`: the kernel probe's contention state (Probe::contention_state_fds()),
     // to follow a user lock's owner into the kernel lock it waits for.
     // `children`: the processes they create (and theirs) are recorded too.
-    UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel, bool children);
+    // `all_processes`: every process on the machine but lockscope's own
+    // (`tgids` and `children` then say nothing).
+    UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel, bool children,
+                      bool all_processes = false);
     ~UserLockRecording();
     UserLockRecording(const UserLockRecording&) = delete;
     UserLockRecording& operator=(const UserLockRecording&) = delete;
@@ -70,7 +73,8 @@ private:
 
     std::unique_ptr<userlock::Recorder> recorder_;  // the drain thread's while it runs
     std::vector<pid_t> tgids_;
-    std::set<pid_t> recorded_;               // the targets and the children followed, as polls saw them
+    std::set<pid_t> recorded_;  // the targets and the children followed, as polls saw them
+    bool all_processes_ = false;
     std::string unavailable_;                // why nothing is recorded
     std::map<pid_t, std::string> binaries_;  // per target, the binaries its names were read from
     std::chrono::steady_clock::time_point binaries_read_{};

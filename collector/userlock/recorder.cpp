@@ -1,6 +1,7 @@
 #include "userlock/recorder.h"
 
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -456,6 +457,19 @@ bool share_kernel_state(userlock_bpf* skel, const Options& options, std::string&
     return true;
 }
 
+// Every process of the machine: more threads asleep in futexes at once (a
+// desktop's idle thread pools), more futex words. 32,768 entries each: about
+// 11 MiB of kernel memory for the per-word map, 6 MiB for the wakers.
+void size_for_every_process(userlock_bpf* skel)
+{
+    constexpr uint32_t kEntries = 32768;
+    for (bpf_map* map : {skel->maps.waiting, skel->maps.waits, skel->maps.wakers}) {
+        if (const int err = bpf_map__set_max_entries(map, kEntries); err != 0) {
+            throw Error("size the map", bpf_map__name(map), -err);
+        }
+    }
+}
+
 }  // namespace
 
 Recorder::Recorder(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
@@ -481,13 +495,19 @@ Recorder Recorder::prepare(const Options& options)
     rodata->nr_futex_wait = kFutexWait;
     rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
     rodata->max_samples_per_sec = options.max_samples_per_sec;
-    rodata->follow_children = options.follow_children ? 1 : 0;
+    rodata->follow_children = options.follow_children && !options.all_processes ? 1 : 0;
+    rodata->all_processes = options.all_processes ? 1 : 0;
+    rodata->self_tgid = static_cast<uint32_t>(getpid());
+    if (options.all_processes) {
+        size_for_every_process(state->skel);
+    }
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_enter, !chains);
     bpf_program__set_autoload(state->skel->progs.userlock_enter_chains, chains);
     // Every fork and exit of the machine runs these: only when children are followed.
-    bpf_program__set_autoload(state->skel->progs.userlock_fork, options.follow_children);
-    bpf_program__set_autoload(state->skel->progs.userlock_exit_process, options.follow_children);
+    const bool children = options.follow_children && !options.all_processes;
+    bpf_program__set_autoload(state->skel->progs.userlock_fork, children);
+    bpf_program__set_autoload(state->skel->progs.userlock_exit_process, children);
     if (const int err = userlock_bpf::load(state->skel); err != 0) {
         throw Error("load BPF program", "userlock", -err, kRemedy);
     }

@@ -38,6 +38,9 @@ struct Options {
     uint32_t sample_one_in = 16;         // after each address's first wait, 1 in this many
     uint32_t max_samples_per_sec = 200;  // then at most this many stacks a second, over all targets
     bool follow_children = false;        // the processes the targets create (and theirs) are targets too
+    // Every process on the machine but the caller's own (tgids and
+    // follow_children then say nothing); the maps are sized for it.
+    bool all_processes = false;
     // The kernel recorder's task_state and cpu_states maps
     // (probe::Probe::contention_state_fds()): both, or neither (-1, no chains).
     // The Recorder keeps its own references; the caller keeps its fds.

@@ -272,3 +272,39 @@ TEST(RecordUserLockChildren, AProcessTheCommandStartsIsRecordedUnlessNoChildren)
 }
 
 }  // namespace
+
+// --user-locks=all records every process's user locks, not the target's
+// alone: with --no-children the program is no target (the test above shows
+// it is then not recorded), and here its locks are recorded all the same.
+TEST(RecordUserLocksEverywhere, AProcessThatIsNoTargetIsRecordedWithUserLocksAll)
+{
+    if (geteuid() != 0) {
+        GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
+    }
+    const std::string file = test::temp_path("all.lockscope");
+    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 600 > /dev/null";
+    const test::Finished recorded = test::run({test::lockscope_bin(), "record", "-o", file, "--user-locks=all",
+                                               "--no-children", "--", "sh", "-c", shell_command});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    const test::Finished json = test::run({test::lockscope_bin(), "report", file, "--format", "json", "-E", "0"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const nlohmann::json report = nlohmann::json::parse(json.out);
+    ASSERT_TRUE(report.contains("user_locks")) << report.dump(1);
+    EXPECT_TRUE(report["user_locks"]["all_processes"].get<bool>());
+    for (const char* name : {"g_cache_lock", "g_stats_lock"}) {
+        const auto rows = rows_named(report, name);
+        ASSERT_EQ(rows.size(), 1u) << name << "\n" << report["user_locks"].dump(1);
+        EXPECT_EQ(rows[0]["module"], "userlock_prog");
+        EXPECT_GT(rows[0]["waits"].get<uint64_t>(), 0u);
+    }
+    for (const auto& row : report["user_locks"]["rows"]) {
+        EXPECT_NE(row["module"], "lockscope") << "lockscope's own waits are not recorded: " << row.dump();
+    }
+    const test::Finished text = test::run({test::lockscope_bin(), "report", file, "--scope", "user"});
+    EXPECT_NE(text.out.find("user-space locks of every process ("), std::string::npos) << text.out;
+
+    const test::Finished bad =
+        test::run({test::lockscope_bin(), "record", "-o", file, "--user-locks=some", "--", "true"});
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("--user-locks takes no value (the target's) or =all"), std::string::npos) << bad.err;
+}

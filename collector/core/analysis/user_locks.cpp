@@ -88,6 +88,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
         if (!wanted(r.run))
             continue;
         rep.tried = true;
+        rep.all_processes = rep.all_processes || r.pids == "all";
         if (r.status != "recorded")
             rep.unavailable.push_back(r.status);
         add_counters(rep.counters, r);

@@ -59,6 +59,7 @@ struct UserLockReportRow {
 
 struct UserLockReport {
     bool tried = false;                    // some run reported tried to record user locks
+    bool all_processes = false;            // some run recorded every process's (record --user-locks=all)
     std::vector<std::string> unavailable;  // why a run recorded none, one line each
     std::vector<UserLockReportRow> rows;   // by wait, longest first; at most `top`
     size_t rows_total = 0;                 // before the cut

@@ -48,14 +48,26 @@ std::string pad(const std::string& s, size_t width, bool right)
     return right ? std::string(width - w, ' ') + s : s + std::string(width - w, ' ');
 }
 
+// " of process 1234", " of processes 1234, 1250", " of every process (12 with
+// lock waits: 1234, 1250, 1301, 1302, 1410, 1411, ...)".
 std::string pids_text(const UserLockReport& u)
 {
+    constexpr size_t kShown = 6;
     std::set<uint32_t> pids;
     for (const UserLockReportRow& r : u.rows)
         pids.insert(r.pids.begin(), r.pids.end());
     std::string out;
-    for (uint32_t pid : pids)
+    size_t n = 0;
+    for (uint32_t pid : pids) {
+        if (n++ == kShown) {
+            out += ", ...";
+            break;
+        }
         out += (out.empty() ? "" : ", ") + std::to_string(pid);
+    }
+    if (u.all_processes)
+        return " of every process (" + std::to_string(pids.size()) + " with lock waits" +
+               (pids.empty() ? "" : ": " + out) + ")";
     return pids.empty() ? std::string() : (pids.size() == 1 ? " of process " : " of processes ") + out;
 }
 
@@ -221,7 +233,8 @@ nlohmann::ordered_json json(const Report& rep)
             {"lost_inflight", c.lost_inflight},
             {"rate_limited", c.rate_limited},
             {"lost_wakers", c.lost_wakers},
-            {"split", u.split}};
+            {"split", u.split},
+            {"all_processes", u.all_processes}};
 }
 
 }  // namespace report_user_locks
