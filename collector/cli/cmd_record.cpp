@@ -167,8 +167,8 @@ void add_user_lock_options(po::options_description& d, RecordArgs& a)
 {
     d.add_options()("no-user-locks", po::bool_switch(&a.no_user_locks),
                     "do not record the target process's user-space locks (recorded by default with -p PID "
-                    "and -- COMMAND into an -o file, with the processes it creates unless --no-children; "
-                    "not with --session-dir or Prometheus alone)")(
+                    "and -- COMMAND, with the processes it creates unless --no-children; not with "
+                    "--session-dir)")(
         "user-locks", po::value(&a.user_locks)->implicit_value("on")->value_name("all"),
         "record the target's user-space locks where it is not the default: the --workload process; "
         "--user-locks=all: every process's on the machine (but lockscope's own), with any target or "
@@ -187,14 +187,18 @@ void check_user_locks(RecordArgs& a)
     if (asked && a.no_user_locks)
         throw UsageError("choose --user-locks or --no-user-locks, not both");
     const bool target = o.pid != 0 || !o.command.empty() || o.with_workload;
-    const bool one_file = !o.output.empty() && !o.rotation;
+    // One file, or the exporter alone: a run's user-lock rows are
+    // cumulative over the run, which --session-dir would split across files.
+    const bool one_run_one_file = !o.rotation;
     if (a.user_locks == "on" && !target)
         throw UsageError(
             "--user-locks needs a process: -p PID, -- COMMAND or --workload NAME "
             "(--user-locks=all records every process's)");
-    if (asked && !one_file)
-        throw UsageError("--user-locks stores its rows when the run ends, in one session file: add -o FILE");
-    o.user_locks = asked || (!a.no_user_locks && !o.with_workload && target && one_file);
+    if (asked && !one_run_one_file)
+        throw UsageError(
+            "--user-locks keeps a run's rows in one session file, which --session-dir would split: use -o FILE "
+            "or --prometheus alone");
+    o.user_locks = asked || (!a.no_user_locks && !o.with_workload && target && one_run_one_file);
     o.user_locks_all = a.user_locks == "all";
 }
 

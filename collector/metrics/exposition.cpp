@@ -94,12 +94,9 @@ MetricFamily per_cgroup(const CgroupSeries& cgroups, const std::string& name, co
     return per_series<std::string>(cgroups, name, help, value, cgroup_labels);
 }
 
-MetricFamily wait_histograms(const LockSeries& locks)
+MetricFamily wait_histograms(const BoundedSeries<SeriesKey>& locks, const std::string& name, const std::string& help)
 {
-    MetricFamily f = family("lockscope_wait_duration_seconds",
-                            "Episode wait time (first contention_begin to contention_end); buckets are exact "
-                            "sums of the kernel's log2 buckets, le = 2^k - 1 ns",
-                            MetricType::Histogram);
+    MetricFamily f = family(name, help, MetricType::Histogram);
     for (const auto& [key, c] : locks.series()) {
         ClientMetric m;
         m.label = lock_labels(key);
@@ -110,6 +107,41 @@ MetricFamily wait_histograms(const LockSeries& locks)
         f.metric.push_back(std::move(m));
     }
     return f;
+}
+
+// The user-space locks' families (lockscope_user_lock_*), as the kernel
+// locks' but for the futex syscall's wait.
+void add_user_lock_families(std::vector<MetricFamily>& out, const UserLockSeries& locks)
+{
+    out.push_back(per_series<SeriesKey>(
+        locks, "lockscope_user_lock_waits_total",
+        "Futex waits on a user-space lock (a sleep, or a call refused at once)",
+        [](const LockCounters& c) { return double(c.contentions); }, lock_labels));
+    out.push_back(per_series<SeriesKey>(
+        locks, "lockscope_user_lock_wait_seconds_total",
+        "Time in those waits, from the futex syscall's entry to its exit",
+        [](const LockCounters& c) { return seconds(c.wait_ns); }, lock_labels));
+    MetricFamily parts = family("lockscope_user_lock_wait_part_seconds_total",
+                                "The wait in parts that add up to it: part=oncpu (in the syscall on a CPU), "
+                                "asleep (switched out blocked), runnable (woken or preempted, waiting for a CPU)",
+                                MetricType::Counter);
+    for (const auto& [key, c] : locks.series()) {
+        const uint64_t off = c.sleep_ns + c.preempt_ns;
+        const std::pair<const char*, uint64_t> split[] = {
+            {"oncpu", c.wait_ns > off ? c.wait_ns - off : 0}, {"asleep", c.sleep_ns}, {"runnable", c.preempt_ns}};
+        for (const auto& [part, ns] : split) {
+            auto labels = lock_labels(key);
+            labels.push_back({"part", part});
+            parts.metric.push_back(counter(seconds(ns), std::move(labels)));
+        }
+    }
+    out.push_back(std::move(parts));
+    out.push_back(per_series<SeriesKey>(
+        locks, "lockscope_user_lock_wakes_total", "Waits whose sleep a thread's wakeup ended (for a mutex, its unlock)",
+        [](const LockCounters& c) { return double(c.wakeups); }, lock_labels));
+    out.push_back(wait_histograms(locks, "lockscope_user_lock_wait_duration_seconds",
+                                  "Futex wait time on a user-space lock; buckets are exact sums of log2 buckets, "
+                                  "le = 2^k - 1 ns"));
 }
 
 }  // namespace
@@ -214,14 +246,47 @@ void CgroupSeries::add(const std::vector<TaskStats>& tasks)
     BoundedSeries::add(interval, [](const std::string&) { return std::string(kOtherCgroup); });
 }
 
+// A user lock's counters, cumulative over its run.
+static LockCounters user_lock_counters(const UserLockRow& row)
+{
+    LockCounters c;
+    c.contentions = row.waits;
+    c.wait_ns = row.wait_ns;
+    c.sleep_ns = row.asleep_ns;
+    c.preempt_ns = row.runnable_ns;
+    c.wakeups = row.wakes;
+    c.hist = row.hist;
+    return c;
+}
+
+void UserLockSeries::add(const std::vector<UserLockRow>& rows)
+{
+    std::map<SeriesKey, LockCounters> interval;
+    for (const UserLockRow& row : rows) {
+        seen_ = true;
+        const LockCounters now = user_lock_counters(row);
+        LockCounters& before = last_[{row.run, row.pid, row.name, row.kind, row.module}];
+        const LockCounters grown = counter_delta(now, before);
+        before = now;
+        if (!grown.empty())
+            interval[{row.name, row.kind}].add(grown);
+    }
+    BoundedSeries::add(interval, [](const SeriesKey& k) { return SeriesKey{kOtherLock, k.kind}; });
+}
+
 MetricsState::MetricsState(size_t top_n, std::map<std::string, std::string> build_labels, size_t top_cgroups)
-    : locks_(top_n), cgroups_(top_cgroups), per_cgroup_(top_cgroups > 0), build_labels_(std::move(build_labels))
+    : locks_(top_n),
+      user_locks_(top_n),
+      cgroups_(top_cgroups),
+      per_cgroup_(top_cgroups > 0),
+      build_labels_(std::move(build_labels))
 {
 }
 
 void MetricsState::add_interval(const IntervalBatch& batch, const std::vector<LockInfo>& locks)
 {
     locks_.add(batch.locks, locks);
+    user_locks_.add(batch.user_locks);
     if (per_cgroup_)
         cgroups_.add(batch.tasks);
     idle_ns_ += batch.totals.idle_ns;
@@ -262,7 +327,11 @@ std::vector<MetricFamily> MetricsState::families() const
         out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_offcpu_seconds_total",
                                  "Time the cgroup's tasks were switched out waiting for locks",
                                  [](const LockCounters& c) { return seconds(c.offcpu_ns()); }));
-    out.push_back(wait_histograms(locks_));
+    out.push_back(wait_histograms(locks_, "lockscope_wait_duration_seconds",
+                                  "Episode wait time (first contention_begin to contention_end); buckets are exact "
+                                  "sums of the kernel's log2 buckets, le = 2^k - 1 ns"));
+    if (user_locks_.seen())
+        add_user_lock_families(out, user_locks_);
 
     auto single = [&](const char* name, const char* help, MetricType type, double value) {
         MetricFamily f = family(name, help, type);

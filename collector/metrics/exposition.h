@@ -25,6 +25,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "core/model.h"
@@ -116,6 +117,25 @@ private:
     std::map<uint32_t, std::pair<int64_t, LockCounters>> last_;  // by pid: run, totals
 };
 
+// Per-(user lock, kind) series (record's user-lock recorder), from the
+// run's cumulative user-lock rows that each interval carries: each row's
+// growth since the last interval adds to its lock's series, folded as the
+// kernel locks' (at most top_n, others lock="other"). In the counters:
+// contentions = futex waits, wait_ns, sleep_ns = asleep, preempt_ns =
+// runnable (on CPU is the rest), wakeups = wakes, hist.
+class UserLockSeries : public BoundedSeries<SeriesKey> {
+public:
+    explicit UserLockSeries(size_t top_n) : BoundedSeries(top_n) {}
+
+    void add(const std::vector<UserLockRow>& rows);
+    bool seen() const { return seen_; }
+
+private:
+    // (run, pid, name, kind, module) -> that row's counters at the last interval
+    std::map<std::tuple<int64_t, uint32_t, std::string, std::string, std::string>, LockCounters> last_;
+    bool seen_ = false;
+};
+
 // Everything the exporter serves, accumulated over the process's intervals.
 class MetricsState {
 public:
@@ -127,9 +147,11 @@ public:
 
     const LockSeries& locks() const { return locks_; }
     const CgroupSeries& cgroups() const { return cgroups_; }
+    const UserLockSeries& user_locks() const { return user_locks_; }
 
 private:
     LockSeries locks_;
+    UserLockSeries user_locks_;
     CgroupSeries cgroups_;
     bool per_cgroup_ = false;
     std::map<std::string, std::string> build_labels_;

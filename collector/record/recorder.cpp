@@ -392,11 +392,16 @@ private:
         for (const auto& [tgid, parent] : run.probe->traced_processes())
             run.followed.try_emplace(tgid, process_name(tgid));
         IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
-        if (last && run.user_locks)
-            run.user_locks->finish(run.id, batch, [this](uint64_t address, uint32_t flags) -> std::optional<int64_t> {
+        if (run.user_locks) {
+            const auto kernel_lock = [this](uint64_t address, uint32_t flags) -> std::optional<int64_t> {
                 const int64_t id = rollup_->kept_row(address, flags);
                 return id ? std::optional(id) : std::nullopt;
-            });
+            };
+            if (last)
+                run.user_locks->finish(run.id, batch, kernel_lock);
+            else
+                run.user_locks->interval(run.id, batch, kernel_lock);
+        }
         // Episodes that ended before the baseline are not in the run's counters.
         std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < run.base_ns; });
         batch.episodes = std::move(episodes);

@@ -1,6 +1,7 @@
 #include "record/user_locks.h"
 
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -154,12 +155,24 @@ void UserLockRecording::poll(bool read_binaries)
                 look.insert(tgid);
         }
         for (pid_t tgid : look) {
-            recorded_.insert(tgid);
+            {
+                std::lock_guard lock(latest_mutex_);
+                recorded_.insert(tgid);
+            }
             std::string binaries = binaries_of(tgid);
             if (binaries.empty() || binaries == binaries_[tgid])
                 continue;
             recorder_->read_names(tgid);
             binaries_[tgid] = std::move(binaries);
+        }
+        // What the recording holds so far, for the intervals before the
+        // last (the session's rows and the exporter's series): read here,
+        // on the thread that owns the recorder, once a second.
+        if (now - snapshot_read_ >= std::chrono::seconds(1)) {
+            snapshot_read_ = now;
+            userlock::Recording r = recorder_->read();
+            std::lock_guard lock(latest_mutex_);
+            latest_ = std::move(r);
         }
     } catch (const Error& e) {
         recorder_.reset();
@@ -170,10 +183,8 @@ void UserLockRecording::poll(bool read_binaries)
 
 void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
 {
-    UserLockRun info{.run = run, .status = "recorded", .pids = all_processes_ ? "all" : joined(recorded_)};
     if (!recorder_) {
-        info.status = "unavailable: " + unavailable_;
-        batch.user_lock_runs.push_back(std::move(info));
+        batch.user_lock_runs.push_back({.run = run, .status = "unavailable: " + unavailable_, .pids = run_pids()});
         return;
     }
     stop_draining();
@@ -183,6 +194,34 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
     recorder_->stop();
     const userlock::Recording r = recorder_->read();
     recorder_.reset();
+    put(run, r, batch, kernel_lock);
+    if (r.lost_targets > 0)
+        std::fprintf(stderr,
+                     "lockscope: %llu processes the target created were not followed for user-space locks (the "
+                     "recorder follows 1,024 at once); their kernel locks are recorded\n",
+                     static_cast<unsigned long long>(r.lost_targets));
+}
+
+void UserLockRecording::interval(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
+{
+    std::optional<userlock::Recording> latest;
+    {
+        std::lock_guard lock(latest_mutex_);
+        latest = latest_;
+    }
+    if (latest)
+        put(run, *latest, batch, kernel_lock);
+}
+
+std::string UserLockRecording::run_pids() const
+{
+    std::lock_guard lock(latest_mutex_);
+    return all_processes_ ? "all" : joined(recorded_);
+}
+
+void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalBatch& batch,
+                            const KernelLockId& kernel_lock) const
+{
     for (const userlock::UserLock& lock : r.locks) {
         batch.user_locks.push_back(row_of(run, lock));
         add_chains(run, lock, kernel_lock, batch.user_lock_chains);
@@ -191,19 +230,16 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
     for (const auto& [reason, left] : r.left_out)
         batch.user_lock_left_out.push_back(
             {.run = run, .reason = reason, .addresses = left.addresses, .waits = left.waits});
-    info.samples = r.samples;
-    info.samples_unwound = r.samples_unwound;
-    info.lost_keys = r.lost_keys;
-    info.lost_samples = r.lost_samples;
-    info.lost_inflight = r.lost_inflight;
-    info.rate_limited = r.rate_limited;
-    info.lost_wakers = r.lost_wakers;
-    batch.user_lock_runs.push_back(std::move(info));
-    if (r.lost_targets > 0)
-        std::fprintf(stderr,
-                     "lockscope: %llu processes the target created were not followed for user-space locks (the "
-                     "recorder follows 1,024 at once); their kernel locks are recorded\n",
-                     static_cast<unsigned long long>(r.lost_targets));
+    batch.user_lock_runs.push_back({.run = run,
+                                    .status = "recorded",
+                                    .pids = run_pids(),
+                                    .samples = r.samples,
+                                    .samples_unwound = r.samples_unwound,
+                                    .lost_keys = r.lost_keys,
+                                    .lost_samples = r.lost_samples,
+                                    .lost_inflight = r.lost_inflight,
+                                    .rate_limited = r.rate_limited,
+                                    .lost_wakers = r.lost_wakers});
 }
 
 }  // namespace lockscope::record

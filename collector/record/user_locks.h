@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -26,9 +27,7 @@
 #include "core/model.h"
 #include "probe/probe.h"
 
-namespace lockscope::userlock {
-class Recorder;
-}
+#include "userlock/recorder.h"
 
 namespace lockscope::record {
 
@@ -63,6 +62,11 @@ public:
     // already knows.
     void finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock);
 
+    // An interval before the last: puts the rows recorded so far (read once
+    // a second on the drain thread) into its batch, since every interval's
+    // rows replace the run's; none before the first such read.
+    void interval(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock);
+
 private:
     // The drain thread's loop, and one turn of it: the sampled stacks, then
     // the targets' binaries again when their mappings changed (so that
@@ -70,9 +74,14 @@ private:
     void drain();
     void poll(bool read_binaries);
     void stop_draining();
+    void put(int64_t run, const userlock::Recording& r, IntervalBatch& batch, const KernelLockId& kernel_lock) const;
+    std::string run_pids() const;  // "1234 1250", or "all"
 
     std::unique_ptr<userlock::Recorder> recorder_;  // the drain thread's while it runs
     std::vector<pid_t> tgids_;
+    mutable std::mutex latest_mutex_;  // guards latest_ and recorded_ (the drain thread writes them)
+    std::optional<userlock::Recording> latest_;
+    std::chrono::steady_clock::time_point snapshot_read_{};
     std::set<pid_t> recorded_;  // the targets and the children followed, as polls saw them
     bool all_processes_ = false;
     std::string unavailable_;                // why nothing is recorded

@@ -172,6 +172,70 @@ TEST(MetricsText, ScrapeShowsCountersHistogramsAndBuildInfo)
     EXPECT_NE(text.find("lockscope_events_total 42"), std::string::npos) << text;
 }
 
+UserLockRow user_row(int64_t run, const std::string& name, uint64_t waits, uint64_t wait_ns)
+{
+    UserLockRow r;
+    r.run = run;
+    r.pid = 4242;
+    r.name = name;
+    r.kind = "pthread_mutex";
+    r.module = "app";
+    r.waits = waits;
+    r.wait_ns = wait_ns;
+    r.asleep_ns = wait_ns / 2;
+    r.runnable_ns = wait_ns / 4;
+    r.oncpu_ns = wait_ns - r.asleep_ns - r.runnable_ns;
+    r.wakes = waits / 2;
+    r.hist[12] = waits;
+    return r;
+}
+
+// Each interval carries its run's user-lock rows so far (cumulative): the
+// series add what each row grew by, and a new run starts its rows again.
+TEST(MetricsUserLocks, SeriesAddEachRowsGrowthAndTheWaitsParts)
+{
+    MetricsState state(50, {{"version", "9.9.9"}});
+    const std::string before = prometheus::TextSerializer().Serialize(state.families());
+    EXPECT_EQ(before.find("lockscope_user_lock"), std::string::npos) << "no user-lock families before any row";
+    IntervalBatch batch;
+    batch.user_locks = {user_row(1, "g_cache_lock", 10, 4'000'000'000ull)};
+    state.add_interval(batch, {});
+    batch.user_locks = {user_row(1, "g_cache_lock", 30, 8'000'000'000ull)};  // the same run, grown
+    state.add_interval(batch, {});
+    batch.user_locks = {user_row(2, "g_cache_lock", 5, 1'000'000'000ull)};  // the next run, from zero
+    state.add_interval(batch, {});
+    const std::string text = prometheus::TextSerializer().Serialize(state.families());
+    const std::string labels = "{kind=\"pthread_mutex\",lock=\"g_cache_lock\"";
+    EXPECT_NE(text.find("lockscope_user_lock_waits_total" + labels + "} 35"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_user_lock_wait_seconds_total" + labels + "} 9"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_user_lock_wait_part_seconds_total" + labels + ",part=\"asleep\"} 4.5"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_user_lock_wait_part_seconds_total" + labels + ",part=\"runnable\"} 2.25"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_user_lock_wait_part_seconds_total" + labels + ",part=\"oncpu\"} 2.25"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("lockscope_user_lock_wakes_total" + labels + "} 17"), std::string::npos) << text;
+    EXPECT_NE(text.find("lockscope_user_lock_wait_duration_seconds_count" + labels + "} 35"), std::string::npos)
+        << text;
+    // Kernel lock families stay the kernel's alone.
+    EXPECT_EQ(text.find("lockscope_contentions_total{kind=\"pthread_mutex\""), std::string::npos) << text;
+}
+
+// At most top_n user locks get a series of their own; the rest are lock="other".
+TEST(MetricsUserLocks, BeyondTopNUserLocksFoldIntoOther)
+{
+    MetricsState state(1, {});
+    IntervalBatch batch;
+    batch.user_locks = {user_row(1, "hot", 10, 2'000'000'000ull), user_row(1, "cold", 3, 1'000'000ull)};
+    state.add_interval(batch, {});
+    EXPECT_EQ(state.user_locks().own_series(), 1u);
+    EXPECT_EQ(state.user_locks().series().at({"hot", "pthread_mutex"}).contentions, 10u);
+    EXPECT_EQ(state.user_locks().series().at({kOtherLock, "pthread_mutex"}).contentions, 3u);
+}
+
 // Every summed counter of kCounterFields has a family per lock, and per
 // cgroup those a task keeps, under its name (a time in seconds); the
 // families released before the table keep their names.

@@ -18,8 +18,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "prometheus_server.h"
 #include "subprocess.h"
 #include "observed_run.h"
 
@@ -307,4 +309,48 @@ TEST(RecordUserLocksEverywhere, AProcessThatIsNoTargetIsRecordedWithUserLocksAll
         test::run({test::lockscope_bin(), "record", "-o", file, "--user-locks=some", "--", "true"});
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("--user-locks takes no value (the target's) or =all"), std::string::npos) << bad.err;
+}
+
+// The exporter alone (no session file) serves the command's user locks as
+// series while it runs: each lock's waits, and a wait whose parts add up to
+// it, as read from the recorder's tables once a second.
+TEST(RecordUserLocksPrometheus, TheExporterServesTheCommandsUserLocksWithTheirWaitsParts)
+{
+    if (geteuid() != 0) {
+        GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
+    }
+    const unsigned port = test::free_port();
+    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 4000 > /dev/null";
+    test::Finished recorded;
+    std::thread recorder([&] {
+        recorded = test::run({test::lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port),
+                              "--", "sh", "-c", shell_command},
+                             120);
+    });
+    const std::string labels = R"({kind="pthread_mutex",lock="g_cache_lock")";
+    std::string body;
+    test::wait_until(
+        [&] {
+            body = test::http_get(port, "/metrics");
+            return body.find("lockscope_user_lock_waits_total" + labels) != std::string::npos;
+        },
+        60);
+    recorder.join();
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    const auto value = [&](const std::string& series) {
+        const auto at = body.find(series + " ");
+        return at == std::string::npos ? -1.0 : std::stod(body.substr(at + series.size() + 1));
+    };
+    const double waits = value("lockscope_user_lock_waits_total" + labels + "}");
+    const double wait = value("lockscope_user_lock_wait_seconds_total" + labels + "}");
+    ASSERT_GT(waits, 0) << body;
+    ASSERT_GT(wait, 0) << body;
+    double parts = 0;
+    for (const char* part : {"oncpu", "asleep", "runnable"}) {
+        const double v = value("lockscope_user_lock_wait_part_seconds_total" + labels + R"(,part=")" + part + R"("})");
+        ASSERT_GE(v, 0) << part << "\n" << body;
+        parts += v;
+    }
+    EXPECT_NEAR(parts, wait, wait * 1e-6) << body;
+    EXPECT_EQ(value("lockscope_user_lock_wait_duration_seconds_count" + labels + "}"), waits) << body;
 }
