@@ -180,7 +180,7 @@ static __always_inline bool take_sample(bool first_on_key, __u64 now)
 	return true;
 }
 
-static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, struct inflight *w)
+static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, struct inflight *w, __u64 wait_ns)
 {
 	struct ls_ulock_sample *sample;
 
@@ -194,6 +194,7 @@ static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, st
 	sample->uaddr = w->uaddr;
 	sample->op = w->op;
 	sample->owner_tid = w->owner_tid;
+	sample->wait_ns = wait_ns;
 	ls_user_stack_copy(&sample->stack, regs);
 	bpf_ringbuf_submit(sample, 0);
 }
@@ -378,7 +379,7 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	 * its address's first: such a waiter read the owner word while the
 	 * lock was being released, and its owner says nothing. */
 	if ((first_on_key || ret != -LS_EAGAIN) && take_sample(first_on_key, now))
-		send_sample(regs, pid_tgid, w);
+		send_sample(regs, pid_tgid, w, parts.wait_ns);
 	if (!stats) {
 		bpf_map_update_elem(&waits, &key, &zero_stats, BPF_NOEXIST);
 		if (!(stats = bpf_map_lookup_elem(&waits, &key))) {

@@ -61,7 +61,7 @@ struct ls_ulock_waker {
 	char comm[16]; /* the waker thread's name at its last wakeup */
 };
 
-/* One sampled wait, sent at the syscall's entry with the waiter's stack. */
+/* One sampled wait, sent at the syscall's exit with the waiter's stack (as at its entry). */
 struct ls_ulock_sample {
 	__u32 tgid;
 	__u32 tid;
@@ -69,6 +69,7 @@ struct ls_ulock_sample {
 	__u32 op;	 /* one LS_ULOCK_OP_* */
 	__u32 owner_tid; /* glibc mutex __data.__owner (uaddr + 8), or the PI futex word's TID; 0 if
 			    unread */
+	__u64 wait_ns;	 /* the wait's length: samples are sent as waits end */
 	struct ls_user_stack stack;
 };
 

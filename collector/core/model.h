@@ -219,6 +219,19 @@ struct UserLockChain {
     std::string root_states;  // "sleeping:12 running:1": what those holders were doing, in waits
 };
 
+// A sampled waiter stack of a user lock: its user frames, innermost first
+// (demangled functions, "[module+0xoffset]" where a module has no symbol),
+// with the samples and the wait of the sampled waits that had it.
+struct UserLockStack {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    std::string name;  // the user lock's, as its UserLockRow's
+    std::string kind;
+    std::vector<std::string> frames;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
 // Who woke the waiters of a user lock: a thread whose wakeup ended their
 // sleep (for a mutex, its unlock), and how often.
 struct UserLockWaker {
@@ -404,6 +417,7 @@ struct IntervalBatch {
     std::vector<UserLockRun> user_lock_runs;
     std::vector<UserLockChain> user_lock_chains;
     std::vector<UserLockWaker> user_lock_wakers;
+    std::vector<UserLockStack> user_lock_stacks;
     RunInfo run;                    // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;  // --trace: episodes finished in the interval (stored under totals.run)
 };
@@ -422,12 +436,14 @@ struct Session {
     std::vector<LockCgroup> lock_cgroups;  // table lock_cgroups, the same
     std::vector<TaskStats> tasks;
     // User-space locks: tables added to version 5 without a bump (older
-    // files have none: no user locks were recorded); wakers from version 6.
+    // files have none: no user locks were recorded); wakers and stacks from
+    // version 6.
     std::vector<UserLockRow> user_locks;
     std::vector<UserLockLeftOut> user_lock_left_out;
     std::vector<UserLockRun> user_lock_runs;
     std::vector<UserLockChain> user_lock_chains;
     std::vector<UserLockWaker> user_lock_wakers;
+    std::vector<UserLockStack> user_lock_stacks;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;
 

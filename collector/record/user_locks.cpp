@@ -90,6 +90,18 @@ void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLoc
                        .wakes = w.wakes});
 }
 
+void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLockStack>& out)
+{
+    for (const userlock::SampledStack& s : lock.stacks)
+        out.push_back({.run = run,
+                       .pid = uint32_t(lock.tgid),
+                       .name = lock.name,
+                       .kind = lock.kind,
+                       .frames = s.frames,
+                       .samples = s.samples,
+                       .wait_ns = s.wait_ns});
+}
+
 }  // namespace
 
 UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel,
@@ -226,6 +238,7 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
         batch.user_locks.push_back(row_of(run, lock));
         add_chains(run, lock, kernel_lock, batch.user_lock_chains);
         add_wakers(run, lock, batch.user_lock_wakers);
+        add_stacks(run, lock, batch.user_lock_stacks);
     }
     for (const auto& [reason, left] : r.left_out)
         batch.user_lock_left_out.push_back(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <span>
@@ -62,11 +63,48 @@ std::set<std::string> op_names(uint32_t ops)
 
 using Key = std::pair<pid_t, uint64_t>;  // (tgid, futex address)
 
+using Frames = std::vector<std::string>;
+
 // The samples of one lock kind on one futex address.
 struct KindSamples {
     uint64_t samples = 0;
     std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
+    std::map<Frames, SampledStack> stacks;    // at most kMaxStacks, then "[other stacks]"
 };
+
+constexpr std::size_t kMaxStacks = 32;
+
+// A frame as stored: its function, else where it is.
+std::string frame_text(const unwind::UserFrame& frame)
+{
+    if (!frame.function.empty()) {
+        return frame.function;
+    }
+    if (frame.module.empty()) {
+        return "[unknown]";
+    }
+    char offset[32];
+    std::snprintf(offset, sizeof(offset), "+0x%llx]", static_cast<unsigned long long>(frame.module_offset));
+    return "[" + frame.module.substr(frame.module.rfind('/') + 1) + offset;
+}
+
+void add_stack(KindSamples& kind, const std::vector<unwind::UserFrame>& frames, uint64_t wait_ns)
+{
+    Frames key;
+    for (const auto& frame : frames) {
+        key.push_back(frame_text(frame));
+    }
+    if (key.empty()) {
+        key = {"[no frame unwound]"};
+    }
+    if (!kind.stacks.count(key) && kind.stacks.size() >= kMaxStacks) {
+        key = {"[other stacks]"};
+    }
+    SampledStack& stack = kind.stacks[key];
+    stack.frames = key;
+    stack.samples += 1;
+    stack.wait_ns += wait_ns;
+}
 
 // What the samples of one futex address said. One word can serve several
 // kinds: glibc's rwlock readers and its waiting writer sleep on the same
@@ -95,6 +133,7 @@ using KernelLockKey = std::pair<uint64_t, uint32_t>;         // (address, kind b
 struct RowBuilder {
     UserLock row;
     std::map<std::string, uint64_t> callers;
+    std::map<Frames, SampledStack> stacks;
     std::map<KernelLockKey, KernelChain> chains;
     std::map<uint32_t, Waker> wakers;  // by tid
 };
@@ -307,6 +346,12 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     for (const auto& [caller, count] : kind_samples.callers) {
         builder.callers[caller] += count;
     }
+    for (const auto& [frames, stack] : kind_samples.stacks) {
+        SampledStack& into = builder.stacks[frames];
+        into.frames = frames;
+        into.samples += stack.samples;
+        into.wait_ns += stack.wait_ns;
+    }
     return id;
 }
 
@@ -415,6 +460,7 @@ struct Recorder::State {
             if (const auto caller = first_caller(stack.frames); !caller.empty()) {
                 ++kind.callers[caller];
             }
+            add_stack(kind, stack.frames, sample.wait_ns);
         }
     }
 
@@ -606,6 +652,11 @@ Recording Recorder::read()
         }
         std::stable_sort(builder.row.wakers.begin(), builder.row.wakers.end(),
                          [](const Waker& a, const Waker& b) { return a.wakes > b.wakes; });
+        for (auto& [frames, stack] : builder.stacks) {
+            builder.row.stacks.push_back(std::move(stack));
+        }
+        std::stable_sort(builder.row.stacks.begin(), builder.row.stacks.end(),
+                         [](const SampledStack& a, const SampledStack& b) { return a.samples > b.samples; });
         out.locks.push_back(std::move(builder.row));
     }
     std::sort(out.locks.begin(), out.locks.end(),

@@ -81,6 +81,15 @@ struct Waker {
     uint64_t wakes = 0;
 };
 
+// Sampled waits of a user lock with one user stack (frames innermost first:
+// demangled functions, "[module+0xoffset]" where a module has no symbol for
+// the address, "[unknown]" outside any module).
+struct SampledStack {
+    std::vector<std::string> frames;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // those samples' wait
+};
+
 // One user lock (a row): its waits on every futex word it has, per kind.
 // wait_ns = oncpu_ns + asleep_ns + runnable_ns, exactly.
 struct UserLock : UserLockWaits {
@@ -92,6 +101,9 @@ struct UserLock : UserLockWaits {
     // by wait time, longest first; empty without the kernel recorder.
     std::vector<KernelChain> kernel_chains;
     std::vector<Waker> wakers;  // by wakes, most first
+    // Its sampled stacks, by samples, most first; at most 32 distinct
+    // stacks per futex word and kind, the rest as one "[other stacks]".
+    std::vector<SampledStack> stacks;
 };
 
 // Futex waits that are no lock waits, per reason: "condition",

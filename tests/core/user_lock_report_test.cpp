@@ -7,9 +7,12 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <map>
+#include <sstream>
 #include <string>
 
 #include "core/analysis/report.h"
+#include "core/render/export.h"
 #include "core/storage/session_store.h"
 #include "sample_session.h"
 
@@ -64,6 +67,21 @@ void add_user_locks(IntervalBatch& b, int64_t run)
                                   .waker_pid = 4242,
                                   .waker_comm = "worker-2",
                                   .wakes = 200});
+    // Two sampled stacks of g_cache_lock, innermost first, 3:1 in wait.
+    b.user_lock_stacks.push_back({.run = run,
+                                  .pid = 4242,
+                                  .name = "g_cache_lock",
+                                  .kind = "pthread_mutex",
+                                  .frames = {"__lll_lock_wait", "update_cache", "worker"},
+                                  .samples = 40,
+                                  .wait_ns = 3'000'000});
+    b.user_lock_stacks.push_back({.run = run,
+                                  .pid = 4242,
+                                  .name = "g_cache_lock",
+                                  .kind = "pthread_mutex",
+                                  .frames = {"__lll_lock_wait", "flush_cache", "worker"},
+                                  .samples = 20,
+                                  .wait_ns = 1'000'000});
     b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 1, .waits = 77});
     b.user_lock_runs.push_back(
         {.run = run, .status = "recorded", .pids = "4242", .samples = 75, .samples_unwound = 75});
@@ -231,7 +249,8 @@ constexpr const char* kToVersion5 =
     "ALTER TABLE user_locks DROP COLUMN oncpu_ns; ALTER TABLE user_locks DROP COLUMN asleep_ns; "
     "ALTER TABLE user_locks DROP COLUMN runnable_ns; ALTER TABLE user_locks DROP COLUMN wakes; "
     "ALTER TABLE user_locks DROP COLUMN hist; ALTER TABLE user_lock_runs DROP COLUMN lost_wakers; "
-    "DROP TABLE user_lock_wakers; PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key = 'schema_version';";
+    "DROP TABLE user_lock_wakers; DROP TABLE user_lock_stacks; PRAGMA user_version = 5; UPDATE meta SET value = '5' "
+    "WHERE key = 'schema_version';";
 
 TEST(UserLockReport, TheWaitsPartsWakesAndWakersComeBackAndAddUp)
 {
@@ -307,3 +326,44 @@ TEST(UserLockReport, AFileWithoutTheTablesLoadsQuietlyWithNoUserSection)
 }
 
 }  // namespace
+
+namespace {
+
+// Folded lines per stack: "root;frame;... weight".
+std::map<std::string, uint64_t> folded(const Session& s, lockscope::FoldedWeight weight)
+{
+    std::ostringstream out;
+    lockscope::export_folded(s, weight, out);
+    std::map<std::string, uint64_t> lines;
+    std::istringstream in(out.str());
+    for (std::string line; std::getline(in, line);) {
+        const auto space = line.rfind(' ');
+        lines[line.substr(0, space)] = std::stoull(line.substr(space + 1));
+    }
+    return lines;
+}
+
+}  // namespace
+
+// export --format folded: a user lock's sampled stacks under a root that
+// says it is a user lock, root first, weighted so that they add up to its
+// exact wait (or waits), as the kernel locks' do; one without stacks is one
+// "[no stack sampled]" line.
+TEST(UserLockReport, FoldedStacksOfAUserLockAddUpToItsWaitUnderAUserRoot)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_user_locks(dir));
+    ASSERT_EQ(s.user_lock_stacks.size(), 2u);
+    EXPECT_EQ(s.user_lock_stacks[0].frames, (std::vector<std::string>{"__lll_lock_wait", "update_cache", "worker"}));
+    const auto by_wait = folded(s, lockscope::FoldedWeight::WaitNs);
+    EXPECT_EQ(by_wait.at("g_cache_lock [user pthread_mutex];worker;update_cache;__lll_lock_wait"), 37'500'000u);
+    EXPECT_EQ(by_wait.at("g_cache_lock [user pthread_mutex];worker;flush_cache;__lll_lock_wait"), 12'500'000u);
+    EXPECT_EQ(by_wait.at("g_table_lock [user pthread_rwlock/r];[no stack sampled]"), 1'000'000u);
+    const auto by_count = folded(s, lockscope::FoldedWeight::Contentions);
+    EXPECT_EQ(by_count.at("g_cache_lock [user pthread_mutex];worker;update_cache;__lll_lock_wait") +
+                  by_count.at("g_cache_lock [user pthread_mutex];worker;flush_cache;__lll_lock_wait"),
+              1000u);
+    // The kernel's locks are there as before, under their own roots.
+    EXPECT_TRUE(std::any_of(by_wait.begin(), by_wait.end(),
+                            [](const auto& line) { return line.first.rfind("lock_3 [", 0) == 0; }));
+}

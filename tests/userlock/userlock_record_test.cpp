@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -230,6 +231,34 @@ TEST_F(RecordUserLocks, ScopeKernelHidesThemAndScopeUserShowsOnlyThem)
     EXPECT_EQ(user.out.rfind("scope,name,kind,", 0), 0u) << user.out;
     EXPECT_NE(user.out.find("user,g_cache_lock,pthread_mutex,user-symbol,userlock_prog,"), std::string::npos)
         << user.out;
+}
+
+// export --format folded: the user locks' sampled stacks, root first, with
+// the program's own functions (no frame pointers: unwound with its CFI)
+// carrying the lock's wait, which adds up to the report's.
+TEST_F(RecordUserLocks, FoldedExportHasTheUserLocksStacksWithTheProgramsFunctions)
+{
+    const test::Finished folded = test::run({test::lockscope_bin(), "export", with_->file, "--format", "folded"});
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    const std::map<std::string, std::string> callers = {
+        {"g_cache_lock", "update_cache"}, {"g_stats_lock", "record_stats"}, {"pthread_mutex@Cache::get", "Cache::get"}};
+    for (const auto& [name, caller] : callers) {
+        const std::string root = name + " [user pthread_mutex];";
+        uint64_t all = 0, named = 0;
+        std::istringstream lines(folded.out);
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind(root, 0) != 0) {
+                continue;
+            }
+            const uint64_t weight = std::stoull(line.substr(line.rfind(' ') + 1));
+            all += weight;
+            named += line.find(";" + caller) != std::string::npos ? weight : 0;
+        }
+        const auto rows = rows_named(with_->json, name);
+        ASSERT_EQ(rows.size(), 1u) << name;
+        EXPECT_EQ(all, rows[0]["wait_ns"].get<uint64_t>()) << name << ": the stacks carry the lock's whole wait";
+        EXPECT_GE(named * 10, all * 9) << name << ": " << named << " of " << all << " ns under " << caller;
+    }
 }
 
 TEST_F(RecordUserLocks, NoUserLocksRecordsNone)

@@ -20,21 +20,14 @@ std::string folded_text(std::string s)
     return s;
 }
 
-std::string root_frame(const LockInfo& lock)
+// Root first, as folded stacks go.
+std::string folded_line(const WeightedStack& w)
 {
-    const std::string label = lock.kind + (lock.mode.empty() ? "" : "/" + lock.mode);
-    return folded_text(lock.name + " [" + label + "]");
-}
-
-std::string folded_line(const LockInfo& lock, const StackSample& s)
-{
-    std::string line = root_frame(lock);
-    // Frames are stored innermost first; folded stacks go root first.
-    for (auto it = s.frames.rbegin(); it != s.frames.rend(); ++it) {
-        const std::string fn = stack_function(*it);
-        if (!is_tracepoint_plumbing(fn))
-            line += ';' + (fn.empty() ? std::string("[unknown]") : folded_text(fn));
-    }
+    std::string line = folded_text(w.root());
+    if (w.frames.empty())
+        return line + ";[no stack sampled]";
+    for (auto it = w.frames.rbegin(); it != w.frames.rend(); ++it)
+        line += ';' + folded_text(*it);
     return line;
 }
 
@@ -49,7 +42,7 @@ void export_folded(const Session& session, FoldedWeight weight, std::ostream& ou
     for (const WeightedStack& w : weigh_stacks(session, {measure})) {
         if (!w.values[0])
             continue;
-        lines[w.stack ? folded_line(*w.lock, *w.stack) : root_frame(*w.lock) + ";[no stack sampled]"] += w.values[0];
+        lines[folded_line(w)] += w.values[0];
     }
     for (const auto& [line, w] : lines)
         out << line << ' ' << w << '\n';

@@ -109,8 +109,8 @@ void export_pprof(const Session& session, std::ostream& out)
         duration_ns += in.end_ns - in.start_ns;
     p.set_duration_nanos(int64_t(duration_ns));
     p.add_comment(
-        strings.at("lockscope: kernel lock contention; stacks are sampled, each lock's values are its "
-                   "exact totals spread over its sampled stacks"));
+        strings.at("lockscope: kernel and user-space lock contention (label scope=user for the latter); stacks "
+                   "are sampled, each lock's values are its exact totals spread over its sampled stacks"));
     const std::string host = session.meta_value("host"), kernel = session.meta_value("kernel_release");
     if (!host.empty() || !kernel.empty())
         p.add_comment(strings.at("host " + host + ", kernel " + kernel));
@@ -121,32 +121,32 @@ void export_pprof(const Session& session, std::ostream& out)
         {[](const LockCounters& c) { return c.spin_ns; }, true},
         {[](const LockCounters& c) { return c.offcpu_ns(); }, true},
     };
-    const int64_t lock_key = strings.at("lock"), kind_key = strings.at("kind"), source_key = strings.at("name_source");
+    const int64_t lock_key = strings.at("lock"), kind_key = strings.at("kind"), source_key = strings.at("name_source"),
+                  scope_key = strings.at("scope");
     for (const WeightedStack& w : weigh_stacks(session, measures)) {
         pp::Sample* s = p.add_sample();
-        if (w.stack) {
-            for (const std::string& frame : w.stack->frames) {  // innermost first, as pprof wants
-                const std::string fn = stack_function(frame);
-                if (!is_tracepoint_plumbing(fn))
-                    s->add_location_id(frames.location(fn.empty() ? "[unknown]" : fn));
-            }
-        } else {
+        for (const std::string& fn : w.frames)  // innermost first, as pprof wants
+            s->add_location_id(frames.location(fn));
+        if (w.frames.empty())
             s->add_location_id(frames.location("[no stack sampled]"));
-        }
-        const std::string kind = w.lock->kind + (w.lock->mode.empty() ? "" : "/" + w.lock->mode);
-        s->add_location_id(frames.location(w.lock->name + " [" + kind + "]"));  // the root
+        s->add_location_id(frames.location(w.root()));
         for (uint64_t v : w.values)
             s->add_value(int64_t(v > uint64_t(INT64_MAX) ? INT64_MAX : v));
         pp::Label* l = s->add_label();
         l->set_key(lock_key);
-        l->set_str(strings.at(w.lock->name));
+        l->set_str(strings.at(w.name));
         l = s->add_label();
         l->set_key(kind_key);
-        l->set_str(strings.at(kind));
-        if (!w.lock->name_source.empty()) {
+        l->set_str(strings.at(w.kind));
+        if (!w.name_source.empty()) {
             l = s->add_label();
             l->set_key(source_key);
-            l->set_str(strings.at(w.lock->name_source));
+            l->set_str(strings.at(w.name_source));
+        }
+        if (w.user) {
+            l = s->add_label();
+            l->set_key(scope_key);
+            l->set_str(strings.at("user"));
         }
     }
     std::string bytes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace lockscope {
 namespace {
@@ -34,53 +35,118 @@ std::vector<uint64_t> apportion(uint64_t total, const std::vector<uint64_t>& sha
     return parts;
 }
 
-}  // namespace
+// One sampled stack of a lock, as the spreading sees it.
+struct Sampled {
+    std::vector<std::string> frames;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
 
-std::vector<WeightedStack> weigh_stacks(const Session& session, const std::vector<StackMeasure>& measures)
+// Appends `lock`'s stacks to `out`, each measure's total over `c` spread
+// over them; with none, one entry without frames. Nothing when every
+// measure is zero.
+void spread(const WeightedStack& lock, const LockCounters& c, const std::vector<Sampled>& samples,
+            const std::vector<StackMeasure>& measures, std::vector<WeightedStack>& out)
+{
+    std::vector<uint64_t> values;
+    for (const StackMeasure& m : measures)
+        values.push_back(m.value(c));
+    if (std::all_of(values.begin(), values.end(), [](uint64_t v) { return v == 0; }))
+        return;
+    if (samples.empty()) {
+        out.push_back(lock);
+        out.back().values = values;
+        return;
+    }
+    uint64_t sampled_wait = 0;
+    for (const Sampled& s : samples)
+        sampled_wait += s.wait_ns;
+    const size_t first = out.size();
+    for (const Sampled& s : samples) {
+        out.push_back(lock);
+        out.back().frames = s.frames;
+        out.back().values.assign(measures.size(), 0);
+    }
+    for (size_t m = 0; m < measures.size(); ++m) {
+        // Sampled wait says where the time went; with none (zero-length
+        // waits), or where the measure asks for it, the sample counts do.
+        std::vector<uint64_t> shares;
+        for (const Sampled& s : samples)
+            shares.push_back(measures[m].by_wait && sampled_wait ? s.wait_ns : s.samples);
+        const std::vector<uint64_t> parts = apportion(values[m], shares);
+        for (size_t i = 0; i < samples.size(); ++i)
+            out[first + i].values[m] = parts[i];
+    }
+}
+
+// A kernel stack's functions, innermost first, without the tracepoint's own.
+std::vector<std::string> kernel_functions(const StackSample& s)
+{
+    std::vector<std::string> out;
+    for (const std::string& frame : s.frames) {
+        const std::string fn = stack_function(frame);
+        if (!is_tracepoint_plumbing(fn))
+            out.push_back(fn.empty() ? "[unknown]" : fn);
+    }
+    return out;
+}
+
+void weigh_kernel_locks(const Session& session, const std::vector<StackMeasure>& measures,
+                        std::vector<WeightedStack>& out)
 {
     // Each run's total per lock; load_session may give per-interval rows or
     // per-run totals, both add up the same.
     std::map<std::pair<int64_t, int64_t>, LockCounters> totals;
     for (const LockInterval& li : session.lock_intervals)
         totals[{li.run, li.lock_id}].add(li.counters);
-    std::map<std::pair<int64_t, int64_t>, std::vector<const StackSample*>> stacks;
+    std::map<std::pair<int64_t, int64_t>, std::vector<Sampled>> stacks;
     for (const StackSample& s : session.stacks)
         if (s.role == "waiter")
-            stacks[{s.run, s.lock_id}].push_back(&s);
-
-    std::vector<WeightedStack> out;
+            stacks[{s.run, s.lock_id}].push_back({kernel_functions(s), s.samples, s.wait_ns});
     for (const auto& [key, c] : totals) {
         const LockInfo* lock = session.lock(key.second);
         if (!lock)
             continue;
-        std::vector<uint64_t> values;
-        for (const StackMeasure& m : measures)
-            values.push_back(m.value(c));
-        if (std::all_of(values.begin(), values.end(), [](uint64_t v) { return v == 0; }))
-            continue;
+        WeightedStack w;
+        w.name = lock->name;
+        w.kind = lock->kind + (lock->mode.empty() ? "" : "/" + lock->mode);
+        w.name_source = lock->name_source;
         const auto found = stacks.find(key);
-        if (found == stacks.end()) {
-            out.push_back({lock, nullptr, values});
-            continue;
-        }
-        const std::vector<const StackSample*>& samples = found->second;
-        uint64_t sampled_wait = 0;
-        for (const StackSample* s : samples)
-            sampled_wait += s->wait_ns;
-        const size_t first = out.size();
-        for (const StackSample* s : samples)
-            out.push_back({lock, s, std::vector<uint64_t>(measures.size(), 0)});
-        for (size_t m = 0; m < measures.size(); ++m) {
-            // Sampled wait says where the time went; with none (zero-length
-            // waits), or where the measure asks for it, the sample counts do.
-            std::vector<uint64_t> shares;
-            for (const StackSample* s : samples)
-                shares.push_back(measures[m].by_wait && sampled_wait ? s->wait_ns : s->samples);
-            const std::vector<uint64_t> parts = apportion(values[m], shares);
-            for (size_t i = 0; i < samples.size(); ++i)
-                out[first + i].values[m] = parts[i];
-        }
+        spread(w, c, found == stacks.end() ? std::vector<Sampled>{} : found->second, measures, out);
     }
+}
+
+void weigh_user_locks(const Session& session, const std::vector<StackMeasure>& measures,
+                      std::vector<WeightedStack>& out)
+{
+    using Key = std::tuple<int64_t, uint32_t, std::string, std::string>;  // run, pid, name, kind
+    std::map<Key, std::vector<Sampled>> stacks;
+    for (const UserLockStack& s : session.user_lock_stacks)
+        stacks[{s.run, s.pid, s.name, s.kind}].push_back({s.frames, s.samples, s.wait_ns});
+    for (const UserLockRow& row : session.user_locks) {
+        LockCounters c;
+        c.contentions = row.waits;
+        c.wait_ns = row.wait_ns;
+        c.sleep_ns = row.asleep_ns;
+        c.preempt_ns = row.runnable_ns;
+        c.max_wait_ns = row.max_wait_ns;
+        WeightedStack w;
+        w.name = row.name;
+        w.kind = row.kind;
+        w.name_source = row.name_source;
+        w.user = true;
+        const auto found = stacks.find({row.run, row.pid, row.name, row.kind});
+        spread(w, c, found == stacks.end() ? std::vector<Sampled>{} : found->second, measures, out);
+    }
+}
+
+}  // namespace
+
+std::vector<WeightedStack> weigh_stacks(const Session& session, const std::vector<StackMeasure>& measures)
+{
+    std::vector<WeightedStack> out;
+    weigh_kernel_locks(session, measures, out);
+    weigh_user_locks(session, measures, out);
     return out;
 }
 

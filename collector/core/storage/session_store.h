@@ -40,8 +40,8 @@
 //      kernel locks: a file without them has none)
 //   6  user_locks.oncpu_ns, asleep_ns, runnable_ns (a user lock's wait in
 //      parts that add up to it; older files cannot split it), wakes and hist;
-//      user_lock_runs.lost_wakers; table user_lock_wakers (who woke the
-//      waiters of each user lock)
+//      user_lock_runs.lost_wakers; tables user_lock_wakers (who woke the
+//      waiters of each user lock) and user_lock_stacks (their sampled stacks)
 #pragma once
 
 #include "core/model.h"

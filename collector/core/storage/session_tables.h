@@ -254,6 +254,14 @@ inline constexpr auto kRunTables =
                               {"waker_pid", &UserLockWaker::waker_pid},
                               {"waker_comm", &UserLockWaker::waker_comm},
                               {"wakes", &UserLockWaker::wakes}},
+                             {.since_version = 6}),
+               session_table("user_lock_stacks", &Session::user_lock_stacks, &IntervalBatch::user_lock_stacks,
+                             {{"pid", &UserLockStack::pid},
+                              {"name", &UserLockStack::name},
+                              {"kind", &UserLockStack::kind},
+                              {"frames", &UserLockStack::frames},
+                              {"samples", &UserLockStack::samples},
+                              {"wait_ns", &UserLockStack::wait_ns}},
                              {.since_version = 6}));
 
 // Calls fn(table) for each of kRunTables, in order.
