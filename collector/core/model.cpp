@@ -101,4 +101,17 @@ std::string stack_role_name(uint32_t role)
     return "unknown";
 }
 
+LockCounters UserLockWaits::counters() const
+{
+    LockCounters c;
+    c.contentions = waits;
+    c.wait_ns = wait_ns;
+    c.max_wait_ns = max_wait_ns;
+    c.sleep_ns = asleep_ns;
+    c.preempt_ns = runnable_ns;
+    c.wakeups = wakes;
+    c.hist = hist;
+    return c;
+}
+
 }  // namespace lockscope

@@ -190,6 +190,11 @@ struct UserLockWaits {
     uint64_t runnable_ns = 0;
     uint64_t wakes = 0;                         // waits whose sleep a thread's wakeup ended
     std::array<uint64_t, kHistBuckets> hist{};  // waits per log2(wait ns), as LockCounters::hist
+
+    // As a kernel lock's counters, for what treats both alike (stack
+    // exports, Prometheus): contentions = waits, wait_ns, max_wait_ns,
+    // sleep_ns = asleep, preempt_ns = runnable, wakeups = wakes, hist.
+    LockCounters counters() const;
 };
 
 // A user-space lock of a recorded process (collector/userlock): its futex

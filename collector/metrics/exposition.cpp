@@ -246,25 +246,12 @@ void CgroupSeries::add(const std::vector<TaskStats>& tasks)
     BoundedSeries::add(interval, [](const std::string&) { return std::string(kOtherCgroup); });
 }
 
-// A user lock's counters, cumulative over its run.
-static LockCounters user_lock_counters(const UserLockRow& row)
-{
-    LockCounters c;
-    c.contentions = row.waits;
-    c.wait_ns = row.wait_ns;
-    c.sleep_ns = row.asleep_ns;
-    c.preempt_ns = row.runnable_ns;
-    c.wakeups = row.wakes;
-    c.hist = row.hist;
-    return c;
-}
-
 void UserLockSeries::add(const std::vector<UserLockRow>& rows)
 {
     std::map<SeriesKey, LockCounters> interval;
     for (const UserLockRow& row : rows) {
         seen_ = true;
-        const LockCounters now = user_lock_counters(row);
+        const LockCounters now = row.counters();  // cumulative over its run
         LockCounters& before = last_[{row.run, row.pid, row.name, row.kind, row.module}];
         const LockCounters grown = counter_delta(now, before);
         before = now;

@@ -124,19 +124,13 @@ void weigh_user_locks(const Session& session, const std::vector<StackMeasure>& m
     for (const UserLockStack& s : session.user_lock_stacks)
         stacks[{s.run, s.pid, s.name, s.kind}].push_back({s.frames, s.samples, s.wait_ns});
     for (const UserLockRow& row : session.user_locks) {
-        LockCounters c;
-        c.contentions = row.waits;
-        c.wait_ns = row.wait_ns;
-        c.sleep_ns = row.asleep_ns;
-        c.preempt_ns = row.runnable_ns;
-        c.max_wait_ns = row.max_wait_ns;
         WeightedStack w;
         w.name = row.name;
         w.kind = row.kind;
         w.name_source = row.name_source;
         w.user = true;
         const auto found = stacks.find({row.run, row.pid, row.name, row.kind});
-        spread(w, c, found == stacks.end() ? std::vector<Sampled>{} : found->second, measures, out);
+        spread(w, row.counters(), found == stacks.end() ? std::vector<Sampled>{} : found->second, measures, out);
     }
 }
 
