@@ -64,6 +64,23 @@ QString woken_by(const UserLockReportRow& r)
     return text;
 }
 
+// Every waker, one a line: "28447 worker-1: 1,204 wakes (61%)".
+QString all_wakers(const UserLockReportRow& r)
+{
+    if (r.wakers.empty())
+        return QStringLiteral("no wait was woken by a thread (none slept, or the session does not say)");
+    uint64_t credited = 0;
+    for (const UserLockReportWaker& w : r.wakers)
+        credited += w.wakes;
+    QStringList lines;
+    for (const UserLockReportWaker& w : r.wakers)
+        lines << QStringLiteral("%1 %2: %3 wakes (%4)")
+                     .arg(w.tid)
+                     .arg(QString::fromStdString(w.comm), display::count(w.wakes),
+                          display::percent(double(w.wakes) / double(credited), 0));
+    return lines.join(QLatin1Char('\n'));
+}
+
 }  // namespace
 
 QVariant UserLockModel::cell(const QModelIndex& index, int role) const
@@ -99,7 +116,7 @@ QVariant UserLockModel::cell(const QModelIndex& index, int role) const
             return QString::number((*parts)[size_t(index.column() - OnCpu)]) + QLatin1Char('%');
         }
         case WokenBy:
-            return woken_by(r);
+            return role == Qt::ToolTipRole ? all_wakers(r) : woken_by(r);
         case Owners: {
             QStringList tids;
             for (uint32_t tid : r.owner_tids)
