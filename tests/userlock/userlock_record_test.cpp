@@ -349,7 +349,7 @@ TEST(RecordUserLocksPrometheus, TheExporterServesTheCommandsUserLocksWithTheirWa
         GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
     }
     const unsigned port = test::free_port();
-    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 4000 > /dev/null";
+    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 6000 > /dev/null";
     test::Finished recorded;
     std::thread recorder([&] {
         recorded = test::run({test::lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port),
