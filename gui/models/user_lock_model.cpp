@@ -33,6 +33,33 @@ void UserLockModel::setReport(UserLockReport report)
     reset(report_, std::move(report));
 }
 
+QString UserLockModel::stacksText(int row, int most) const
+{
+    if (row < 0 || size_t(row) >= report_.rows.size())
+        return {};
+    const UserLockReportRow& r = report_.rows[size_t(row)];
+    const QString lock =
+        QString::fromStdString(r.name) + QStringLiteral(" (") + QString::fromStdString(r.kind) + QLatin1Char(')');
+    if (r.stacks.empty())
+        return tr("%1: no sampled stack in this session").arg(lock);
+    uint64_t wait = 0;
+    for (const UserLockReportStack& s : r.stacks)
+        wait += s.wait_ns;
+    QStringList lines;
+    lines << tr("%1: %2 sampled stacks, innermost frame first").arg(lock).arg(r.stacks.size());
+    for (size_t i = 0; i < r.stacks.size() && i < size_t(most); ++i) {
+        const UserLockReportStack& s = r.stacks[i];
+        lines << tr("%1 of the sampled wait, %2 samples:")
+                     .arg(display::percent(wait ? double(s.wait_ns) / double(wait) : 0.0, 0),
+                          display::count(s.samples));
+        for (const std::string& frame : s.frames)
+            lines << QStringLiteral("    ") + QString::fromStdString(frame);
+    }
+    if (r.stacks.size() > size_t(most))
+        lines << tr("(%1 more in lockscope export --format folded)").arg(r.stacks.size() - size_t(most));
+    return lines.join(QLatin1Char('\n'));
+}
+
 int UserLockModel::rows() const
 {
     return int(report_.rows.size());

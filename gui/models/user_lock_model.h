@@ -18,6 +18,9 @@ public:
 
     void setReport(UserLockReport report);
     const UserLockReport& report() const { return report_; }
+    // The sampled waiter stacks of a row, as text: the most waited first,
+    // frames innermost first, each with its share of the sampled wait.
+    QString stacksText(int row, int most = 5) const;
 
 private:
     int rows() const override;

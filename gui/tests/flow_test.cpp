@@ -21,10 +21,12 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace lockscope;
@@ -285,6 +287,15 @@ void FlowTest::userLocksTabListsTheSessionsUserLocks()
     page->detailTabs()->setCurrentIndex(page->userLocksTab());
     const QString note = page->detailTabs()->currentWidget()->findChild<QLabel*>()->text();
     QVERIFY2(note.contains(QStringLiteral("Left out (condition): 900 futex waits")), qPrintable(note));
+    // The first lock is selected, and its sampled stacks shown, innermost first.
+    const QString stacks = page->userLockStacks()->toPlainText();
+    QVERIFY2(stacks.startsWith(QStringLiteral("g_cache_lock (pthread_mutex): 1 sampled stacks")), qPrintable(stacks));
+    QVERIFY2(stacks.contains(QStringLiteral("100% of the sampled wait, 750 samples:\n    __lll_lock_wait\n"
+                                            "    update_g_cache_lock\n    worker")),
+             qPrintable(stacks));
+    page->userLockView()->setCurrentIndex(model->index(1, 0));
+    QVERIFY2(page->userLockStacks()->toPlainText().contains(QStringLiteral("update_g_table_lock")),
+             qPrintable(page->userLockStacks()->toPlainText()));
 
     QVERIFY(open(w, path_a_));
     QCOMPARE(page->detailTabs()->tabText(page->userLocksTab()), QStringLiteral("User locks"));

@@ -319,6 +319,13 @@ struct LiveSession::State {
             row.pid = pid;
             row.owner_tids = std::to_string(pid + 1);
             b.user_locks.push_back(row);
+            b.user_lock_stacks.push_back({.run = run,
+                                          .pid = pid,
+                                          .name = name,
+                                          .kind = kind,
+                                          .frames = {"__lll_lock_wait", std::string("update_") + name, "worker"},
+                                          .samples = waits / 16,
+                                          .wait_ns = waits * 300ull});
         }
         b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 2, .waits = 300});
         b.user_lock_runs.push_back({.run = run, .status = "recorded", .pids = std::to_string(pid), .samples = 300});

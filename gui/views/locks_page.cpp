@@ -17,7 +17,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QFontDatabase>
+#include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
@@ -179,15 +182,27 @@ QWidget* LocksPage::buildUserLocks()
     auto* box = new QWidget(this);
     auto* layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* view = new QTreeView(box);
-    view->setModel(user_locks_);
-    view->setRootIsDecorated(false);
-    view->setUniformRowHeights(true);
-    view->setAlternatingRowColors(true);
-    view->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* split = new QSplitter(Qt::Vertical, box);
+    user_lock_view_ = new QTreeView(split);
+    user_lock_view_->setModel(user_locks_);
+    user_lock_view_->setRootIsDecorated(false);
+    user_lock_view_->setUniformRowHeights(true);
+    user_lock_view_->setAlternatingRowColors(true);
+    user_lock_view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The selected lock's sampled stacks, where its waiters were.
+    user_lock_stacks_ = new QPlainTextEdit(split);
+    user_lock_stacks_->setReadOnly(true);
+    user_lock_stacks_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    user_lock_stacks_->setPlaceholderText(tr("Select a user lock to see where its waiters waited."));
+    connect(user_lock_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                user_lock_stacks_->setPlainText(user_locks_->stacksText(current.row()));
+            });
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
     user_locks_note_ = new QLabel(box);
     user_locks_note_->setWordWrap(true);
-    layout->addWidget(view);
+    layout->addWidget(split);
     layout->addWidget(user_locks_note_);
     return box;
 }
@@ -210,6 +225,9 @@ void LocksPage::setUserLocks(const SnapshotPtr& snapshot)
     stacks_->setTabText(user_locks_tab_,
                         report.rows.empty() ? tr("User locks") : tr("User locks (%1)").arg(report.rows.size()));
     user_locks_->setReport(std::move(report));
+    user_lock_stacks_->clear();
+    if (user_locks_->rowCount() > 0)
+        user_lock_view_->setCurrentIndex(user_locks_->index(0, 0));
 }
 
 void LocksPage::setSnapshot(const SnapshotPtr& snapshot)

@@ -13,6 +13,7 @@ class QTabWidget;
 class QLineEdit;
 class QTableView;
 class QTreeView;
+class QPlainTextEdit;
 
 namespace lockscope::gui {
 
@@ -47,6 +48,8 @@ public:
     InstanceModel* instances() const { return instances_; }
     ChainView* chains() const { return chains_; }
     UserLockModel* userLocks() const { return user_locks_; }
+    QTreeView* userLockView() const { return user_lock_view_; }
+    QPlainTextEdit* userLockStacks() const { return user_lock_stacks_; }
     int chainsTab() const { return chains_tab_; }
     int userLocksTab() const { return user_locks_tab_; }
     QTabWidget* detailTabs() const { return stacks_; }
@@ -91,6 +94,8 @@ private:
     int chains_tab_ = -1;
     UserLockModel* user_locks_;
     QLabel* user_locks_note_;
+    QTreeView* user_lock_view_;
+    QPlainTextEdit* user_lock_stacks_;
     int user_locks_tab_ = -1;
     QString selected_key_;  // kept across live reloads
 };

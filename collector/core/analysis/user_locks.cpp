@@ -31,14 +31,22 @@ void add_counters(UserLockRun& sum, const UserLockRun& r)
 
 using RowId = std::tuple<std::string, std::string, std::string>;  // (name, kind, module)
 
-// Each row's wakers, over the runs wanted, by wakes, most first. A waker row
-// names its lock by (process, name, kind): its module is that lock row's.
-void add_wakers(const Session& session, const std::function<bool(int64_t)>& wanted,
-                std::map<RowId, UserLockReportRow>& rows)
+// Wakers and stacks name their lock by (run, process, name, kind): its
+// module is that lock row's.
+using ModuleOf = std::map<std::tuple<int64_t, uint32_t, std::string, std::string>, std::string>;
+
+ModuleOf modules_of(const Session& session)
 {
-    std::map<std::tuple<int64_t, uint32_t, std::string, std::string>, std::string> module_of;
+    ModuleOf module_of;
     for (const UserLockRow& l : session.user_locks)
         module_of[{l.run, l.pid, l.name, l.kind}] = l.module;
+    return module_of;
+}
+
+// Each row's wakers, over the runs wanted, by wakes, most first.
+void add_wakers(const Session& session, const std::function<bool(int64_t)>& wanted, const ModuleOf& module_of,
+                std::map<RowId, UserLockReportRow>& rows)
+{
     std::map<RowId, std::map<std::pair<uint32_t, uint32_t>, UserLockReportWaker>> wakers;
     for (const UserLockWaker& w : session.user_lock_wakers) {
         const auto module = module_of.find({w.run, w.pid, w.name, w.kind});
@@ -58,6 +66,33 @@ void add_wakers(const Session& session, const std::function<bool(int64_t)>& want
             row->second.wakers.push_back(std::move(waker));
         std::stable_sort(row->second.wakers.begin(), row->second.wakers.end(),
                          [](const UserLockReportWaker& a, const UserLockReportWaker& b) { return a.wakes > b.wakes; });
+    }
+}
+
+// Each row's sampled stacks, over the runs wanted, by sampled wait.
+void add_stacks(const Session& session, const std::function<bool(int64_t)>& wanted, const ModuleOf& module_of,
+                std::map<RowId, UserLockReportRow>& rows)
+{
+    std::map<RowId, std::map<std::vector<std::string>, UserLockReportStack>> stacks;
+    for (const UserLockStack& s : session.user_lock_stacks) {
+        const auto module = module_of.find({s.run, s.pid, s.name, s.kind});
+        if (!wanted(s.run) || module == module_of.end())
+            continue;
+        UserLockReportStack& into = stacks[{s.name, s.kind, module->second}][s.frames];
+        into.frames = s.frames;
+        into.samples += s.samples;
+        into.wait_ns += s.wait_ns;
+    }
+    for (auto& [id, by_frames] : stacks) {
+        auto row = rows.find(id);
+        if (row == rows.end())
+            continue;
+        for (auto& [frames, stack] : by_frames)
+            row->second.stacks.push_back(std::move(stack));
+        std::stable_sort(row->second.stacks.begin(), row->second.stacks.end(),
+                         [](const UserLockReportStack& a, const UserLockReportStack& b) {
+                             return std::tie(a.wait_ns, a.samples) > std::tie(b.wait_ns, b.samples);
+                         });
     }
 }
 
@@ -132,7 +167,9 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
         rep.waits += l.waits;
         rep.wait_ns += l.wait_ns;
     }
-    add_wakers(session, wanted, rows);
+    const ModuleOf module_of = modules_of(session);
+    add_wakers(session, wanted, module_of, rows);
+    add_stacks(session, wanted, module_of, rows);
     for (auto& [key, row] : rows) {
         row.share_of_wait = rep.wait_ns ? double(row.wait_ns) / double(rep.wait_ns) : 0.0;
         rep.rows.push_back(std::move(row));

@@ -31,6 +31,13 @@ struct UserLockReportWaker {
     uint64_t wakes = 0;
 };
 
+// A sampled waiter stack of a user lock, over the runs reported.
+struct UserLockReportStack {
+    std::vector<std::string> frames;  // innermost first
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // the sampled waits' own
+};
+
 struct UserLockReportRow {
     std::string name;
     std::string name_source;
@@ -50,6 +57,7 @@ struct UserLockReportRow {
     uint64_t wakes = 0;  // waits whose sleep a thread's wakeup ended
     std::array<uint64_t, kHistBuckets> hist{};
     std::vector<UserLockReportWaker> wakers;  // by wakes, most first
+    std::vector<UserLockReportStack> stacks;  // by sampled wait, most first
     std::set<uint32_t> owner_tids;
     std::set<std::string> ops;
     double share_of_wait = 0;  // of all user-lock rows' wait
