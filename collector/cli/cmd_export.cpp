@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "core/analysis/report.h"
 #include "core/error.h"
+#include "core/analysis/user_locks.h"
 #include "core/render/export.h"
 #include "core/storage/session_store.h"
 
@@ -31,7 +32,9 @@ constexpr const char* kUsage =
     "                rooted at the lock. Stacks are sampled (--stack-period); each lock's\n"
     "                exact total is spread over its sampled stacks in proportion to their\n"
     "                sampled wait, so the weights add up to the report's totals.\n"
-    "                --weight wait (ns, the default) or contentions.\n"
+    "                --weight wait (ns, the default) or contentions. User-space locks' stacks\n"
+    "                are rooted at 'NAME [user KIND]' (-E and the filters choose kernel locks;\n"
+    "                --scope kernel or user keeps one side).\n"
     "  csv           --table locks (the report's per-lock table, every lock), intervals\n"
     "                (one row per interval, times in seconds since the recording started) or\n"
     "                user-locks (the user-space locks, as 'report --scope user --format csv').\n"
@@ -39,7 +42,8 @@ constexpr const char* kUsage =
     "                continuous profilers (Pyroscope, Parca, Grafana): the same stacks as\n"
     "                folded, with Go's mutex-profile sample types contentions/count and\n"
     "                delay/nanoseconds plus spin and offcpu nanoseconds, labels lock, kind\n"
-    "                and name_source. Binary: needs -o (or a pipe).\n"
+    "                and name_source (and scope=user on user-space locks). Binary: needs -o\n"
+    "                (or a pipe).\n"
     "\n"
     "-E N keeps the N locks (by name) first in the -k order, as 'lockscope report -E N -k KEY'\n"
     "lists them; the filters (-Y, -L, -S, ...) apply as in report.";
@@ -103,13 +107,15 @@ private:
 
 int cmd_export(const Args& given)
 {
-    std::string format, output, weight = "wait", table = "locks";
+    std::string format, output, weight = "wait", table = "locks", scope = "all";
     po::options_description visible("options");
     visible.add_options()("help,h", "show this help")(
         "format", po::value(&format), "chrome-trace, folded, csv or pprof")("output,o", po::value(&output),
                                                                             "write here instead of stdout")(
         "weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")(
-        "table", po::value(&table)->default_value("locks"), "csv: locks, intervals or user-locks");
+        "table", po::value(&table)->default_value("locks"), "csv: locks, intervals or user-locks")(
+        "scope", po::value(&scope)->default_value("all"),
+        "folded, pprof: all (the default), kernel (the kernel's locks) or user (the user-space locks)");
     RowArgs rows;
     add_row_options(visible, rows, 0, "only the N locks first in the -k order (0: all)");
     FilterArgs filter_args;
@@ -132,6 +138,9 @@ int cmd_export(const Args& given)
         throw UsageError("--weight goes with --format folded");
     if (!vm["table"].defaulted() && fmt != ExportFormat::Csv)
         throw UsageError("--table goes with --format csv");
+    const LockScope lock_scope = parse_lock_scope(scope);
+    if (!vm["scope"].defaulted() && fmt != ExportFormat::Folded && fmt != ExportFormat::Pprof)
+        throw UsageError("--scope goes with --format folded or pprof");
 
     if (fmt == ExportFormat::Pprof && output.empty() && isatty(STDOUT_FILENO))
         throw UsageError("a pprof profile is binary (gzipped protobuf): give -o FILE.pb.gz, or a pipe");
@@ -145,6 +154,13 @@ int cmd_export(const Args& given)
         session = first_locks(session, entries, sort);
     for (const std::string& warning : session.warnings)
         std::fprintf(stderr, "lockscope export: warning: %s\n", warning.c_str());
+    if (lock_scope == LockScope::Kernel) {
+        session.user_locks.clear();
+        session.user_lock_stacks.clear();
+    } else if (lock_scope == LockScope::User) {
+        session.lock_intervals.clear();
+        session.stacks.clear();
+    }
 
     Output out(output);
     switch (fmt) {

@@ -261,6 +261,28 @@ TEST_F(RecordUserLocks, FoldedExportHasTheUserLocksStacksWithTheProgramsFunction
     }
 }
 
+// export --scope keeps one side: kernel locks only, or user locks only.
+TEST_F(RecordUserLocks, ExportScopeKeepsTheKernelsOrTheUserLocksStacks)
+{
+    const auto roots = [&](const char* scope) {
+        const test::Finished folded =
+            test::run({test::lockscope_bin(), "export", with_->file, "--format", "folded", "--scope", scope});
+        EXPECT_EQ(folded.exit_code, 0) << folded.err;
+        std::pair<int, int> kernel_user{0, 0};
+        std::istringstream lines(folded.out);
+        for (std::string line; std::getline(lines, line);) {
+            const bool user = line.substr(0, line.find(';')).find(" [user ") != std::string::npos;
+            (user ? kernel_user.second : kernel_user.first)++;
+        }
+        return kernel_user;
+    };
+    const auto all = roots("all"), kernel = roots("kernel"), user = roots("user");
+    EXPECT_GT(all.first, 0);
+    EXPECT_GT(all.second, 0);
+    EXPECT_EQ(kernel, std::make_pair(all.first, 0));
+    EXPECT_EQ(user, std::make_pair(0, all.second));
+}
+
 TEST_F(RecordUserLocks, NoUserLocksRecordsNone)
 {
     EXPECT_FALSE(without_->json.contains("user_locks")) << without_->json.dump();
