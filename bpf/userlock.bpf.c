@@ -71,9 +71,9 @@ struct inflight {
 	__u32 kernel_flags;
 	__u32 root_tid;	  /* that lock's holder */
 	__u32 root_state; /* LS_ULOCK_ROOT_* */
-	__u32 waker_tid;  /* whose wakeup ended its last sleep; 0: none */
+	__u32 waker_tid;  /* whose wakeup ended its last sleep; 0: none, or an idle CPU's interrupt */
 	__u32 waker_tgid;
-	__u32 pad;
+	__u32 woken;	  /* a wakeup ended one of its sleeps */
 	char waker_comm[16];
 };
 
@@ -342,7 +342,7 @@ static __always_inline void add_wait(struct ls_ulock_stats *stats, struct inflig
 	__sync_fetch_and_add(&stats->asleep_ns, p->asleep_ns);
 	__sync_fetch_and_add(&stats->runnable_ns, p->runnable_ns);
 	__sync_fetch_and_add(&stats->hist[ls_log2_bucket(p->wait_ns)], 1);
-	if (w->waker_tid)
+	if (w->woken)
 		__sync_fetch_and_add(&stats->wakes, 1);
 	if (p->wait_ns > stats->max_wait_ns)
 		stats->max_wait_ns = p->wait_ns;
@@ -434,8 +434,10 @@ int BPF_PROG(userlock_waking, struct task_struct *p)
 		return 0;
 	if (!ls_ulock_woken(&w->t, bpf_ktime_get_ns(), !w->t.off_ns && switching_out_asleep(p)))
 		return 0;
+	w->woken = 1;
 	waker = bpf_get_current_pid_tgid();
-	/* an interrupt's wakeup (a timeout) runs on whatever task it found */
+	/* An interrupt's wakeup (a timeout) runs on whatever task it found; on
+	 * an idle CPU that is no thread, and the wait has no waker. */
 	w->waker_tid = (__u32)waker;
 	w->waker_tgid = waker >> 32;
 	bpf_get_current_comm(w->waker_comm, sizeof(w->waker_comm));
