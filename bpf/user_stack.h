@@ -23,9 +23,13 @@ struct pt_regs___ls {
 	unsigned long bp;
 	unsigned long si;
 	unsigned long di;
+	unsigned long orig_ax;
 	unsigned long ip;
 	unsigned long sp;
 } __attribute__((preserve_access_index));
+/* The syscall's number, at its entry and its exit alike: a direct load
+ * (tp_btf's regs are a trusted pointer), no helper call. */
+#define LS_REGS_SYSCALL_NR(r) ((long)(r)->orig_ax)
 #define LS_REGS_IP(r) BPF_CORE_READ((r), ip)
 #define LS_REGS_SP(r) BPF_CORE_READ((r), sp)
 #define LS_REGS_BP(r) BPF_CORE_READ((r), bp)
@@ -36,7 +40,9 @@ struct pt_regs___ls {
 	unsigned long regs[31];
 	unsigned long sp;
 	unsigned long pc;
+	int syscallno;
 } __attribute__((preserve_access_index));
+#define LS_REGS_SYSCALL_NR(r) ((long)(r)->syscallno)
 #define LS_REGS_IP(r) BPF_CORE_READ((r), pc)
 #define LS_REGS_SP(r) BPF_CORE_READ((r), sp)
 #define LS_REGS_BP(r) BPF_CORE_READ((r), regs[29])

@@ -362,7 +362,13 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	struct inflight *w;
 	__u64 now;
 	bool first_on_key;
+	long id;
 
+	/* Every syscall of the machine passes here: the number first, and the
+	 * in-flight lookup only for the futex calls that enter() may have timed. */
+	id = LS_REGS_SYSCALL_NR((struct pt_regs___ls *)regs);
+	if (id != nr_futex && id != nr_futex_waitv && id != nr_futex_wait)
+		return 0;
 	w = bpf_map_lookup_elem(&waiting, &tid);
 	if (!w)
 		return 0;
