@@ -248,27 +248,35 @@ void Probe::read_tasks(RawSnapshot& out)
     // A task that is gone leaves the map once read: in a long recording,
     // short-lived tasks would otherwise fill it and the newer ones be lost.
     // (The roll-up keeps the removed tasks' rows for the run.) A task is
-    // unhashed before its last switch-out publishes its final totals; if
-    // that flush comes after this read, it creates the entry again with the
+    // unhashed before its last switch-out publishes its final totals, so a
+    // gone task's row is taken again as it is deleted, atomically: a flush
+    // between the first read and the delete would otherwise be lost with
+    // the entry. A flush after the delete creates the entry again with the
     // task's whole totals, read at the next interval. A zombie leader still
     // answers tgkill(): it goes once reaped.
-    std::vector<uint32_t> gone;
-    for_each_entry<uint32_t, ls_task_stats>(skel_->maps.task_stats, 1, [&](uint32_t pid, const ls_task_stats* v) {
-        RawTask t;
+    auto fill = [this](RawTask& t, uint32_t pid, const ls_task_stats& v) {
         t.task.pid = pid;
-        t.task.tgid = v->tgid;
-        t.task.comm.assign(v->comm, strnlen(v->comm, sizeof v->comm));
-#define LOCKSCOPE_X(name) t.task.counters.name = v->name;
+        t.task.tgid = v.tgid;
+        t.task.comm.assign(v.comm, strnlen(v.comm, sizeof v.comm));
+#define LOCKSCOPE_X(name) t.task.counters.name = v.name;
         LS_TASK_COUNTERS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
         scale_timed(t.task.counters, time_period_);
-        t.cgroup_id = v->cgroup;
+        t.cgroup_id = v.cgroup;
+    };
+    std::vector<std::pair<uint32_t, size_t>> gone;
+    for_each_entry<uint32_t, ls_task_stats>(skel_->maps.task_stats, 1, [&](uint32_t pid, const ls_task_stats* v) {
+        RawTask t;
+        fill(t, pid, *v);
         out.tasks.push_back(std::move(t));
         if (syscall(SYS_tgkill, pid_t(v->tgid), pid_t(pid), 0) != 0 && errno == ESRCH)
-            gone.push_back(pid);
+            gone.emplace_back(pid, out.tasks.size() - 1);
     });
-    for (uint32_t pid : gone)
-        bpf_map__delete_elem(skel_->maps.task_stats, &pid, sizeof pid, 0);
+    for (const auto& [pid, index] : gone) {
+        ls_task_stats last{};
+        if (bpf_map__lookup_and_delete_elem(skel_->maps.task_stats, &pid, sizeof pid, &last, sizeof last, 0) == 0)
+            fill(out.tasks[index], pid, last);
+    }
 }
 
 void Probe::read_lock_cgroups(RawSnapshot& out)
