@@ -17,6 +17,7 @@
 #include "episode.h"
 #include "identity.h"
 #include "contention_state.h"
+#include "user_stack.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -210,6 +211,21 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096); /* sized by user space before load */
 } trace_events SEC(".maps");
+
+/*
+ * User stacks of kernel lock waiters (record with user locks): the sampled
+ * waiters of sleeping locks send their user registers and stack, which user
+ * space unwinds. 0: off, and the ring buffer stays at its one-page minimum.
+ */
+const volatile __u32 max_user_stacks_per_sec = 0;
+struct ls_user_stack_counts user_stack_counts = {};
+static __u64 user_stack_window_ns;
+static __u32 user_stack_window_sent;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* sized by user space before load */
+} user_stacks SEC(".maps");
 
 /* One in `period` calls says yes, per CPU; a countdown, not a division. */
 static __always_inline bool every(u64 *tick, u32 period)
@@ -801,6 +817,53 @@ int BPF_USDT(on_user_begin, void *lock, unsigned int flags)
 	return handle_begin((u64)lock, flags | LS_F_USER, false);
 }
 
+/*
+ * Sends a sampled waiter's user stack with its kernel stack id. Only for
+ * sleeping locks: they are never taken in an interrupt, so the task's user
+ * registers (bpf_task_pt_regs) are the waiter's own, as it entered the
+ * kernel. A kernel thread has none and sends nothing.
+ */
+static __always_inline void send_user_stack(u64 lock, u32 flags, s32 stack_id, u64 wait_ns)
+{
+	struct ls_kernel_user_sample *sample;
+	void *regs = ls_current_user_regs();
+	struct ls_user_regs user;
+	u64 now, pid_tgid;
+
+	if (ls_user_regs_read(&user, regs)) {
+		__sync_fetch_and_add(&user_stack_counts.no_user, 1);
+		return;
+	}
+	now = bpf_ktime_get_ns();
+	if (now - user_stack_window_ns >= 1000000000ULL) {
+		user_stack_window_ns = now;
+		user_stack_window_sent = 0;
+	}
+	if (__sync_fetch_and_add(&user_stack_window_sent, 1) >= max_user_stacks_per_sec) {
+		__sync_fetch_and_add(&user_stack_counts.rate_limited, 1);
+		return;
+	}
+	sample = bpf_ringbuf_reserve(&user_stacks, sizeof(*sample), 0);
+	if (!sample) {
+		__sync_fetch_and_add(&user_stack_counts.lost, 1);
+		return;
+	}
+	if (ls_user_stack_copy(&sample->stack, regs)) {
+		bpf_ringbuf_discard(sample, 0);
+		__sync_fetch_and_add(&user_stack_counts.no_user, 1);
+		return;
+	}
+	pid_tgid = bpf_get_current_pid_tgid();
+	sample->lock = lock;
+	sample->flags = flags;
+	sample->stack_id = stack_id;
+	sample->tgid = pid_tgid >> 32;
+	sample->tid = (u32)pid_tgid;
+	sample->wait_ns = wait_ns;
+	bpf_ringbuf_submit(sample, 0);
+	__sync_fetch_and_add(&user_stack_counts.sent, 1);
+}
+
 static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64 lock, u32 flags,
 					 u32 role, u64 wait_ns)
 {
@@ -815,6 +878,8 @@ static __always_inline void sample_stack(void *ctx, struct ls_counters *cnt, u64
 	cnt->stack_samples++;
 	key.stack_id = (s32)id;
 	count_stack_sample(cnt, &key, wait_ns);
+	if (role == LS_ROLE_WAITER && max_user_stacks_per_sec && !ls_is_spinlock(flags))
+		send_user_stack(lock, flags, key.stack_id, wait_ns);
 	if (role == LS_ROLE_WAITER) {
 		/* whose container waited: on the sampled path only */
 		struct ls_lock_cgroup_key ck = { .lock = lock, .flags = flags,

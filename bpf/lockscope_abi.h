@@ -23,6 +23,9 @@
 #define LCB_F_MUTEX  (1U << 5)
 /* Bits lockscope adds in its own keys for user-space (USDT) replica locks. */
 #define LS_F_USER    (1U << 16)
+/* Never in the kernel's maps: an episode of the session's episodes table
+ * that is a user-space lock's futex wait (record --trace with user locks). */
+#define LS_F_FUTEX_WAIT (1U << 17)
 #define LS_F_KIND_MASK (LCB_F_READ | LCB_F_WRITE | LCB_F_RT | LCB_F_PERCPU | LCB_F_MUTEX | LS_F_USER)
 
 #define LS_MAX_DEPTH 4          /* nested episodes per task */
@@ -477,6 +480,31 @@ struct ls_user_stack {
 	__u32 size; /* bytes of data copied, 0 when the registers were not user ones */
 	__u32 pad;
 	__u8 data[LS_USER_STACK_BYTES];
+};
+
+/*
+ * A kernel lock's sampled waiter with its user stack (ring buffer
+ * user_stacks, when user space asked for them): sent where its kernel stack
+ * is sampled, at the wait's end, for the sleeping kinds only (never in an
+ * interrupt, so the registers are the waiter's), at most
+ * max_user_stacks_per_sec. stack_id is the kernel stack's (map stacks).
+ */
+struct ls_kernel_user_sample {
+	__u64 lock;
+	__u32 flags;
+	__s32 stack_id;
+	__u32 tgid;
+	__u32 tid;
+	__u64 wait_ns;
+	struct ls_user_stack stack;
+};
+
+/* What became of them (.bss user_stack_counts). */
+struct ls_user_stack_counts {
+	__u64 sent;	    /* records submitted */
+	__u64 rate_limited; /* not sent: max_user_stacks_per_sec reached */
+	__u64 lost;	    /* not sent: the ring buffer was full */
+	__u64 no_user;	    /* not sent: the waiter had no user registers (a kernel thread) */
 };
 
 #endif /* LOCKSCOPE_ABI_H */

@@ -47,6 +47,8 @@ const volatile __u32 follow_children = 0;
  * targets map is not looked at. */
 const volatile __u32 all_processes = 0;
 const volatile __u32 self_tgid = 0;
+/* 1: every finished wait is sent through events (record --trace). */
+const volatile __u32 trace_waits = 0;
 
 #define FUTEX_WAIT	      0
 #define FUTEX_LOCK_PI	      6
@@ -75,6 +77,7 @@ struct inflight {
 	__u32 waker_tgid;
 	__u32 woken;	  /* a wakeup ended one of its sleeps */
 	char waker_comm[16];
+	__u64 wake_ns; /* when that wakeup came */
 };
 
 struct {
@@ -116,6 +119,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
 } samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* sized by user space before load (trace_waits) */
+} events SEC(".maps");
 
 struct ls_ulock_counters counters = {};
 __u64 sample_seq = 0;
@@ -351,6 +359,30 @@ static __always_inline void add_wait(struct ls_ulock_stats *stats, struct inflig
 		stats->owner_tid = w->owner_tid;
 }
 
+/* record --trace: the finished wait, whole, for the Chrome-trace export. */
+static __always_inline void trace_wait(__u64 pid_tgid, struct inflight *w, struct ls_ulock_parts *parts, __u64 now,
+				       long ret)
+{
+	struct ls_ulock_event ev = {
+		.tgid = pid_tgid >> 32,
+		.tid = (__u32)pid_tgid,
+		.uaddr = w->uaddr,
+		.start_ns = now - parts->wait_ns,
+		.end_ns = now,
+		.oncpu_ns = parts->oncpu_ns,
+		.asleep_ns = parts->asleep_ns,
+		.runnable_ns = parts->runnable_ns,
+		.wake_ns = w->woken ? w->wake_ns : 0,
+		.waker_tid = w->waker_tid,
+		.waker_tgid = w->waker_tgid,
+		.op = w->op,
+		.ret = (__s32)ret,
+	};
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		__sync_fetch_and_add(&counters.lost_events, 1);
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 {
@@ -395,6 +427,8 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 		}
 	}
 	add_wait(stats, w, &parts);
+	if (trace_waits)
+		trace_wait(pid_tgid, w, &parts, now, ret);
 	if (w->waker_tid)
 		add_waker(key.tgid, w);
 	if (w->kernel_lock)
@@ -441,6 +475,8 @@ int BPF_PROG(userlock_waking, struct task_struct *p)
 	if (!ls_ulock_woken(&w->t, bpf_ktime_get_ns(), !w->t.off_ns && switching_out_asleep(p)))
 		return 0;
 	w->woken = 1;
+	if (trace_waits)
+		w->wake_ns = bpf_ktime_get_ns();
 	waker = bpf_get_current_pid_tgid();
 	/* An interrupt's wakeup (a timeout) runs on whatever task it found; on
 	 * an idle CPU that is no thread, and the wait has no waker. */

@@ -117,6 +117,28 @@ struct ls_ulock_counters {
 	__u64 lost_chains;   /* chained waits not counted: chain_waits was full */
 	__u64 lost_targets;  /* processes a target created, not followed: targets was full */
 	__u64 lost_wakers;   /* wakeups not credited to their waker: wakers was full */
+	__u64 lost_events;   /* traced waits not sent: the events ring buffer was full */
+};
+
+/*
+ * One finished wait (ring buffer events, record --trace): every futex wait
+ * of a target, sent as it ends; user space keeps those on words it finds to
+ * be locks, for the Chrome-trace export.
+ */
+struct ls_ulock_event {
+	__u32 tgid;
+	__u32 tid;
+	__u64 uaddr;
+	__u64 start_ns; /* the syscall's entry (bpf_ktime_get_ns) */
+	__u64 end_ns;	/* its exit */
+	__u64 oncpu_ns; /* the wait's parts (userlock_wait.h): they add up to end - start */
+	__u64 asleep_ns;
+	__u64 runnable_ns;
+	__u64 wake_ns;	   /* when its last sleep's wakeup came; 0: none */
+	__u32 waker_tid;   /* who sent it; 0: none, or an idle CPU's interrupt */
+	__u32 waker_tgid;
+	__u32 op;	   /* one LS_ULOCK_OP_* */
+	__s32 ret;	   /* the syscall's return value */
 };
 
 #endif /* LOCKSCOPE_USERLOCK_ABI_H */

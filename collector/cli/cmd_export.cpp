@@ -26,8 +26,11 @@ constexpr const char* kUsage =
     "                A queued phase is split where its waiter was woken ('woken' slice),\n"
     "                and a flow arrow runs from the waker's thread (a 'wakes' mark) to it:\n"
     "                who unblocked whom.\n"
+    "                A session with user-space locks has their lock waits too, one slice\n"
+    "                each (category 'user'; args: on-CPU, asleep and runnable time).\n"
     "                Slices need a session recorded with 'record --trace'; without one the\n"
     "                trace holds the counter tracks only, and a note on stderr says so.\n"
+    "                --scope kernel or user keeps one side.\n"
     "  folded        folded stacks 'frame;frame;... weight' for flamegraph.pl and speedscope,\n"
     "                rooted at the lock. Stacks are sampled (--stack-period); each lock's\n"
     "                exact total is spread over its sampled stacks in proportion to their\n"
@@ -115,7 +118,8 @@ int cmd_export(const Args& given)
         "weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")(
         "table", po::value(&table)->default_value("locks"), "csv: locks, intervals or user-locks")(
         "scope", po::value(&scope)->default_value("all"),
-        "folded, pprof: all (the default), kernel (the kernel's locks) or user (the user-space locks)");
+        "folded, pprof, chrome-trace: all (the default), kernel (the kernel's locks) or user (the user-space "
+        "locks)");
     RowArgs rows;
     add_row_options(visible, rows, 0, "only the N locks first in the -k order (0: all)");
     FilterArgs filter_args;
@@ -139,8 +143,8 @@ int cmd_export(const Args& given)
     if (!vm["table"].defaulted() && fmt != ExportFormat::Csv)
         throw UsageError("--table goes with --format csv");
     const LockScope lock_scope = parse_lock_scope(scope);
-    if (!vm["scope"].defaulted() && fmt != ExportFormat::Folded && fmt != ExportFormat::Pprof)
-        throw UsageError("--scope goes with --format folded or pprof");
+    if (!vm["scope"].defaulted() && fmt == ExportFormat::Csv)
+        throw UsageError("--scope goes with --format folded, pprof or chrome-trace");
 
     if (fmt == ExportFormat::Pprof && output.empty() && isatty(STDOUT_FILENO))
         throw UsageError("a pprof profile is binary (gzipped protobuf): give -o FILE.pb.gz, or a pipe");
@@ -165,7 +169,7 @@ int cmd_export(const Args& given)
     Output out(output);
     switch (fmt) {
         case ExportFormat::ChromeTrace: {
-            const ChromeTraceSummary sum = export_chrome_trace(file, session, out.stream());
+            const ChromeTraceSummary sum = export_chrome_trace(file, session, out.stream(), lock_scope);
             out.finish();
             if (!sum.traced)
                 std::fprintf(stderr,
@@ -175,10 +179,11 @@ int cmd_export(const Args& given)
                              file.c_str());
             else
                 std::fprintf(stderr,
-                             "lockscope export: %llu episodes (%llu with a wake-up arrow), %llu lost "
-                             "while recording, %llu with phases cut short%s\n",
-                             (unsigned long long)sum.episodes, (unsigned long long)sum.flows,
-                             (unsigned long long)sum.lost, (unsigned long long)sum.truncated,
+                             "lockscope export: %llu episodes and %llu user-lock waits (%llu with a wake-up "
+                             "arrow), %llu lost while recording, %llu with phases cut short%s\n",
+                             (unsigned long long)sum.episodes, (unsigned long long)sum.user_waits,
+                             (unsigned long long)sum.flows, (unsigned long long)sum.lost,
+                             (unsigned long long)sum.truncated,
                              sum.skipped ? (", " + std::to_string(sum.skipped) + " invalid rows skipped").c_str() : "");
             return kExitOk;
         }

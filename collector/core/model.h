@@ -237,6 +237,31 @@ struct UserLockStack {
     uint64_t wait_ns = 0;
 };
 
+// The user code above a kernel lock's sampled waiter stack: a waiter's user
+// frames (innermost first, as UserLockStack's), taken with one of the lock's
+// kernel stacks (kernel_frames, as that StackSample's frames). A sleeping
+// lock's waiters only, at most a few hundred a second, while user locks are
+// recorded too.
+struct KernelUserStack {
+    int64_t run = 0;
+    int64_t lock_id = 0;
+    uint32_t pid = 0;
+    std::vector<std::string> kernel_frames;
+    std::vector<std::string> frames;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
+// A futex word found to be a user lock, and the row it counts under: how
+// the traced user-lock waits (Episode::futex_wait()) are named.
+struct UserLockWord {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    uint64_t address = 0;
+    std::string name;  // as its UserLockRow's
+    std::string kind;
+};
+
 // Who woke the waiters of a user lock: a thread whose wakeup ended their
 // sleep (for a mutex, its unlock), and how often.
 struct UserLockWaker {
@@ -378,6 +403,11 @@ struct EpisodePhase {
 };
 
 // One finished episode of a `record --trace` session (table `episodes`).
+// With kFutexWaitFlag in lock_flags it is a user-space lock's futex wait:
+// lock_address is its futex word in process tgid (UserLockWord names it),
+// spin_ns its on-CPU part, sleep_ns asleep, preempt_ns runnable (they add
+// up to its wait), and it has no phases.
+inline constexpr uint32_t kFutexWaitFlag = 1u << 17;  // LS_F_FUTEX_WAIT
 struct Episode {
     int64_t run = 0;
     uint32_t tid = 0;
@@ -400,6 +430,7 @@ struct Episode {
     std::vector<EpisodePhase> phases;  // in time order
 
     uint64_t wait_ns() const { return end_ns - begin_ns; }
+    bool futex_wait() const { return (lock_flags & kFutexWaitFlag) != 0; }
     // End of phase i: the next phase's start, or the episode's end.
     uint64_t phase_end(size_t i) const { return i + 1 < phases.size() ? phases[i + 1].start_ns : end_ns; }
     bool operator==(const Episode&) const = default;
@@ -423,7 +454,9 @@ struct IntervalBatch {
     std::vector<UserLockChain> user_lock_chains;
     std::vector<UserLockWaker> user_lock_wakers;
     std::vector<UserLockStack> user_lock_stacks;
-    RunInfo run;                    // progress so far: lost, unmatched_ends, stack_samples, ops
+    std::vector<KernelUserStack> kernel_user_stacks;  // the run's rows, with the user locks'
+    std::vector<UserLockWord> user_lock_words;        // the same (record --trace)
+    RunInfo run;                                      // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;  // --trace: episodes finished in the interval (stored under totals.run)
 };
 
@@ -449,6 +482,10 @@ struct Session {
     std::vector<UserLockChain> user_lock_chains;
     std::vector<UserLockWaker> user_lock_wakers;
     std::vector<UserLockStack> user_lock_stacks;
+    // User frames above kernel locks' waiter stacks: table added to
+    // version 6 without a bump (older files have none).
+    std::vector<KernelUserStack> kernel_user_stacks;
+    std::vector<UserLockWord> user_lock_words;  // the same
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;
 

@@ -76,6 +76,13 @@ const std::vector<std::string>& Rollup::frames(int32_t stack_id)
     return out;
 }
 
+std::vector<std::string> Rollup::stack_frames(int32_t stack_id)
+{
+    if (!stack_frames_.count(stack_id) && !stack_ips_.count(stack_id))
+        return {};
+    return frames(stack_id);
+}
+
 std::vector<uint64_t> Rollup::first_stack_of(const RawSnapshot& snap, const Key& key) const
 {
     const RawStack* best = nullptr;

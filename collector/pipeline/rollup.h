@@ -49,6 +49,10 @@ public:
     // was stored under; 0 when it has none (not seen yet, or filtered out).
     int64_t kept_row(uint64_t address, uint32_t flags) const;
 
+    // The frames a kernel stack id of the probe's stack map is stored with
+    // (as StackSample::frames); empty while its addresses have not been read.
+    std::vector<std::string> stack_frames(int32_t stack_id);
+
 private:
     struct LockState {
         int64_t id = 0;

@@ -40,3 +40,8 @@ static_assert(sizeof(ls_user_regs) == 3 * sizeof(uint64_t));
 static_assert(sizeof(ls_user_stack) == sizeof(ls_user_regs) + 8 + LS_USER_STACK_BYTES);
 
 }  // namespace lockscope::probe
+// A kernel-lock waiter's user stack: the key fields, then the copy.
+static_assert(sizeof(ls_kernel_user_sample) == 32 + sizeof(ls_user_stack));
+static_assert(sizeof(ls_user_stack_counts) == 4 * sizeof(uint64_t));
+// The traced user-lock waits' flag, as the session's model spells it.
+static_assert(LS_F_FUTEX_WAIT == lockscope::kFutexWaitFlag && !(LS_F_FUTEX_WAIT & LS_F_KIND_MASK));

@@ -106,6 +106,14 @@ Probe Probe::attach(const ProbeOptions& options)
     // Off, the ring buffer stays at its one-page minimum.
     if (options.trace)
         bpf_map__set_max_entries(skel->maps.trace_events, ring_bytes(options.trace_buffer_mib));
+    // A record is 8 KiB of stack: room for two seconds of them at the cap.
+    skel->rodata->max_user_stacks_per_sec = options.user_stacks_per_sec;
+    if (options.user_stacks_per_sec) {
+        const uint64_t bytes = 2ull * options.user_stacks_per_sec * sizeof(ls_kernel_user_sample);
+        bpf_map__set_max_entries(skel->maps.user_stacks,
+                                 ring_bytes(uint32_t(std::min<uint64_t>((bytes + (1u << 20) - 1) >> 20, 64))));
+        probe.user_stacks_ = true;
+    }
     skel->rodata->max_locks = options.max_locks;
     skel->rodata->time_period = std::max(options.time_period, 1u);
     bpf_map__set_max_entries(skel->maps.lock_index, options.max_locks);
@@ -200,6 +208,7 @@ Probe& Probe::operator=(Probe&& other) noexcept
         other.clock_links_.clear();
         running_holders_ = std::move(other.running_holders_);
         user_probes_ = other.user_probes_;
+        user_stacks_ = other.user_stacks_;
         slab_lookup_ = other.slab_lookup_;
         detached_ = other.detached_;
         exited_seen_ = std::move(other.exited_seen_);
@@ -253,7 +262,14 @@ void Probe::detach()
 
 ContentionStateFds Probe::contention_state_fds() const
 {
-    return {bpf_map__fd(skel_->maps.task_state), bpf_map__fd(skel_->maps.cpu_states)};
+    return {bpf_map__fd(skel_->maps.task_state), bpf_map__fd(skel_->maps.cpu_states),
+            user_stacks_ ? bpf_map__fd(skel_->maps.user_stacks) : -1};
+}
+
+UserStackCounts Probe::user_stack_counts() const
+{
+    const ls_user_stack_counts& c = skel_->bss->user_stack_counts;
+    return {c.sent, c.rate_limited, c.lost, c.no_user};
 }
 
 std::vector<uint32_t> Probe::program_ids() const

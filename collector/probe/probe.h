@@ -40,6 +40,10 @@ struct ProbeOptions {
     uint32_t max_tasks = 8192;
     bool trace = false;              // stream every finished episode (record --trace)
     uint32_t trace_buffer_mib = 16;  // ring buffer, rounded up to a power of two
+    // The user stacks of sampled kernel-lock waiters (sleeping kinds), at
+    // most this many a second, sent through a ring buffer for a user-space
+    // unwinder (ContentionStateFds::user_stacks); 0: none.
+    uint32_t user_stacks_per_sec = 0;
 };
 
 // The file descriptors of the kernel programs' per-task contention state
@@ -48,6 +52,17 @@ struct ProbeOptions {
 struct ContentionStateFds {
     int task_state = -1;
     int cpu_states = -1;
+    // The ring buffer of kernel-lock waiters' user stacks (struct
+    // ls_kernel_user_sample); -1 without ProbeOptions::user_stacks_per_sec.
+    int user_stacks = -1;
+};
+
+// What became of the kernel-lock waiters' user stacks (ls_user_stack_counts).
+struct UserStackCounts {
+    uint64_t sent = 0;
+    uint64_t rate_limited = 0;
+    uint64_t lost = 0;     // the ring buffer was full
+    uint64_t no_user = 0;  // a waiter without user registers or stack (a kernel thread)
 };
 
 class TraceStream;
@@ -94,6 +109,9 @@ public:
     // Which lock each task is waiting for, to follow a user lock's owner into the kernel.
     ContentionStateFds contention_state_fds() const;
 
+    // Kernel-lock waiters' user stacks sent so far (ProbeOptions::user_stacks_per_sec).
+    UserStackCounts user_stack_counts() const;
+
     // Program ids, for kernel BPF run-time statistics.
     std::vector<uint32_t> program_ids() const;
 
@@ -134,6 +152,7 @@ private:
     std::vector<Link> user_links_;
     std::vector<Link> clock_links_;  // on_cpu_clock, one per online CPU
     std::string running_holders_;
+    bool user_stacks_ = false;  // ProbeOptions::user_stacks_per_sec
     bool user_probes_ = false;
     bool slab_lookup_ = false;
     bool detached_ = false;

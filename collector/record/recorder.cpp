@@ -34,6 +34,10 @@ using probe::ProbeOptions;
 
 namespace {
 
+// Kernel-lock waiters' user stacks a second, at most: each is an 8 KiB copy
+// made as the wait ends (with the lock just taken), and an unwind.
+constexpr uint32_t kUserStacksPerSec = 100;
+
 std::string format_rate(double v)
 {
     char buf[32];
@@ -257,6 +261,11 @@ private:
         }
         ProbeOptions po = o_.probe;
         po.kind_bits = o_.filter.kind_bits();
+        // The user code above the kernel locks' waits, unwound with the user
+        // locks' samples. Not where a fresh probe may take over (its stack
+        // ids start again).
+        if (o_.user_locks && !o_.renew_probe && !o_.rotation)
+            po.user_stacks_per_sec = kUserStacksPerSec;
         po.tgid = o_.pid ? o_.pid : (!o_.command.empty() && !o_.all_cpus ? uint32_t(run.child.pid) : 0);
         try {
             run.probe.emplace(Probe::attach(po));
@@ -277,10 +286,18 @@ private:
         if (!o_.user_locks)
             return;
         const pid_t target = o_.pid ? pid_t(o_.pid) : run.child.pid;
+        // --trace: the user locks' waits one by one too, in a ring buffer
+        // the size of the kernel's.
+        uint32_t trace_bytes = 0;
+        if (o_.probe.trace)
+            for (trace_bytes = 4096;
+                 trace_bytes < (uint64_t(o_.probe.trace_buffer_mib) << 20) && trace_bytes < (1u << 30);)
+                trace_bytes <<= 1;
         if (o_.user_locks_all)
-            run.user_locks.emplace(std::vector<pid_t>{}, run.probe->contention_state_fds(), false, true);
+            run.user_locks.emplace(std::vector<pid_t>{}, run.probe->contention_state_fds(), false, true, trace_bytes);
         else if (target > 0)
-            run.user_locks.emplace(std::vector<pid_t>{target}, run.probe->contention_state_fds(), o_.probe.children);
+            run.user_locks.emplace(std::vector<pid_t>{target}, run.probe->contention_state_fds(), o_.probe.children,
+                                   false, trace_bytes);
     }
 
     // Said once, on the first run: what is recorded and what this kernel allows.
@@ -338,7 +355,24 @@ private:
         if (po.tgid)
             files_.set_meta({{"children", po.children ? "followed" : "not followed"},
                              {"processes_followed", describe_followed(run.followed)}});
+        if (po.user_stacks_per_sec)
+            note_user_stacks(run.probe->user_stack_counts(), po.user_stacks_per_sec);
         return end_run(run);
+    }
+
+    // Meta kernel_user_stacks: how many kernel-lock waiters' user stacks
+    // were taken over the runs so far, and why others were not.
+    void note_user_stacks(const probe::UserStackCounts& c, uint32_t per_sec)
+    {
+        user_stacks_.sent += c.sent;
+        user_stacks_.rate_limited += c.rate_limited;
+        user_stacks_.lost += c.lost;
+        user_stacks_.no_user += c.no_user;
+        files_.set_meta({{"kernel_user_stacks", "on (at most " + std::to_string(per_sec) +
+                                                    " a second): " + std::to_string(user_stacks_.sent) + " taken, " +
+                                                    std::to_string(user_stacks_.rate_limited) + " over the limit, " +
+                                                    std::to_string(user_stacks_.lost) + " lost (ring buffer full), " +
+                                                    std::to_string(user_stacks_.no_user) + " of kernel threads"}});
     }
 
     // Sleeps until the next tick, a stop signal, the target's end or the
@@ -393,18 +427,22 @@ private:
             run.followed.try_emplace(tgid, process_name(tgid));
         IntervalBatch batch = rollup_->next(snap, run.id, run.index++);
         if (run.user_locks) {
-            const auto kernel_lock = [this](uint64_t address, uint32_t flags) -> std::optional<int64_t> {
-                const int64_t id = rollup_->kept_row(address, flags);
-                return id ? std::optional(id) : std::nullopt;
-            };
+            const UserLockRecording::KernelSide kernel{
+                .lock_id = [this](uint64_t address, uint32_t flags) -> std::optional<int64_t> {
+                    const int64_t id = rollup_->kept_row(address, flags);
+                    return id ? std::optional(id) : std::nullopt;
+                },
+                .stack_frames = [this](int32_t stack_id) { return rollup_->stack_frames(stack_id); }};
             if (last)
-                run.user_locks->finish(run.id, batch, kernel_lock);
+                run.user_locks->finish(run.id, batch, kernel);
             else
-                run.user_locks->interval(run.id, batch, kernel_lock);
+                run.user_locks->interval(run.id, batch, kernel);
         }
         // Episodes that ended before the baseline are not in the run's counters.
         std::erase_if(episodes, [&](const Episode& e) { return e.end_ns < run.base_ns; });
-        batch.episodes = std::move(episodes);
+        // After the user locks' traced waits, if any.
+        batch.episodes.insert(batch.episodes.end(), std::make_move_iterator(episodes.begin()),
+                              std::make_move_iterator(episodes.end()));
         if (run.ops) {
             const uint64_t total = run.ops->total();
             batch.totals.ops = double(total - run.last_ops);
@@ -521,6 +559,7 @@ private:
     const uint64_t interval_ns_;
     std::vector<LockInfo> lock_catalog_;
     std::optional<Rollup> rollup_;
+    probe::UserStackCounts user_stacks_;  // kernel-lock waiters' user stacks, over the runs
     RecordResult result_;
 };
 

@@ -102,19 +102,46 @@ void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLoc
                        .wait_ns = s.wait_ns});
 }
 
+// The user frames above the kernel locks' waiter stacks, under the run's
+// lock rows and the kernel frames its stacks are stored with. A stack of a
+// lock without a row (filtered out) is left out.
+void add_kernel_user_stacks(int64_t run, const userlock::Recording& r, const UserLockRecording::KernelSide& kernel,
+                            std::vector<KernelUserStack>& out)
+{
+    for (const userlock::KernelUserStack& s : r.kernel_user_stacks) {
+        const std::optional<int64_t> id = kernel.lock_id(s.kernel_lock, s.kernel_flags);
+        if (!id)
+            continue;
+        std::vector<std::string> kernel_frames = kernel.stack_frames(s.kernel_stack_id);
+        if (kernel_frames.empty())
+            continue;
+        out.push_back({.run = run,
+                       .lock_id = *id,
+                       .pid = uint32_t(s.tgid),
+                       .kernel_frames = std::move(kernel_frames),
+                       .frames = s.frames,
+                       .samples = s.samples,
+                       .wait_ns = s.wait_ns});
+    }
+}
+
 }  // namespace
 
 UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const probe::ContentionStateFds& kernel,
-                                     bool children, bool all_processes)
+                                     bool children, bool all_processes, uint32_t trace_bytes)
     : tgids_(tgids), recorded_(tgids.begin(), tgids.end()), all_processes_(all_processes)
 {
+    trace_ = trace_bytes != 0;
     try {
         recorder_ = std::make_unique<userlock::Recorder>(
             userlock::Recorder::prepare({.tgids = tgids,
                                          .follow_children = children,
                                          .all_processes = all_processes,
                                          .kernel_task_state_fd = kernel.task_state,
-                                         .kernel_cpu_states_fd = kernel.cpu_states}));
+                                         .kernel_cpu_states_fd = kernel.cpu_states,
+                                         .kernel_user_stacks_fd = kernel.user_stacks,
+                                         .trace_waits = trace_,
+                                         .trace_buffer_bytes = trace_bytes}));
         recorder_->start();
     } catch (const Error& e) {
         recorder_.reset();
@@ -159,6 +186,10 @@ void UserLockRecording::poll(bool read_binaries)
         // reading every process's maps every turn would cost more than the
         // rest of the turn, with many children followed.
         recorder_->poll(50);
+        if (trace_) {
+            std::vector<userlock::TracedWait> waits = recorder_->take_waits();
+            unresolved_.insert(unresolved_.end(), waits.begin(), waits.end());
+        }
         std::set<pid_t> look = recorder_->take_sampled();
         const auto now = std::chrono::steady_clock::now();
         if (read_binaries || now - binaries_read_ >= std::chrono::seconds(1)) {
@@ -183,6 +214,7 @@ void UserLockRecording::poll(bool read_binaries)
         if (now - snapshot_read_ >= std::chrono::seconds(1)) {
             snapshot_read_ = now;
             userlock::Recording r = recorder_->read();
+            resolve_waits(r, false);
             std::lock_guard lock(latest_mutex_);
             latest_ = std::move(r);
         }
@@ -193,7 +225,7 @@ void UserLockRecording::poll(bool read_binaries)
     }
 }
 
-void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
+void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelSide& kernel)
 {
     if (!recorder_) {
         batch.user_lock_runs.push_back({.run = run, .status = "unavailable: " + unavailable_, .pids = run_pids()});
@@ -202,11 +234,24 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
     stop_draining();
     poll(true);  // what arrived last; a target still running may have loaded a library since
     if (!recorder_)
-        return finish(run, batch, kernel_lock);
+        return finish(run, batch, kernel);
     recorder_->stop();
     const userlock::Recording r = recorder_->read();
+    if (trace_) {
+        std::vector<userlock::TracedWait> waits = recorder_->take_waits();
+        unresolved_.insert(unresolved_.end(), waits.begin(), waits.end());
+        resolve_waits(r, true);
+    }
     recorder_.reset();
-    put(run, r, batch, kernel_lock);
+    put(run, r, batch, kernel);
+    take_traced(run, batch);
+    if (trace_)
+        std::fprintf(stderr,
+                     "lockscope: user-lock waits traced: %llu lock waits kept, %llu on words that are no locks "
+                     "and %llu on words never classified left out, %llu lost (ring buffer full)\n",
+                     static_cast<unsigned long long>(traced_waits_), static_cast<unsigned long long>(traced_other_),
+                     static_cast<unsigned long long>(traced_unresolved_),
+                     static_cast<unsigned long long>(r.lost_events));
     if (r.lost_targets > 0)
         std::fprintf(stderr,
                      "lockscope: %llu processes the target created were not followed for user-space locks (the "
@@ -214,7 +259,7 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelLo
                      static_cast<unsigned long long>(r.lost_targets));
 }
 
-void UserLockRecording::interval(int64_t run, IntervalBatch& batch, const KernelLockId& kernel_lock)
+void UserLockRecording::interval(int64_t run, IntervalBatch& batch, const KernelSide& kernel)
 {
     std::optional<userlock::Recording> latest;
     {
@@ -222,7 +267,58 @@ void UserLockRecording::interval(int64_t run, IntervalBatch& batch, const Kernel
         latest = latest_;
     }
     if (latest)
-        put(run, *latest, batch, kernel_lock);
+        put(run, *latest, batch, kernel);
+    take_traced(run, batch);
+}
+
+void UserLockRecording::resolve_waits(const userlock::Recording& r, bool last)
+{
+    std::vector<Episode> named;
+    std::vector<userlock::TracedWait> later;
+    for (const userlock::TracedWait& w : unresolved_) {
+        const std::pair<pid_t, uint64_t> word{w.tgid, w.uaddr};
+        if (!r.lock_words.count(word)) {
+            if (r.other_words.count(word))
+                ++traced_other_;
+            else if (last)
+                ++traced_unresolved_;
+            else
+                later.push_back(w);
+            continue;
+        }
+        Episode e;
+        e.tid = w.tid;
+        e.tgid = uint32_t(w.tgid);
+        e.lock_address = w.uaddr;
+        e.lock_flags = kFutexWaitFlag;
+        e.begin_ns = w.start_ns;
+        e.end_ns = w.end_ns;
+        e.spin_ns = w.oncpu_ns;
+        e.sleep_ns = w.asleep_ns;
+        e.preempt_ns = w.runnable_ns;
+        e.ret = w.ret;
+        e.waker_tid = w.waker_tid;
+        e.waker_tgid = w.waker_tid ? w.waker_tgid : 0;
+        e.wake_ns = w.wake_ns;
+        named.push_back(std::move(e));
+    }
+    unresolved_ = std::move(later);
+    traced_waits_ += named.size();
+    std::lock_guard lock(latest_mutex_);
+    traced_.insert(traced_.end(), std::make_move_iterator(named.begin()), std::make_move_iterator(named.end()));
+}
+
+void UserLockRecording::take_traced(int64_t run, IntervalBatch& batch)
+{
+    std::vector<Episode> episodes;
+    {
+        std::lock_guard lock(latest_mutex_);
+        episodes.swap(traced_);
+    }
+    for (Episode& e : episodes) {
+        e.run = run;
+        batch.episodes.push_back(std::move(e));
+    }
 }
 
 std::string UserLockRecording::run_pids() const
@@ -232,14 +328,22 @@ std::string UserLockRecording::run_pids() const
 }
 
 void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalBatch& batch,
-                            const KernelLockId& kernel_lock) const
+                            const KernelSide& kernel) const
 {
     for (const userlock::UserLock& lock : r.locks) {
         batch.user_locks.push_back(row_of(run, lock));
-        add_chains(run, lock, kernel_lock, batch.user_lock_chains);
+        add_chains(run, lock, kernel.lock_id, batch.user_lock_chains);
         add_wakers(run, lock, batch.user_lock_wakers);
         add_stacks(run, lock, batch.user_lock_stacks);
     }
+    add_kernel_user_stacks(run, r, kernel, batch.kernel_user_stacks);
+    if (trace_)
+        for (const auto& [word, row] : r.lock_words)
+            batch.user_lock_words.push_back({.run = run,
+                                             .pid = uint32_t(word.first),
+                                             .address = word.second,
+                                             .name = row.first,
+                                             .kind = row.second});
     for (const auto& [reason, left] : r.left_out)
         batch.user_lock_left_out.push_back(
             {.run = run, .reason = reason, .addresses = left.addresses, .waits = left.waits});

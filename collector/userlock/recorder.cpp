@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <tuple>
@@ -363,7 +364,7 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
 // word whose owner TID means nothing (an rwlock's word holds no owner).
 std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
                                const ls_ulock_stats& stats, const std::vector<Waker>& wakers,
-                               const std::optional<DataSymbol>& symbol)
+                               const std::optional<DataSymbol>& symbol, RowKey& main_row)
 {
     if (sampled.lock_kinds.empty()) {
         return std::nullopt;  // no sample of this word was a lock wait
@@ -394,6 +395,7 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
     }
     const RowKey id =
         add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), left, stats.ops, sampled);
+    main_row = id;
     if (pi || *main_kind == "pthread_mutex") {
         owners_row = id;
     }
@@ -427,6 +429,10 @@ struct Recorder::State {
     uint64_t received = 0;
     std::set<pid_t> sampled;  // the processes whose samples came since take_sampled()
     uint64_t unwound = 0;
+    // kernel lock, kind bits, kernel stack id, process -> its user stacks
+    std::map<std::tuple<uint64_t, uint32_t, int32_t, pid_t>, KindSamples> kernel_stacks;
+    uint64_t kernel_received = 0;
+    std::vector<ls_ulock_event> events;  // finished waits (Options::trace_waits), since take_waits()
     std::string chains = "off (no kernel recorder)";
 
     ~State()
@@ -435,14 +441,20 @@ struct Recorder::State {
         userlock_bpf::destroy(skel);
     }
 
+    // A copied user stack of process tgid, unwound; the process is marked as
+    // running (its maps can be read).
+    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied)
+    {
+        sampled.insert(static_cast<pid_t>(tgid));
+        const unwind::UserRegs regs{copied.regs.ip, copied.regs.sp, copied.regs.bp};
+        const std::span<const uint8_t> copy(copied.data, std::min<uint32_t>(copied.size, LS_USER_STACK_BYTES));
+        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp);
+    }
+
     void take(const ls_ulock_sample& sample)
     {
         ++received;
-        sampled.insert(static_cast<pid_t>(sample.tgid));
-        const unwind::UserRegs regs{sample.stack.regs.ip, sample.stack.regs.sp, sample.stack.regs.bp};
-        const std::span<const uint8_t> copy(sample.stack.data,
-                                            std::min<uint32_t>(sample.stack.size, LS_USER_STACK_BYTES));
-        const auto stack = unwinder.unwind(static_cast<pid_t>(sample.tgid), regs, copy, regs.sp);
+        const auto stack = unwind_copy(sample.tgid, sample.stack);
         const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
@@ -462,6 +474,37 @@ struct Recorder::State {
             }
             add_stack(kind, stack.frames, sample.wait_ns);
         }
+    }
+
+    // A kernel lock's sampled waiter: its user stack, above its kernel stack.
+    void take_kernel(const ls_kernel_user_sample& sample)
+    {
+        ++kernel_received;
+        const auto stack = unwind_copy(sample.tgid, sample.stack);
+        KindSamples& under = kernel_stacks[{sample.lock, sample.flags, sample.stack_id, pid_t(sample.tgid)}];
+        ++under.samples;
+        add_stack(under, stack.frames, sample.wait_ns);
+    }
+
+    static int on_event(void* ctx, void* data, size_t size)
+    {
+        if (size >= sizeof(ls_ulock_event)) {
+            auto* state = static_cast<State*>(ctx);
+            state->events.emplace_back();
+            std::memcpy(&state->events.back(), data, sizeof(ls_ulock_event));
+        }
+        return 0;
+    }
+
+    static int on_kernel_sample(void* ctx, void* data, size_t size)
+    {
+        if (size >= sizeof(ls_kernel_user_sample)) {
+            // 8 KiB: not on the stack of libbpf's callback.
+            auto sample = std::make_unique<ls_kernel_user_sample>();
+            std::memcpy(sample.get(), data, sizeof(*sample));
+            static_cast<State*>(ctx)->take_kernel(*sample);
+        }
+        return 0;
     }
 
     static int on_sample(void* ctx, void* data, size_t size)
@@ -544,6 +587,12 @@ Recorder Recorder::prepare(const Options& options)
     rodata->follow_children = options.follow_children && !options.all_processes ? 1 : 0;
     rodata->all_processes = options.all_processes ? 1 : 0;
     rodata->self_tgid = static_cast<uint32_t>(getpid());
+    rodata->trace_waits = options.trace_waits ? 1 : 0;
+    if (options.trace_waits) {
+        if (const int err = bpf_map__set_max_entries(state->skel->maps.events, options.trace_buffer_bytes); err != 0) {
+            throw Error("size the map", "events", -err);
+        }
+    }
     if (options.all_processes) {
         size_for_every_process(state->skel);
     }
@@ -569,6 +618,20 @@ Recorder Recorder::prepare(const Options& options)
     if (state->ring == nullptr) {
         throw Error("open ring buffer", "userlock samples", errno);
     }
+    if (options.trace_waits) {
+        if (const int err =
+                ring_buffer__add(state->ring, bpf_map__fd(state->skel->maps.events), State::on_event, state.get());
+            err != 0) {
+            throw Error("open ring buffer", "userlock events", -err);
+        }
+    }
+    if (options.kernel_user_stacks_fd >= 0) {
+        if (const int err =
+                ring_buffer__add(state->ring, options.kernel_user_stacks_fd, State::on_kernel_sample, state.get());
+            err != 0) {
+            throw Error("open ring buffer", "kernel-lock user stacks", -err);
+        }
+    }
     return Recorder(std::move(state));
 }
 
@@ -581,12 +644,34 @@ void Recorder::start()
 
 int Recorder::poll(int timeout_ms)
 {
-    const uint64_t before = state_->received;
+    const uint64_t before = state_->received + state_->kernel_received;
     const int err = ring_buffer__poll(state_->ring, timeout_ms);
     if (err < 0 && err != -EINTR) {
         throw Error("read ring buffer", "userlock samples", -err);
     }
-    return static_cast<int>(state_->received - before);
+    return static_cast<int>(state_->received + state_->kernel_received - before);
+}
+
+std::vector<TracedWait> Recorder::take_waits()
+{
+    std::vector<TracedWait> out;
+    out.reserve(state_->events.size());
+    for (const ls_ulock_event& e : state_->events) {
+        out.push_back({.tgid = static_cast<pid_t>(e.tgid),
+                       .tid = e.tid,
+                       .uaddr = e.uaddr,
+                       .start_ns = e.start_ns,
+                       .end_ns = e.end_ns,
+                       .oncpu_ns = e.oncpu_ns,
+                       .asleep_ns = e.asleep_ns,
+                       .runnable_ns = e.runnable_ns,
+                       .wake_ns = e.wake_ns,
+                       .waker_tid = e.waker_tid,
+                       .waker_tgid = e.waker_tgid,
+                       .ret = e.ret});
+    }
+    state_->events.clear();
+    return out;
 }
 
 void Recorder::stop()
@@ -607,9 +692,22 @@ Recording Recorder::read()
     out.lost_chains = counters.lost_chains;
     out.lost_targets = counters.lost_targets;
     out.lost_wakers = counters.lost_wakers;
+    out.lost_events = counters.lost_events;
     out.chains = state_->chains;
     out.samples = state_->received;
     out.samples_unwound = state_->unwound;
+    out.kernel_user_samples = state_->kernel_received;
+    for (const auto& [key, under] : state_->kernel_stacks) {
+        for (const auto& [frames, stack] : under.stacks) {
+            out.kernel_user_stacks.push_back({.kernel_lock = std::get<0>(key),
+                                              .kernel_flags = std::get<1>(key),
+                                              .kernel_stack_id = std::get<2>(key),
+                                              .tgid = std::get<3>(key),
+                                              .frames = frames,
+                                              .samples = stack.samples,
+                                              .wait_ns = stack.wait_ns});
+        }
+    }
 
     std::map<RowKey, RowBuilder> rows;
     const auto chains = read_chains(bpf_map__fd(state_->skel->maps.chain_waits));
@@ -619,6 +717,9 @@ Recording Recorder::read()
         const pid_t tgid = static_cast<pid_t>(key.tgid);
         const auto found = state_->samples.find({tgid, key.uaddr});
         const auto* decided = found != state_->samples.end() ? most_common(found->second.classes) : nullptr;
+        if (decided != nullptr && *decided != WaitClass::lock) {
+            out.other_words.insert({tgid, key.uaddr});
+        }
         if (decided == nullptr || *decided != WaitClass::lock) {
             auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(*decided))];
             ++left.addresses;
@@ -626,9 +727,13 @@ Recording Recorder::read()
             return;
         }
         const auto word_wakers = wakers.find({tgid, key.uaddr});
+        RowKey main_row;
         const auto owners_row =
             add_word(rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
-                     state_->data_symbols.lookup(tgid, key.uaddr));
+                     state_->data_symbols.lookup(tgid, key.uaddr), main_row);
+        if (!std::get<1>(main_row).empty()) {
+            out.lock_words[{tgid, key.uaddr}] = {std::get<1>(main_row), std::get<2>(main_row)};
+        }
         const auto word_chains = chains.find({tgid, key.uaddr});
         if (owners_row && word_chains != chains.end()) {
             for (const auto& [chain_key, chain_stats] : word_chains->second) {

@@ -46,6 +46,44 @@ struct Options {
     // The Recorder keeps its own references; the caller keeps its fds.
     int kernel_task_state_fd = -1;
     int kernel_cpu_states_fd = -1;
+    // The kernel recorder's ring buffer of kernel-lock waiters' user stacks
+    // (probe::ContentionStateFds::user_stacks): drained and unwound with the
+    // user locks' samples, into Recording::kernel_user_stacks; -1: none.
+    int kernel_user_stacks_fd = -1;
+    // Every finished wait, one by one (record --trace), through a ring
+    // buffer of this many bytes (a power of two, page-aligned).
+    bool trace_waits = false;
+    uint32_t trace_buffer_bytes = 16u << 20;
+};
+
+// One finished futex wait of a target (Options::trace_waits); whether it
+// was a lock wait is known from its word (Recording::lock_words).
+struct TracedWait {
+    pid_t tgid = 0;
+    uint32_t tid = 0;
+    uint64_t uaddr = 0;
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    uint64_t oncpu_ns = 0;  // the parts add up to end_ns - start_ns
+    uint64_t asleep_ns = 0;
+    uint64_t runnable_ns = 0;
+    uint64_t wake_ns = 0;  // its last sleep's wakeup; 0: none
+    uint32_t waker_tid = 0;
+    uint32_t waker_tgid = 0;
+    int32_t ret = 0;
+};
+
+// The user stacks above one sampled kernel stack of a kernel lock's
+// waiters: keyed as the kernel recorder keys its lock rows and stacks
+// (lock address, kind bits, stack id in its stack map), per process.
+struct KernelUserStack {
+    uint64_t kernel_lock = 0;
+    uint32_t kernel_flags = 0;
+    int32_t kernel_stack_id = 0;
+    pid_t tgid = 0;
+    std::vector<std::string> frames;  // user frames, innermost first (as SampledStack's)
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
 };
 
 // Waits on one user lock that queued behind an owner who was, as the waiter
@@ -129,6 +167,17 @@ struct Recording {
     uint64_t lost_chains = 0;   // chained waits not counted: the chain map was full
     uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
     uint64_t lost_wakers = 0;   // wakeups not credited to their waker: the waker map was full
+    // With Options::kernel_user_stacks_fd: the user code above the kernel
+    // locks' sampled waiter stacks; at most 32 distinct user stacks per
+    // kernel stack and process, the rest as one "[other stacks]".
+    std::vector<KernelUserStack> kernel_user_stacks;
+    uint64_t kernel_user_samples = 0;  // kernel-lock waiters' user stacks received
+    // Futex words found to be locks: (process, address) -> the row's name
+    // and kind (the word's main kind, where rwlock readers and a writer
+    // share it); and the words found to be no locks.
+    std::map<std::pair<pid_t, uint64_t>, std::pair<std::string, std::string>> lock_words;
+    std::set<std::pair<pid_t, uint64_t>> other_words;
+    uint64_t lost_events = 0;  // traced waits not sent: the ring buffer was full
 };
 
 class Recorder {
@@ -146,7 +195,10 @@ public:
     void start();              // attaches to the syscall tracepoints
     int poll(int timeout_ms);  // drains and unwinds samples; returns how many
     void stop();               // detaches; read() still works
-    Recording read();          // classifies and names; needs the targets still running
+    // With Options::trace_waits: the waits that finished since the last
+    // call, as poll() received them.
+    std::vector<TracedWait> take_waits();
+    Recording read();  // classifies and names; needs the targets still running
 
     // Waits being timed now (threads asleep in a futex).
     std::size_t in_flight() const;

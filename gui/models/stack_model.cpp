@@ -61,13 +61,26 @@ QString StackModel::summary(const StackEntry& stack)
         // The first frame keeps its offset: two call sites in one function
         // are different stacks and must not read alike.
         picked << (picked.isEmpty() ? QString::fromStdString(frame) : f);
-        if (picked.size() == 3)
+        // Room for the user frames, where the waiters' own code is known.
+        if (picked.size() == (stack.user_frames.empty() ? 3 : 2))
             break;
     }
     if (picked.isEmpty())
         for (size_t i = 0; i < stack.frames.size() && i < 3; ++i)
             picked << function_of(stack.frames[i]);
-    return picked.isEmpty() ? QStringLiteral("(no frames)") : picked.join(QStringLiteral(" ← "));
+    QString text = picked.isEmpty() ? QStringLiteral("(no frames)") : picked.join(QStringLiteral(" ← "));
+    // The waiters' own code: the first user frames above the kernel's.
+    // The C library's wrappers (__libc_pwrite, __lll_lock_wait) skipped
+    // where the program's own frames follow.
+    size_t first = 0;
+    while (first + 1 < stack.user_frames.size() && stack.user_frames[first].starts_with("__"))
+        ++first;
+    QStringList user;
+    for (size_t i = first; i < stack.user_frames.size() && i < first + 2; ++i)
+        user << QString::fromStdString(stack.user_frames[i]);
+    if (!user.isEmpty())
+        text += QStringLiteral(" ⇐ ") + user.join(QStringLiteral(" ← "));
+    return text;
 }
 
 QModelIndex StackModel::index(int row, int column, const QModelIndex& parent) const
@@ -91,7 +104,7 @@ int StackModel::rowCount(const QModelIndex& parent) const
     if (!parent.isValid())
         return int(stacks_.size());
     if (parent.internalId() == kTopLevel && parent.column() == 0)
-        return int(stacks_[size_t(parent.row())].frames.size());
+        return int(stacks_[size_t(parent.row())].frames.size() + stacks_[size_t(parent.row())].user_frames.size());
     return 0;
 }
 
@@ -108,7 +121,11 @@ QVariant StackModel::data(const QModelIndex& index, int role) const
         const StackEntry& s = stacks_[size_t(index.internalId() - 1)];
         if (index.column() != Frames)
             return {};
-        const QString frame = QString::fromStdString(s.frames[size_t(index.row())]);
+        // The kernel's frames, then the user frames above them, marked.
+        const size_t row = size_t(index.row());
+        const QString frame = row < s.frames.size() ? QString::fromStdString(s.frames[row])
+                                                    : QStringLiteral("[user] ") +
+                                                          QString::fromStdString(s.user_frames[row - s.frames.size()]);
         if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
             return frame;
         return {};
@@ -144,6 +161,8 @@ QVariant StackModel::data(const QModelIndex& index, int role) const
             QStringList frames;
             for (const std::string& f : s.frames)
                 frames << QString::fromStdString(f);
+            for (const std::string& f : s.user_frames)
+                frames << QStringLiteral("[user] ") + QString::fromStdString(f);
             return frames.join('\n');
         }
         case Qt::TextAlignmentRole:

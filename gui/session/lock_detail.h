@@ -13,6 +13,10 @@ namespace lockscope::gui {
 // A kernel stack merged over runs (the store keeps one row per run).
 struct StackEntry {
     std::vector<std::string> frames;  // innermost first
+    // A waiter stack's user frames above its kernel frames, innermost first,
+    // where the waiters' user stacks were sampled (the kernel stack's samples
+    // and wait are then shared among its user stacks); empty otherwise.
+    std::vector<std::string> user_frames;
     uint64_t samples = 0;
     uint64_t wait_ns = 0;
 };

@@ -45,6 +45,7 @@ private slots:
     void lockTableShowsEstimatesAndWhatWasNotTimed();
     void waitPartsSortAndAnOlderFormatSaysItCannotSplit();
     void everyColumnHasATitle();
+    void callerStacksGoOnIntoTheWaitersUserCode();
 
 private:
     QTemporaryDir dir_;
@@ -269,6 +270,60 @@ void ModelTest::detailModels()
         QCOMPARE(size_t(waiters.rowCount(top)), d.waiters[0].frames.size());
         QVERIFY(!waiters.data(top).toString().startsWith("__mutex_lock"));
     }
+}
+
+// A kernel stack whose waiters' user stacks were sampled: its samples are
+// shared among its user stacks, whose frames follow the kernel's, marked.
+void ModelTest::callerStacksGoOnIntoTheWaitersUserCode()
+{
+    auto session = std::make_shared<Session>();
+    session->schema_version = kSchemaVersion;
+    LockInfo lock;
+    lock.id = 1;
+    lock.name = "inode.i_rwsem";
+    lock.kind = "rwsem";
+    lock.mode = "write";
+    session->locks.push_back(lock);
+    IntervalTotals in;
+    in.run = 1;
+    in.end_ns = 1'000'000'000;
+    session->intervals.push_back(in);
+    LockInterval li;
+    li.run = 1;
+    li.lock_id = 1;
+    li.counters.contentions = 10;
+    li.counters.wait_ns = 10'000;
+    session->lock_intervals.push_back(li);
+    const std::vector<std::string> kernel = {"rwsem_down_write_slowpath+0x1", "down_write+0x2", "vfs_write+0x3"};
+    session->stacks.push_back({1, 1, "waiter", kernel, 4, 4000});
+    session->kernel_user_stacks.push_back({.run = 1,
+                                           .lock_id = 1,
+                                           .pid = 7,
+                                           .kernel_frames = kernel,
+                                           .frames = {"__libc_pwrite", "writer"},
+                                           .samples = 3,
+                                           .wait_ns = 3000});
+    session->kernel_user_stacks.push_back({.run = 1,
+                                           .lock_id = 1,
+                                           .pid = 7,
+                                           .kernel_frames = kernel,
+                                           .frames = {"__libc_pwrite", "flusher"},
+                                           .samples = 1,
+                                           .wait_ns = 1000});
+    const SnapshotPtr snap = build_snapshot(QStringLiteral("user-code.lockscope"), session);
+    QCOMPARE(snap->groups.size(), size_t(1));
+    const LockDetail d = build_lock_detail(*snap, 0);
+    QCOMPARE(d.waiters.size(), size_t(2));
+    StackModel waiters;
+    QAbstractItemModelTester tester(&waiters, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    waiters.setStacks(d.waiters);
+    const QModelIndex top = waiters.index(0, 0);
+    QCOMPARE(waiters.index(0, StackModel::Samples).data(StackModel::SortRole).toULongLong(), 3ull);
+    QCOMPARE(waiters.index(1, StackModel::Samples).data(StackModel::SortRole).toULongLong(), 1ull);
+    QCOMPARE(waiters.rowCount(top), 5);
+    QCOMPARE(waiters.index(4, 0, top).data().toString(), QStringLiteral("[user] writer"));
+    QVERIFY2(waiters.data(top).toString().contains(QStringLiteral("⇐ writer")),
+             qPrintable(waiters.data(top).toString()));
 }
 
 void ModelTest::diffModels()

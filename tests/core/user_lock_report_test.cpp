@@ -367,3 +367,87 @@ TEST(UserLockReport, FoldedStacksOfAUserLockAddUpToItsWaitUnderAUserRoot)
     EXPECT_TRUE(std::any_of(by_wait.begin(), by_wait.end(),
                             [](const auto& line) { return line.first.rfind("lock_3 [", 0) == 0; }));
 }
+
+namespace {
+
+// Lock 2's waiter stack in the sample session's last interval, and two user
+// stacks sampled above it, 3:1 in wait.
+const std::vector<std::string> kPipeWaiter = {"__mutex_lock.constprop.0+0x102", "pipe_write+0x54", "vfs_write+0x2a1"};
+
+std::string write_with_kernel_user_stacks(const TempDir& dir)
+{
+    const std::string path = dir.file("mixed.lockscope");
+    auto w = SessionWriter::create(path, false);
+    w.set_meta(lockscope::testing::sample_meta());
+    const int64_t run = w.begin_run("run", 1'000'000'000ull);
+    w.write_interval(lockscope::testing::sample_batch(run, 0, 3));
+    IntervalBatch last = lockscope::testing::sample_batch(run, 1, 3);
+    last.new_locks.clear();
+    last.kernel_user_stacks.push_back({.run = run,
+                                       .lock_id = 2,
+                                       .pid = 4242,
+                                       .kernel_frames = kPipeWaiter,
+                                       .frames = {"__libc_write", "writer_loop", "main"},
+                                       .samples = 3,
+                                       .wait_ns = 2700});
+    last.kernel_user_stacks.push_back({.run = run,
+                                       .lock_id = 2,
+                                       .pid = 4242,
+                                       .kernel_frames = kPipeWaiter,
+                                       .frames = {"__libc_write", "flush_log", "main"},
+                                       .samples = 1,
+                                       .wait_ns = 900});
+    w.write_interval(last);
+    lockscope::testing::end_run_complete(w, last);
+    w.close();
+    return path;
+}
+
+}  // namespace
+
+// A kernel lock's waiter stack continues into the waiters' own code where
+// their user stacks were sampled: in the folded export the kernel stack's
+// share is split among its user stacks (3:1 here), root first, then the user
+// frames, then the kernel's, and the lock's lines still add up to its wait.
+TEST(KernelUserStacks, FoldedKernelStacksContinueIntoTheWaitersUserCodeAndStillAddUp)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_kernel_user_stacks(dir));
+    ASSERT_EQ(s.kernel_user_stacks.size(), 2u);
+    EXPECT_EQ(s.kernel_user_stacks[0].kernel_frames, kPipeWaiter);
+    uint64_t lock2_wait = 0;
+    for (const LockInterval& li : s.lock_intervals)
+        if (li.lock_id == 2)
+            lock2_wait += li.counters.wait_ns;
+    const auto by_wait = folded(s, lockscope::FoldedWeight::WaitNs);
+    const std::string kernel = ";vfs_write;pipe_write;__mutex_lock.constprop.0";
+    const uint64_t writer = by_wait.at("pipe->mutex [mutex];main;writer_loop;__libc_write" + kernel);
+    const uint64_t flush = by_wait.at("pipe->mutex [mutex];main;flush_log;__libc_write" + kernel);
+    EXPECT_EQ(writer + flush, lock2_wait);
+    EXPECT_NEAR(double(writer) / double(lock2_wait), 0.75, 0.001);
+    // Lock 1's stack had no user stack sampled: kernel frames alone.
+    EXPECT_TRUE(by_wait.count("pipe->mutex [mutex]" + kernel)) << "lock 1's kernel-only line is missing";
+}
+
+// The report shows the user code above a lock's waits (text and JSON),
+// with shares of the sampled wait.
+TEST(KernelUserStacks, ReportShowsTheWaitersUserCodePerLock)
+{
+    TempDir dir;
+    const Session s = load_session(write_with_kernel_user_stacks(dir));
+    const Report rep = report_of(s, LockScope::All);
+    const std::string text = format_text(rep, {.full_names = true});
+    EXPECT_NE(text.find("user code:"), std::string::npos) << text;
+    EXPECT_NE(text.find("75%  __libc_write <- writer_loop <- main"), std::string::npos) << text;
+    const auto j = nlohmann::json::parse(format_json(rep));
+    bool found = false;
+    for (const auto& row : j["locks"]) {
+        if (row["user_code"].empty())
+            continue;
+        found = true;
+        EXPECT_EQ(row["user_code_samples"], 4);
+        EXPECT_EQ(row["user_code"][0]["stack"][1], "writer_loop");
+        EXPECT_DOUBLE_EQ(row["user_code"][0]["share"].get<double>(), 0.75);
+    }
+    EXPECT_TRUE(found) << j["locks"].dump(1);
+}

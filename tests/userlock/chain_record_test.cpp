@@ -124,6 +124,57 @@ TEST(RecordUserLockChain, ReportShowsOneChainFromTheUserLockIntoTheKernelLockWit
     EXPECT_NE(text.out.find(std::string(kUserLock) + " -> " + kernel_lock), std::string::npos) << text.out;
     EXPECT_NE(text.out.find(" waits    " + std::string(kUserLock)), std::string::npos) << text.out;
 
+    // The kernel lock's waiter B is seen in its own code: its user stack,
+    // unwound in a binary without frame pointers, sits above its kernel
+    // stack, in the report and in the folded export.
+    bool user_code = false;
+    for (const auto& row : all["locks"]) {
+        if (row["name"] != kernel_lock) {
+            continue;
+        }
+        EXPECT_GE(row["user_code_samples"].get<uint64_t>(), 1u) << row.dump(1);
+        for (const auto& code : row["user_code"]) {
+            for (const auto& frame : code["stack"]) {
+                user_code = user_code || frame.get<std::string>().find("write_under_mutex") != std::string::npos;
+            }
+        }
+        EXPECT_TRUE(user_code) << row["user_code"].dump(1);
+    }
+    EXPECT_NE(text.out.find("user code:"), std::string::npos) << text.out;
+    const test::Finished folded = test::run_lockscope({"export", r.file, "--format", "folded"});
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    bool mixed = false;
+    std::istringstream lines(folded.out);
+    for (std::string line; std::getline(lines, line);) {
+        // root;main..;write_under_mutex;..pwrite;entry..;..down_write weight
+        const auto user = line.find("write_under_mutex(");
+        if (line.rfind(kernel_lock + " [", 0) == 0 && user != std::string::npos) {
+            mixed = line.find("down_write", user) != std::string::npos;
+            break;
+        }
+    }
+    EXPECT_TRUE(mixed) << "no folded stack of " << kernel_lock << " runs from write_under_mutex into down_write:\n"
+                       << folded.out;
+
+    // export --scope keeps one side's roots: the kernel's locks (with the
+    // user frames above their waits) or the user-space locks.
+    const auto roots = [&](const char* scope) {
+        const test::Finished f = test::run_lockscope({"export", r.file, "--format", "folded", "--scope", scope});
+        EXPECT_EQ(f.exit_code, 0) << f.err;
+        std::pair<int, int> kernel_user{0, 0};
+        std::istringstream in(f.out);
+        for (std::string line; std::getline(in, line);) {
+            const bool user = line.substr(0, line.find(';')).find(" [user ") != std::string::npos;
+            (user ? kernel_user.second : kernel_user.first)++;
+        }
+        return kernel_user;
+    };
+    const auto both = roots("all"), kernel_only = roots("kernel"), user_only = roots("user");
+    EXPECT_GT(both.first, 0);
+    EXPECT_GT(both.second, 0);
+    EXPECT_EQ(kernel_only, std::make_pair(both.first, 0));
+    EXPECT_EQ(user_only, std::make_pair(0, both.second));
+
     // --scope: a chain goes with its first lock.
     EXPECT_TRUE(user_chains(report_json(r.file, {"--scope", "kernel"})).empty());
     const nlohmann::json user = report_json(r.file, {"--scope", "user"});

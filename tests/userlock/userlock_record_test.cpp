@@ -261,26 +261,60 @@ TEST_F(RecordUserLocks, FoldedExportHasTheUserLocksStacksWithTheProgramsFunction
     }
 }
 
-// export --scope keeps one side: kernel locks only, or user locks only.
-TEST_F(RecordUserLocks, ExportScopeKeepsTheKernelsOrTheUserLocksStacks)
+// record --trace: every lock wait is one slice of the Chrome trace, named
+// by its lock (category "user", "woken" after its wakeup), on its thread's
+// track: as many as the report's waits, none of the condition variable's,
+// each slice's parts adding up to its wait, wakeups drawn as arrows.
+TEST_F(RecordUserLocks, ChromeTraceHasEveryLockWaitAsASliceWithItsParts)
 {
-    const auto roots = [&](const char* scope) {
-        const test::Finished folded =
-            test::run({test::lockscope_bin(), "export", with_->file, "--format", "folded", "--scope", scope});
-        EXPECT_EQ(folded.exit_code, 0) << folded.err;
-        std::pair<int, int> kernel_user{0, 0};
-        std::istringstream lines(folded.out);
-        for (std::string line; std::getline(lines, line);) {
-            const bool user = line.substr(0, line.find(';')).find(" [user ") != std::string::npos;
-            (user ? kernel_user.second : kernel_user.first)++;
+    const Recorded run = record("traced", {"--trace"});
+    ASSERT_EQ(run.failure, "");
+    const test::Finished f = test::run({test::lockscope_bin(), "export", run.file, "--format", "chrome-trace"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const nlohmann::json trace = nlohmann::json::parse(f.out);
+    std::map<std::string, uint64_t> slices;  // per lock name: waits (their first slice)
+    uint64_t woken = 0, flows = 0, parts_off = 0;
+    for (const auto& e : trace["traceEvents"]) {
+        const std::string cat = e.value("cat", "");
+        if (cat == "woken" && e["ph"] == "s") {
+            ++flows;
         }
-        return kernel_user;
-    };
-    const auto all = roots("all"), kernel = roots("kernel"), user = roots("user");
-    EXPECT_GT(all.first, 0);
-    EXPECT_GT(all.second, 0);
-    EXPECT_EQ(kernel, std::make_pair(all.first, 0));
-    EXPECT_EQ(user, std::make_pair(0, all.second));
+        if (e.value("ph", "") != "X" || !e.contains("args") || e["args"].value("scope", "") != "user") {
+            continue;
+        }
+        if (cat == "woken") {
+            ++woken;
+            continue;
+        }
+        ASSERT_EQ(cat, "user") << e.dump();
+        ++slices[e["name"].get<std::string>()];
+        const auto& a = e["args"];
+        if (a["oncpu_ns"].get<uint64_t>() + a["asleep_ns"].get<uint64_t>() + a["runnable_ns"].get<uint64_t>() !=
+            a["wait_ns"].get<uint64_t>()) {
+            ++parts_off;
+        }
+    }
+    uint64_t report_waits = 0, traced = 0;
+    for (const auto& row : run.json["user_locks"]["rows"]) {
+        report_waits += row["waits"].get<uint64_t>();
+    }
+    for (const auto& [name, n] : slices) {
+        traced += n;
+    }
+    EXPECT_EQ(traced, report_waits) << "the trace's user-lock waits against the report's";
+    EXPECT_EQ(trace["otherData"]["user_lock_waits"].get<uint64_t>(), traced);
+    EXPECT_EQ(parts_off, 0u) << "slices whose on-CPU, asleep and runnable parts do not add up to their wait";
+    for (const char* name : {"g_cache_lock", "g_stats_lock"}) {
+        EXPECT_GT(slices[name], 0u) << name;
+    }
+    EXPECT_EQ(slices.count("g_queue_cv"), 0u) << "the condition variable's waits are no lock waits";
+    EXPECT_GT(woken, 0u) << "no wait was split at its wakeup";
+    EXPECT_GE(flows, woken) << "every woken slice has its arrow";
+    // --scope kernel leaves them out.
+    const test::Finished kernel =
+        test::run({test::lockscope_bin(), "export", run.file, "--format", "chrome-trace", "--scope", "kernel"});
+    ASSERT_EQ(kernel.exit_code, 0) << kernel.err;
+    EXPECT_EQ(nlohmann::json::parse(kernel.out)["otherData"]["user_lock_waits"], 0);
 }
 
 TEST_F(RecordUserLocks, NoUserLocksRecordsNone)

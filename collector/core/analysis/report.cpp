@@ -107,6 +107,31 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         g->row.holders = std::move(queued);
         g->row.holders.insert(g->row.holders.end(), on_cpu.begin(), on_cpu.end());
     }
+    std::map<Group*, std::map<std::vector<std::string>, UserCodeShare>> user_code;
+    for (const KernelUserStack& u : session.kernel_user_stacks) {
+        auto g = group_of.find(u.lock_id);
+        if (!wanted(u.run) || g == group_of.end())
+            continue;
+        UserCodeShare& c = user_code[g->second][u.frames];
+        c.frames = u.frames;
+        c.samples = sat_add(c.samples, u.samples);
+        c.wait_ns = sat_add(c.wait_ns, u.wait_ns);
+    }
+    for (auto& [g, by_frames] : user_code) {
+        uint64_t wait = 0, samples = 0;
+        for (auto& [frames, c] : by_frames) {
+            wait = sat_add(wait, c.wait_ns);
+            samples = sat_add(samples, c.samples);
+            g->row.user_code.push_back(std::move(c));
+        }
+        for (UserCodeShare& c : g->row.user_code)
+            c.share = wait ? double(c.wait_ns) / double(wait) : double(c.samples) / double(samples);
+        std::stable_sort(g->row.user_code.begin(), g->row.user_code.end(),
+                         [](const UserCodeShare& a, const UserCodeShare& b) { return a.share > b.share; });
+        if (g->row.user_code.size() > kHoldersPerRow)
+            g->row.user_code.resize(kHoldersPerRow);
+        g->row.user_code_samples = samples;
+    }
     std::map<Group*, std::map<uint32_t, HolderTaskShare>> tasks;
     for (const HolderTask& h : session.holder_tasks) {
         auto g = group_of.find(h.lock_id);

@@ -64,6 +64,16 @@ struct HolderShare {
     bool on_cpu() const { return state == "on-cpu"; }
 };
 
+// The waiters' own code above a lock row's kernel stacks: a user stack
+// sampled with a waiter's kernel stack (sleeping locks, while user locks
+// are recorded too; KernelUserStack).
+struct UserCodeShare {
+    std::vector<std::string> frames;  // user frames, innermost first
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // of the sampled waits
+    double share = 0;      // of the row's sampled user stacks' wait (their samples where none has wait)
+};
+
 // A task that held the row's lock when a waiter queued.
 struct HolderTaskShare {
     uint32_t tid = 0;
@@ -88,6 +98,8 @@ struct ReportRow {
     uint64_t holder_samples = 0;                // all of the row's holder samples at queueings
     uint64_t holder_oncpu_samples = 0;          // the row's on-cpu holder samples (timer ticks)
     std::vector<HolderTaskShare> holder_tasks;  // the tasks behind those samples, most samples first
+    std::vector<UserCodeShare> user_code;       // by lock or instance: the top user stacks, by wait
+    uint64_t user_code_samples = 0;             // all of the row's sampled user stacks
     // By lock or instance: the cgroups whose tasks were sampled waiting on
     // it (path, sampled waiter stacks), most samples first; every one.
     std::vector<std::pair<std::string, uint64_t>> cgroups;

@@ -8,6 +8,7 @@
 //   pprof         gzipped profile.proto, for go tool pprof and continuous profilers
 #pragma once
 
+#include "core/analysis/user_locks.h"  // LockScope
 #include "core/model.h"
 
 #include <cstdint>
@@ -29,12 +30,13 @@ FoldedWeight parse_folded_weight(const std::string& text);
 CsvTable parse_csv_table(const std::string& text);
 
 struct ChromeTraceSummary {
-    bool traced = false;     // recorded with --trace
-    uint64_t episodes = 0;   // episodes written as slices
-    uint64_t truncated = 0;  // of those, episodes whose phases were cut short in the kernel
-    uint64_t skipped = 0;    // invalid episode rows
-    uint64_t lost = 0;       // episodes the ring buffer dropped while recording
-    uint64_t flows = 0;      // wake-up flow arrows (waker -> woken waiter)
+    bool traced = false;      // recorded with --trace
+    uint64_t episodes = 0;    // episodes written as slices
+    uint64_t truncated = 0;   // of those, episodes whose phases were cut short in the kernel
+    uint64_t skipped = 0;     // invalid episode rows
+    uint64_t lost = 0;        // episodes the ring buffer dropped while recording
+    uint64_t flows = 0;       // wake-up flow arrows (waker -> woken waiter)
+    uint64_t user_waits = 0;  // user-space locks' futex waits written as slices
 };
 
 // One track per thread (pid = process, tid = thread, named from the
@@ -44,9 +46,14 @@ struct ChromeTraceSummary {
 // the waker's thread: category "woken"); CPU idle and contentions/s as
 // counter ("C") tracks, one sample per interval. Timestamps are µs since the
 // session's first run started (ns precision: three decimals). A session
-// recorded without --trace gives the counter tracks only. `path` is read
-// for the episodes; `session` is the same file, loaded.
-ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& session, std::ostream& out);
+// recorded without --trace gives the counter tracks only. A session that
+// also recorded user-space locks has their lock waits too, one slice each
+// (category "user", split at the wakeup into "woken" with its flow, as
+// above; args: the wait's on-CPU, asleep and runnable parts). `scope` keeps
+// the kernel's episodes, the user locks' waits or both. `path` is read for
+// the episodes; `session` is the same file, loaded.
+ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& session, std::ostream& out,
+                                       LockScope scope = LockScope::All);
 
 // Sampled waiter stacks, root first, under a root frame naming the lock
 // ("pipe->mutex [mutex]"); frame offsets dropped so equal paths merge.

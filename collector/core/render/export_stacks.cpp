@@ -99,10 +99,36 @@ void weigh_kernel_locks(const Session& session, const std::vector<StackMeasure>&
     std::map<std::pair<int64_t, int64_t>, LockCounters> totals;
     for (const LockInterval& li : session.lock_intervals)
         totals[{li.run, li.lock_id}].add(li.counters);
+    // The user code above a kernel stack, where it was sampled: the stack's
+    // own samples and wait are shared among its user stacks, in proportion.
+    using UserKey = std::tuple<int64_t, int64_t, std::vector<std::string>>;  // run, lock, kernel frames
+    std::map<UserKey, std::vector<const KernelUserStack*>> above;
+    for (const KernelUserStack& u : session.kernel_user_stacks)
+        above[{u.run, u.lock_id, u.kernel_frames}].push_back(&u);
     std::map<std::pair<int64_t, int64_t>, std::vector<Sampled>> stacks;
-    for (const StackSample& s : session.stacks)
-        if (s.role == "waiter")
-            stacks[{s.run, s.lock_id}].push_back({kernel_functions(s), s.samples, s.wait_ns});
+    for (const StackSample& s : session.stacks) {
+        if (s.role != "waiter")
+            continue;
+        std::vector<Sampled>& lock_stacks = stacks[{s.run, s.lock_id}];
+        const std::vector<std::string> kernel = kernel_functions(s);
+        const auto users = above.find({s.run, s.lock_id, s.frames});
+        if (users == above.end()) {
+            lock_stacks.push_back({kernel, s.samples, s.wait_ns});
+            continue;
+        }
+        std::vector<uint64_t> by_samples, by_wait;
+        for (const KernelUserStack* u : users->second) {
+            by_samples.push_back(u->samples);
+            by_wait.push_back(u->wait_ns);
+        }
+        const std::vector<uint64_t> samples = apportion(s.samples, by_samples);
+        const std::vector<uint64_t> waits = apportion(s.wait_ns, by_wait);
+        for (size_t i = 0; i < users->second.size(); ++i) {
+            std::vector<std::string> frames = kernel;
+            frames.insert(frames.end(), users->second[i]->frames.begin(), users->second[i]->frames.end());
+            lock_stacks.push_back({std::move(frames), samples[i], waits[i]});
+        }
+    }
     for (const auto& [key, c] : totals) {
         const LockInfo* lock = session.lock(key.second);
         if (!lock)

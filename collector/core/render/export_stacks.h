@@ -1,6 +1,10 @@
 // Shared by the stack exports (folded, pprof): each lock's exact totals
 // spread over its sampled waiter stacks, so that weights add up to the
-// report's totals per lock, and in all. Kernel locks and user-space locks
+// report's totals per lock, and in all. A kernel stack whose waiters' user
+// stacks were sampled (KernelUserStack) is continued by them: innermost
+// first, the kernel frames, then the user frames above them, the kernel
+// stack's share split among its user stacks in proportion to their samples
+// (or wait). Kernel locks and user-space locks
 // alike: a user lock's counters are its futex waits (contentions), their
 // wait, and its asleep and runnable parts (sleep_ns, preempt_ns).
 #pragma once

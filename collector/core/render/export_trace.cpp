@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace lockscope {
@@ -193,10 +194,38 @@ bool episode_slices(const Episode& e, const LockLabel& label, const Clock& clock
     return wake.phase != SIZE_MAX;
 }
 
+// A user-space lock's futex wait (Episode::futex_wait()): one slice for the
+// whole wait, category "user", named by the lock, split at its waiter's last
+// wakeup ("woken") with a flow from the waker, as a kernel lock's queued
+// phase is. Its args say the wait's parts.
+bool user_wait_slices(const Episode& e, const LockLabel& label, const Clock& clock, EventList& events, uint64_t flow_id)
+{
+    const bool woken = e.waker_tid && e.begin_ns < e.wake_ns && e.wake_ns < e.end_ns;
+    const auto one = [&](const char* cat, uint64_t start, uint64_t end) {
+        events.next() << R"({"name":)" << label.name << R"(,"cat":")" << cat << R"(","ph":"X","pid":)" << e.tgid
+                      << R"(,"tid":)" << e.tid << R"(,"ts":)" << clock.us(start) << R"(,"dur":)"
+                      << Clock::duration(end - start) << R"(,"args":{)" << label.args << R"(,"scope":"user","phase":")"
+                      << cat << R"(","wait_ns":)" << e.wait_ns() << R"(,"oncpu_ns":)" << e.spin_ns << R"(,"asleep_ns":)"
+                      << e.sleep_ns << R"(,"runnable_ns":)" << e.preempt_ns
+                      << (e.waker_tid ? R"(,"waker":)" + std::to_string(e.waker_tid) : "")
+                      << (e.ret ? R"(,"ret":)" + std::to_string(e.ret) : "") << "}}";
+    };
+    if (!woken) {
+        one("user", e.begin_ns, e.end_ns);
+        return false;
+    }
+    one("user", e.begin_ns, e.wake_ns);
+    one("woken", e.wake_ns, e.end_ns);
+    wake_flow(events, e, label, flow_id, e.wake_ns, clock);
+    return true;
+}
+
 }  // namespace
 
-ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& session, std::ostream& out)
+ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& session, std::ostream& out,
+                                       LockScope scope)
 {
+    const bool with_kernel = scope != LockScope::User, with_user = scope != LockScope::Kernel;
     ChromeTraceSummary sum;
     sum.traced = session.meta_value("trace") == "on";
     for (const RunInfo& r : session.runs)
@@ -215,8 +244,26 @@ ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& s
     counter_tracks(session, clock, events);
     if (sum.traced) {
         std::unordered_map<int64_t, LockLabel> labels;
+        // The user locks' futex words: (run, process, address) -> label.
+        std::map<std::tuple<int64_t, uint32_t, uint64_t>, LockLabel> words;
+        for (const UserLockWord& w : session.user_lock_words)
+            words[{w.run, w.pid, w.address}] = {quoted(w.name),
+                                                R"("lock":)" + quoted(w.name) + R"(,"kind":)" + quoted(w.kind)};
         const bool filtered = session.meta.count("filters") != 0;
         sum.skipped = reader.for_each([&](const Episode& e) {
+            if (e.futex_wait()) {
+                if (!with_user)
+                    return;
+                const auto word = words.find({e.run, e.tgid, e.lock_address});
+                if (word == words.end())
+                    return;  // a word the file does not name (cut short)
+                if (user_wait_slices(e, word->second, clock, events, sum.flows + 1))
+                    sum.flows++;
+                sum.user_waits++;
+                return;
+            }
+            if (!with_kernel)
+                return;
             if (filtered && !session.lock(e.lock_id))
                 return;  // a lock the filters left out
             auto it = labels.find(e.lock_id);
@@ -233,6 +280,7 @@ ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& s
     other["time_origin_ns"] = origin;
     other["traced"] = sum.traced;
     other["episodes"] = sum.episodes;
+    other["user_lock_waits"] = sum.user_waits;
     other["episodes_lost"] = sum.lost;
     other["episodes_truncated"] = sum.truncated;
     other["wakeup_flows"] = sum.flows;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -545,6 +546,55 @@ void holders_block(std::ostringstream& out, const Report& rep)
     }
 }
 
+// A user frame as the report prints it: a demangled C++ function without
+// its parameter list or an anonymous namespace ("Cache::get", not
+// "(anonymous namespace)::Cache::get(int) const").
+std::string short_user_frame(std::string frame)
+{
+    constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+    for (size_t at; (at = frame.find(kAnonymous)) != std::string::npos;)
+        frame.erase(at, kAnonymous.size());
+    if (frame.ends_with(" const"))
+        frame.resize(frame.size() - 6);
+    if (!frame.ends_with(')') || frame.front() == '[')
+        return frame;
+    int depth = 0;
+    for (size_t i = frame.size(); i-- > 0;) {
+        depth += frame[i] == ')' ? 1 : frame[i] == '(' ? -1 : 0;
+        if (depth == 0)
+            return i > 0 ? frame.substr(0, i) : frame;
+    }
+    return frame;
+}
+
+// The waiters' own code above the kernel, for the rows whose waiters' user
+// stacks were sampled (by lock or instance).
+void user_code_block(std::ostringstream& out, const Report& rep)
+{
+    constexpr size_t kRows = 5, kFrames = 4;
+    size_t shown = 0;
+    for (const ReportRow& r : rep.rows) {
+        if (r.user_code.empty() || shown == kRows)
+            continue;
+        if (shown++ == 0)
+            out << "\n"
+                << wrap_text(
+                       "the waiters' own code above the kernel: user stacks sampled with their kernel "
+                       "stacks, for sleeping locks (innermost first; shares are of the sampled wait)",
+                       "user code: ", 4, 100);
+        out << "  " << r.name << " " << kind_text(r) << " (" << r.user_code_samples
+            << (r.user_code_samples == 1 ? " sample" : " samples") << ")\n";
+        for (const UserCodeShare& c : r.user_code) {
+            std::string where;
+            for (size_t i = 0; i < c.frames.size() && i < kFrames; i++)
+                where += (i ? " <- " : "") + short_user_frame(c.frames[i]);
+            if (c.frames.size() > kFrames)
+                where += " <- ...";
+            out << wrap_text(where, "  " + pad(format_percent_cell(c.share), 6, true) + "  ", 12, 100);
+        }
+    }
+}
+
 std::string csv_field(const std::string& s)
 {
     if (s.find_first_of(",\"\r\n") == std::string::npos)
@@ -568,6 +618,7 @@ std::string format_text(const Report& rep, const TextOptions& options)
         totals_block(out, rep);
         table_block(out, rep, options);
         holders_block(out, rep);
+        user_code_block(out, rep);
         if (rep.show_chains)
             chains_block(out, rep);
     }

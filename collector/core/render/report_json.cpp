@@ -117,6 +117,12 @@ nlohmann::ordered_json row_json(const Report& rep, const ReportRow& r, uint32_t 
         for (const HolderTaskShare& ht : r.holder_tasks)
             tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});
         row["holder_tasks"] = std::move(tasks);
+        auto user_code = nlohmann::ordered_json::array();
+        for (const UserCodeShare& c : r.user_code)
+            user_code.push_back(
+                {{"stack", c.frames}, {"samples", c.samples}, {"wait_ns", c.wait_ns}, {"share", c.share}});
+        row["user_code"] = std::move(user_code);
+        row["user_code_samples"] = r.user_code_samples;
         auto cgroups = nlohmann::ordered_json::array();
         for (const auto& [path, samples] : r.cgroups)
             cgroups.push_back({{"cgroup", path}, {"samples", samples}});

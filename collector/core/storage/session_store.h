@@ -41,7 +41,11 @@
 //   6  user_locks.oncpu_ns, asleep_ns, runnable_ns (a user lock's wait in
 //      parts that add up to it; older files cannot split it), wakes and hist;
 //      user_lock_runs.lost_wakers; tables user_lock_wakers (who woke the
-//      waiters of each user lock) and user_lock_stacks (their sampled stacks)
+//      waiters of each user lock) and user_lock_stacks (their sampled stacks);
+//      table kernel_lock_user_stacks (the user frames above kernel locks'
+//      sampled waiter stacks) and user_lock_words (the futex words of user
+//      locks, naming --trace's user-lock waits: episodes with lock_flags
+//      bit LS_F_FUTEX_WAIT) added within it
 #pragma once
 
 #include "core/model.h"
