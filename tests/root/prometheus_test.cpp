@@ -249,7 +249,8 @@ TEST(Prometheus, WithoutOutputNoSessionFileIsWritten)
 }
 
 // The exporter alone (no session file) gives its probe's tables a fresh
-// start once they are half full; the lock series go on rising with their
+// start once they are half full (40 pipes in a table of 64, whatever else
+// contends); the lock series go on rising with their
 // names, and count what a second recorder of the workload alone counts.
 TEST(Prometheus, AFreshProbeTakesOverAndTheSeriesGoOn)
 {
@@ -258,7 +259,7 @@ TEST(Prometheus, AFreshProbeTakesOverAndTheSeriesGoOn)
     Process exporter = Process::start({lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port),
                                        "-i", "0.25", "--max-locks", "64"});
     ASSERT_TRUE(exporter.wait_for_stderr("recording system-wide", 60)) << exporter.stderr_so_far();
-    Process load = Process::start({lockscope_bin(), "workload", "pipes", "--locks", "24", "-t", "2", "-d", "5"},
+    Process load = Process::start({lockscope_bin(), "workload", "pipes", "--locks", "40", "-t", "2", "-d", "5"},
                                   /*hold=*/true);
     const pid_t load_pid = load.pid();
     TempDir dir;

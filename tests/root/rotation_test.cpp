@@ -103,15 +103,16 @@ TEST(SessionRotation, AFreshProbeTakesOverWithNothingLostOrCountedTwice)
 {
     LOCKSCOPE_REQUIRE_BPF();
     const std::string dir = temp_path("renewed");
-    // A table of 64 locks and 24 contended pipes: half full within a file or
-    // two (with what else contends), then a file starts with a fresh probe.
+    // A table of 64 locks and 40 contended pipes: half full within a file or
+    // two whatever else contends (on a quiet machine, nothing), then a file
+    // starts with a fresh probe.
     Process series =
         Process::start({lockscope_bin(), "record", "--prometheus", "127.0.0.1:0", "-i", "0.25", "--session-dir", dir,
                         "--rotate-every", "1s", "--keep", "1000", "--max-locks", "64"});
     ASSERT_TRUE(series.wait_for_stderr("recording system-wide", 60)) << series.stderr_so_far();
     // The independent count: a second recorder of the workload alone, one
     // probe throughout, its tables far from full.
-    Process load = Process::start({lockscope_bin(), "workload", "pipes", "--locks", "24", "-t", "2", "-d", "6"},
+    Process load = Process::start({lockscope_bin(), "workload", "pipes", "--locks", "40", "-t", "2", "-d", "6"},
                                   /*hold=*/true);
     const pid_t load_pid = load.pid();
     const std::string single = temp_path("single.lockscope");
