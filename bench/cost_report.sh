@@ -74,6 +74,11 @@ userlock_duration=${USERLOCK_DURATION:-3}
 die() { echo "cost_report.sh: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "needs root (BPF programs and the kernel's BPF statistics)"
 part() { [[ ,$parts, == *,$1,* ]]; }
+# bpftrace and perf lock find the lock tracepoints through tracefs, which a
+# fresh machine has not mounted (lockscope itself needs none).
+if ! grep -qs ' tracefs ' /proc/mounts; then
+    mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs at /sys/kernel/tracing"
+fi
 for p in ${parts//,/ }; do
     [[ $p == bpf_cost || $p == overhead || $p == userlock ]] ||
         die "PARTS: unknown part '$p' (choose from bpf_cost, overhead, userlock)"
