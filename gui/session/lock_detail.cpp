@@ -1,42 +1,18 @@
 #include "session/lock_detail.h"
 
+#include "core/analysis/user_code.h"
+
 #include <algorithm>
 #include <map>
-#include <tuple>
 #include <unordered_set>
 
 namespace lockscope::gui {
 namespace {
 
-// Splits n in proportion to shares; integers that add up to n (the
-// remainder to the largest share).
-std::vector<uint64_t> split(uint64_t n, const std::vector<uint64_t>& shares)
+// user_code: the waiters' user stacks above each sampled kernel stack (waiters only).
+std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<int64_t>& ids, const std::string& role,
+                                     const UserCodeIndex* user_code = nullptr)
 {
-    std::vector<uint64_t> out(shares.size(), 0);
-    long double sum = 0;
-    for (uint64_t v : shares)
-        sum += (long double)v;
-    uint64_t given = 0;
-    size_t largest = 0;
-    for (size_t i = 0; i < shares.size(); ++i) {
-        out[i] = sum > 0 ? uint64_t((long double)n * (long double)shares[i] / sum) : 0;
-        given += out[i];
-        if (shares[i] > shares[largest])
-            largest = i;
-    }
-    if (!out.empty())
-        out[largest] += n - given;
-    return out;
-}
-
-std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<int64_t>& ids, const std::string& role)
-{
-    // The waiters' user stacks above each sampled kernel stack.
-    std::map<std::tuple<int64_t, int64_t, std::vector<std::string>>, std::vector<const KernelUserStack*>> above;
-    if (role == "waiter")
-        for (const KernelUserStack& u : s.kernel_user_stacks)
-            if (ids.count(u.lock_id))
-                above[{u.run, u.lock_id, u.kernel_frames}].push_back(&u);
     std::map<std::pair<std::vector<std::string>, std::vector<std::string>>, StackEntry> merged;
     for (const StackSample& st : s.stacks) {
         if (!ids.count(st.lock_id))
@@ -51,26 +27,15 @@ std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<
         } else if (st.role != role) {
             continue;
         }
-        const auto users = above.find({st.run, st.lock_id, st.frames});
-        if (users == above.end()) {
-            StackEntry& e = merged[{frames, {}}];
+        const std::vector<UserCodePart> parts =
+            user_code ? user_code->parts(st) : std::vector<UserCodePart>{{nullptr, st.samples, st.wait_ns}};
+        for (const UserCodePart& part : parts) {
+            const std::vector<std::string> user = part.frames ? *part.frames : std::vector<std::string>{};
+            StackEntry& e = merged[{frames, user}];
             e.frames = frames;
-            e.samples += st.samples;
-            e.wait_ns += st.wait_ns;
-            continue;
-        }
-        std::vector<uint64_t> by_samples, by_wait;
-        for (const KernelUserStack* u : users->second) {
-            by_samples.push_back(u->samples);
-            by_wait.push_back(u->wait_ns);
-        }
-        const std::vector<uint64_t> samples = split(st.samples, by_samples), waits = split(st.wait_ns, by_wait);
-        for (size_t i = 0; i < users->second.size(); ++i) {
-            StackEntry& e = merged[{frames, users->second[i]->frames}];
-            e.frames = frames;
-            e.user_frames = users->second[i]->frames;
-            e.samples += samples[i];
-            e.wait_ns += waits[i];
+            e.user_frames = user;
+            e.samples += part.samples;
+            e.wait_ns += part.wait_ns;
         }
     }
     std::vector<StackEntry> out;
@@ -148,7 +113,8 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
                      [](const InstanceEntry& a, const InstanceEntry& b) { return a.wait_ns > b.wait_ns; });
 
     std::unordered_set<int64_t> ids(g.lock_ids.begin(), g.lock_ids.end());
-    d.waiters = merge_stacks(s, ids, "waiter");
+    const UserCodeIndex user_code(s);
+    d.waiters = merge_stacks(s, ids, "waiter", &user_code);
     d.wakers = merge_stacks(s, ids, "waker");
     d.holders = merge_stacks(s, ids, "holder");
     return d;

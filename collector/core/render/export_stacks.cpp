@@ -1,5 +1,7 @@
 #include "core/render/export_stacks.h"
 
+#include "core/analysis/user_code.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -7,33 +9,6 @@
 
 namespace lockscope {
 namespace {
-
-// Splits `total` over `shares` in proportion, largest remainders first, so
-// the parts are integers that add up to `total` exactly.
-std::vector<uint64_t> apportion(uint64_t total, const std::vector<uint64_t>& shares)
-{
-    std::vector<uint64_t> parts(shares.size(), 0);
-    const long double sum = std::accumulate(shares.begin(), shares.end(), 0.0L);
-    if (shares.empty())
-        return parts;
-    if (sum <= 0) {
-        parts[0] = total;
-        return parts;
-    }
-    std::vector<std::pair<long double, size_t>> remainders;
-    uint64_t given = 0;
-    for (size_t i = 0; i < shares.size(); ++i) {
-        const long double exact = (long double)total * (long double)shares[i] / sum;
-        parts[i] = uint64_t(exact);
-        given += parts[i];
-        remainders.push_back({exact - (long double)parts[i], i});
-    }
-    std::stable_sort(remainders.begin(), remainders.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t k = 0; given < total; k = (k + 1) % remainders.size(), ++given)
-        parts[remainders[k].second]++;
-    return parts;
-}
 
 // One sampled stack of a lock, as the spreading sees it.
 struct Sampled {
@@ -101,32 +76,17 @@ void weigh_kernel_locks(const Session& session, const std::vector<StackMeasure>&
         totals[{li.run, li.lock_id}].add(li.counters);
     // The user code above a kernel stack, where it was sampled: the stack's
     // own samples and wait are shared among its user stacks, in proportion.
-    using UserKey = std::tuple<int64_t, int64_t, std::vector<std::string>>;  // run, lock, kernel frames
-    std::map<UserKey, std::vector<const KernelUserStack*>> above;
-    for (const KernelUserStack& u : session.kernel_user_stacks)
-        above[{u.run, u.lock_id, u.kernel_frames}].push_back(&u);
+    const UserCodeIndex user_code(session);
     std::map<std::pair<int64_t, int64_t>, std::vector<Sampled>> stacks;
     for (const StackSample& s : session.stacks) {
         if (s.role != "waiter")
             continue;
-        std::vector<Sampled>& lock_stacks = stacks[{s.run, s.lock_id}];
         const std::vector<std::string> kernel = kernel_functions(s);
-        const auto users = above.find({s.run, s.lock_id, s.frames});
-        if (users == above.end()) {
-            lock_stacks.push_back({kernel, s.samples, s.wait_ns});
-            continue;
-        }
-        std::vector<uint64_t> by_samples, by_wait;
-        for (const KernelUserStack* u : users->second) {
-            by_samples.push_back(u->samples);
-            by_wait.push_back(u->wait_ns);
-        }
-        const std::vector<uint64_t> samples = apportion(s.samples, by_samples);
-        const std::vector<uint64_t> waits = apportion(s.wait_ns, by_wait);
-        for (size_t i = 0; i < users->second.size(); ++i) {
+        for (const UserCodePart& part : user_code.parts(s)) {
             std::vector<std::string> frames = kernel;
-            frames.insert(frames.end(), users->second[i]->frames.begin(), users->second[i]->frames.end());
-            lock_stacks.push_back({std::move(frames), samples[i], waits[i]});
+            if (part.frames)
+                frames.insert(frames.end(), part.frames->begin(), part.frames->end());
+            stacks[{s.run, s.lock_id}].push_back({std::move(frames), part.samples, part.wait_ns});
         }
     }
     for (const auto& [key, c] : totals) {
