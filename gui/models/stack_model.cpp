@@ -1,5 +1,7 @@
 #include "models/stack_model.h"
 
+#include "core/analysis/user_code.h"
+
 #include "models/display.h"
 #include "models/table_model.h"
 
@@ -77,7 +79,7 @@ QString StackModel::summary(const StackEntry& stack)
         ++first;
     QStringList user;
     for (size_t i = first; i < stack.user_frames.size() && i < first + 2; ++i)
-        user << QString::fromStdString(stack.user_frames[i]);
+        user << QString::fromStdString(short_user_frame(stack.user_frames[i]));
     if (!user.isEmpty())
         text += QStringLiteral(" ⇐ ") + user.join(QStringLiteral(" ← "));
     return text;

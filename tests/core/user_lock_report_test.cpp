@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/analysis/report.h"
+#include "core/analysis/user_code.h"
 #include "core/render/export.h"
 #include "core/storage/session_store.h"
 #include "sample_session.h"
@@ -450,4 +451,13 @@ TEST(KernelUserStacks, ReportShowsTheWaitersUserCodePerLock)
         EXPECT_DOUBLE_EQ(row["user_code"][0]["share"].get<double>(), 0.75);
     }
     EXPECT_TRUE(found) << j["locks"].dump(1);
+}
+
+// Summaries shorten a demangled C++ frame to its function's qualified name.
+TEST(KernelUserStacks, ShortUserFramesDropParametersAndAnonymousNamespaces)
+{
+    EXPECT_EQ(lockscope::short_user_frame("(anonymous namespace)::write_under_mutex(int)"), "write_under_mutex");
+    EXPECT_EQ(lockscope::short_user_frame("Cache::get(std::pair<int, int> const&) const"), "Cache::get");
+    EXPECT_EQ(lockscope::short_user_frame("__libc_pwrite"), "__libc_pwrite");
+    EXPECT_EQ(lockscope::short_user_frame("[libstdc++.so.6.0.30+0xd44a3]"), "[libstdc++.so.6.0.30+0xd44a3]");
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
 
 namespace lockscope {
 
@@ -28,6 +29,24 @@ std::vector<uint64_t> apportion(uint64_t total, const std::vector<uint64_t>& sha
     for (size_t k = 0; given < total; k = (k + 1) % remainders.size(), ++given)
         parts[remainders[k].second]++;
     return parts;
+}
+
+std::string short_user_frame(std::string frame)
+{
+    constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+    for (size_t at; (at = frame.find(kAnonymous)) != std::string::npos;)
+        frame.erase(at, kAnonymous.size());
+    if (frame.ends_with(" const"))
+        frame.resize(frame.size() - 6);
+    if (!frame.ends_with(')') || frame.front() == '[')
+        return frame;
+    int depth = 0;
+    for (size_t i = frame.size(); i-- > 0;) {
+        depth += frame[i] == ')' ? 1 : frame[i] == '(' ? -1 : 0;
+        if (depth == 0)
+            return i > 0 ? frame.substr(0, i) : frame;
+    }
+    return frame;
 }
 
 UserCodeIndex::UserCodeIndex(const Session& session)

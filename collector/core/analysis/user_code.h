@@ -26,6 +26,11 @@ struct UserCodePart {
     uint64_t wait_ns = 0;
 };
 
+// A user frame as a summary shows it: a demangled C++ function without its
+// parameter list or an anonymous namespace ("Cache::get", not
+// "(anonymous namespace)::Cache::get(int) const"); anything else as it is.
+std::string short_user_frame(std::string frame);
+
 class UserCodeIndex {
 public:
     // Indexes session.kernel_user_stacks; the session must outlive the index.

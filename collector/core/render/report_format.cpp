@@ -2,6 +2,7 @@
 #include "core/analysis/estimate.h"
 #include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
+#include "core/analysis/user_code.h"
 #include "core/format.h"
 #include "core/render/counter_columns.h"
 #include "core/render/report_shares.h"
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <string_view>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -544,27 +544,6 @@ void holders_block(std::ostringstream& out, const Report& rep)
             out << wrap_text(who, "    held by ", 12, 100);
         }
     }
-}
-
-// A user frame as the report prints it: a demangled C++ function without
-// its parameter list or an anonymous namespace ("Cache::get", not
-// "(anonymous namespace)::Cache::get(int) const").
-std::string short_user_frame(std::string frame)
-{
-    constexpr std::string_view kAnonymous = "(anonymous namespace)::";
-    for (size_t at; (at = frame.find(kAnonymous)) != std::string::npos;)
-        frame.erase(at, kAnonymous.size());
-    if (frame.ends_with(" const"))
-        frame.resize(frame.size() - 6);
-    if (!frame.ends_with(')') || frame.front() == '[')
-        return frame;
-    int depth = 0;
-    for (size_t i = frame.size(); i-- > 0;) {
-        depth += frame[i] == ')' ? 1 : frame[i] == '(' ? -1 : 0;
-        if (depth == 0)
-            return i > 0 ? frame.substr(0, i) : frame;
-    }
-    return frame;
 }
 
 // The waiters' own code above the kernel, for the rows whose waiters' user
