@@ -4,6 +4,7 @@
 #include <mutex>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "core/error.h"
@@ -187,8 +188,9 @@ void UserLockRecording::poll(bool read_binaries)
         // rest of the turn, with many children followed.
         recorder_->poll(50);
         if (trace_) {
-            std::vector<userlock::TracedWait> waits = recorder_->take_waits();
-            unresolved_.insert(unresolved_.end(), waits.begin(), waits.end());
+            std::vector<Episode> waits = recorder_->take_waits();
+            unresolved_.insert(unresolved_.end(), std::make_move_iterator(waits.begin()),
+                               std::make_move_iterator(waits.end()));
         }
         std::set<pid_t> look = recorder_->take_sampled();
         const auto now = std::chrono::steady_clock::now();
@@ -238,8 +240,9 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelSi
     recorder_->stop();
     const userlock::Recording r = recorder_->read();
     if (trace_) {
-        std::vector<userlock::TracedWait> waits = recorder_->take_waits();
-        unresolved_.insert(unresolved_.end(), waits.begin(), waits.end());
+        std::vector<Episode> waits = recorder_->take_waits();
+        unresolved_.insert(unresolved_.end(), std::make_move_iterator(waits.begin()),
+                           std::make_move_iterator(waits.end()));
         resolve_waits(r, true);
     }
     recorder_.reset();
@@ -273,34 +276,17 @@ void UserLockRecording::interval(int64_t run, IntervalBatch& batch, const Kernel
 
 void UserLockRecording::resolve_waits(const userlock::Recording& r, bool last)
 {
-    std::vector<Episode> named;
-    std::vector<userlock::TracedWait> later;
-    for (const userlock::TracedWait& w : unresolved_) {
-        const std::pair<pid_t, uint64_t> word{w.tgid, w.uaddr};
-        if (!r.lock_words.count(word)) {
-            if (r.other_words.count(word))
-                ++traced_other_;
-            else if (last)
-                ++traced_unresolved_;
-            else
-                later.push_back(w);
-            continue;
-        }
-        Episode e;
-        e.tid = w.tid;
-        e.tgid = uint32_t(w.tgid);
-        e.lock_address = w.uaddr;
-        e.lock_flags = kFutexWaitFlag;
-        e.begin_ns = w.start_ns;
-        e.end_ns = w.end_ns;
-        e.spin_ns = w.oncpu_ns;
-        e.sleep_ns = w.asleep_ns;
-        e.preempt_ns = w.runnable_ns;
-        e.ret = w.ret;
-        e.waker_tid = w.waker_tid;
-        e.waker_tgid = w.waker_tid ? w.waker_tgid : 0;
-        e.wake_ns = w.wake_ns;
-        named.push_back(std::move(e));
+    std::vector<Episode> named, later;
+    for (Episode& e : unresolved_) {
+        const std::pair<pid_t, uint64_t> word{pid_t(e.tgid), e.lock_address};
+        if (r.lock_words.count(word))
+            named.push_back(std::move(e));
+        else if (r.other_words.count(word))
+            ++traced_other_;
+        else if (last)
+            ++traced_unresolved_;
+        else
+            later.push_back(std::move(e));
     }
     unresolved_ = std::move(later);
     traced_waits_ += named.size();

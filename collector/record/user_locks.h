@@ -97,7 +97,7 @@ private:
     std::optional<userlock::Recording> latest_;
     // record --trace: waits whose futex word is not classified yet (drain
     // thread), and lock waits named, for the next interval (latest_mutex_).
-    std::vector<userlock::TracedWait> unresolved_;
+    std::vector<Episode> unresolved_;
     std::vector<Episode> traced_;
     uint64_t traced_waits_ = 0, traced_other_ = 0, traced_unresolved_ = 0;
     bool trace_ = false;

@@ -652,23 +652,25 @@ int Recorder::poll(int timeout_ms)
     return static_cast<int>(state_->received + state_->kernel_received - before);
 }
 
-std::vector<TracedWait> Recorder::take_waits()
+std::vector<Episode> Recorder::take_waits()
 {
-    std::vector<TracedWait> out;
+    std::vector<Episode> out;
     out.reserve(state_->events.size());
-    for (const ls_ulock_event& e : state_->events) {
-        out.push_back({.tgid = static_cast<pid_t>(e.tgid),
-                       .tid = e.tid,
-                       .uaddr = e.uaddr,
-                       .start_ns = e.start_ns,
-                       .end_ns = e.end_ns,
-                       .oncpu_ns = e.oncpu_ns,
-                       .asleep_ns = e.asleep_ns,
-                       .runnable_ns = e.runnable_ns,
-                       .wake_ns = e.wake_ns,
-                       .waker_tid = e.waker_tid,
-                       .waker_tgid = e.waker_tgid,
-                       .ret = e.ret});
+    for (const ls_ulock_event& w : state_->events) {
+        Episode& e = out.emplace_back();
+        e.tid = w.tid;
+        e.tgid = w.tgid;
+        e.lock_address = w.uaddr;
+        e.lock_flags = kFutexWaitFlag;
+        e.begin_ns = w.start_ns;
+        e.end_ns = w.end_ns;
+        e.spin_ns = w.oncpu_ns;
+        e.sleep_ns = w.asleep_ns;
+        e.preempt_ns = w.runnable_ns;
+        e.ret = w.ret;
+        e.waker_tid = w.waker_tid;
+        e.waker_tgid = w.waker_tid ? w.waker_tgid : 0;
+        e.wake_ns = w.wake_ns;
     }
     state_->events.clear();
     return out;

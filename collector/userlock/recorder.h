@@ -56,23 +56,6 @@ struct Options {
     uint32_t trace_buffer_bytes = 16u << 20;
 };
 
-// One finished futex wait of a target (Options::trace_waits); whether it
-// was a lock wait is known from its word (Recording::lock_words).
-struct TracedWait {
-    pid_t tgid = 0;
-    uint32_t tid = 0;
-    uint64_t uaddr = 0;
-    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
-    uint64_t end_ns = 0;
-    uint64_t oncpu_ns = 0;  // the parts add up to end_ns - start_ns
-    uint64_t asleep_ns = 0;
-    uint64_t runnable_ns = 0;
-    uint64_t wake_ns = 0;  // its last sleep's wakeup; 0: none
-    uint32_t waker_tid = 0;
-    uint32_t waker_tgid = 0;
-    int32_t ret = 0;
-};
-
 // The user stacks above one sampled kernel stack of a kernel lock's
 // waiters: keyed as the kernel recorder keys its lock rows and stacks
 // (lock address, kind bits, stack id in its stack map), per process.
@@ -196,8 +179,10 @@ public:
     int poll(int timeout_ms);  // drains and unwinds samples; returns how many
     void stop();               // detaches; read() still works
     // With Options::trace_waits: the waits that finished since the last
-    // call, as poll() received them.
-    std::vector<TracedWait> take_waits();
+    // call, as poll() received them, each as an Episode with
+    // kFutexWaitFlag (its run not set); whether it was a lock wait is known
+    // from its word (Recording::lock_words: tgid, lock_address).
+    std::vector<Episode> take_waits();
     Recording read();  // classifies and names; needs the targets still running
 
     // Waits being timed now (threads asleep in a futex).
