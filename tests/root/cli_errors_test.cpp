@@ -80,7 +80,8 @@ TEST(CliErrors, ReportOfANonSessionIsOneSentence)
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("not a lockscope session"), std::string::npos) << f.err;
     f = test::run_lockscope({"report", test::temp_path("missing.lockscope")});
-    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_EQ(f.exit_code, 2) << "a missing file is a usage error, as --help says";
+    EXPECT_NE(f.err.find("no such session file"), std::string::npos) << f.err;
     f = test::run_lockscope({"report"});
     EXPECT_EQ(f.exit_code, 2);
 }
