@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages lockscope builds and tests with.
 # Usage: scripts/install-deps.sh [--no-gui] [--bench]
-#   --bench: also bpftrace and perf, which bench/overhead.py compares with
+#   --bench: also bpftrace, which the cost benchmarks compare with (and perf,
+#            installed for the tests anyway)
 # Runs as root (a minimal Debian has no sudo); idempotent.
 set -euo pipefail
 
@@ -44,12 +45,13 @@ packages=(
   curl systemd                     # the exporter service's tests: scrape it, systemd-analyze verify
   qemu-system-x86 busybox-static   # the kernel lab: guests and their initramfs
   xz-utils zstd                    # compressed kernel modules for the lab
+  linux-perf                       # perf bench sched messaging: the perf lock contention test's workload
 )
 if [ "$with_gui" -eq 1 ]; then
   packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev)
 fi
 if [ "$with_bench" -eq 1 ]; then
-  packages+=(bpftrace linux-perf)
+  packages+=(bpftrace)
 fi
 
 missing=()

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
+#include <iterator>
 
 #include "core/storage/session_store.h"
 #include "sample_session.h"
@@ -92,12 +92,10 @@ TEST(PerfView, InputIsTheSessionFile)
 
 TEST(PerfView, AMissingSessionFileIsAUsageError)
 {
-    // As --help and the man page say: 2 for a missing file, 1 for a file that is
-    // no session.
-    for (const std::vector<std::string>& args : {
-             std::vector<std::string>{"report", "missing.lockscope"},
-             {"report", "-i", "missing.lockscope"},
-         }) {
+    // As --help and the man page say: 2 for a missing file, 1 for a file that is no session.
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"report", "missing.lockscope"},
+                                                 {"report", "-i", "missing.lockscope"},
+                                                 {"con", "-i", "missing.lockscope"}}) {
         const test::Finished f = lockscope(args);
         EXPECT_EQ(f.exit_code, 2) << args[0] << " " << args[1] << ": " << f.err;
         EXPECT_NE(f.err.find("no such session file 'missing.lockscope'"), std::string::npos) << f.err;
@@ -246,8 +244,7 @@ TEST(PerfView, TypeFilterTakesTheKindsTheReportPrints)
     EXPECT_TRUE(mutexes["locks"].empty()) << "no kernel lock is a pthread mutex";
     EXPECT_EQ(user_kinds(report({"-Y", "pthread_rwlock:R"})), std::vector<std::string>{"pthread_rwlock/r"});
     EXPECT_TRUE(user_kinds(report({"-Y", "pthread_rwlock:W"})).empty());
-    // A kernel kind keeps no user lock; a name keeps the locks it names, on both
-    // sides.
+    // A kernel kind keeps no user lock; a name keeps the locks it names, on both sides.
     const nlohmann::json kernel = report({"-Y", "mutex"});
     EXPECT_TRUE(user_kinds(kernel).empty());
     EXPECT_FALSE(kernel["locks"].empty());
@@ -268,13 +265,25 @@ TEST(PerfView, PerTaskRowsRefuseALockFilter)
     }
 }
 
+TEST(PerfView, ContentionPrintsARecordedSessionOnStderr)
+{
+    const test::Finished con = lockscope({"con", "-i", kSession, "-E", "2", "-q"});
+    ASSERT_EQ(con.exit_code, 0) << con.err;
+    EXPECT_EQ(con.out, "");
+    EXPECT_EQ(con.err, lockscope({"report", kSession, "-E", "2", "-q"}).out);
+    EXPECT_EQ(lockscope({"contention", "-i", kSession, "-E", "2", "-q"}).err, con.err);
+    const test::Finished both = lockscope({"con", "-i", kSession, "-a"});
+    EXPECT_EQ(both.exit_code, 2);
+    EXPECT_NE(both.err.find("-i prints a recorded session"), std::string::npos) << both.err;
+}
+
 TEST(PerfView, OptionsNotOfferedSayWhy)
 {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"report", kSession, "--max-stack", "8"}, "16 frames"},
         {{"record", "--stack-skip", "3", "-d", "1"}, "by name"},
-        {{"record", "-a", "-J", "1ms@rtnl_mutex"}, "never delays"},
-        {{"record", "-a", "--inject-delay=1ms@rtnl_mutex"}, "never delays"},
+        {{"con", "-a", "-J", "1ms@rtnl_mutex"}, "never delays"},
+        {{"con", "-a", "--inject-delay=1ms@rtnl_mutex"}, "never delays"},
         {{"top", "--vmlinux", "/boot/vmlinux"}, "kallsyms"},
         {{"report", kSession, "-D"}, "record --trace"},
     };
@@ -294,7 +303,7 @@ TEST(PerfView, MapNrEntriesIsCheckedBeforeRecording)
     const test::Finished twice = lockscope({"record", "-M", "1024", "--max-locks", "2048", "-d", "1"});
     EXPECT_EQ(twice.exit_code, 2);
     EXPECT_NE(twice.err.find("once"), std::string::npos) << twice.err;
-    EXPECT_EQ(lockscope({"top", "--map-nr-entries", "1", "-a"}).exit_code, 2);
+    EXPECT_EQ(lockscope({"con", "--map-nr-entries", "1", "-a"}).exit_code, 2);
 }
 
 TEST(PerfView, CgroupFilterTakesPerfsNamesFromTheRoot)
