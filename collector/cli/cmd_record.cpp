@@ -177,7 +177,7 @@ void add_user_lock_options(po::options_description& d, RecordArgs& a)
         "user-locks", po::value(&a.user_locks)->implicit_value("on")->value_name("all"),
         "record the target's user-space locks where it is not the default: the --workload process; "
         "--user-locks=all: every process's on the machine (but lockscope's own), with any target or "
-        "none (costs more: cost.md in lockscope's documentation, /usr/share/doc/lockscope from the package)");
+        "none (costs more: see docs/cost.md, in /usr/share/doc/lockscope with the package)");
 }
 
 // On by default where the recording has one target process and a session

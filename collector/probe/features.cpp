@@ -188,9 +188,8 @@ std::vector<Feature> detect_features()
     const std::string tracefs = tracefs_mount_point();
     out.push_back({"tracefs", !tracefs.empty(), false,
                    tracefs.empty()
-                       ? "not mounted: lockscope does not need it (it attaches through BTF); perf, bpftrace's "
-                         "tracepoint: probes and the test suite's observer do (mount -t tracefs nodev "
-                         "/sys/kernel/tracing)"
+                       ? "not mounted: lockscope does not need it (it attaches through BTF); perf and "
+                         "bpftrace's tracepoint: probes do (mount -t tracefs nodev /sys/kernel/tracing)"
                        : "mounted at " + tracefs + " (lockscope does not need it; perf and bpftrace do)"});
     out.push_back({"kernel config", file_exists("/proc/config.gz") || file_exists(("/boot/config-" + rel).c_str()),
                    false, "lock-relevant config lines in session metadata"});
