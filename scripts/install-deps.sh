@@ -4,7 +4,7 @@
 #   (none):    what building the programs needs (lockscope, and the dashboard
 #              unless --no-gui)
 #   --tests:   also what the test suite runs: GoogleTest, the Prometheus server,
-#              go tool pprof, qemu and busybox for the kernel lab, lintian, ...
+#              go tool pprof, perf, qemu and busybox for the kernel lab, lintian, ...
 #   --package: also what scripts/package.sh needs (dpkg-shlibdeps)
 #   --bench:   also bpftrace and perf, which the cost benchmarks compare with
 # Runs as root (a minimal Debian has no sudo); idempotent.
@@ -59,6 +59,7 @@ if [ "$with_tests" -eq 1 ]; then
     curl systemd                   # the exporter service's tests: scrape it, systemd-analyze verify
     qemu-system-x86 busybox-static # the kernel lab: guests and their initramfs
     xz-utils zstd                  # compressed kernel modules for the lab
+    linux-perf                     # perf bench sched messaging: the perf lock contention test's workload
   )
 fi
 if [ "$with_package" -eq 1 ]; then

@@ -172,6 +172,9 @@ struct TextOptions {
     // Names whole, however wide the table; else it fits 100 columns, its
     // names cut where needed but never so that two rows look alike.
     bool full_names = false;
+    // The rows alone (report -q): no header, totals, legend or notes; the
+    // kernel locks' table, or with LockScope::User the user-space locks'.
+    bool rows_only = false;
 };
 
 std::string format_text(const Report& report, const TextOptions& options = {});

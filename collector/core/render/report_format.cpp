@@ -386,11 +386,23 @@ void table_legend(std::ostringstream& out, const Report& rep, uint32_t period, b
             << "); n/t: none of the row's episodes was timed; max: the longest timed wait.\n";
 }
 
+// Why the table has no rows: a filter that matched nothing says so.
+std::string no_rows_text(const Report& rep)
+{
+    const auto filters = rep.session.find("filters");
+    if (filters != rep.session.end() && !filters->second.empty())
+        return "no lock matched the filters (" + filters->second + ")";
+    return "no contention recorded";
+}
+
+// `options.rows_only`: the rows alone, no header line, legend or notes.
 void table_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
-    out << '\n';
+    if (!options.rows_only)
+        out << '\n';
     if (rep.rows.empty()) {
-        out << "no contention recorded\n";
+        if (!options.rows_only)
+            out << no_rows_text(rep) << '\n';
         return;
     }
     const uint32_t period = report_period(rep);
@@ -419,10 +431,13 @@ void table_block(std::ostringstream& out, const Report& rep, const TextOptions& 
     std::vector<std::string> headers;
     for (const auto& col : numbers)
         headers.push_back(col.header);
-    row_line(t.name_header, "kind", t.instances ? "object" : "caller", headers);
+    if (!options.rows_only)
+        row_line(t.name_header, "kind", t.instances ? "object" : "caller", headers);
     for (size_t i = 0; i < rep.rows.size(); ++i)
         row_line(t.names[i], t.show_kind ? t.kinds[i] : "", t.thirds[i],
                  number_cells(rep, rep.rows[i], period, fitted));
+    if (options.rows_only)
+        return;
     table_legend(out, rep, period, fitted);
     if (t.instances) {
         out << "\nwhere each name comes from:\n";
@@ -592,6 +607,13 @@ std::string csv_field(const std::string& s)
 std::string format_text(const Report& rep, const TextOptions& options)
 {
     std::ostringstream out;
+    if (options.rows_only) {
+        if (rep.scope == LockScope::User)
+            report_user_locks::rows_block(out, rep);
+        else
+            table_block(out, rep, options);
+        return out.str();
+    }
     header_block(out, rep);
     if (rep.scope != LockScope::User) {
         totals_block(out, rep);
