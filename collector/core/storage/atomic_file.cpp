@@ -76,15 +76,16 @@ bool has_proc_fds()
     return ::access("/proc/self/fd", X_OK) == 0;
 }
 
-// A fresh name beside `target` for a link to the finished file (the caller
-// retries on EEXIST).
+// A fresh hidden name beside `target` (the caller retries on EEXIST).
 std::string random_name_for(const std::string& target)
 {
     static std::mt19937_64 gen{std::random_device{}()};
     static constexpr char kDigits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    std::string name = temporary_name_for(target);  // ends in XXXXXX
-    for (size_t i = name.size() - 6; i < name.size(); ++i)
-        name[i] = kDigits[gen() % (sizeof kDigits - 1)];
+    const size_t slash = target.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+    std::string name = dir + "." + (slash == std::string::npos ? target : target.substr(slash + 1)) + ".";
+    for (int i = 0; i < 6; ++i)
+        name += kDigits[gen() % (sizeof kDigits - 1)];
     return name;
 }
 
@@ -99,12 +100,30 @@ void sync_directory(const std::string& dir)
 
 }  // namespace
 
-std::string temporary_name_for(const std::string& path)
+int create_temporary_beside(const std::string& path, std::string& temp, mode_t mode)
 {
-    const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-    return dir + "." + base + ".XXXXXX";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        temp = random_name_for(path);
+        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;  // errno EEXIST
+}
+
+int rename_into_place(const std::string& temp, const std::string& path, bool replace)
+{
+    if (replace)
+        return ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return errno;
+    // A file system without RENAME_NOREPLACE: link, which refuses an existing name too.
+    if (::link(temp.c_str(), path.c_str()) != 0)
+        return errno;
+    ::unlink(temp.c_str());
+    return 0;
 }
 
 class AtomicFile::Impl {
@@ -142,13 +161,10 @@ public:
             if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
                 throw Error(kCreate, user_path, errno);
         }
-        std::string name = temporary_name_for(target);
-        fd = ::mkostemp(name.data(), O_CLOEXEC);
+        fd = create_temporary_beside(target, temp, perms);
         if (fd < 0)
             throw Error(kCreate, user_path, errno);
         mode = Mode::Named;
-        temp = name;
-        ::fchmod(fd, perms);
     }
 
     // Gives the finished file the target's name.
@@ -171,19 +187,8 @@ public:
             }
             mode = Mode::Named;  // the destructor removes it should the rename fail
         }
-        if (replace) {
-            if (::rename(temp.c_str(), target.c_str()) != 0)
-                throw Error(kWrite, user_path, errno);
-            return;
-        }
-        if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0)
-            return;
-        if (errno != EINVAL && errno != ENOSYS)
-            throw_not_placed(user_path, errno);
-        // A file system without RENAME_NOREPLACE: link, which refuses an existing name too.
-        if (::link(temp.c_str(), target.c_str()) != 0)
-            throw_not_placed(user_path, errno);
-        ::unlink(temp.c_str());
+        if (const int err = rename_into_place(temp, target, replace))
+            throw_not_placed(user_path, err);
     }
 
     [[noreturn]] static void throw_not_placed(const std::string& user_path, int err)

@@ -5,6 +5,8 @@
 // file, and an existing file lost only to a complete replacement.
 #pragma once
 
+#include <sys/types.h>
+
 #include <memory>
 #include <ostream>
 #include <string>
@@ -39,9 +41,14 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// A temporary name in the directory of `path` for a file that will be
-// renamed to it: hidden, unique, not matching any name lockscope looks for
-// (".<name>.XXXXXX", for mkstemp).
-std::string temporary_name_for(const std::string& path);
+// A new file beside `path` under a fresh hidden name (".NAME.xxxxxx",
+// which no name lockscope looks for matches), created exclusively with
+// `mode` less the umask: its descriptor, with the name in `temp`; -1 and
+// errno where it cannot be made.
+int create_temporary_beside(const std::string& path, std::string& temp, mode_t mode);
+
+// Renames `temp` to `path`: over an existing file with `replace`, else only
+// where there still is none (EEXIST). 0, or the errno.
+int rename_into_place(const std::string& temp, const std::string& path, bool replace);
 
 }  // namespace lockscope

@@ -87,11 +87,10 @@ int check_target(const std::string& path, bool overwrite)
 // rename, for as long as the writer has it open.
 int open_temporary(const std::string& path, std::string& temp)
 {
-    temp = temporary_name_for(path);
-    const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+    const int fd = create_temporary_beside(path, temp, 0644);
     if (fd < 0)
         throw Error(kCreateOp, path, errno);
-    if (::fchmod(fd, 0644) != 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int e = errno;
         ::close(fd);
         ::unlink(temp.c_str());
@@ -108,17 +107,9 @@ void put_in_place(const std::string& temp, const std::string& path, bool overwri
     // into the new database.
     for (const char* suffix : {"-wal", "-shm", "-journal"})
         ::unlink((path + suffix).c_str());
-    if (overwrite ? ::rename(temp.c_str(), path.c_str()) == 0
-                  : ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0)
+    const int e = rename_into_place(temp, path, overwrite);
+    if (e == 0)
         return;
-    if (!overwrite && (errno == EINVAL || errno == ENOSYS)) {
-        // No RENAME_NOREPLACE here: link() refuses an existing name too.
-        if (::link(temp.c_str(), path.c_str()) == 0) {
-            ::unlink(temp.c_str());
-            return;
-        }
-    }
-    const int e = errno;
     if (e == EEXIST)
         throw Error(kCreateOp, path, EEXIST, "choose another name, or overwrite it with --force");
     throw Error(kCreateOp, path, e);
