@@ -176,7 +176,9 @@ int cmd_export(const Args& given)
     // Per-run lock totals are all any format needs; episodes are streamed.
     const LockFilter filter = filter_from(filter_args);
     LoadOptions load;
-    load.lock_intervals = !filter.empty() || entries;  // a filter recomputes each interval's counters
+    // A filter recomputes each interval's counters; the intervals table tells
+    // a measured maximum from a bound by the per-interval lock rows.
+    load.lock_intervals = !filter.empty() || entries || (fmt == ExportFormat::Csv && t == CsvTable::Intervals);
     Session session = filter_session(load_session(file, load), filter);
     // The locks tables cut their rows as `report -E N` does, shares still of
     // the whole session; the other formats keep the N locks' stacks, episodes
