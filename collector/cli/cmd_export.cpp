@@ -127,6 +127,18 @@ void refuse_writing_over_input(const std::string& input, const std::string& outp
                          "); write the export to another file");
 }
 
+// --scope: the kernel's locks, or the user-space locks, alone.
+void keep_scope(Session& session, LockScope scope)
+{
+    if (scope == LockScope::Kernel) {
+        session.user_locks.clear();
+        session.user_lock_stacks.clear();
+    } else if (scope == LockScope::User) {
+        session.lock_intervals.clear();
+        session.stacks.clear();
+    }
+}
+
 }  // namespace
 
 int cmd_export(const Args& given)
@@ -188,13 +200,7 @@ int cmd_export(const Args& given)
         session = first_locks(session, entries, sort);
     for (const std::string& warning : session.warnings)
         std::fprintf(stderr, "lockscope export: warning: %s\n", warning.c_str());
-    if (lock_scope == LockScope::Kernel) {
-        session.user_locks.clear();
-        session.user_lock_stacks.clear();
-    } else if (lock_scope == LockScope::User) {
-        session.lock_intervals.clear();
-        session.stacks.clear();
-    }
+    keep_scope(session, lock_scope);
 
     Output out(output, force);
     switch (fmt) {
