@@ -40,8 +40,9 @@ constexpr const char* kUsage =
     "                'report --by caller' shares them), so the weights add up to the\n"
     "                report's totals.\n"
     "                --weight wait (ns, the default) or contentions. User-space locks' stacks\n"
-    "                are rooted at 'NAME [user KIND]' (-E and the filters choose kernel locks;\n"
-    "                --scope kernel or user keeps one side).\n"
+    "                are rooted at 'NAME [user KIND]' (the filters choose among both kinds;\n"
+    "                -E N keeps the kernel's first N locks alone; --scope kernel or user keeps\n"
+    "                one side).\n"
     "  csv           --table locks (the report's per-lock table, every lock), intervals\n"
     "                (one row per interval, times in seconds since the recording started; its\n"
     "                max_wait_ns is empty where the interval's longest wait was not measured)\n"
@@ -183,6 +184,7 @@ int cmd_export(const Args& given)
 
     if (fmt == ExportFormat::Pprof && output.empty() && isatty(STDOUT_FILENO))
         throw UsageError("a pprof profile is binary (gzipped protobuf): give -o FILE.pb.gz, or a pipe");
+    require_session_file(file);
     refuse_writing_over_input(file, output);
 
     // Per-run lock totals are all any format needs; episodes are streamed.

@@ -95,7 +95,8 @@ TEST(PerfView, AMissingSessionFileIsAUsageError)
     // As --help and the man page say: 2 for a missing file, 1 for a file that is no session.
     for (const std::vector<std::string>& args : {std::vector<std::string>{"report", "missing.lockscope"},
                                                  {"report", "-i", "missing.lockscope"},
-                                                 {"con", "-i", "missing.lockscope"}}) {
+                                                 {"con", "-i", "missing.lockscope"},
+                                                 {"export", "missing.lockscope", "--format", "csv"}}) {
         const test::Finished f = lockscope(args);
         EXPECT_EQ(f.exit_code, 2) << args[0] << " " << args[1] << ": " << f.err;
         EXPECT_NE(f.err.find("no such session file 'missing.lockscope'"), std::string::npos) << f.err;

@@ -121,11 +121,13 @@ void wait_parts_block(std::ostringstream& out, const LockCounters& c, bool timed
         out << pad(std::string("  ") + label, 19, false) << pad(format_duration(double(ns)), 8, true)
             << pad(share, 6, true) << "  " << what << '\n';
     };
-    const std::string runnable = "switched out runnable, " + format_count(c.preemptions) + " times";
+    const std::string runnable =
+        "switched out runnable, " + (c.preemptions == 1 ? std::string("once") : format_count(c.preemptions) + " times");
     std::string spinning = "on CPU, in spin phases";
     if (c.spin_offcpu_ns)
         spinning += " (which also held " + format_duration(double(c.spin_offcpu_ns)) + " off CPU)";
-    const std::string asleep = "switched out blocked, " + format_count(c.sleeps) + " sleeps";
+    const std::string asleep =
+        "switched out blocked, " + format_count(c.sleeps) + (c.sleeps == 1 ? " sleep" : " sleeps");
     if (timed && split) {
         const auto ns = wait_parts(c);
         const std::vector<int> p = whole_percents({ns.begin(), ns.end()});
