@@ -16,7 +16,7 @@
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kContentionUsage =
     "usage: lockscope contention [options] [-- COMMAND [ARG...]]\n"
     "       lockscope con -a -d SECONDS [options]\n"
     "       lockscope con -i FILE [options]\n"
@@ -39,7 +39,7 @@ constexpr const char* kUsage =
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON, like record.";
 
-constexpr const char* kExamples =
+constexpr const char* kContentionExamples =
     "  lockscope con -a -b -E 5 -- make -j8\n"
     "  lockscope con -a -d 10 -Y mutex,rwsem -k wait_max\n"
     "  lockscope con -t -E 3 -o build.lockscope -- make -j8";
@@ -137,7 +137,7 @@ int cmd_contention(const Args& args)
     reject_perf_fields(args, "text, json or csv");
     reject_not_offered(args, "contention");
     po::variables_map vm;
-    if (!parse(args, visible, visible, {}, vm, {kUsage, kExamples}, true, &a.o.command))
+    if (!parse(args, visible, visible, {}, vm, {kContentionUsage, kContentionExamples}, true, &a.o.command))
         return kExitOk;
     if (!a.input.empty()) {
         check_input_alone(a, vm);

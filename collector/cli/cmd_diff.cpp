@@ -43,7 +43,7 @@ int diff_prometheus(const po::variables_map& vm, const std::string& url, const s
 
 }  // namespace
 
-constexpr const char* kExamples =
+constexpr const char* kDiffExamples =
     "  lockscope diff before.lockscope after.lockscope\n"
     "  lockscope diff base.lockscope patched.lockscope --fail-on worse --format json > diff.json";
 
@@ -96,7 +96,7 @@ int cmd_diff(const Args& args)
                "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
                "             3 --fail-on tripped (verdicts after Holm's correction)",
-               kExamples))
+               kDiffExamples))
         return kExitOk;
     if (!prometheus.empty())
         return diff_prometheus(vm, prometheus, file_a, file_b, by, window, end, top, format, alpha, fail_on);

@@ -17,7 +17,7 @@
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kExportUsage =
     "usage: lockscope export FILE --format chrome-trace|folded|csv|pprof [-o OUT [-f]] [-E N [-k KEY]] [filters]\n"
     "\n"
     "Writes a session in a format other tools read (to stdout without -o):\n"
@@ -61,7 +61,7 @@ constexpr const char* kUsage =
     "-o writes the whole file or nothing: an interrupted export leaves no half file. It never\n"
     "writes over the session it reads, and over another existing file only with --force.";
 
-constexpr const char* kExamples =
+constexpr const char* kExportExamples =
     "  lockscope export pipe.lockscope --format chrome-trace -o pipe.json\n"
     "  lockscope export pipe.lockscope --format folded -E 10 | flamegraph.pl --countname ns > pipe.svg\n"
     "  lockscope export pipe.lockscope --format pprof -o pipe.pb.gz && go tool pprof -http : pipe.pb.gz";
@@ -164,7 +164,7 @@ int cmd_export(const Args& given)
     po::variables_map vm;
     reject_perf_fields(given, "chrome-trace, folded, csv or pprof");
     const Args args = rewrite_old_spellings(given, "export", {{"-F", "--format", is_output_format}});
-    if (!parse(args, visible, session_file.all, session_file.positional, vm, {kUsage, kExamples}))
+    if (!parse(args, visible, session_file.all, session_file.positional, vm, {kExportUsage, kExportExamples}))
         return kExitOk;
     const std::string& file = session_file.one("lockscope export FILE --format FORMAT");
     if (format.empty())

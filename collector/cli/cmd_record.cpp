@@ -23,7 +23,7 @@
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRecordUsage =
     "usage: lockscope record [options] [-- COMMAND [ARG...]]\n"
     "\n"
     "Records kernel lock contention (lock:contention_begin/end, sched_switch,\n"
@@ -67,7 +67,7 @@ constexpr const char* kUsage =
     "longest wait is the longest timed one. --prometheus without -o uses --sample 64 unless\n"
     "--sample is given (--sample 1: time every episode).";
 
-constexpr const char* kExamples =
+constexpr const char* kRecordExamples =
     "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
     "  lockscope record -a -d 30 -o system.lockscope\n"
     "  lockscope record -o build.lockscope -- make -j8";
@@ -362,7 +362,7 @@ int cmd_record(const Args& args)
     const po::options_description visible = describe(a);
     po::variables_map vm;
     reject_not_offered(args, "record");
-    if (!parse(args, visible, visible, {}, vm, {kUsage, kExamples}, true, &a.o.command))
+    if (!parse(args, visible, visible, {}, vm, {kRecordUsage, kRecordExamples}, true, &a.o.command))
         return kExitOk;
     record::RecordOptions& o = a.o;
     apply_map_entries(vm, a.map_entries, o.probe);
