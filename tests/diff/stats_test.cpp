@@ -342,3 +342,144 @@ TEST(Stats, HolmAdjustment)
     for (size_t i = 0; i < expected.size(); ++i)
         EXPECT_NEAR(adjusted[i], expected[i], 1e-12) << i;
 }
+
+TEST(Stats, HolmKeepsTheFamilyWiseErrorAtAlpha)
+{
+    // 40 true null hypotheses, as many as a diff of a few locks tests: any
+    // false rejection at most alpha of the time.
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    int any = 0;
+    for (int t = 0; t < kTrials; ++t) {
+        std::vector<double> p(40);
+        for (double& x : p)
+            x = uniform(rng);
+        const std::vector<double> adjusted = holm_adjust(p);
+        any += *std::min_element(adjusted.begin(), adjusted.end()) < kAlpha;
+    }
+    EXPECT_LE(double(any) / kTrials, kAlpha + three_se(kAlpha));
+}
+
+TEST(RatioTest, TheValueIsTheRatioOfSumsAndItsVarianceTheSpreadBetweenSamples)
+{
+    const RatioEstimate exact = ratio_estimate(std::vector<double>{2, 4, 6}, std::vector<double>{1, 2, 3});
+    EXPECT_EQ(exact.n, 3u);
+    EXPECT_DOUBLE_EQ(exact.value, 2.0);
+    EXPECT_NEAR(exact.variance, 0.0, 1e-24) << "proportional samples agree exactly";
+    // Equal denominators: the variance of the mean of the ratios.
+    const RatioEstimate two = ratio_estimate(std::vector<double>{1, 3, 7}, std::vector<double>{1, 1, 0});
+    EXPECT_EQ(two.n, 2u) << "a sample without a denominator has no value";
+    EXPECT_DOUBLE_EQ(two.value, 2.0);
+    EXPECT_DOUBLE_EQ(two.variance, 1.0);
+    const RatioEstimate none = ratio_estimate(std::vector<double>{1}, std::vector<double>{0});
+    EXPECT_EQ(none.n, 0u);
+    EXPECT_TRUE(std::isnan(none.value));
+}
+
+TEST(RatioTest, FewerThanThreeSamplesAreNotEnoughAndSaySo)
+{
+    const RatioEstimate two = ratio_estimate(std::vector<double>{1, 3}, std::vector<double>{1, 1});
+    const RatioEstimate four = ratio_estimate(std::vector<double>{1, 2, 3, 4}, std::vector<double>{1, 1, 1, 1});
+    const TestResult r = ratio_test(two, four, kAlpha, false);
+    EXPECT_FALSE(r.enough_data);
+    EXPECT_NE(r.reason.find("at least 3"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("A has 2, B has 4"), std::string::npos) << r.reason;
+}
+
+namespace {
+
+// Per-run (count, seconds) of a heavy-tailed rate: runs of unequal length,
+// the rate's log a scaled Student t with 3 degrees of freedom.
+RatioEstimate heavy_rate(std::mt19937_64& rng, size_t runs, double rate, double sigma)
+{
+    std::student_t_distribution<double> t(3);
+    std::uniform_real_distribution<double> seconds(0.8, 1.2);
+    std::vector<double> num, den;
+    for (size_t i = 0; i < runs; ++i) {
+        den.push_back(seconds(rng));
+        num.push_back(den.back() * rate * std::exp(sigma * t(rng) / std::sqrt(3.0)));
+    }
+    return ratio_estimate(num, den);
+}
+
+}  // namespace
+
+TEST(RatioTest, HeavyTailedRunsOfOneSystemAreCalledDifferentAtMostAlphaOfTheTime)
+{
+    std::mt19937_64 rng(11);
+    for (size_t runs : {3, 4, 8}) {
+        int rejected = 0;
+        for (int i = 0; i < kTrials; ++i)
+            rejected +=
+                ratio_test(heavy_rate(rng, runs, 5000, 0.4), heavy_rate(rng, runs, 5000, 0.4), kAlpha, false).p_value <
+                kAlpha;
+        EXPECT_LE(double(rejected) / kTrials, kAlpha + three_se(kAlpha)) << runs << " runs a side";
+    }
+}
+
+TEST(RatioTest, ARateIntervalNeverGoesBelowMinus100Percent)
+{
+    std::mt19937_64 rng(12);
+    int covered = 0;
+    for (int i = 0; i < kTrials; ++i) {
+        // Noisy runs and a true drop of 90%.
+        const TestResult r = ratio_test(heavy_rate(rng, 4, 1000, 0.5), heavy_rate(rng, 4, 100, 0.5), kAlpha, false);
+        ASSERT_TRUE(r.enough_data);
+        EXPECT_EQ(r.method, Method::WelchLog);
+        EXPECT_GE(r.center_a + r.diff_low, 0.0);
+        EXPECT_LE(r.diff_low, r.difference);
+        EXPECT_GE(r.diff_high, r.difference);
+        if (std::isfinite(r.rel_low)) {
+            EXPECT_GE(r.rel_low, -1.0);
+            EXPECT_NEAR(r.diff_low, r.center_a * r.rel_low, 1e-9 * r.center_a);
+        }
+        // The interval holds A's value fixed: B's true value 100 is what it covers.
+        covered += r.center_a + r.diff_low <= 100 && 100 <= r.center_a + r.diff_high;
+    }
+    // Sums of heavy-tailed runs are not lognormal, so the coverage is
+    // approximate; it must not be far from nominal.
+    EXPECT_GE(double(covered) / kTrials, 1 - 2 * kAlpha);
+}
+
+// A lock that barely contends on one side (0, 0, 1, 0 in four runs): a log
+// of its value alone would be too uncertain to test on; with the offset, a
+// 200-fold drop is plain.
+TEST(RatioTest, ASideNearZeroStaysTestable)
+{
+    const RatioEstimate busy =
+        ratio_estimate(std::vector<double>{44, 51, 47, 49}, std::vector<double>{1.0, 1.0, 1.0, 1.0});
+    const RatioEstimate quiet = ratio_estimate(std::vector<double>{0, 0, 1, 0}, std::vector<double>{1, 1, 1, 1});
+    const TestResult r = ratio_test(busy, quiet, kAlpha, false);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_LT(r.p_value, 0.005);
+    EXPECT_GE(r.rel_low, -1.0);
+    EXPECT_LT(r.rel_high, -0.9);
+    const TestResult back = ratio_test(quiet, busy, kAlpha, false);
+    EXPECT_LT(back.p_value, 0.005);
+    EXPECT_TRUE(std::isnan(back.rel_low)) << "A is not clearly away from 0: no ratio to it";
+    EXPECT_GE(back.center_a + back.diff_low, 0.0);
+}
+
+TEST(RatioTest, AFractionsIntervalKeepsItsValueInsideZeroToOne)
+{
+    std::mt19937_64 rng(13);
+    std::uniform_real_distribution<double> share(0, 1);
+    for (int i = 0; i < kTrials; ++i) {
+        std::vector<double> ka, na, kb, nb;
+        for (int run = 0; run < 3; ++run) {
+            na.push_back(100);
+            ka.push_back(std::round(100 * share(rng) * 0.1));  // A near 0
+            nb.push_back(100);
+            kb.push_back(std::round(100 * (0.9 + 0.1 * share(rng))));  // B near 1
+        }
+        const TestResult r = ratio_test(ratio_estimate(ka, na), ratio_estimate(kb, nb), kAlpha, true);
+        ASSERT_TRUE(r.enough_data);
+        EXPECT_EQ(r.method, Method::Welch);
+        EXPECT_GE(r.center_a + r.diff_low, -1e-12);
+        EXPECT_LE(r.center_a + r.diff_high, 1 + 1e-12);
+        if (r.center_a > 0) {
+            EXPECT_GE(r.rel_low, -1.0);
+            EXPECT_LE(r.rel_high, 1 / r.center_a - 1 + 1e-9);
+        }
+    }
+}

@@ -119,8 +119,8 @@ double median(std::vector<double> xs)
 
 const char* method_name(Method m)
 {
-    static constexpr std::array kNames{"none", "welch-t", "mann-whitney", "mann-whitney-exact"};
-    return enum_name<Method::MannWhitneyExact>(kNames, m);
+    static constexpr std::array kNames{"none", "welch-t", "mann-whitney", "mann-whitney-exact", "welch-t-log"};
+    return enum_name<Method::WelchLog>(kNames, m);
 }
 
 TestResult welch_test(std::span<const double> a, std::span<const double> b, double alpha)
@@ -380,6 +380,109 @@ ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t 
     const double pooled = double(k_a + k_b) / double(n_a + n_b);
     const double se = std::sqrt(pooled * (1 - pooled) * (1.0 / double(n_a) + 1.0 / double(n_b)));
     r.p_value = se > 0 ? normal_two_sided_p(r.difference / se) : 1.0;
+    return r;
+}
+
+RatioEstimate ratio_estimate(std::span<const double> num, std::span<const double> den)
+{
+    RatioEstimate r;
+    double sum_num = 0, sum_den = 0;
+    for (size_t i = 0; i < num.size() && i < den.size(); ++i)
+        if (den[i] > 0) {
+            ++r.n;
+            sum_num += num[i];
+            sum_den += den[i];
+        }
+    if (r.n == 0) {
+        r.value = kNaN;
+        return r;
+    }
+    r.value = sum_num / sum_den;
+    if (r.n < 2)
+        return r;
+    const double mean_den = sum_den / double(r.n);
+    double ss = 0;
+    for (size_t i = 0; i < num.size() && i < den.size(); ++i)
+        if (den[i] > 0) {
+            const double e = (num[i] - r.value * den[i]) / mean_den;
+            ss += e * e;
+        }
+    r.variance = ss / double(r.n - 1) / double(r.n);
+    return r;
+}
+
+namespace {
+
+// Welch's t on d with the two sides' variances of it; the interval [low, high].
+void welch_on(TestResult& r, double d, double va, double vb, double alpha, double& low, double& high)
+{
+    const double se2 = va + vb;
+    low = high = d;
+    if (se2 == 0) {
+        // Both sides constant: the difference is exact, whatever it is.
+        r.df = double(r.n_a + r.n_b - 2);
+        r.p_value = d == 0 ? 1.0 : 0.0;
+        r.statistic = d == 0 ? 0.0 : std::copysign(INFINITY, d);
+        return;
+    }
+    r.df = se2 * se2 / (va * va / double(r.n_a - 1) + vb * vb / double(r.n_b - 1));
+    const boost::math::students_t dist(r.df);
+    r.statistic = d / std::sqrt(se2);
+    r.p_value = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(r.statistic))));
+    const double half = boost::math::quantile(boost::math::complement(dist, alpha / 2.0)) * std::sqrt(se2);
+    low = d - half;
+    high = d + half;
+}
+
+}  // namespace
+
+TestResult ratio_test(const RatioEstimate& a, const RatioEstimate& b, double alpha, bool fraction, size_t min_samples)
+{
+    TestResult r;
+    r.n_a = a.n;
+    r.n_b = b.n;
+    r.center_a = a.value;
+    r.center_b = b.value;
+    r.difference = b.value - a.value;
+    r.relative = a.value > 0 ? b.value / a.value - 1 : kNaN;
+    r.diff_low = r.diff_high = r.rel_low = r.rel_high = kNaN;
+    r.method = fraction ? Method::Welch : Method::WelchLog;
+    if (a.n < min_samples || b.n < min_samples) {
+        r.reason = "the test needs at least " + std::to_string(min_samples) +
+                   " samples with a value on each side (A has " + std::to_string(a.n) + ", B has " +
+                   std::to_string(b.n) + ")";
+        return r;
+    }
+    r.enough_data = true;
+    double low = 0, high = 0;
+    if (fraction) {
+        welch_on(r, r.difference, a.variance, b.variance, alpha, low, high);
+        // B's value is in [0, 1]: so is the interval's.
+        r.diff_low = std::max(low, -a.value);
+        r.diff_high = std::min(high, 1.0 - a.value);
+    } else {
+        // log(B + c) − log(A + c), each side's variance by the delta method;
+        // c keeps a side at or near 0 testable (its log would be −∞, or its
+        // variance unbounded) and is negligible between values of one size.
+        const double c = kLogOffset * (a.value + b.value) / 2;
+        if (!(c > 0)) {
+            welch_on(r, 0, 0, 0, alpha, low, high);  // both 0 in every sample
+            r.diff_low = r.diff_high = 0;
+        } else {
+            const double sa = a.value + c, sb = b.value + c;
+            welch_on(r, std::log(sb / sa), a.variance / (sa * sa), b.variance / (sb * sb), alpha, low, high);
+            // B's value at each end of the ratio's interval, A's value held.
+            r.diff_low = std::max(std::exp(low) * sa - c - a.value, -a.value);
+            r.diff_high = std::exp(high) * sa - c - a.value;
+        }
+    }
+    // Relative to A's value, held fixed: only where that value is clearly
+    // away from 0 (its standard error at most a third of it). Else a ratio
+    // to it would claim more than the data know.
+    if (a.value > 0 && (fraction || std::sqrt(a.variance) <= a.value / 3)) {
+        r.rel_low = r.diff_low / a.value;
+        r.rel_high = r.diff_high / a.value;
+    }
     return r;
 }
 

@@ -23,8 +23,10 @@ Summary summarize(std::span<const double> xs);
 
 double median(std::vector<double> xs);  // NaN when empty
 
-enum class Method { None, Welch, MannWhitney, MannWhitneyExact };
-const char* method_name(Method m);  // "welch-t", "mann-whitney", "mann-whitney-exact", "none"
+// WelchLog: Welch's t on the log of each side's value (ratio_test).
+enum class Method { None, Welch, MannWhitney, MannWhitneyExact, WelchLog };
+// "welch-t", "mann-whitney", "mann-whitney-exact", "welch-t-log", "none"
+const char* method_name(Method m);
 
 struct TestResult {
     Method method = Method::None;
@@ -96,6 +98,39 @@ struct ProportionDifference {
     double p_value = 1;  // two-sided
 };
 ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b, double alpha);
+
+// A side's value of a ratio metric (contentions per second, failures per
+// attempt, ...) over its samples (runs, or hosts), the way a report computes
+// it: the sum of the numerators over the sum of the denominators, over the
+// samples whose denominator is positive. Its variance comes from the spread
+// between samples (the ratio estimator's linearisation: each sample's
+// num − value·den, over the mean den), so a sample with twice the time
+// counts twice, and a sample of 0 (a lock not contended in one run) is a
+// value like any other.
+struct RatioEstimate {
+    size_t n = 0;         // samples with a positive denominator
+    double value = 0;     // Σ num / Σ den; NaN when n is 0
+    double variance = 0;  // of value; 0 when n < 2
+};
+RatioEstimate ratio_estimate(std::span<const double> num, std::span<const double> den);
+
+// Welch's t-test on two ratio estimates, with at least `min_samples` a side.
+// A rate or time (fraction false) is compared on the log scale, as
+// log(B + c) − log(A + c) with c = kLogOffset times the two values' mean:
+// its interval is a ratio, so the relative change's interval never goes
+// below −100%, and the multiplicative spread between runs that times and
+// rates show is what the test expects; c keeps a side at or near 0 (a lock
+// that barely contended there) testable, where a log alone would be −∞ or
+// its variance unbounded. A fraction is compared as a difference, its
+// interval cut to what B's value can take, [0, 1] (so the relative interval
+// stays in [−100%, 1/A − 100%]). The centers are the two values; df is
+// Welch–Satterthwaite's, each side with n − 1. The difference's interval
+// holds A's value fixed, and so does the relative interval, which is NaN
+// unless A's value is clearly away from 0 (standard error at most a third
+// of it): a ratio to a value that may be near 0 would claim too much.
+inline constexpr double kLogOffset = 0.01;
+TestResult ratio_test(const RatioEstimate& a, const RatioEstimate& b, double alpha, bool fraction,
+                      size_t min_samples = 3);
 
 // Holm–Bonferroni adjusted p-values (same order as the input); controls the
 // chance of any false positive across a family of comparisons.
