@@ -25,6 +25,11 @@ public:
         std::normal_distribution<double> z(0, sigma);
         return std::exp(z(rng_));
     }
+    double uniform()
+    {
+        std::uniform_real_distribution<double> u(0, 1);
+        return u(rng_);
+    }
     uint64_t poisson(double mean)
     {
         if (!(mean > 0))
@@ -84,6 +89,10 @@ Session noisy_session(const NoisySpec& spec)
         s.locks.push_back({int64_t(k + 1), l.name, l.kind, l.mode, "caller_of_" + std::to_string(k),
                            0xffff888000000000ull + 64 * k, 33, "slab"});
     }
+    const auto burst_id = int64_t(spec.locks.size() + 1);
+    if (spec.burst_chance > 0)
+        s.locks.push_back({burst_id, "mutex@rcu_barrier_tasks_generic", "mutex", "", "rcu_barrier_tasks_generic",
+                           0xffffffff83000000ull, 33, "caller"});
     uint64_t t = 1'000'000'000ull;
     const auto interval_ns = uint64_t(spec.interval_s * 1e9);
     for (int r = 0; r < spec.runs; ++r) {
@@ -113,6 +122,14 @@ Session noisy_session(const NoisySpec& spec)
                     continue;  // as the recorder: no row for an interval without contention
                 in.counters.add(c);
                 s.lock_intervals.push_back({run.id, i, int64_t(k + 1), c});
+            }
+            if (i == 0 && noise.uniform() < spec.burst_chance) {
+                LockCounters burst;
+                burst.contentions = burst.spin_attempts = burst.spin_failures = burst.sleeps = 1;
+                burst.wait_ns = burst.sleep_ns = burst.max_wait_ns = 400'000'000;
+                burst.timed = 1;
+                in.counters.add(burst);
+                s.lock_intervals.push_back({run.id, i, burst_id, burst});
             }
             s.intervals.push_back(in);
         }

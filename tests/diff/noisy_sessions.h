@@ -37,6 +37,10 @@ struct NoisySpec {
     double ops_per_s = 300000;  // 0: no workload counts
     double run_sigma = 0.15;    // spread of a run's level, log scale (heavy-tailed)
     double part_sigma = 0.2;    // spread of the parts and of the path shares between runs
+    // The chance that a run also holds one long sleep on a lock of another
+    // program (mutex@rcu_barrier_tasks_generic, 0.4 s asleep): one such run
+    // outweighs all the others' wait, as on a shared machine.
+    double burst_chance = 0;
     std::vector<NoisyLock> locks;
     uint64_t seed = 1;
 };

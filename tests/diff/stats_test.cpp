@@ -343,6 +343,46 @@ TEST(Stats, HolmAdjustment)
         EXPECT_NEAR(adjusted[i], expected[i], 1e-12) << i;
 }
 
+TEST(Stats, WeightedHolmWithEqualWeightsIsHolm)
+{
+    const std::vector<double> p = {0.01, 0.04, 0.03, 0.005};
+    const std::vector<double> holm = holm_adjust(p), weighted = weighted_holm_adjust(p, {2, 2, 2, 2});
+    for (size_t i = 0; i < p.size(); ++i)
+        EXPECT_NEAR(weighted[i], holm[i], 1e-12) << i;
+}
+
+TEST(Stats, WeightedHolmStepsDownByPOverWeight)
+{
+    // Worked by hand: the order is by p/w; each adjusted p is p times the
+    // weight left at its step over its own weight, never below the one before.
+    const std::vector<double> a = weighted_holm_adjust({0.04, 0.001}, {0.9, 0.1});
+    EXPECT_NEAR(a[1], 0.001 * 1.0 / 0.1, 1e-12);
+    EXPECT_NEAR(a[0], 0.04 * 0.9 / 0.9, 1e-12);
+    const std::vector<double> b = weighted_holm_adjust({0.02, 0.01}, {0.25, 0.75});
+    EXPECT_NEAR(b[1], 0.01 / 0.75, 1e-12);
+    EXPECT_NEAR(b[0], 0.02, 1e-12);
+}
+
+TEST(Stats, WeightedHolmKeepsTheFamilyWiseErrorAtAlpha)
+{
+    // 20 metrics sharing three quarters and 40 call paths a quarter, all
+    // true null hypotheses: any false rejection at most alpha of the time.
+    std::mt19937_64 rng(6);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    std::vector<double> w;
+    for (int i = 0; i < 60; ++i)
+        w.push_back(i < 20 ? 0.75 / 20 : 0.25 / 40);
+    int any = 0;
+    for (int t = 0; t < kTrials; ++t) {
+        std::vector<double> p;
+        for (size_t i = 0; i < w.size(); ++i)
+            p.push_back(uniform(rng));
+        const std::vector<double> adjusted = weighted_holm_adjust(p, w);
+        any += *std::min_element(adjusted.begin(), adjusted.end()) < kAlpha;
+    }
+    EXPECT_LE(double(any) / kTrials, kAlpha + three_se(kAlpha));
+}
+
 TEST(Stats, HolmKeepsTheFamilyWiseErrorAtAlpha)
 {
     // 40 true null hypotheses, as many as a diff of a few locks tests: any
@@ -360,37 +400,32 @@ TEST(Stats, HolmKeepsTheFamilyWiseErrorAtAlpha)
     EXPECT_LE(double(any) / kTrials, kAlpha + three_se(kAlpha));
 }
 
-TEST(RatioTest, TheValueIsTheRatioOfSumsAndItsVarianceTheSpreadBetweenSamples)
+TEST(RatioTest, EachSampleIsItsOwnRatioAndTheValueIsTheRatioOfSums)
 {
-    const RatioEstimate exact = ratio_estimate(std::vector<double>{2, 4, 6}, std::vector<double>{1, 2, 3});
-    EXPECT_EQ(exact.n, 3u);
-    EXPECT_DOUBLE_EQ(exact.value, 2.0);
-    EXPECT_NEAR(exact.variance, 0.0, 1e-24) << "proportional samples agree exactly";
-    // Equal denominators: the variance of the mean of the ratios.
-    const RatioEstimate two = ratio_estimate(std::vector<double>{1, 3, 7}, std::vector<double>{1, 1, 0});
-    EXPECT_EQ(two.n, 2u) << "a sample without a denominator has no value";
-    EXPECT_DOUBLE_EQ(two.value, 2.0);
-    EXPECT_DOUBLE_EQ(two.variance, 1.0);
-    const RatioEstimate none = ratio_estimate(std::vector<double>{1}, std::vector<double>{0});
-    EXPECT_EQ(none.n, 0u);
-    EXPECT_TRUE(std::isnan(none.value));
+    const RatioSamples r = ratio_samples(std::vector<double>{1, 3, 7, 9}, std::vector<double>{1, 1, 0, 2});
+    EXPECT_EQ(r.values, (std::vector<double>{1, 3, 4.5})) << "a sample without a denominator has no value";
+    EXPECT_DOUBLE_EQ(r.pooled, 13.0 / 4.0);
+    const RatioSamples none = ratio_samples(std::vector<double>{1}, std::vector<double>{0});
+    EXPECT_TRUE(none.values.empty());
+    EXPECT_TRUE(std::isnan(none.pooled));
 }
 
 TEST(RatioTest, FewerThanThreeSamplesAreNotEnoughAndSaySo)
 {
-    const RatioEstimate two = ratio_estimate(std::vector<double>{1, 3}, std::vector<double>{1, 1});
-    const RatioEstimate four = ratio_estimate(std::vector<double>{1, 2, 3, 4}, std::vector<double>{1, 1, 1, 1});
+    const RatioSamples two = ratio_samples(std::vector<double>{1, 3}, std::vector<double>{1, 1});
+    const RatioSamples four = ratio_samples(std::vector<double>{1, 2, 3, 4}, std::vector<double>{1, 1, 1, 1});
     const TestResult r = ratio_test(two, four, kAlpha, false);
     EXPECT_FALSE(r.enough_data);
     EXPECT_NE(r.reason.find("at least 3"), std::string::npos) << r.reason;
     EXPECT_NE(r.reason.find("A has 2, B has 4"), std::string::npos) << r.reason;
+    EXPECT_DOUBLE_EQ(r.center_a, 2.0) << "the values are shown all the same";
 }
 
 namespace {
 
 // Per-run (count, seconds) of a heavy-tailed rate: runs of unequal length,
 // the rate's log a scaled Student t with 3 degrees of freedom.
-RatioEstimate heavy_rate(std::mt19937_64& rng, size_t runs, double rate, double sigma)
+RatioSamples heavy_rate(std::mt19937_64& rng, size_t runs, double rate, double sigma)
 {
     std::student_t_distribution<double> t(3);
     std::uniform_real_distribution<double> seconds(0.8, 1.2);
@@ -399,7 +434,7 @@ RatioEstimate heavy_rate(std::mt19937_64& rng, size_t runs, double rate, double 
         den.push_back(seconds(rng));
         num.push_back(den.back() * rate * std::exp(sigma * t(rng) / std::sqrt(3.0)));
     }
-    return ratio_estimate(num, den);
+    return ratio_samples(num, den);
 }
 
 }  // namespace
@@ -427,28 +462,43 @@ TEST(RatioTest, ARateIntervalNeverGoesBelowMinus100Percent)
         ASSERT_TRUE(r.enough_data);
         EXPECT_EQ(r.method, Method::WelchLog);
         EXPECT_GE(r.center_a + r.diff_low, 0.0);
-        EXPECT_LE(r.diff_low, r.difference);
+        EXPECT_LE(r.diff_low, r.difference) << "the interval holds the change shown";
         EXPECT_GE(r.diff_high, r.difference);
         if (std::isfinite(r.rel_low)) {
             EXPECT_GE(r.rel_low, -1.0);
             EXPECT_NEAR(r.diff_low, r.center_a * r.rel_low, 1e-9 * r.center_a);
         }
-        // The interval holds A's value fixed: B's true value 100 is what it covers.
-        covered += r.center_a + r.diff_low <= 100 && 100 <= r.center_a + r.diff_high;
+        // rel_low and rel_high are left out where A's runs are too spread to
+        // take a ratio to; the difference is always there.
+        covered += r.diff_low / r.center_a <= -0.9 && -0.9 <= r.diff_high / r.center_a;
     }
-    // Sums of heavy-tailed runs are not lognormal, so the coverage is
-    // approximate; it must not be far from nominal.
+    // The interval holds A's value fixed and is of the runs' typical ratio,
+    // so its coverage of the ratio of the means is approximate; it must not
+    // be far from nominal.
     EXPECT_GE(double(covered) / kTrials, 1 - 2 * kAlpha);
 }
 
+// One run that waited 443 ms where the other three waited about 5 ms, all of
+// it asleep: that side's pooled asleep share (95%) rests on one run, and a
+// share of 0% on the other side is no evidence of a change.
+TEST(RatioTest, ARunThatOutweighsTheOthersIsOneRun)
+{
+    const RatioSamples one = ratio_samples(std::vector<double>{0, 0, 434, 0}, std::vector<double>{5.9, 5.3, 443, 4.4});
+    const RatioSamples none = ratio_samples(std::vector<double>{0, 0, 0, 0}, std::vector<double>{33.8, 35.6, 1.5, 6.0});
+    const TestResult r = ratio_test(one, none, kAlpha, true);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_NEAR(r.difference, -434.0 / 458.6, 1e-3);
+    EXPECT_GT(r.p_value, 0.2);
+    EXPECT_LE(r.diff_low, r.difference);
+}
+
 // A lock that barely contends on one side (0, 0, 1, 0 in four runs): a log
-// of its value alone would be too uncertain to test on; with the offset, a
-// 200-fold drop is plain.
+// of its value alone would be −∞ in three runs; with the offset, a 200-fold
+// drop is plain.
 TEST(RatioTest, ASideNearZeroStaysTestable)
 {
-    const RatioEstimate busy =
-        ratio_estimate(std::vector<double>{44, 51, 47, 49}, std::vector<double>{1.0, 1.0, 1.0, 1.0});
-    const RatioEstimate quiet = ratio_estimate(std::vector<double>{0, 0, 1, 0}, std::vector<double>{1, 1, 1, 1});
+    const RatioSamples busy = ratio_samples(std::vector<double>{44, 51, 47, 49}, std::vector<double>{1, 1, 1, 1});
+    const RatioSamples quiet = ratio_samples(std::vector<double>{0, 0, 1, 0}, std::vector<double>{1, 1, 1, 1});
     const TestResult r = ratio_test(busy, quiet, kAlpha, false);
     ASSERT_TRUE(r.enough_data);
     EXPECT_LT(r.p_value, 0.005);
@@ -472,7 +522,7 @@ TEST(RatioTest, AFractionsIntervalKeepsItsValueInsideZeroToOne)
             nb.push_back(100);
             kb.push_back(std::round(100 * (0.9 + 0.1 * share(rng))));  // B near 1
         }
-        const TestResult r = ratio_test(ratio_estimate(ka, na), ratio_estimate(kb, nb), kAlpha, true);
+        const TestResult r = ratio_test(ratio_samples(ka, na), ratio_samples(kb, nb), kAlpha, true);
         ASSERT_TRUE(r.enough_data);
         EXPECT_EQ(r.method, Method::Welch);
         EXPECT_GE(r.center_a + r.diff_low, -1e-12);

@@ -201,6 +201,20 @@ Metrics make_metrics(bool per_op)
          [](const LockCounters&, const Unit& u) { return of(double(u.idle_ns), double(u.cpu_ns)); }}};
 }
 
+// Why a metric has no verdict, in the words of what to do about it.
+std::string not_enough_reason(const stats::TestResult& t, const DiffResult& d)
+{
+    const std::string samples = d.by_hosts ? "hosts" : "runs";
+    const std::string need = "the test needs at least " + std::to_string(kMinRuns) + " " + samples +
+                             " with a value on each side (A has " + std::to_string(t.n_a) + ", B has " +
+                             std::to_string(t.n_b) + ")";
+    if (d.by_hosts)
+        return "not enough hosts: " + need;
+    if (d.runs_a < kMinRuns || d.runs_b < kMinRuns)
+        return need + ": record each side with --repeat " + std::to_string(kMinRuns) + " or more";
+    return need + ": the other runs have none of what the metric divides by (no spin attempts, no wait)";
+}
+
 // Each side's value over its runs (of one lock, or of all), and the test.
 MetricDiff compare(const Metric& metric, const Side& a, const Side& b, const std::vector<LockCounters>* lock_a,
                    const std::vector<LockCounters>* lock_b, const DiffResult& d)
@@ -213,17 +227,11 @@ MetricDiff compare(const Metric& metric, const Side& a, const Side& b, const std
                 num.push_back(r->first);
                 den.push_back(r->second);
             }
-        return stats::ratio_estimate(num, den);
+        return stats::ratio_samples(num, den);
     };
     m.test = stats::ratio_test(estimate(a, lock_a), estimate(b, lock_b), d.alpha, m.fraction(), kMinRuns);
     if (!m.test.enough_data)
-        m.test.reason = d.by_hosts ? "not enough hosts: the test needs at least " + std::to_string(kMinRuns) +
-                                         " hosts with a value on each side (A has " + std::to_string(m.test.n_a) +
-                                         ", B has " + std::to_string(m.test.n_b) + ")"
-                                   : "the test needs at least " + std::to_string(kMinRuns) +
-                                         " runs with a value on each side (A has " + std::to_string(m.test.n_a) +
-                                         ", B has " + std::to_string(m.test.n_b) +
-                                         "): record each side with --repeat " + std::to_string(kMinRuns) + " or more";
+        m.test.reason = not_enough_reason(m.test, d);
     m.p_adjusted = m.test.p_value;
     return m;
 }
@@ -330,18 +338,19 @@ void method_notes(DiffResult& d)
     const std::string samples = d.by_hosts ? "hosts" : "runs";
     char buf[600];
     std::snprintf(buf, sizeof buf,
-                  "each side's value is its sum over its %s of one count over another, as report computes it "
-                  "(%zu vs %zu %s), and the %s are the samples: rates and times are compared with Welch's t-test "
-                  "on the log of the values (so their interval is a ratio, never below -100%%), fractions and "
-                  "shares with Welch's t-test on the values (their interval, in points, kept within 0-100%%). "
-                  "A metric with fewer than %zu %s on a side gets no verdict",
+                  "values are report's, each side's sums over its %s (%zu vs %zu); the test takes each of the %s "
+                  "as one sample: Welch's t-test on the log of the %s' values for rates and times (the interval is "
+                  "a ratio, never below -100%%), on their values for fractions and shares (the interval, in "
+                  "points, kept within 0-100%%). A metric with fewer than %zu %s on a side gets no verdict",
                   samples.c_str(), d.runs_a, d.runs_b, samples.c_str(), samples.c_str(), kMinRuns, samples.c_str());
     d.notes.push_back(buf);
     std::snprintf(buf, sizeof buf,
-                  "alpha %.3g is the chance that the diff calls anything at all by chance: its %zu p-values (totals, "
-                  "lock rows%s) are Holm-adjusted together; nothing below --min-effect %.3g is called (a rate's "
-                  "relative change, a fraction's change in points); confidence intervals are %.3g%% per comparison",
-                  d.alpha, d.hypotheses, d.by_hosts ? "" : " and call paths", d.min_effect, 100 * (1 - d.alpha));
+                  "alpha %.3g is the chance that the diff calls anything at all by chance: its %zu p-values are "
+                  "adjusted together (Holm's weighted procedure%s); nothing below --min-effect %.3g is called (a "
+                  "rate's relative change, a fraction's change in points); confidence intervals are %.3g%% per "
+                  "comparison",
+                  d.alpha, d.hypotheses, d.stack_paths_compared ? ", the call paths sharing a quarter of alpha" : "",
+                  d.min_effect, 100 * (1 - d.alpha));
     d.notes.push_back(buf);
     if (d.stack_paths_compared)
         d.notes.push_back(

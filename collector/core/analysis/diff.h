@@ -48,7 +48,8 @@ struct DiffOptions {
 };
 
 // One metric compared across the sessions: each side's value is a ratio of
-// sums over its runs (stats::ratio_estimate), the value report shows.
+// sums over its runs, the value report shows; the runs are the samples of
+// its test (stats::ratio_test).
 struct MetricDiff {
     // "throughput", "contentions_per_s", "spin_failure_rate", "wait_per_op",
     // "wait_per_s", the wait's parts "spinning_share", "queued_on_cpu_share",
@@ -58,7 +59,7 @@ struct MetricDiff {
     std::string unit;  // "ops/s", "/s", "ns/op", "ns/s", "fraction"
     Direction direction = Direction::Neutral;
     stats::TestResult test;  // centers, change, CIs, p, method, n per side
-    double p_adjusted = 1;   // Holm-adjusted over the diff's whole family
+    double p_adjusted = 1;   // adjusted over the diff's whole family (diff_verdicts.h)
     Verdict verdict = Verdict::NotEnoughData;
 
     bool fraction() const { return unit == "fraction"; }
@@ -104,7 +105,7 @@ struct StackShift {
     // − p_a with its interval (in [−p_a, 1 − p_a]) and the p-value of
     // Welch's test with the runs as samples (stats::ratio_test).
     stats::ProportionDifference share;
-    double p_adjusted = 1;  // Holm-adjusted over the diff's whole family
+    double p_adjusted = 1;  // adjusted over the diff's whole family (diff_verdicts.h)
     bool appeared() const { return samples_a == 0; }
 };
 

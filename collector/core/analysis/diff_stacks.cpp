@@ -68,8 +68,8 @@ std::vector<StackShift> compare_stacks(const Side& sa, const Side& sb, const std
             };
             const std::vector<double> ka = samples(stacks_a, path, sa.units.size());
             const std::vector<double> kb = samples(stacks_b, path, sb.units.size());
-            const stats::TestResult t = stats::ratio_test(stats::ratio_estimate(ka, fa->second),
-                                                          stats::ratio_estimate(kb, fb->second), alpha, true, kMinRuns);
+            const stats::TestResult t = stats::ratio_test(stats::ratio_samples(ka, fa->second),
+                                                          stats::ratio_samples(kb, fb->second), alpha, true, kMinRuns);
             if (!t.enough_data)
                 continue;  // fewer than kMinRuns runs sampled the lock
             StackShift sh{std::get<0>(m.a), std::get<1>(m.a), std::get<2>(m.a), path.first, path.second};

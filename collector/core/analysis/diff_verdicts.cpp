@@ -58,12 +58,20 @@ void decide_verdicts(DiffResult& d, std::vector<StackShift> paths)
         for (MetricDiff& m : l.metrics)
             if (m.test.enough_data)
                 tested.push_back(&m);
-    std::vector<double> p;
-    for (const MetricDiff* m : tested)
+    // The call paths, which can be many, share a quarter of alpha; the
+    // metrics (totals and lock rows) the rest. A part with nothing to test
+    // leaves all of it to the other.
+    const double paths_share = tested.empty() ? 1.0 : paths.empty() ? 0.0 : kCallPathsShare;
+    std::vector<double> p, w;
+    for (const MetricDiff* m : tested) {
         p.push_back(m->test.p_value);
-    for (const StackShift& sh : paths)
+        w.push_back((1 - paths_share) / double(tested.size()));
+    }
+    for (const StackShift& sh : paths) {
         p.push_back(sh.share.p_value);
-    const std::vector<double> adjusted = stats::holm_adjust(p);
+        w.push_back(paths_share / double(paths.size()));
+    }
+    const std::vector<double> adjusted = stats::weighted_holm_adjust(p, w);
     size_t at = 0;
     for (MetricDiff* m : tested)
         m->p_adjusted = adjusted[at++];

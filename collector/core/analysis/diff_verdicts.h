@@ -1,9 +1,11 @@
 // Verdicts of `lockscope diff`, shared by the session diff and the fleet
 // diff (hosts as replicates). Everything one diff can call is one family:
 // the totals, every lock row's metrics and every call path, their p-values
-// adjusted together by Holm's procedure, so an A/A diff calls anything at
-// all with a chance of at most alpha, however the tests depend on each
-// other. Then a change smaller than the minimum effect is not called,
+// adjusted together by Holm's weighted procedure, so an A/A diff calls
+// anything at all with a chance of at most alpha, however the tests depend
+// on each other. The call paths, which can be dozens, share a quarter of
+// alpha and the metrics the rest, so that many paths do not drown the
+// totals. Then a change smaller than the minimum effect is not called,
 // whatever its p-value.
 #pragma once
 
@@ -12,6 +14,8 @@
 #include "core/analysis/diff.h"
 
 namespace lockscope {
+
+inline constexpr double kCallPathsShare = 0.25;
 
 // The verdict of one compared metric, from its adjusted p-value.
 Verdict judge(const MetricDiff& m, double alpha, double min_effect);

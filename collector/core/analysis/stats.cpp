@@ -383,107 +383,106 @@ ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t 
     return r;
 }
 
-RatioEstimate ratio_estimate(std::span<const double> num, std::span<const double> den)
+RatioSamples ratio_samples(std::span<const double> num, std::span<const double> den)
 {
-    RatioEstimate r;
+    RatioSamples r;
     double sum_num = 0, sum_den = 0;
     for (size_t i = 0; i < num.size() && i < den.size(); ++i)
         if (den[i] > 0) {
-            ++r.n;
+            r.values.push_back(num[i] / den[i]);
             sum_num += num[i];
             sum_den += den[i];
         }
-    if (r.n == 0) {
-        r.value = kNaN;
-        return r;
-    }
-    r.value = sum_num / sum_den;
-    if (r.n < 2)
-        return r;
-    const double mean_den = sum_den / double(r.n);
-    double ss = 0;
-    for (size_t i = 0; i < num.size() && i < den.size(); ++i)
-        if (den[i] > 0) {
-            const double e = (num[i] - r.value * den[i]) / mean_den;
-            ss += e * e;
-        }
-    r.variance = ss / double(r.n - 1) / double(r.n);
+    r.pooled = r.values.empty() ? kNaN : sum_num / sum_den;
     return r;
 }
 
 namespace {
 
-// Welch's t on d with the two sides' variances of it; the interval [low, high].
-void welch_on(TestResult& r, double d, double va, double vb, double alpha, double& low, double& high)
+// The mean of the samples is clearly away from 0: its standard error is at
+// most a third of it.
+bool clearly_positive(const std::vector<double>& xs)
 {
-    const double se2 = va + vb;
-    low = high = d;
-    if (se2 == 0) {
-        // Both sides constant: the difference is exact, whatever it is.
-        r.df = double(r.n_a + r.n_b - 2);
-        r.p_value = d == 0 ? 1.0 : 0.0;
-        r.statistic = d == 0 ? 0.0 : std::copysign(INFINITY, d);
-        return;
-    }
-    r.df = se2 * se2 / (va * va / double(r.n_a - 1) + vb * vb / double(r.n_b - 1));
-    const boost::math::students_t dist(r.df);
-    r.statistic = d / std::sqrt(se2);
-    r.p_value = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(r.statistic))));
-    const double half = boost::math::quantile(boost::math::complement(dist, alpha / 2.0)) * std::sqrt(se2);
-    low = d - half;
-    high = d + half;
+    const Summary s = summarize(xs);
+    return s.mean > 0 && std::sqrt(s.variance / double(s.n)) <= s.mean / 3;
 }
 
 }  // namespace
 
-TestResult ratio_test(const RatioEstimate& a, const RatioEstimate& b, double alpha, bool fraction, size_t min_samples)
+TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha, bool fraction, size_t min_samples)
 {
     TestResult r;
-    r.n_a = a.n;
-    r.n_b = b.n;
-    r.center_a = a.value;
-    r.center_b = b.value;
-    r.difference = b.value - a.value;
-    r.relative = a.value > 0 ? b.value / a.value - 1 : kNaN;
+    r.n_a = a.values.size();
+    r.n_b = b.values.size();
+    r.center_a = a.pooled;
+    r.center_b = b.pooled;
+    r.difference = b.pooled - a.pooled;
+    r.relative = a.pooled > 0 ? b.pooled / a.pooled - 1 : kNaN;
     r.diff_low = r.diff_high = r.rel_low = r.rel_high = kNaN;
     r.method = fraction ? Method::Welch : Method::WelchLog;
-    if (a.n < min_samples || b.n < min_samples) {
+    min_samples = std::max<size_t>(min_samples, 3);  // Welch's t-test's own
+    if (r.n_a < min_samples || r.n_b < min_samples) {
         r.reason = "the test needs at least " + std::to_string(min_samples) +
-                   " samples with a value on each side (A has " + std::to_string(a.n) + ", B has " +
-                   std::to_string(b.n) + ")";
+                   " samples with a value on each side (A has " + std::to_string(r.n_a) + ", B has " +
+                   std::to_string(r.n_b) + ")";
         return r;
     }
     r.enough_data = true;
-    double low = 0, high = 0;
-    if (fraction) {
-        welch_on(r, r.difference, a.variance, b.variance, alpha, low, high);
-        // B's value is in [0, 1]: so is the interval's.
-        r.diff_low = std::max(low, -a.value);
-        r.diff_high = std::min(high, 1.0 - a.value);
-    } else {
-        // log(B + c) − log(A + c), each side's variance by the delta method;
-        // c keeps a side at or near 0 testable (its log would be −∞, or its
-        // variance unbounded) and is negligible between values of one size.
-        const double c = kLogOffset * (a.value + b.value) / 2;
-        if (!(c > 0)) {
-            welch_on(r, 0, 0, 0, alpha, low, high);  // both 0 in every sample
-            r.diff_low = r.diff_high = 0;
-        } else {
-            const double sa = a.value + c, sb = b.value + c;
-            welch_on(r, std::log(sb / sa), a.variance / (sa * sa), b.variance / (sb * sb), alpha, low, high);
-            // B's value at each end of the ratio's interval, A's value held.
-            r.diff_low = std::max(std::exp(low) * sa - c - a.value, -a.value);
-            r.diff_high = std::exp(high) * sa - c - a.value;
-        }
+    std::vector<double> xa = a.values, xb = b.values;
+    // The offset: a hundredth of the values' geometric mean, which is small
+    // beside either of them; a ten-thousandth of the larger when one is 0.
+    const double c = a.pooled > 0 && b.pooled > 0 ? kLogOffset * std::sqrt(a.pooled * b.pooled)
+                                                  : kLogOffset * kLogOffset * std::max(a.pooled, b.pooled);
+    if (!fraction) {
+        for (auto* xs : {&xa, &xb})
+            for (double& x : *xs)
+                x = c > 0 ? std::log(x + c) : 0.0;  // c is 0 only when every value is
     }
-    // Relative to A's value, held fixed: only where that value is clearly
-    // away from 0 (its standard error at most a third of it). Else a ratio
-    // to it would claim more than the data know.
-    if (a.value > 0 && (fraction || std::sqrt(a.variance) <= a.value / 3)) {
-        r.rel_low = r.diff_low / a.value;
-        r.rel_high = r.diff_high / a.value;
+    const TestResult w = welch_test(xa, xb, alpha);
+    r.p_value = w.p_value;
+    r.statistic = w.statistic;
+    r.df = w.df;
+    if (fraction) {
+        // B's value is in [0, 1]: so is the interval's.
+        r.diff_low = std::max(w.diff_low, -a.pooled);
+        r.diff_high = std::min(w.diff_high, 1.0 - a.pooled);
+    } else if (c > 0) {
+        // B's value at each end of the ratio's interval, A's value held.
+        r.diff_low = std::max(std::exp(w.diff_low) * (a.pooled + c) - c - a.pooled, -a.pooled);
+        r.diff_high = std::exp(w.diff_high) * (a.pooled + c) - c - a.pooled;
+    } else {
+        r.diff_low = r.diff_high = 0;
+    }
+    // The test weighs each sample alike, the pooled values weigh them by
+    // their denominators: where a sample outweighs the others the two can
+    // differ, and the interval widens to hold the change shown.
+    r.diff_low = std::min(r.diff_low, r.difference);
+    r.diff_high = std::max(r.diff_high, r.difference);
+    if (a.pooled > 0 && (fraction || clearly_positive(a.values))) {
+        r.rel_low = r.diff_low / a.pooled;
+        r.rel_high = r.diff_high / a.pooled;
     }
     return r;
+}
+
+std::vector<double> weighted_holm_adjust(const std::vector<double>& p, const std::vector<double>& weights)
+{
+    std::vector<size_t> order(p.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return p[x] * weights[y] < p[y] * weights[x]; });
+    // remaining[k]: the weight of the hypotheses from step k on.
+    std::vector<double> remaining(p.size() + 1, 0.0);
+    for (size_t k = p.size(); k-- > 0;)
+        remaining[k] = remaining[k + 1] + weights[order[k]];
+    std::vector<double> adjusted(p.size());
+    double running = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const size_t i = order[k];
+        running = std::max(running, std::min(1.0, p[i] * remaining[k] / weights[i]));
+        adjusted[i] = running;
+    }
+    return adjusted;
 }
 
 std::vector<double> holm_adjust(const std::vector<double>& p)

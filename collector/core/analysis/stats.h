@@ -99,41 +99,53 @@ struct ProportionDifference {
 };
 ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b, double alpha);
 
-// A side's value of a ratio metric (contentions per second, failures per
-// attempt, ...) over its samples (runs, or hosts), the way a report computes
-// it: the sum of the numerators over the sum of the denominators, over the
-// samples whose denominator is positive. Its variance comes from the spread
-// between samples (the ratio estimator's linearisation: each sample's
-// num − value·den, over the mean den), so a sample with twice the time
-// counts twice, and a sample of 0 (a lock not contended in one run) is a
-// value like any other.
-struct RatioEstimate {
-    size_t n = 0;         // samples with a positive denominator
-    double value = 0;     // Σ num / Σ den; NaN when n is 0
-    double variance = 0;  // of value; 0 when n < 2
+// A side's samples of a ratio metric (contentions per second, failures per
+// attempt, ...): each sample's (a run's, or a host's) numerator over its
+// denominator, for the samples whose denominator is positive, and the value
+// a report shows, the sum of their numerators over the sum of their
+// denominators.
+struct RatioSamples {
+    std::vector<double> values;
+    double pooled = 0;  // Σ num / Σ den; NaN when no sample has a denominator
 };
-RatioEstimate ratio_estimate(std::span<const double> num, std::span<const double> den);
+RatioSamples ratio_samples(std::span<const double> num, std::span<const double> den);
 
-// Welch's t-test on two ratio estimates, with at least `min_samples` a side.
-// A rate or time (fraction false) is compared on the log scale, as
-// log(B + c) − log(A + c) with c = kLogOffset times the two values' mean:
-// its interval is a ratio, so the relative change's interval never goes
-// below −100%, and the multiplicative spread between runs that times and
-// rates show is what the test expects; c keeps a side at or near 0 (a lock
-// that barely contended there) testable, where a log alone would be −∞ or
-// its variance unbounded. A fraction is compared as a difference, its
-// interval cut to what B's value can take, [0, 1] (so the relative interval
-// stays in [−100%, 1/A − 100%]). The centers are the two values; df is
-// Welch–Satterthwaite's, each side with n − 1. The difference's interval
-// holds A's value fixed, and so does the relative interval, which is NaN
-// unless A's value is clearly away from 0 (standard error at most a third
-// of it): a ratio to a value that may be near 0 would claim too much.
+// Welch's t-test between two sides' samples, each sample counting once (a
+// run that outweighs the others in the sums, one long sleep of another
+// program, moves the pooled value but is one sample here), with at least
+// `min_samples` (3 at the least) a side. The centers are the pooled values, and the
+// difference and relative change are theirs.
+//
+// A rate or time (fraction false) is tested on the log scale, on
+// log(value + c) with c = kLogOffset times the pooled values' geometric mean
+// (kLogOffset² times the larger when one of them is 0): the
+// multiplicative, heavy-tailed spread between runs that rates and times
+// show becomes closer to symmetric, as the test wants, and the interval is
+// a ratio, so B's value is never shown below 0 (the relative change never
+// below −100%); c keeps a side at or near 0 (a lock that barely contended
+// there) testable, where a log alone would be −∞, and is small beside
+// either value. The interval is where B's value lies with
+// A's held fixed, as a difference, and relative to A's value where that is
+// clearly away from 0 (the standard error of its samples' mean at most a
+// third of it; NaN otherwise: a ratio to a value that may be near 0 would
+// claim too much). It is widened, where needed, to hold the pooled change.
+//
+// A fraction is tested as a difference of the samples' values, its
+// interval cut to what B's value can take, [0, 1] (so the relative
+// interval stays in [−100%, 1/A − 100%]).
 inline constexpr double kLogOffset = 0.01;
-TestResult ratio_test(const RatioEstimate& a, const RatioEstimate& b, double alpha, bool fraction,
+TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha, bool fraction,
                       size_t min_samples = 3);
 
 // Holm–Bonferroni adjusted p-values (same order as the input); controls the
 // chance of any false positive across a family of comparisons.
 std::vector<double> holm_adjust(const std::vector<double>& p);
+
+// Holm's weighted procedure (Holm 1979): hypothesis i gets a share w_i of
+// alpha; the step-down order is by p_i / w_i, and a rejected hypothesis hands
+// its share on to the rest. It controls the family-wise error at alpha for
+// any dependence between the tests, as Holm's does; equal weights give
+// Holm's adjustment. Weights must be positive (their scale does not matter).
+std::vector<double> weighted_holm_adjust(const std::vector<double>& p, const std::vector<double>& weights);
 
 }  // namespace lockscope::stats

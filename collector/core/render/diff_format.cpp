@@ -342,7 +342,9 @@ std::string format_diff_text(const DiffResult& d)
     out << "\nnotes\n";
     for (const MetricDiff& m : d.totals)
         if (!m.test.enough_data && !m.test.reason.empty()) {
-            out << wrap(d.by_hosts ? m.test.reason : "not enough data: " + m.test.reason, "  - ", 4);
+            const std::string label = label_of(m);
+            const std::string what = label.substr(label.find_first_not_of(' '));
+            out << wrap(d.by_hosts ? m.test.reason : "not enough data for " + what + ": " + m.test.reason, "  - ", 4);
             break;
         }
     for (const std::string& n : d.notes)
