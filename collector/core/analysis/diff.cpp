@@ -352,6 +352,11 @@ void method_notes(DiffResult& d)
                   d.alpha, d.hypotheses, d.stack_paths_compared ? ", the call paths sharing a quarter of alpha" : "",
                   d.min_effect, 100 * (1 - d.alpha));
     d.notes.push_back(buf);
+    if (!d.by_hosts)
+        d.notes.push_back(
+            "the test takes the runs as alike but for chance: two sessions recorded apart, on a "
+            "machine whose other load changed between them, can differ by more than their runs do; "
+            "runs of both sides interleaved in one session (--runs-a, --runs-b) cannot");
     if (d.stack_paths_compared)
         d.notes.push_back(
             "call paths: each path's share of its lock's sampled waiter (or holder) stacks, the runs as "
