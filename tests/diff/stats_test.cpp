@@ -492,6 +492,34 @@ TEST(RatioTest, ARunThatOutweighsTheOthersIsOneRun)
     EXPECT_LE(r.diff_low, r.difference);
 }
 
+// Spin failures of two rwsem policies, six interleaved runs each (a real
+// session on a loaded machine): in one run of A the lock barely contended,
+// and each of its few spin attempts failed (100%). That run says next to nothing
+// and is no sample of the test; counted as one, it hid a five-fold change.
+TEST(RatioTest, AFractionsRunWithFewTrialsIsNoSample)
+{
+    const std::vector<double> attempts_a{16000, 150, 6000, 57000, 184000, 180000};
+    const std::vector<double> rate_a{0.012, 1.0, 0.027, 0.006, 0.003, 0.003};
+    const std::vector<double> attempts_b{5200, 5500, 198000, 211000, 188000, 210000};
+    const std::vector<double> rate_b{0.073, 0.033, 0.107, 0.121, 0.078, 0.100};
+    std::vector<double> failures_a, failures_b;
+    for (size_t i = 0; i < 6; ++i) {
+        failures_a.push_back(std::round(attempts_a[i] * rate_a[i]));
+        failures_b.push_back(std::round(attempts_b[i] * rate_b[i]));
+    }
+    const TestResult r =
+        ratio_test(ratio_samples(failures_a, attempts_a), ratio_samples(failures_b, attempts_b), kAlpha, true);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_EQ(r.n_a, 5u) << "the run of 150 attempts is left out";
+    EXPECT_EQ(r.n_b, 6u);
+    EXPECT_LT(r.p_value, 0.01);
+    EXPECT_GT(r.diff_low, 0.02);
+    // A rate keeps every run: a run of few operations is slow, not imprecise.
+    const TestResult rate =
+        ratio_test(ratio_samples(failures_a, attempts_a), ratio_samples(failures_b, attempts_b), kAlpha, false);
+    EXPECT_EQ(rate.n_a, 6u);
+}
+
 // A lock that barely contends on one side (0, 0, 1, 0 in four runs): a log
 // of its value alone would be −∞ in three runs; with the offset, a 200-fold
 // drop is plain.

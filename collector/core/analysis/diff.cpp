@@ -212,7 +212,9 @@ std::string not_enough_reason(const stats::TestResult& t, const DiffResult& d)
         return "not enough hosts: " + need;
     if (d.runs_a < kMinRuns || d.runs_b < kMinRuns)
         return need + ": record each side with --repeat " + std::to_string(kMinRuns) + " or more";
-    return need + ": the other runs have none of what the metric divides by (no spin attempts, no wait)";
+    return need +
+           ": the other runs have none of what the metric divides by (no spin attempts, no wait), or, for a fraction, "
+           "less than a hundredth of the median run's";
 }
 
 // Each side's value over its runs (of one lock, or of all), and the test.

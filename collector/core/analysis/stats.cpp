@@ -390,6 +390,7 @@ RatioSamples ratio_samples(std::span<const double> num, std::span<const double> 
     for (size_t i = 0; i < num.size() && i < den.size(); ++i)
         if (den[i] > 0) {
             r.values.push_back(num[i] / den[i]);
+            r.denominators.push_back(den[i]);
             sum_num += num[i];
             sum_den += den[i];
         }
@@ -407,13 +408,28 @@ bool clearly_positive(const std::vector<double>& xs)
     return s.mean > 0 && std::sqrt(s.variance / double(s.n)) <= s.mean / 3;
 }
 
+// A fraction's samples without the runs whose denominator is under
+// kFewTrials of the side's median: one spin attempt that failed is a run
+// at 100%, and says next to nothing.
+std::vector<double> fraction_samples(const RatioSamples& s)
+{
+    const double floor = kFewTrials * median(s.denominators);
+    std::vector<double> kept;
+    for (size_t i = 0; i < s.values.size(); ++i)
+        if (s.denominators[i] >= floor)
+            kept.push_back(s.values[i]);
+    return kept;
+}
+
 }  // namespace
 
 TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha, bool fraction, size_t min_samples)
 {
     TestResult r;
-    r.n_a = a.values.size();
-    r.n_b = b.values.size();
+    std::vector<double> xa = fraction ? fraction_samples(a) : a.values;
+    std::vector<double> xb = fraction ? fraction_samples(b) : b.values;
+    r.n_a = xa.size();
+    r.n_b = xb.size();
     r.center_a = a.pooled;
     r.center_b = b.pooled;
     r.difference = b.pooled - a.pooled;
@@ -428,7 +444,6 @@ TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha
         return r;
     }
     r.enough_data = true;
-    std::vector<double> xa = a.values, xb = b.values;
     // The offset: a hundredth of the values' geometric mean, which is small
     // beside either of them; a ten-thousandth of the larger when one is 0.
     const double c = a.pooled > 0 && b.pooled > 0 ? kLogOffset * std::sqrt(a.pooled * b.pooled)

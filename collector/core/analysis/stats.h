@@ -106,7 +106,8 @@ ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t 
 // denominators.
 struct RatioSamples {
     std::vector<double> values;
-    double pooled = 0;  // Σ num / Σ den; NaN when no sample has a denominator
+    std::vector<double> denominators;  // of each value
+    double pooled = 0;                 // Σ num / Σ den; NaN when no sample has a denominator
 };
 RatioSamples ratio_samples(std::span<const double> num, std::span<const double> den);
 
@@ -132,8 +133,14 @@ RatioSamples ratio_samples(std::span<const double> num, std::span<const double> 
 //
 // A fraction is tested as a difference of the samples' values, its
 // interval cut to what B's value can take, [0, 1] (so the relative
-// interval stays in [−100%, 1/A − 100%]).
+// interval stays in [−100%, 1/A − 100%]). A sample whose denominator is
+// under kFewTrials of its side's median is left out of a fraction's test
+// (it still counts in the pooled value): a run with one spin attempt, which
+// failed, is at 100% and would swamp runs of thousands. A rate or time keeps
+// every sample: a run with a tenth of the others' operations is slow, not
+// imprecise.
 inline constexpr double kLogOffset = 0.01;
+inline constexpr double kFewTrials = 0.01;
 TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha, bool fraction,
                       size_t min_samples = 3);
 
