@@ -57,8 +57,10 @@ QString metric_label(const MetricDiff& m)
                                                                  {"spin_failure_rate", "spin-failure rate"},
                                                                  {"wait_per_op", "wait per op"},
                                                                  {"wait_per_s", "wait per second"},
-                                                                 {"spin_share", "share of wait spinning"},
-                                                                 {"offcpu_share", "share of wait off CPU"},
+                                                                 {"spinning_share", "share of wait spinning"},
+                                                                 {"queued_on_cpu_share", "share of wait queued on CPU"},
+                                                                 {"asleep_share", "share of wait asleep"},
+                                                                 {"runnable_share", "share of wait runnable"},
                                                                  {"idle_fraction", "CPU idle"}};
     for (const auto& [key, label] : labels)
         if (m.metric == key)
@@ -135,6 +137,7 @@ QColor verdict_colour(Verdict v)
         case Verdict::Lower:
             return QColor(0x15, 0x65, 0xc0);
         case Verdict::NoSignificantDifference:
+        case Verdict::BelowMinEffect:
             return QColor(0x61, 0x61, 0x61);
         case Verdict::NotEnoughData:
             return QColor(0x9e, 0x9e, 0x9e);

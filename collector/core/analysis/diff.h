@@ -1,8 +1,11 @@
 // `lockscope diff`: did B (kernel, config, patch or lock policy) change lock
 // behaviour compared with A by more than noise? Metadata differences, then
-// totals and every lock matched by name+kind+mode, each with both values,
-// the relative change, its confidence interval, a p-value and a verdict.
-// Rendering is in diff_format.cpp; the GUI's diff page uses diff_sessions too.
+// totals and every lock row report shows, matched by name+kind+mode, each
+// with both values (as report computes them), the relative change, its
+// confidence interval, a p-value and a verdict. The runs are the samples;
+// every p-value of one diff is adjusted in one family (diff_verdicts.h), so
+// a verdict can gate CI. Rendering is in diff_format.cpp; the GUI's diff
+// page and the fleet diff use diff_sessions too.
 #pragma once
 
 #include "core/analysis/stats.h"
@@ -19,33 +22,50 @@ inline constexpr int kExitDiffGate = 3;
 
 enum class Direction { HigherIsBetter, LowerIsBetter, Neutral };
 
-enum class Verdict { Better, Worse, Higher, Lower, NoSignificantDifference, NotEnoughData };
-// "better", "worse", "higher", "lower", "no significant difference", "not enough data"
+// BelowMinEffect: significant, but the change is smaller than
+// DiffOptions::min_effect, so nothing is called.
+enum class Verdict { Better, Worse, Higher, Lower, NoSignificantDifference, NotEnoughData, BelowMinEffect };
+// "better", "worse", "higher", "lower", "no significant difference", "not enough data", "below min effect"
 const char* verdict_name(Verdict v);
 
+// Runs (or hosts) each side needs before a metric gets a verdict.
+inline constexpr size_t kMinRuns = 3;
+
 struct DiffOptions {
-    double alpha = 0.05;
+    double alpha = 0.05;  // the family-wise error over everything one diff calls
+    // Nothing smaller is called: a rate's or time's relative change (0.05:
+    // 5%), a fraction's or share's change in points (0.05: 5 points).
+    double min_effect = 0.05;
     std::string label_a = "A";  // how messages name the sessions (e.g. their paths)
     std::string label_b = "B";
     // Locks to compare although their names differ, as (name in A, name in B):
     // a lock renamed between kernels (i_mutex → i_rwsem), or the one lock of
     // two bench sessions of different policies (matched automatically).
     std::vector<std::pair<std::string, std::string>> pairs;
-    // Each run is a host (`diff --prometheus`): per-run values are compared
-    // with Welch's t-test whatever their number, and fewer than 3 hosts on a
-    // side is "not enough hosts", never a test over intervals.
+    // Each run is a host (`diff --prometheus`): fewer than kMinRuns hosts on
+    // a side is "not enough hosts".
     bool runs_are_hosts = false;
 };
 
-// One metric compared across the sessions.
+// One metric compared across the sessions: each side's value is a ratio of
+// sums over its runs, the value report shows; the runs are the samples of
+// its test (stats::ratio_test).
 struct MetricDiff {
-    std::string metric;  // "throughput", "contentions_per_s", "spin_failure_rate", ...
-    std::string unit;    // "ops/s", "/s", "ns/op", "ns/s", "fraction"
+    // "throughput", "contentions_per_s", "spin_failure_rate", "wait_per_op",
+    // "wait_per_s", the wait's parts "spinning_share", "queued_on_cpu_share",
+    // "asleep_share", "runnable_share" (shares of the wait adding up to 1),
+    // "idle_fraction"
+    std::string metric;
+    std::string unit;  // "ops/s", "/s", "ns/op", "ns/s", "fraction"
     Direction direction = Direction::Neutral;
-    stats::TestResult test;      // centers, change, CIs, p, method, n per side
-    double p_adjusted = 1;       // Holm-adjusted within its family (totals, or all lock rows)
-    double autocorrelation = 0;  // lag-1, interval samples only; widens the rank test's variance
+    stats::TestResult test;  // centers, change, CIs, p, method, n per side
+    double p_adjusted = 1;   // adjusted over the diff's whole family (diff_verdicts.h)
     Verdict verdict = Verdict::NotEnoughData;
+
+    bool fraction() const { return unit == "fraction"; }
+    // What --min-effect is held against: |relative change| of a rate or
+    // time, |difference| of a fraction; infinite for a change from 0.
+    double effect() const;
 };
 
 // A metadata key whose value differs; "" stands for "not recorded".
@@ -81,8 +101,11 @@ struct StackShift {
     std::vector<std::string> functions;
     uint64_t samples_a = 0, samples_b = 0;  // this path's samples
     uint64_t total_a = 0, total_b = 0;      // the family's samples on the lock
-    stats::ProportionDifference share;      // p_b − p_a with its interval and p-value
-    double p_adjusted = 1;                  // Holm over every path compared
+    // Its share on each side (samples over the family's, over all runs), p_b
+    // − p_a with its interval (in [−p_a, 1 − p_a]) and the p-value of
+    // Welch's test with the runs as samples (stats::ratio_test).
+    stats::ProportionDifference share;
+    double p_adjusted = 1;  // adjusted over the diff's whole family (diff_verdicts.h)
     bool appeared() const { return samples_a == 0; }
 };
 
@@ -93,7 +116,8 @@ inline constexpr uint64_t kMinStackSamples = 10;
 struct DiffResult {
     std::string label_a, label_b;
     double alpha = 0.05;
-    bool by_runs = false;   // per-run means (Welch) or per-interval samples (Mann-Whitney)
+    double min_effect = 0.05;
+    bool by_runs = true;    // the runs are the samples (always: intervals never are)
     bool by_hosts = false;  // DiffOptions::runs_are_hosts: runs_a and runs_b count hosts
     size_t runs_a = 0, runs_b = 0;
     size_t intervals_a = 0, intervals_b = 0;
@@ -103,11 +127,12 @@ struct DiffResult {
     std::vector<MetricDiff> totals;
     std::vector<LockDiff> locks;  // by effect, largest first
     std::vector<OneSidedLock> only_a, only_b;
-    std::vector<StackShift> stack_shifts;  // significant moves only, largest first
-    size_t stack_paths_compared = 0;       // the family the Holm adjustment ran over
+    std::vector<StackShift> stack_shifts;  // the moves called, largest first
+    size_t stack_paths_compared = 0;       // paths tested
+    size_t hypotheses = 0;                 // p-values adjusted together: metrics and paths
 
     bool any_worse() const;   // a total or lock judged worse
-    bool any_change() const;  // a total or lock judged different in any direction
+    bool any_change() const;  // a total or lock judged different in any direction, or a path moved
 };
 
 // The runs of `s` whose label matches the shell pattern `pattern` (fnmatch),
@@ -118,7 +143,8 @@ struct DiffResult {
 Session select_runs(const Session& s, const std::string& pattern);
 
 // Throws lockscope::Error with one sentence when a session cannot be
-// compared (no runs, no intervals) or alpha is outside (0, 0.5].
+// compared (no runs, no intervals), alpha is outside (0, 0.5] or min_effect
+// outside [0, 1).
 DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& options);
 
 std::string format_diff_text(const DiffResult& diff);  // fits 100 columns
