@@ -403,8 +403,15 @@ def userlock_section():
             ("`sys_exit` program, BPF ns per run", "bpf_ns_per_run_sys_exit", "{:.0f}"),
             ("`sched_switch` program, BPF ns per run", "bpf_ns_per_run_sched_switch", "{:.0f}"),
             ("`sched_waking` program, BPF ns per run", "bpf_ns_per_run_sched_waking", "{:.0f}"),
+            ("BPF time against empty programs beside it on the same events (same window)",
+             "bpf_vs_floor_same_window", "{:.2f}"),
+            ("— on `sys_enter`", "bpf_vs_floor_same_window_sys_enter", "{:.2f}"),
+            ("— on `sys_exit`", "bpf_vs_floor_same_window_sys_exit", "{:.2f}"),
+            ("— on `sched_switch`", "bpf_vs_floor_same_window_sched_switch", "{:.2f}"),
+            ("— on `sched_waking`", "bpf_vs_floor_same_window_sched_waking", "{:.2f}"),
             ("futex waits recorded per contended acquisition", "recorded_waits_per_contended", "{:.2f}"),
             ("BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", "{:.0f}"),
+            ("— above the empty programs beside it", "bpf_ns_above_floor_per_recorded_wait", "{:.0f}"),
             ("contended acquisitions per second", "contended_per_s", "{:,.0f}"),
             ("a process making no futex calls: `getppid()` ns per syscall vs nothing attached", "getppid_ratio",
              "{:.3f}"),
@@ -416,13 +423,6 @@ def userlock_section():
         L.append(f"| {label} | " + " | ".join(s_cell(ul["summary"][k].get(key), spec) for k, _ in kinds) + " |")
     L.append("")
     runs = ul["runs"]
-    if "userlock" in runs and "floor" in runs:
-        # per round, the same machine state: the recorder's BPF time over the empty programs'
-        q = [b["bpf_ns_per_wait"] / a["bpf_ns_per_wait"] for a, b in zip(runs["floor"], runs["userlock"])
-             if a.get("bpf_ns_per_wait")]
-        if q:
-            L.append(f"- BPF time per futex wait, the recorder over the empty programs, per round: "
-                     f"{statistics.median(q):.2f}× ({min(q):.2f}–{max(q):.2f}).")
     bare = [r["bare_getppid_ns"] for runs in ul["runs"].values() for r in runs]
     if bare:
         L.append(f"- `getppid()` with nothing attached: {statistics.median(bare):.0f} ns per syscall "

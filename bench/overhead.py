@@ -188,17 +188,24 @@ class Workload:
         return self.proc.pid if self.proc else None
 
     def go(self):
-        """Runs it; its throughput in ops/s."""
-        if self.proc:
-            out, err = self.proc.communicate("go\n")
-            code = self.proc.returncode
-        else:
-            res = subprocess.run(self.cmd, capture_output=True, text=True)
-            out, err, code = res.stdout, res.stderr, res.returncode
+        """Runs it; its throughput in ops/s, and the CPU seconds its process
+        used a wall second (its own rusage: what a profiler's programs cost
+        in its syscalls and switches is in it)."""
+        if not self.proc:
+            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True)
+        t0 = time.monotonic()
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.close()
+        out = self.proc.stdout.read()
+        err = self.proc.stderr.read()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        wall = time.monotonic() - t0
+        self.proc.returncode = code = os.waitstatus_to_exitcode(status)
         m = re.search(r"= ([0-9.]+) ops/s", out + err)
         if code != 0 or not m:
             die(f"workload {self.name} failed: {err.strip()[-300:]}")
-        return float(m.group(1))
+        return float(m.group(1)), (usage.ru_utime + usage.ru_stime) / wall
 
 
 def run_workload(args, workload):
@@ -326,7 +333,7 @@ def measured_run(args, workload, kind, workdir, tag):
     work = Workload(args, workload)
     prof = Profiler(args, kind, workdir, tag, target=work.pid)
     s0, c0, t0 = prof.snapshot()
-    ops = work.go()
+    ops, util = work.go()
     s1, c1, t1 = prof.snapshot()
     per_prog, ns, cnt = bpf_delta(s0, s1)
     rss, mib_per_min, _ = prof.stop()
@@ -337,7 +344,8 @@ def measured_run(args, workload, kind, workdir, tag):
         lost = perf_lost(prof.output)
     if prof.output and os.path.exists(prof.output):
         os.unlink(prof.output)
-    return {"ops": ops, "bpf_ns_per_event": ns / cnt if cnt else None, "events_per_s": cnt / (t1 - t0),
+    return {"ops": ops, "cpu_per_s": util, "bpf_ns_per_event": ns / cnt if cnt else None,
+            "events_per_s": cnt / (t1 - t0),
             "per_program": per_prog, "cpu_pct": 100 * (c1 - c0) / (t1 - t0), "rss_mib": rss,
             "mib_per_min": mib_per_min, "lost": lost}
 
@@ -404,6 +412,8 @@ def main():
                                     "--lockscope, where bench/build_perf.sh puts it)")
     p.add_argument("--sample", type=int, default=64, help="N of the lockscope-sample profiler (record --sample N)")
     p.add_argument("--out", default="overhead-results")
+    p.add_argument("--max-cpu-skew", type=float, default=0.15,
+                   help="a pair whose runs' CPU use differs by more than this share is run again (twice at most)")
     args = p.parse_args()
     if os.geteuid() != 0:
         die("needs root (BPF programs, kernel BPF statistics, perf -a)")
@@ -442,19 +452,31 @@ def main():
         for workload in workloads:
             runs = {k: [] for k in profilers}
             stats_on = 0  # throughput runs that found the statistics on (another user's)
+            repeated = 0
             for r in range(args.pairs):
                 order = profilers[r % len(profilers):] + profilers[:r % len(profilers)]
                 for kind in order:
-                    stats_on += stats_were_on()
-                    bare = run_workload(args, workload)
-                    done += 1
-                    m = measured_run(args, workload, kind, workdir, f"{workload}-{kind}-{r}")
-                    done += 1
-                    m["bare_ops"] = bare
-                    m["ratio"] = m["ops"] / bare
+                    for attempt in range(3):
+                        stats_on += stats_were_on()
+                        bare, bare_util = run_workload(args, workload)
+                        m = measured_run(args, workload, kind, workdir, f"{workload}-{kind}-{r}")
+                        m["bare_ops"], m["bare_cpu_per_s"] = bare, bare_util
+                        m["ratio"] = m["ops"] / bare
+                        # work per CPU second of the workload's own, against bare's
+                        m["cpu_ratio"] = (m["ops"] / m["cpu_per_s"]) / (bare / bare_util)
+                        # A pair whose two runs got unequal shares of the machine (another
+                        # job took CPUs from one of them) compares nothing: run it again.
+                        m["disturbed"] = abs(m["cpu_per_s"] / bare_util - 1) > args.max_cpu_skew
+                        if not m["disturbed"]:
+                            break
+                        repeated += 1
+                        print(f"{workload} round {r + 1}: {kind} pair disturbed (CPU {bare_util:.2f} bare, "
+                              f"{m['cpu_per_s']:.2f} profiled); again", file=sys.stderr, flush=True)
+                    done += 2
                     runs[kind].append(m)
                     print(f"[{done}/{total}] {workload} round {r + 1}: {kind} {m['ops']:.0f} ops/s, "
-                          f"bare {bare:.0f}, ratio {m['ratio']:.3f}", file=sys.stderr, flush=True)
+                          f"bare {bare:.0f}, ratio {m['ratio']:.3f}, per CPU second {m['cpu_ratio']:.3f}",
+                          file=sys.stderr, flush=True)
             # The programs' own time, in runs of their own with the statistics on.
             timed = {}
             with bpf_stats_enabled():
@@ -466,13 +488,16 @@ def main():
             summary = {}
             for kind, ms in runs.items():
                 summary[kind] = {key: summarize([m[key] for m in ms])
-                                 for key in ("ratio", "cpu_pct", "rss_mib", "mib_per_min", "lost")}
+                                 for key in ("ratio", "cpu_ratio", "cpu_pct", "rss_mib", "mib_per_min", "lost")}
                 for key in ("bpf_ns_per_event", "events_per_s"):
                     summary[kind][key] = summarize([timed[kind][key]])
             agree = (agreement_pass(args, workload, workdir)
                      if "lockscope" in profilers and workload not in USER_LOCK_WORKLOADS else None)
             results["workloads"][workload] = {"runs": runs, "stats_runs": timed, "summary": summary,
-                                              "agreement": agree, "throughput_runs_with_stats_on": stats_on}
+                                              "agreement": agree, "throughput_runs_with_stats_on": stats_on,
+                                              "pairs_repeated": repeated,
+                                              "pairs_disturbed": sum(m["disturbed"] for ms in runs.values()
+                                                                     for m in ms)}
 
     with open(os.path.join(args.out, "overhead.json"), "w") as f:
         json.dump(results, f, indent=1)
@@ -481,10 +506,11 @@ def main():
              "and events/s from one run per profiler with the kernel's BPF statistics on.", ""]
     for workload, w in results["workloads"].items():
         lines += [f"**{workload}**", "",
-                  "| profiler | throughput vs bare | BPF ns/event | events/s | CPU % | peak RSS MiB | MiB/min | lost |",
-                  "|---|--:|--:|--:|--:|--:|--:|--:|"]
+                  "| profiler | throughput vs bare | per CPU second vs bare | BPF ns/event | events/s | CPU % | "
+                  "peak RSS MiB | MiB/min | lost |",
+                  "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
         for kind, s in w["summary"].items():
-            lines.append(f"| {kind} | {fmt(s['ratio'])} | {fmt(s['bpf_ns_per_event'], '{:.0f}')} | "
+            lines.append(f"| {kind} | {fmt(s['ratio'])} | {fmt(s['cpu_ratio'])} | {fmt(s['bpf_ns_per_event'], '{:.0f}')} | "
                          f"{fmt(s['events_per_s'], '{:.3g}')} | {fmt(s['cpu_pct'], '{:.2f}')} | "
                          f"{fmt(s['rss_mib'], '{:.1f}')} | {fmt(s['mib_per_min'], '{:.2f}')} | "
                          f"{fmt(s['lost'], '{:.0f}')} |")

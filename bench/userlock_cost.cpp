@@ -79,7 +79,8 @@ constexpr const char* kUsage =
     "records, and per syscall of the processes it does not record. Each kind is\n"
     "run N times (--pairs, default 4), each time right after a run with nothing\n"
     "attached, in rotating order, and once more with the kernel's BPF statistics\n"
-    "on (the other runs have them off) for the programs' run time:\n"
+    "on (the other runs have them off) for the programs' run time, the\n"
+    "recorders then with the empty programs beside them on the same events:\n"
     "  floor           empty programs on tp_btf/sys_enter, sys_exit, sched_switch\n"
     "                  and sched_waking\n"
     "  userlock        the user-lock Recorder recording the mutex workload\n"
@@ -231,16 +232,18 @@ constexpr std::size_t kHookCount = std::size(kHooks);
 std::size_t hook_of(const char* name)
 {
     const std::string n = name;
-    if (n.find("enter") != std::string::npos) {
+    const auto has = [&n](const char* part) { return n.find(part) != std::string::npos; };
+    if (has("enter")) {
         return 0;
     }
-    if (n.find("exit") != std::string::npos && n.find("exit_p") == std::string::npos) {
+    if (has("exit") && !has("exit_p")) {
         return 1;
     }
-    if (n.find("switch") != std::string::npos) {
+    // "floor_sched_swi", "userlock_switch"; "floor_sched_wak", "userlock_waking"
+    if (has("_swi")) {
         return 2;
     }
-    return n.find("waking") != std::string::npos ? 3 : 4;
+    return has("_wak") ? 3 : 4;
 }
 
 // Run time and run count of the attached programs, all together and per hook.
@@ -296,28 +299,32 @@ private:
     int fd_;
 };
 
-// The programs of one kind, attached for one run; nothing for "bare".
+// The programs of one kind, attached for one run; nothing for "bare". With
+// `beside`, a recorder kind has the empty programs attached beside it too,
+// on the same events (before it with `floor_first`, else after it: the
+// first program on an event pays for what is cold).
 class Attached {
 public:
-    Attached(const std::string& kind, pid_t workload, pid_t idle)
+    Attached(const std::string& kind, pid_t workload, pid_t idle, bool beside, bool floor_first)
     {
-        if (kind == "floor") {
-            floor_ = syscall_floor_bpf::open_and_load();
-            if (floor_ == nullptr || syscall_floor_bpf::attach(floor_) != 0) {
-                throw lockscope::Error("load and attach", "syscall floor programs", errno,
-                                       "run as root on a kernel with BTF");
-            }
-            fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit),
-                    bpf_program__fd(floor_->progs.floor_sched_switch),
-                    bpf_program__fd(floor_->progs.floor_sched_waking)};
-        } else if (kind == "userlock-all") {
+        const bool recorder = kind != "floor" && kind != "bare";
+        if (kind == "floor" || (recorder && beside && floor_first)) {
+            attach_floor();
+        }
+        if (kind == "userlock-all") {
             recorder_.emplace(ul::Recorder::prepare({.all_processes = true}));
-            recorder_->start();
-            fds_ = recorder_->prog_fds();
         } else if (kind == "userlock" || kind == "userlock-other") {
             recorder_.emplace(ul::Recorder::prepare({.tgids = {kind == "userlock" ? workload : idle}}));
+        }
+        if (recorder_) {
             recorder_->start();
             fds_ = recorder_->prog_fds();
+        }
+        if (recorder && beside && !floor_first) {
+            attach_floor();
+        }
+        if (kind == "floor") {
+            fds_ = floor_fds_;
         }
     }
     Attached(const Attached&) = delete;
@@ -326,19 +333,36 @@ public:
 
     ul::Recorder* recorder() { return recorder_ ? &*recorder_ : nullptr; }
 
-    ProgStats stats() const
+    ProgStats stats() const { return stats_of(fds_); }
+    // The empty programs' beside a recorder (nothing without them).
+    ProgStats floor_stats() const { return recorder_ ? stats_of(floor_fds_) : ProgStats{}; }
+
+private:
+    void attach_floor()
+    {
+        floor_ = syscall_floor_bpf::open_and_load();
+        if (floor_ == nullptr || syscall_floor_bpf::attach(floor_) != 0) {
+            throw lockscope::Error("load and attach", "syscall floor programs", errno,
+                                   "run as root on a kernel with BTF");
+        }
+        floor_fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit),
+                      bpf_program__fd(floor_->progs.floor_sched_switch),
+                      bpf_program__fd(floor_->progs.floor_sched_waking)};
+    }
+
+    static ProgStats stats_of(const std::vector<int>& fds)
     {
         ProgStats s;
-        for (int fd : fds_) {
+        for (int fd : fds) {
             add_prog_stats(fd, s);
         }
         return s;
     }
 
-private:
     syscall_floor_bpf* floor_ = nullptr;
     std::optional<ul::Recorder> recorder_;
     std::vector<int> fds_;
+    std::vector<int> floor_fds_;
 };
 
 // One run of one kind ("bare": nothing attached).
@@ -347,6 +371,7 @@ struct Run {
     double contended_per_s = 0;
     uint64_t contended = 0;
     ProgStats mutex_bpf;
+    ProgStats mutex_floor_bpf;  // the empty programs beside a recorder, same events
     double getppid_ns = 0;
     ProgStats getppid_bpf;
     std::optional<uint64_t> recorded_waits;  // userlock: the Recorder's futex waits of the workload
@@ -367,8 +392,9 @@ uint64_t recorded_waits(const ul::Recording& recording, pid_t tgid, bool only_ta
     return waits;
 }
 
-// With `stats`, the kernel's BPF statistics are on through the run.
-Run one_run(const Args& args, const std::string& kind, bool stats)
+// With `stats`, the kernel's BPF statistics are on through the run, and a
+// recorder has the empty programs beside it (`floor_first`: attached first).
+Run one_run(const Args& args, const std::string& kind, bool stats, bool floor_first = false)
 {
     std::optional<StatsOn> stats_on;
     if (stats) {
@@ -377,11 +403,13 @@ Run one_run(const Args& args, const std::string& kind, bool stats)
     Child workload([&] { return mutex_phase(args.threads, args.duration_s, args.rate); });
     Child syscalls([&] { return syscall_loop(args.duration_s); });
     Child idle([] { return Counts{}; });
-    Attached attached(kind, workload.pid(), idle.pid());
+    Attached attached(kind, workload.pid(), idle.pid(), stats, floor_first);
     Run run;
     const ProgStats s0 = attached.stats();
+    const ProgStats f0 = attached.floor_stats();
     const Counts work = workload.run(attached.recorder());
     const ProgStats s1 = attached.stats();
+    run.mutex_floor_bpf = attached.floor_stats() - f0;
     const Counts calls = syscalls.run(attached.recorder());
     const ProgStats s2 = attached.stats();
     run.ops_per_s = static_cast<double>(work.ops) * 1e9 / static_cast<double>(work.elapsed_ns);
@@ -443,6 +471,25 @@ std::map<std::string, double> figures(const Run& bare, const Run& run, const Run
                 ratio(static_cast<double>(bpf.hook_ns[h]), static_cast<double>(bpf.hook_runs[h]));
         }
     }
+    const ProgStats& beside = timed.mutex_floor_bpf;
+    if (beside.run_time_ns != 0) {
+        // the recorder against empty programs on the very same events
+        f["bpf_vs_floor_same_window"] =
+            ratio(static_cast<double>(bpf.run_time_ns), static_cast<double>(beside.run_time_ns));
+        f["floor_same_window_ns_per_run"] =
+            ratio(static_cast<double>(beside.run_time_ns), static_cast<double>(beside.runs));
+        for (std::size_t h = 0; h < 4; ++h) {
+            if (beside.hook_ns[h] != 0) {
+                f[std::string("bpf_vs_floor_same_window_") + kHooks[h]] =
+                    ratio(static_cast<double>(bpf.hook_ns[h]), static_cast<double>(beside.hook_ns[h]));
+            }
+        }
+        if (timed.recorded_waits) {
+            f["bpf_ns_above_floor_per_recorded_wait"] =
+                ratio(static_cast<double>(bpf.run_time_ns) - static_cast<double>(beside.run_time_ns),
+                      static_cast<double>(*timed.recorded_waits));
+        }
+    }
     if (timed.recorded_waits) {
         f["recorded_waits_per_contended"] = ratio(static_cast<double>(*timed.recorded_waits), contended);
         f["bpf_ns_per_recorded_wait"] =
@@ -471,6 +518,12 @@ const Row kRows[] = {
     {"sys_exit, BPF ns per run", "bpf_ns_per_run_sys_exit", 0},
     {"sched_switch, BPF ns per run", "bpf_ns_per_run_sched_switch", 0},
     {"sched_waking, BPF ns per run", "bpf_ns_per_run_sched_waking", 0},
+    {"BPF time / empty programs on the same events (same window)", "bpf_vs_floor_same_window", 2},
+    {"  on sys_enter", "bpf_vs_floor_same_window_sys_enter", 2},
+    {"  on sys_exit", "bpf_vs_floor_same_window_sys_exit", 2},
+    {"  on sched_switch", "bpf_vs_floor_same_window_sched_switch", 2},
+    {"  on sched_waking", "bpf_vs_floor_same_window_sched_waking", 2},
+    {"BPF ns above the empty programs per futex wait recorded", "bpf_ns_above_floor_per_recorded_wait", 0},
     {"futex waits recorded / contended acquisitions", "recorded_waits_per_contended", 2},
     {"BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", 0},
     {"contended acquisitions per second", "contended_per_s", 0},
@@ -582,7 +635,7 @@ void measure(const Args& args)
             const std::string& kind = args.kinds[(r + k) % args.kinds.size()];
             const Run bare = one_run(args, "bare", false);
             const Run run = one_run(args, kind, false);
-            const Run timed = one_run(args, kind, true);
+            const Run timed = one_run(args, kind, true, r % 2 == 1);
             runs[kind].push_back(figures(bare, run, timed));
             const auto& f = runs[kind].back();
             std::fprintf(stderr,

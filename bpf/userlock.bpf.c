@@ -434,13 +434,29 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/*
+ * Whether a task is inside a futex wait call: its registers at its kernel
+ * entry, at the top of its own stack (hot while it switches), say. Nearly
+ * every switch and wakeup of the machine is no such task's, and this test
+ * spares them the maps.
+ */
+static __always_inline bool in_wait_call(struct task_struct *t)
+{
+	struct pt_regs___ls *r = (void *)bpf_task_pt_regs(t);
+
+	return r && wait_op(LS_REGS_SYSCALL_NR(r), r);
+}
+
 /* The wait of prev, which leaves this CPU: moved to its task storage if it
  * was still here, with a wakeup that came meanwhile; NULL for none. */
-static __always_inline struct ulock_inflight *leaving_wait(struct ulock_cpu *cpu,
-							   struct task_struct *prev)
+static __always_inline struct ulock_inflight *leaving_wait(struct task_struct *prev)
 {
 	struct ulock_thread *th;
+	struct ulock_cpu *cpu;
 
+	if (!in_wait_call(prev))
+		return 0;
+	cpu = this_cpu();
 	if (!cpu || cpu->task != (__u64)prev) {
 		th = bpf_task_storage_get(&threads, prev, 0, 0);
 		return th && th->in.t.start_ns ? &th->in : 0;
@@ -481,7 +497,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	struct ulock_thread *th;
 	__u64 now = 0;
 
-	in = leaving_wait(this_cpu(), prev);
+	in = leaving_wait(prev);
 	if (in) {
 		if (blocked && !in->w.slept) {
 			in->w.slept = 1;
@@ -531,7 +547,7 @@ static __always_inline void wake_early(struct task_struct *p, __u64 now)
 	__u32 zero = 0;
 	__u64 start, waker;
 
-	if (!bpf_core_field_exists(p->cpu) || !switching_out_asleep(p))
+	if (!bpf_core_field_exists(p->cpu) || !switching_out_asleep(p) || !in_wait_call(p))
 		return;
 	other = bpf_map_lookup_percpu_elem(&ulock_cpus, &zero, BPF_CORE_READ(p, cpu));
 	if (!other || other->task != (__u64)p)
