@@ -226,9 +226,15 @@ def ratio_cell(s):
     return s_cell(s, "{:.2f}")
 
 
-def kept(s):
-    """'0.93 (0.88–0.97)' of a ratio summary, as words: its share of throughput kept."""
+def pct(s):
+    return f"{s['median']:.0%}"
+
+
+def pct_range(s):
     return f"{s['median']:.0%} ({s['min']:.0%}–{s['max']:.0%})"
+
+
+WORKLOAD_WORDS = {"pipe": "a kernel-lock workload (`pipe`)", "mutex": "a futex-heavy user-lock workload (`mutex`)"}
 
 
 def headline_section():
@@ -238,37 +244,42 @@ def headline_section():
     summ = {w: over["workloads"][w]["summary"] for w in wls}
     cols = [(k, t) for k, t in HEADLINE if any(k in summ[w] for w in wls)]
 
-    def said(kind, wl):
-        s = summ[wl].get(kind)
-        return kept(s["ratio"]) if s and s["ratio"] else None
+    def got(kind, key="ratio"):
+        return [(w, summ[w][kind][key]) for w in wls if kind in summ[w] and summ[w][kind].get(key)]
 
-    parts = []
-    for kind, title in cols:
-        if kind == "floor-empty":
-            continue
-        cells = [f"{said(kind, w)} on {w}" for w in wls if said(kind, w)]
-        if cells:
-            parts.append(f"{title} {' and '.join(cells)}")
-    text = ("**What does recording cost me?** A program recorded by " + parts[0] +
-            " of its throughput (the median ratio to the same workload run bare just before it, with the min–max "
-            f"over {over['pairs']} interleaved pairs of {over['duration_s']:g} s on this machine; the kernel's BPF "
-            "statistics off, as a user runs it)") if parts else "**What does recording cost me?**"
-    if len(parts) > 1:
-        text += "; the same workloads kept " + "; ".join(parts[1:])
-    text += "."
-    if "mutex" in summ and "floor-empty" in summ["mutex"]:
-        text += (f" Empty programs on the same hooks alone kept the user-lock workload at {said('floor-empty', 'mutex')}: "
-                 "most of what a futex-heavy program pays is the syscall tracepoints, which any tool that times "
-                 "its futex waits attaches.")
+    text = "**What does recording cost me?**"
+    mine = got("lockscope")
+    if mine:
+        text += (" On this machine a program recorded by `lockscope record` kept " +
+                 " and ".join(f"{pct_range(r)}{' of its throughput' if i == 0 else ''} on {WORKLOAD_WORDS.get(w, w)}"
+                              for i, (w, r) in enumerate(mine)) +
+                 f" (the median ratio to the same workload run bare just before it, min–max over {over['pairs']} "
+                 f"interleaved pairs of {over['duration_s']:g} s, the kernel's BPF statistics off as a user runs "
+                 "it).")
+    peers = [(t, got(k)) for k, t in cols if k not in ("lockscope", "floor-empty") and got(k)]
+    if peers:
+        text += " The same workloads kept " + "; ".join(
+            f"{pct(r[0][1]) if len(r) == 1 else ' and '.join(pct(x) for _, x in r)} under {t}" for t, r in peers) + "."
+    empty = dict(got("floor-empty"))
+    if "mutex" in empty:
+        text += (f" Empty programs on the same hooks alone kept the user-lock workload at {pct(empty['mutex'])}: "
+                 "much of what a futex-heavy program pays is the syscall tracepoints being on at all, which any "
+                 "tool that times its futex waits attaches.")
+    per_cpu = got("lockscope", "cpu_ratio")
+    if per_cpu:
+        text += (" Counted as work per CPU second of the workload's own process, which other jobs on the machine "
+                 "disturb less, lockscope kept " +
+                 " and ".join(f"{pct_range(r)} on `{w}`" for w, r in per_cpu) + ".")
     L = [text, "",
          "| workload | " + " | ".join(t for _, t in cols) + " |",
          "|---|" + "--:|" * len(cols)]
-    for w in wls:
-        L.append(f"| {WORKLOAD_TITLES.get(w, w)} | " +
-                 " | ".join(ratio_cell(summ[w][k]["ratio"]) if k in summ[w] else "–" for k, _ in cols) + " |")
+    for key, what in (("ratio", "throughput"), ("cpu_ratio", "work per CPU second")):
+        for w in wls:
+            L.append(f"| {WORKLOAD_TITLES.get(w, w)}, {what} | " +
+                     " | ".join(ratio_cell(summ[w][k].get(key)) if k in summ[w] else "–" for k, _ in cols) + " |")
     L.append("")
     if e["LS_PERF_B"] != "none":
-        note = f"perf lock contention -b is {e['LS_PERF_B_VERSION'] or 'perf'} built with its BPF skeletons"
+        note = f"`perf lock contention -b` is {e['LS_PERF_B_VERSION'] or 'perf'} built with its BPF skeletons"
         if e["LS_PERF_B_PATCHED"]:
             note += f" ({e['LS_PERF_B_PATCHED']}; its run-queue locks go unnamed, nothing else changes)"
         L += [f"- {note}.", ""]
@@ -344,12 +355,13 @@ def overhead_section():
          "BPF statistics off; the ratio of each profiled run to the bare run just before it; BPF ns per event from "
          "one more run of each with the statistics on)",
          "",
-         "| workload | profiler | throughput vs bare | BPF ns/event | profiler CPU % | peak RSS MiB | output MiB/min "
-         "| lost |",
-         "|---|---|--:|--:|--:|--:|--:|--:|"]
+         "| workload | profiler | throughput vs bare | per CPU second vs bare | BPF ns/event | profiler CPU % "
+         "| peak RSS MiB | output MiB/min | lost |",
+         "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
     for wl, w in over["workloads"].items():
         for kind, s in w["summary"].items():
             L.append(f"| {wl} | {names.get(kind, kind)} | {s_cell(s['ratio'], '{:.3f}')} | "
+                     f"{s_cell(s.get('cpu_ratio'), '{:.3f}')} | "
                      f"{s_cell(s['bpf_ns_per_event'], '{:.0f}')} | {s_cell(s['cpu_pct'], '{:.2f}')} | "
                      f"{s_cell(s['rss_mib'], '{:.1f}')} | {s_cell(s['mib_per_min'], '{:.2f}')} | "
                      f"{s_cell(s['lost'], '{:.0f}')} |")
@@ -366,6 +378,9 @@ def overhead_section():
                      f"and {a['lockscope_lost']} lost; `perf stat` {a['perf_stat_contention_end']:,} "
                      "`lock:contention_end` events over the same tasks (the recorder's own included).")
     for wl, w in over["workloads"].items():
+        if w.get("pairs_repeated"):
+            L.append(f"- {wl}: {w['pairs_repeated']} pairs run again because their two runs got unequal shares of "
+                     f"the machine; {w.get('pairs_disturbed', 0)} still were after two more tries.")
         if w.get("throughput_runs_with_stats_on"):
             L.append(f"- {wl}: in {w['throughput_runs_with_stats_on']} rounds another program had the kernel's BPF "
                      "statistics on.")
