@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages lockscope builds and tests with.
-# Usage: scripts/install-deps.sh [--no-gui] [--bench] [--bench-perf]
-#   --bench: also bpftrace and perf, which bench/overhead.py compares with
+# Installs the Debian 12 packages lockscope builds (and, asked, tests) with.
+# Usage: scripts/install-deps.sh [--no-gui] [--tests] [--package] [--bench] [--bench-perf]
+#   (none):       what building the programs needs (lockscope, and the dashboard
+#                 unless --no-gui)
+#   --tests:      also what the test suite runs: GoogleTest, the Prometheus server,
+#                 go tool pprof, perf, qemu and busybox for the kernel lab, lintian, ...
+#   --package:    also what scripts/package.sh needs (dpkg-shlibdeps)
+#   --bench:      also bpftrace and perf, which the cost benchmarks compare with
 #   --bench-perf: --bench, and Debian's Linux source and what perf's build needs,
-#     then builds perf with its BPF skeletons (perf lock contention -b) into
-#     build/perf (bench/build_perf.sh)
+#                 then builds perf with its BPF skeletons (perf lock contention -b)
+#                 into build/perf (bench/build_perf.sh)
 # Runs as root (a minimal Debian has no sudo); idempotent.
 set -euo pipefail
 
 with_gui=1
+with_tests=0
+with_package=0
 with_bench=0
 with_perf=0
 for arg in "$@"; do
   case "$arg" in
     --no-gui) with_gui=0 ;;
+    --tests) with_tests=1 ;;
+    --package) with_package=1 ;;
     --bench) with_bench=1 ;;
     --bench-perf) with_bench=1; with_perf=1 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -27,31 +36,39 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git python3
   clang llvm                       # BPF target compiler and llvm-strip
-  clang-format                     # the style check (scripts/check_format.sh)
-  libclang-rt-14-dev               # libFuzzer and sanitizer runtimes for clang (tests/fuzz)
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libdw-dev                        # elfutils' libdwfl: unwinds copied user stacks with the binaries' CFI
   systemtap-sdt-dev                # <sys/sdt.h> for the USDT probes in reflock
   libboost-program-options-dev libboost-math-dev
-  libsqlite3-dev sqlite3 nlohmann-json3-dev
+  libsqlite3-dev nlohmann-json3-dev
   prometheus-cpp-dev               # record --prometheus (prometheus-cpp core + pull)
   libcurl4-openssl-dev             # diff --prometheus: queries Prometheus' HTTP API (libcurl4 at run time)
   libyaml-cpp-dev libssl-dev libcrypt-dev  # record --web-config: the YAML file, TLS, bcrypt passwords
-  apache2-utils                    # htpasswd: the bcrypt hashes of the web-config tests
   libprotobuf-dev protobuf-compiler  # export --format pprof (profile.proto)
-  golang-go                        # go tool pprof, which the pprof export test reads profiles with
-  prometheus                       # the server the Prometheus tests scrape with, and promtool (fleet diff test)
-  libgtest-dev libgmock-dev libbenchmark-dev
-  procps util-linux python3
-  dpkg-dev lintian man-db          # scripts/package.sh (dpkg-shlibdeps) and the package tests
-  curl systemd                     # the exporter service's tests: scrape it, systemd-analyze verify
-  qemu-system-x86 busybox-static   # the kernel lab: guests and their initramfs
-  xz-utils zstd                    # compressed kernel modules for the lab
 )
 if [ "$with_gui" -eq 1 ]; then
   packages+=(qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev)
+fi
+if [ "$with_tests" -eq 1 ]; then
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    clang-format                   # the style check (scripts/check_format.sh)
+    libclang-rt-14-dev             # libFuzzer and sanitizer runtimes for clang (tests/fuzz)
+    sqlite3 procps util-linux
+    apache2-utils                  # htpasswd: the bcrypt hashes of the web-config tests
+    golang-go                      # go tool pprof, which the pprof export test reads profiles with
+    prometheus                     # the server the Prometheus tests scrape with, and promtool (fleet diff test)
+    dpkg-dev lintian man-db        # scripts/package.sh (dpkg-shlibdeps) and the package tests
+    curl systemd                   # the exporter service's tests: scrape it, systemd-analyze verify
+    qemu-system-x86 busybox-static # the kernel lab: guests and their initramfs
+    xz-utils zstd                  # compressed kernel modules for the lab
+    linux-perf                     # perf bench sched messaging: the perf lock contention test's workload
+  )
+fi
+if [ "$with_package" -eq 1 ]; then
+  packages+=(dpkg-dev)
 fi
 if [ "$with_bench" -eq 1 ]; then
   packages+=(bpftrace linux-perf)

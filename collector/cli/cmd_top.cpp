@@ -279,11 +279,15 @@ int cmd_top(const Args& given)
     add_row_options(visible, rows, 20, "rows at most (0: as many as fit)", "lines,n");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
+    uint32_t map_entries = 0;
+    add_map_entries_option(visible, map_entries);
+    reject_not_offered(given, "top");
     po::variables_map vm;
     if (!parse(old_spellings(given), visible, visible, {}, vm, {kUsage, kExamples}, true, &o.command))
         return kExitOk;
     o.filter = recording_filter(filter_args);
     apply_target(target, vm, o);
+    apply_map_entries(vm, map_entries, o.probe);
 
     TopSettings settings;
     if (per_cgroup && vm.count("by"))

@@ -29,33 +29,22 @@ QString kind(const std::string& k, const std::string& mode)
     return QString::fromStdString(mode.empty() ? k : k + "/" + mode);
 }
 
+static_assert(WaitPartCount == kWaitPartCount, "the dashboard shows every part of the wait");
+
 QString wait_part_name(int part)
 {
-    static const char* const names[WaitPartCount] = {"spinning", "queued on CPU", "asleep", "runnable"};
-    return part >= 0 && part < WaitPartCount ? QString::fromUtf8(names[part]) : QString();
+    return part >= 0 && part < WaitPartCount ? QString::fromUtf8(kWaitParts[size_t(part)].label) : QString();
 }
 
 uint64_t wait_part_ns(const LockCounters& c, int part)
 {
-    switch (part) {
-        case Spinning:
-            return c.spinning_ns();
-        case QueuedOnCpu:
-            return c.queued_on_cpu_ns();
-        case Asleep:
-            return c.asleep_ns();
-        case Runnable:
-            return c.runnable_ns();
-    }
-    return 0;
+    return part >= 0 && part < WaitPartCount ? (c.*kWaitParts[size_t(part)].ns)() : 0;
 }
 
 std::array<int, WaitPartCount> wait_part_percents(const LockCounters& c)
 {
-    std::vector<uint64_t> parts;
-    for (int part = 0; part < WaitPartCount; ++part)
-        parts.push_back(wait_part_ns(c, part));
-    const std::vector<int> whole = whole_percents(parts);
+    const auto ns = wait_parts(c);
+    const std::vector<int> whole = whole_percents({ns.begin(), ns.end()});
     std::array<int, WaitPartCount> percents{};
     std::copy_n(whole.begin(), WaitPartCount, percents.begin());
     return percents;

@@ -40,6 +40,10 @@ public:
         // int: a wait part's whole percentage, as shown; the four add up to
         // 100. Invalid where not known (no wait, not timed, not split).
         PercentRole,
+        // qulonglong: the exact count or nanoseconds behind a number column
+        // (a wait part's column: the part's ns), as `lockscope report
+        // --format json` has it; invalid where the report has null.
+        ExactRole,
     };
 
     explicit LockTableModel(QObject* parent = nullptr);
@@ -58,6 +62,7 @@ private:
     QVariant display(const ReportRow& row, int column) const;
     QVariant sortValue(const ReportRow& row, int column) const;
     QVariant partPercent(const ReportRow& row, int column) const;
+    QVariant exact(const ReportRow& row, int column) const;
     bool split() const { return snapshot_ && snapshot_->report.wait_parts_split; }
 
     SnapshotPtr snapshot_;

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockscope {
@@ -103,6 +104,18 @@ struct ReportRow {
     // By lock or instance: the cgroups whose tasks were sampled waiting on
     // it (path, sampled waiter stacks), most samples first; every one.
     std::vector<std::pair<std::string, uint64_t>> cgroups;
+    // What the row keeps (DESIGN.md "One truth": a value not kept is null in
+    // JSON, an empty cell in CSV, "-" in text). A task's row (by task or
+    // cgroup) keeps the counters the kernel keeps per task
+    // (CounterField::per_task) and what they give; no row keeps a maximum
+    // it did not measure (report_max.h; counters.max_wait_ns is then an
+    // upper bound).
+    bool per_task = false;
+    bool max_wait_known = true;
+    // Whether the row keeps a counter, a value computed from them (a JSON
+    // key of a row: "spinning_ns", "mean_wait_ns"), "hist",
+    // "owner_at_queueing" or "max_wait_bound_ns".
+    bool keeps(std::string_view field) const;
 };
 
 struct ReportTotals {
@@ -172,6 +185,9 @@ struct TextOptions {
     // Names whole, however wide the table; else it fits 100 columns, its
     // names cut where needed but never so that two rows look alike.
     bool full_names = false;
+    // The rows alone (report -q): no header, totals, legend or notes; the
+    // kernel locks' table, or with LockScope::User the user-space locks'.
+    bool rows_only = false;
 };
 
 std::string format_text(const Report& report, const TextOptions& options = {});

@@ -22,6 +22,14 @@ uint32_t report_period(const Report& rep)
     return timing_period(rep.session).value_or(1);
 }
 
+bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field)
+{
+    const bool unsplit = !split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
+                                    field == "spin_offcpu_ns" || field == "spin_yields");
+    const bool timed_field = is_timed_field(field) || field == "max_wait_bound_ns";
+    return (times_measured(c, period) || !timed_field) && !unsplit && (!row || row->keeps(field));
+}
+
 NamingShares naming_shares(const ReportTotals& t)
 {
     NamingShares n;
@@ -44,6 +52,7 @@ NamingShares naming_shares(const ReportTotals& t)
 
 namespace {
 
+using report_shares::counter_known;
 using report_shares::naming_shares;
 using report_shares::NamingShares;
 using report_shares::report_period;
@@ -56,20 +65,21 @@ constexpr std::initializer_list<DerivedCounter> kJsonDerived = {
 // standard error of the wait_ns estimate (0 with full timing; null where
 // unknown: per-task rows keep no variance).
 // Where the session cannot split the wait (`split` false), the parts that
-// need the off-CPU time of spin phases are null too.
-nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split)
+// need the off-CPU time of spin phases are null too, and so is what a row
+// does not keep (ReportRow::keeps: a task's spin successes, any maximum
+// not measured); max_wait_bound_ns is then the upper bound the session has.
+nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split, const ReportRow* row = nullptr)
 {
     nlohmann::ordered_json j;
     const bool timed = times_measured(c, period);
+    auto kept = [&](std::string_view field) { return !row || row->keeps(field); };
     auto put = [&](const char* name, auto value) {
         const std::string_view field = name;
-        const bool unsplit = !split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
-                                        field == "spin_offcpu_ns" || field == "spin_yields");
-        if ((timed || !is_timed_field(name)) && !unsplit)
+        if (counter_known(c, period, split, row, field))
             j[name] = value;
         else
             j[name] = nullptr;
-        if (std::string_view(name) == "wait_ns")
+        if (field == "wait_ns")
             j["wait_ns_stderr"] =
                 timed && stderr_known(c, period) ? nlohmann::ordered_json(wait_stderr_ns(c)) : nullptr;
     };
@@ -77,9 +87,12 @@ nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, boo
     nlohmann::ordered_json owner;
     for (int i = 0; i < kOwnerStates; ++i)
         owner[owner_state_name(i)] = c.owner[size_t(i)];
-    j["owner_at_queueing"] = owner;
-    j["hist"] = timed ? nlohmann::ordered_json(c.hist)
-                      : nullptr;  // bucket i: waits of [2^i, 2^(i+1)) ns; the last is open-ended
+    j["owner_at_queueing"] = kept("owner_at_queueing") ? owner : nlohmann::ordered_json(nullptr);
+    j["hist"] = timed && kept("hist") ? nlohmann::ordered_json(c.hist)
+                                      : nullptr;  // bucket i: waits of [2^i, 2^(i+1)) ns; the last is open-ended
+    if (row)
+        j["max_wait_bound_ns"] =
+            counter_known(c, period, split, row, "max_wait_bound_ns") ? nlohmann::ordered_json(c.max_wait_ns) : nullptr;
     return j;
 }
 
@@ -99,7 +112,7 @@ nlohmann::ordered_json row_json(const Report& rep, const ReportRow& r, uint32_t 
         row["instance"] = r.instance;
         row["detail"] = r.detail;
     }
-    row.update(counters_json(r.counters, period, rep.wait_parts_split));
+    row.update(counters_json(r.counters, period, rep.wait_parts_split, &r));
     row["share_of_wait"] = r.share_of_wait;
     if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
         auto holders = nlohmann::ordered_json::array();

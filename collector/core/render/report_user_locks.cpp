@@ -83,7 +83,8 @@ std::vector<std::string> part_cells(const UserLockReport& u, const UserLockRepor
     return cells;
 }
 
-void rows_table(std::ostringstream& out, const UserLockReport& u)
+// `rows_only`: no header line and no "(top N of M ...)" line.
+void rows_table(std::ostringstream& out, const UserLockReport& u, bool rows_only = false)
 {
     size_t name_w = 4, kind_w = 4;
     for (const UserLockReportRow& r : u.rows) {
@@ -102,7 +103,8 @@ void rows_table(std::ostringstream& out, const UserLockReport& u)
             s.pop_back();
         out << s << '\n';
     };
-    line("name", "kind", {"waits", "wait", "wait%", "max", "mean", "cpu%", "slp%", "run%"}, "caller");
+    if (!rows_only)
+        line("name", "kind", {"waits", "wait", "wait%", "max", "mean", "cpu%", "slp%", "run%"}, "caller");
     for (const UserLockReportRow& r : u.rows) {
         std::vector<std::string> cells = {format_count(r.waits), format_duration(double(r.wait_ns)),
                                           format_percent_cell(r.share_of_wait), format_duration(double(r.max_wait_ns)),
@@ -111,7 +113,7 @@ void rows_table(std::ostringstream& out, const UserLockReport& u)
             cells.push_back(std::move(part));
         line(r.name, r.kind, cells, r.caller);
     }
-    if (u.rows_total > u.rows.size())
+    if (!rows_only && u.rows_total > u.rows.size())
         out << "(top " << u.rows.size() << " of " << u.rows_total << " user-lock rows by wait)\n";
 }
 
@@ -153,8 +155,10 @@ void text_block(std::ostringstream& out, const Report& rep)
         << format_duration(double(u.wait_ns)) << "\n";
     for (const std::string& why : u.unavailable)
         out << wrap_text(why, "not recorded: ", 2, 100);
+    const auto filters = rep.session.find("filters");
     if (u.rows.empty())
-        out << "no user-space lock waits recorded\n";
+        out << (filters != rep.session.end() && !filters->second.empty() ? "no user-space lock matched the filters\n"
+                                                                         : "no user-space lock waits recorded\n");
     else
         rows_table(out, u);
     wakers_block(out, u);
@@ -170,6 +174,11 @@ void text_block(std::ostringstream& out, const Report& rep)
         << (u.split ? "cpu% in the futex syscall on a CPU, slp% asleep, run% runnable (woken or preempted, waiting "
                       "for a CPU)\n"
                     : "cpu%, slp%, run%: not split in this session's format\n");
+}
+
+void rows_block(std::ostringstream& out, const Report& rep)
+{
+    rows_table(out, rep.user_locks, true);
 }
 
 namespace {

@@ -68,7 +68,9 @@ class SessionWriter {
 public:
     // Creates the file (0644). Refuses a symlink at `path`, an existing
     // file unless `overwrite`, and a file another SessionWriter has open
-    // (held with flock() until close()). Throws lockscope::Error.
+    // (held with flock() until close()). The new session is made under a
+    // temporary name beside `path` and renamed to it once it has its schema,
+    // so an interrupted start leaves `path` as it was. Throws lockscope::Error.
     static SessionWriter create(const std::string& path, bool overwrite);
 
     SessionWriter(SessionWriter&& other) noexcept;
