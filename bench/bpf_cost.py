@@ -272,6 +272,11 @@ def main():
     ref_name = REFERENCES[args.reference][1]
     if os.geteuid() != 0:
         sys.exit("bpf_cost: needs root (BPF stats and recording)")
+    for path, how in ((args.lockscope, "build it (scripts/build.sh) or pass --lockscope"),
+                      (args.floor, "build it (scripts/build.sh --all) or pass --floor"),
+                      (args.perf_b, "scripts/install-deps.sh --bench-perf builds it, or pass another --perf-b")):
+        if path and not os.access(path, os.X_OK):
+            sys.exit(f"bpf_cost: {path} is not an executable; {how}")
     runs = []
     with tempfile.TemporaryDirectory() as workdir:
         with kernel_bpf_stats.enabled():

@@ -29,7 +29,10 @@
 #                         syscall of processes not recorded, against empty
 #                         programs on its four hooks (the syscall
 #                         tracepoints, sched_switch, sched_waking) and
-#                         against nothing attached (built beside lockscope)
+#                         against nothing attached
+# lockscope, bpf_floor, userlock_cost and mutex_workload come from
+# scripts/build.sh --all, bpftrace and perf from scripts/install-deps.sh --bench,
+# the perf that -b needs from scripts/install-deps.sh --bench-perf.
 #
 # usage: bench/cost_report.sh [--help]
 # environment (defaults in brackets; the short settings in parentheses run
@@ -84,9 +87,13 @@ userlock_duration=${USERLOCK_DURATION:-3}
 userlock_rate=${USERLOCK_RATE:-0}
 mutex_workload=${MUTEX_WORKLOAD:-$(dirname "$lockscope")/mutex_workload}
 perf_b=${PERF_B:-$(dirname "$lockscope")/perf/perf}
-[[ $perf_b == none || -x $perf_b ]] || perf_b=none
 
 die() { echo "cost_report.sh: $*" >&2; exit 1; }
+# perf -b is measured where it was built; one asked for by name must be there.
+if [[ $perf_b != none && ! -x $perf_b ]]; then
+    [[ -z ${PERF_B:-} ]] || die "PERF_B=$PERF_B is not an executable: scripts/install-deps.sh --bench-perf builds it"
+    perf_b=none
+fi
 [[ $(id -u) -eq 0 ]] || die "needs root (BPF programs and the kernel's BPF statistics)"
 part() { [[ ,$parts, == *,$1,* ]]; }
 # bpftrace and perf lock find the lock tracepoints through tracefs, which a
@@ -100,15 +107,15 @@ for p in ${parts//,/ }; do
 done
 [[ -n ${parts//,/} ]] || die "PARTS is empty: name at least one of bpf_cost, overhead, userlock"
 if part bpf_cost || part overhead; then
-    [[ -x $floor ]] || die "$floor not found: build it (scripts/build.sh builds it beside lockscope) or set FLOOR"
+    [[ -x $floor ]] || die "$floor not found: build it (scripts/build.sh --all) or set FLOOR"
 fi
 if part overhead && [[ ,$workloads, == *,mutex,* ]]; then
     [[ -x $mutex_workload ]] ||
-        die "$mutex_workload not found: build it (scripts/build.sh builds it beside lockscope) or set MUTEX_WORKLOAD"
+        die "$mutex_workload not found: build it (scripts/build.sh --all) or set MUTEX_WORKLOAD"
 fi
 if part userlock; then
     [[ -x $userlock_cost ]] ||
-        die "$userlock_cost not found: build it (scripts/build.sh builds it beside lockscope) or set USERLOCK_COST"
+        die "$userlock_cost not found: build it (scripts/build.sh --all) or set USERLOCK_COST"
 fi
 [[ $out == - ]] || { grep -q '<!-- cost-report:begin -->' "$out" && grep -q '<!-- cost-report:end -->' "$out"; } ||
     die "$out has no cost-report markers to write between"
@@ -352,7 +359,8 @@ def overhead_section():
              "floor-empty": "empty programs on lockscope's hooks"}
     L = [f"**The workload's throughput** (`bench/overhead.py`: each workload at {over['threads']} threads, "
          f"{over['pairs']} rounds of {over['duration_s']:g} s, bare and under each profiler in turn, with the kernel's "
-         "BPF statistics off; the ratio of each profiled run to the bare run just before it; BPF ns per event from "
+         "BPF statistics off; the ratio of each profiled run to the bare run just before it, a pair whose two runs' "
+         f"CPU use differed by more than {over.get('max_cpu_skew', 0.15):.0%} run again; BPF ns per event from "
          "one more run of each with the statistics on)",
          "",
          "| workload | profiler | throughput vs bare | per CPU second vs bare | BPF ns/event | profiler CPU % "

@@ -425,11 +425,12 @@ def main():
     profilers = [x for x in args.profilers.split(",") if x]
     workloads = [x for x in args.workloads.split(",") if x]
     if any(w in USER_LOCK_WORKLOADS for w in workloads) and not os.access(args.mutex_workload, os.X_OK):
-        die(f"{args.mutex_workload} is not an executable; build first or pass --mutex-workload")
+        die(f"{args.mutex_workload} is not an executable; build it (scripts/build.sh --all) or pass "
+            "--mutex-workload")
     if "perf-lock-b" in profilers and not os.access(args.perf_b, os.X_OK):
         die(f"{args.perf_b} is not an executable: bench/build_perf.sh builds it, or pass --perf-b")
     if any(x.startswith("floor-") for x in profilers) and not os.access(args.floor, os.X_OK):
-        die(f"{args.floor} is not an executable; build first or pass --floor")
+        die(f"{args.floor} is not an executable; build it (scripts/build.sh --all) or pass --floor")
     for x in profilers:
         if x not in PROFILERS:
             die(f"unknown profiler '{x}' (choose from {', '.join(PROFILERS)})")
@@ -444,6 +445,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
 
     results = {"threads": args.threads, "duration_s": args.duration, "pairs": args.pairs,
+               "max_cpu_skew": args.max_cpu_skew,
                "kernel": os.uname().release, "cpus": os.cpu_count(), "workloads": {}}
     total = len(workloads) * (args.pairs * 2 + 1) * len(profilers)
     done = 0
