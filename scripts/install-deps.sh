@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages lockscope builds (and, asked, tests) with.
-# Usage: scripts/install-deps.sh [--no-gui] [--tests] [--package] [--bench]
-#   (none):    what building the programs needs (lockscope, and the dashboard
-#              unless --no-gui)
-#   --tests:   also what the test suite runs: GoogleTest, the Prometheus server,
-#              go tool pprof, perf, qemu and busybox for the kernel lab, lintian, ...
-#   --package: also what scripts/package.sh needs (dpkg-shlibdeps)
-#   --bench:   also bpftrace and perf, which the cost benchmarks compare with
+# Usage: scripts/install-deps.sh [--no-gui] [--tests] [--package] [--bench] [--bench-perf]
+#   (none):       what building the programs needs (lockscope, and the dashboard
+#                 unless --no-gui)
+#   --tests:      also what the test suite runs: GoogleTest, the Prometheus server,
+#                 go tool pprof, perf, qemu and busybox for the kernel lab, lintian, ...
+#   --package:    also what scripts/package.sh needs (dpkg-shlibdeps)
+#   --bench:      also bpftrace and perf, which the cost benchmarks compare with
+#   --bench-perf: --bench, and Debian's Linux source and what perf's build needs,
+#                 then builds perf with its BPF skeletons (perf lock contention -b)
+#                 into build/perf (bench/build_perf.sh)
 # Runs as root (a minimal Debian has no sudo); idempotent.
 set -euo pipefail
 
@@ -14,13 +17,15 @@ with_gui=1
 with_tests=0
 with_package=0
 with_bench=0
+with_perf=0
 for arg in "$@"; do
   case "$arg" in
     --no-gui) with_gui=0 ;;
     --tests) with_tests=1 ;;
     --package) with_package=1 ;;
     --bench) with_bench=1 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bench-perf) with_bench=1; with_perf=1 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,14 +73,27 @@ fi
 if [ "$with_bench" -eq 1 ]; then
   packages+=(bpftrace linux-perf)
 fi
+if [ "$with_perf" -eq 1 ]; then
+  # the newest Linux source Debian packages, and perf's build dependencies
+  source_pkg=$(apt-cache search --names-only '^linux-source-[0-9.]+$' | cut -d' ' -f1 | sort -V | tail -1)
+  [ -n "$source_pkg" ] || { echo "install-deps: no linux-source package known to apt (apt-get update?)" >&2; exit 1; }
+  packages+=("$source_pkg" flex bison libtraceevent-dev libtracefs-dev libzstd-dev libslang2-dev libunwind-dev
+             libnuma-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+build_perf() {
+  [ "$with_perf" -eq 1 ] || return 0
+  "$(dirname "$0")/../bench/build_perf.sh"
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
+  build_perf
   exit 0
 fi
 
@@ -88,4 +106,5 @@ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
   systemctl disable --now prometheus.service >/dev/null 2>&1 || true
 fi
+build_perf
 echo "install-deps: done"

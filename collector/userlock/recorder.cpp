@@ -19,25 +19,23 @@
 
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
+#include "probe/map_read.h"
 #include "unwind/user_unwinder.h"
 #include "userlock/data_symbols.h"
+#include "userlock/word_waits.h"
 #include "userlock_abi.h"
 #include "userlock_bpf.skel.h"
 
 namespace lockscope::userlock {
 namespace {
 
-// futex_waitv (5.16) and futex_wait (6.7) have the same numbers on x86_64
-// and in the generic table (arm64); older headers lack them.
+// The programs test the futex calls' numbers as constants.
+static_assert(SYS_futex == LS_ULOCK_NR_FUTEX, "userlock_abi.h: another futex number");
 #ifdef SYS_futex_waitv
-constexpr long kFutexWaitv = SYS_futex_waitv;
-#else
-constexpr long kFutexWaitv = 449;
+static_assert(SYS_futex_waitv == LS_ULOCK_NR_FUTEX_WAITV, "userlock_abi.h: another futex_waitv number");
 #endif
 #ifdef SYS_futex_wait
-constexpr long kFutexWait = SYS_futex_wait;
-#else
-constexpr long kFutexWait = 455;
+static_assert(SYS_futex_wait == LS_ULOCK_NR_FUTEX_WAIT, "userlock_abi.h: another futex_wait number");
 #endif
 
 constexpr const char* kRemedy = "run as root (or with CAP_BPF and CAP_PERFMON) on a kernel with BTF";
@@ -168,32 +166,14 @@ void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chai
     }
 }
 
-// Calls fn(key, value) for each entry of a BPF hash map (an entry deleted
-// meanwhile is passed over).
-template <typename Key, typename Value, typename Fn>
-void for_each_entry(int fd, Fn&& fn)
-{
-    Key key{};
-    Key next{};
-    const Key* previous = nullptr;
-    while (bpf_map_get_next_key(fd, previous, &next) == 0) {
-        key = next;
-        previous = &key;
-        Value value{};
-        if (bpf_map_lookup_elem(fd, &key, &value) == 0) {
-            fn(key, value);
-        }
-    }
-}
-
 // The chain records of every futex word: (tgid, address) -> their keys and stats.
 std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> read_chains(
-    int fd)
+    bpf_map* map)
 {
     std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> out;
-    for_each_entry<ls_ulock_chain_key, ls_ulock_chain_stats>(
-        fd, [&](const ls_ulock_chain_key& key, const ls_ulock_chain_stats& stats) {
-            out[{static_cast<pid_t>(key.tgid), key.uaddr}].emplace_back(key, stats);
+    probe::for_each_entry<ls_ulock_chain_key, ls_ulock_chain_stats>(
+        map, 1, [&](const ls_ulock_chain_key& key, const ls_ulock_chain_stats* stats) {
+            out[{static_cast<pid_t>(key.tgid), key.uaddr}].emplace_back(key, *stats);
         });
     return out;
 }
@@ -403,16 +383,16 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
 }
 
 // The wakers of every futex word: (tgid, address) -> its wakers.
-std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(int fd)
+std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(bpf_map* map)
 {
     std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> out;
-    for_each_entry<ls_ulock_waker_key, ls_ulock_waker>(
-        fd, [&](const ls_ulock_waker_key& key, const ls_ulock_waker& value) {
+    probe::for_each_entry<ls_ulock_waker_key, ls_ulock_waker>(
+        map, 1, [&](const ls_ulock_waker_key& key, const ls_ulock_waker* value) {
             Waker w;
             w.tid = key.waker_tid;
-            w.tgid = value.waker_tgid;
-            w.comm.assign(value.comm, strnlen(value.comm, sizeof(value.comm)));
-            w.wakes = value.wakes;
+            w.tgid = value->waker_tgid;
+            w.comm.assign(value->comm, strnlen(value->comm, sizeof(value->comm)));
+            w.wakes = value->wakes;
             out[{static_cast<pid_t>(key.tgid), key.uaddr}].push_back(std::move(w));
         });
     return out;
@@ -546,13 +526,13 @@ bool share_kernel_state(userlock_bpf* skel, const Options& options, std::string&
     return true;
 }
 
-// Every process of the machine: more threads asleep in futexes at once (a
-// desktop's idle thread pools), more futex words. 32,768 entries each: about
-// 11 MiB of kernel memory for the per-word map, 6 MiB for the wakers.
+// Every process of the machine: more futex words. 32,768 entries each: about
+// 7 MiB of kernel memory per CPU for the per-word rows, 6 MiB for the wakers.
 void size_for_every_process(userlock_bpf* skel)
 {
     constexpr uint32_t kEntries = 32768;
-    for (bpf_map* map : {skel->maps.waiting, skel->maps.waits, skel->maps.wakers}) {
+    skel->rodata->max_rows = kEntries;
+    for (bpf_map* map : {skel->maps.wait_index, skel->maps.wait_rows, skel->maps.wakers}) {
         if (const int err = bpf_map__set_max_entries(map, kEntries); err != 0) {
             throw Error("size the map", bpf_map__name(map), -err);
         }
@@ -573,15 +553,14 @@ Recorder Recorder::prepare(const Options& options)
     static_assert(sizeof(ls_ulock_waker_key) == 16 && sizeof(ls_ulock_waker) == 32, "userlock_abi.h changed");
     static_assert(LS_ULOCK_MAX_TARGETS == 1024, "record/user_locks.cpp says how many processes are followed");
     static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_cpu) == 16, "userlock_abi.h changed");
     auto state = std::make_unique<State>();
     state->skel = userlock_bpf::open();
     if (state->skel == nullptr) {
         throw Error("open BPF program", "userlock", errno, kRemedy);
     }
     auto* rodata = state->skel->rodata;
-    rodata->nr_futex = SYS_futex;
-    rodata->nr_futex_waitv = kFutexWaitv;
-    rodata->nr_futex_wait = kFutexWait;
+    rodata->nr_cpus = static_cast<uint32_t>(std::max(libbpf_num_possible_cpus(), 1));
     rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
     rodata->max_samples_per_sec = options.max_samples_per_sec;
     rodata->follow_children = options.follow_children && !options.all_processes ? 1 : 0;
@@ -597,8 +576,8 @@ Recorder Recorder::prepare(const Options& options)
         size_for_every_process(state->skel);
     }
     const bool chains = share_kernel_state(state->skel, options, state->chains);
-    bpf_program__set_autoload(state->skel->progs.userlock_enter, !chains);
-    bpf_program__set_autoload(state->skel->progs.userlock_enter_chains, chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_switch, !chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_switch_chains, chains);
     // Every fork and exit of the machine runs these: only when children are followed.
     const bool children = options.follow_children && !options.all_processes;
     bpf_program__set_autoload(state->skel->progs.userlock_fork, children);
@@ -712,8 +691,8 @@ Recording Recorder::read()
     }
 
     std::map<RowKey, RowBuilder> rows;
-    const auto chains = read_chains(bpf_map__fd(state_->skel->maps.chain_waits));
-    const auto wakers = read_wakers(bpf_map__fd(state_->skel->maps.wakers));
+    const auto chains = read_chains(state_->skel->maps.chain_waits);
+    const auto wakers = read_wakers(state_->skel->maps.wakers);
     static const std::vector<Waker> kNoWakers;
     const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
@@ -743,7 +722,9 @@ Recording Recorder::read()
             }
         }
     };
-    for_each_entry<ls_ulock_key, ls_ulock_stats>(bpf_map__fd(state_->skel->maps.waits), add_key);
+    for (const auto& [key, stats] : read_word_waits(state_->skel)) {
+        add_key(key, stats);
+    }
     for (auto& [id, builder] : rows) {
         if (const auto* caller = most_common(builder.callers)) {
             builder.row.caller = *caller;
@@ -773,15 +754,26 @@ Recording Recorder::read()
 
 std::size_t Recorder::in_flight() const
 {
-    const int fd = bpf_map__fd(state_->skel->maps.waiting);
-    std::size_t count = 0;
-    uint32_t tid = 0;
-    const uint32_t* previous = nullptr;
-    while (bpf_map_get_next_key(fd, previous, &tid) == 0) {
-        ++count;
-        previous = &tid;
+    // Each CPU counts the waits begun on it less those ended on it, at the
+    // head of its value.
+    bpf_map* map = state_->skel->maps.ulock_cpus;
+    const int ncpus = libbpf_num_possible_cpus();
+    if (ncpus <= 0) {
+        throw Error("count the possible CPUs", "userlock", -ncpus);
     }
-    return count;
+    const std::size_t stride = (bpf_map__value_size(map) + 7) / 8 * 8;
+    std::vector<uint8_t> values(stride * static_cast<std::size_t>(ncpus));
+    const uint32_t zero = 0;
+    if (bpf_map__lookup_elem(map, &zero, sizeof(zero), values.data(), values.size(), 0) != 0) {
+        throw Error("read the map", "ulock_cpus", errno);
+    }
+    int64_t count = 0;
+    for (int cpu = 0; cpu < ncpus; ++cpu) {
+        ls_ulock_cpu counts;
+        std::memcpy(&counts, values.data() + stride * static_cast<std::size_t>(cpu), sizeof(counts));
+        count += counts.in_flight;
+    }
+    return static_cast<std::size_t>(std::max<int64_t>(count, 0));
 }
 
 std::vector<int> Recorder::prog_fds() const

@@ -142,7 +142,7 @@ struct Recording {
     uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
     uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
     uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
-    uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
+    uint64_t lost_inflight = 0;    // waits not timed: no room for a thread's wait state
     uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
     // Whether owners were followed into kernel locks: "on", "off (no kernel
     // recorder)" or "unavailable (why)".

@@ -167,7 +167,7 @@ void text_block(std::ostringstream& out, const Report& rep)
     if (c.lost_keys || c.lost_samples || c.lost_inflight)
         out << wrap_text("lost: " + std::to_string(c.lost_keys) + " waits not counted (the lock map was full), " +
                              std::to_string(c.lost_samples) + " stacks (the ring buffer was full), " +
-                             std::to_string(c.lost_inflight) + " waits not timed (too many threads asleep at once)",
+                             std::to_string(c.lost_inflight) + " waits not timed (no room for a thread's wait)",
                          "", 2, 100);
     out << "names: user-symbol (the lock's global variable), user-caller (kind@the function that takes it);\n"
            "mean and max are per wait; waits are counted per futex sleep; the wait's parts, adding up to 100%:\n"
