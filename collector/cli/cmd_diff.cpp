@@ -128,7 +128,7 @@ int cmd_diff(const Args& given)
                "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
                "             3 --fail-on tripped",
-               kExamples))
+               kDiffExamples))
         return kExitOk;
     DiffOptions options;
     options.alpha = alpha;
