@@ -7,7 +7,8 @@
        ├─> benchlib ─> core, reflock
        ├─> fleet ─> core
        └─> everything below      unwind (stands alone, under record)
-                                 userlock ─> core, unwind (under record)
+                                 userlock ─> core, unwind, bpfmap (under record)
+                                 bpfmap (libbpf's batched map reads: probe, userlock)
 
 pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
 files); identity names locks (one ladder of name sources); core is what
@@ -34,7 +35,8 @@ ALLOWED = {
     "core": {"core"},
     "reflock": {"reflock"},
     "unwind": {"unwind"},
-    "userlock": {"core", "unwind", "userlock"},
+    "userlock": {"bpfmap", "core", "unwind", "userlock"},
+    "bpfmap": {"bpfmap"},
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "pipeline": {"core", "identity", "pipeline"},
@@ -43,9 +45,9 @@ ALLOWED = {
     "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
-    "probe": {"core", "identity", "pipeline", "probe", "reflock"},
-    "record": {"core", "identity", "pipeline", "probe", "record", "unwind", "userlock", "workload"},
-    "cli": {"benchlib", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
+    "probe": {"bpfmap", "core", "identity", "pipeline", "probe", "reflock"},
+    "record": {"bpfmap", "core", "identity", "pipeline", "probe", "record", "unwind", "userlock", "workload"},
+    "cli": {"benchlib", "bpfmap", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
             "metrics", "fleet", "cli"},
 }
 # core's own floors, lowest first: a folder may include its own and lower

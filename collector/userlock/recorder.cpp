@@ -19,7 +19,7 @@
 
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
-#include "probe/map_read.h"
+#include "bpfmap/map_read.h"
 #include "unwind/user_unwinder.h"
 #include "userlock/data_symbols.h"
 #include "userlock/word_waits.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "probe/map_read.h"
+#include "bpfmap/map_read.h"
 #include "userlock_bpf.skel.h"
 
 namespace lockscope::userlock {
