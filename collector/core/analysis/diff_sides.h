@@ -3,7 +3,7 @@
 // and which lock of A is compared with which lock of B.
 #pragma once
 
-#include "core/analysis/diff.h"
+#include "core/analysis/diff_result.h"
 
 #include <map>
 #include <optional>
