@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/format.h"
+#include "core/lock_key.h"
 
 namespace lockscope::cli {
 namespace {
@@ -254,8 +255,8 @@ std::string waiter_stacks_text(const Session& session, const Report& report, std
         std::vector<std::pair<std::vector<std::string>, std::pair<uint64_t, uint64_t>>> order(stacks.begin(),
                                                                                               stacks.end());
         std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-        out += "  " + row.name + " " + (row.mode.empty() ? row.kind : row.kind + "/" + row.mode) + " (" +
-               std::to_string(samples) + (samples == 1 ? " sample)\n" : " samples)\n");
+        out += "  " + row.name + " " + kind_text(row.kind, row.mode) + " (" + std::to_string(samples) +
+               (samples == 1 ? " sample)\n" : " samples)\n");
         for (size_t i = 0; i < order.size() && i < kStacks; i++) {
             const auto& [frames, counts] = order[i];
             const double share = wait ? double(counts.first) / double(wait) : double(counts.second) / double(samples);

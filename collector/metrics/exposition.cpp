@@ -9,6 +9,7 @@
 #include "core/analysis/counter_delta.h"
 #include "core/analysis/report_parts.h"
 #include "core/error.h"
+#include "core/lock_key.h"
 #include "lockscope_version.h"
 
 namespace lockscope::metrics {
@@ -222,11 +223,6 @@ std::map<std::string, std::string> parse_operator_labels(const std::vector<std::
     return labels;
 }
 
-std::string kind_label(const LockInfo& lock)
-{
-    return lock.mode.empty() ? lock.kind : lock.kind + "/" + lock.mode;
-}
-
 std::vector<Bucket> cumulative_buckets(const std::array<uint64_t, kHistBuckets>& hist)
 {
     std::vector<Bucket> out;
@@ -250,7 +246,7 @@ void LockSeries::add(const std::vector<LockInterval>& deltas, const std::vector<
         if (d.lock_id < 1 || size_t(d.lock_id) > locks.size())
             continue;
         const LockInfo& lock = locks[size_t(d.lock_id - 1)];
-        interval[{lock.name, kind_label(lock)}].add(d.counters);
+        interval[{lock.name, kind_text(lock.kind, lock.mode)}].add(d.counters);
     }
     BoundedSeries::add(interval, [](const SeriesKey& k) { return SeriesKey{kOtherLock, k.kind}; });
 }

@@ -1,6 +1,7 @@
 #include "models/display.h"
 
 #include "core/format.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,7 @@ QString percent(double fraction, int decimals)
 }
 QString kind(const std::string& k, const std::string& mode)
 {
-    return QString::fromStdString(mode.empty() ? k : k + "/" + mode);
+    return QString::fromStdString(kind_text(k, mode));
 }
 
 static_assert(WaitPartCount == kWaitPartCount, "the dashboard shows every part of the wait");

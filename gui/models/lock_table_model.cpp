@@ -74,11 +74,6 @@ int LockTableModel::rows() const
     return snapshot_ ? int(snapshot_->report.rows.size()) : 0;
 }
 
-QString LockTableModel::lockKey(const ReportRow& row)
-{
-    return QString::fromStdString(row.name + '\t' + row.kind + '\t' + row.mode);
-}
-
 QVariant LockTableModel::display(const ReportRow& r, int column) const
 {
     const LockCounters& c = r.counters;
@@ -242,7 +237,7 @@ QVariant LockTableModel::cell(const QModelIndex& index, int role) const
         case GroupIndexRole:
             return index.row();
         case LockKeyRole:
-            return lockKey(r);
+            return QVariant::fromValue(r.key());
         case PercentRole:
             return partPercent(r, index.column());
         case ExactRole:

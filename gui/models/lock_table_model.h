@@ -36,7 +36,7 @@ public:
     enum Roles {
         SortRole = Qt::UserRole + 1,  // raw number (exact integer for counters) or text
         GroupIndexRole,               // index into SessionSnapshot::groups
-        LockKeyRole,                  // "name\tkind\tmode": survives a reload
+        LockKeyRole,                  // the row's LockKey: survives a reload
         // int: a wait part's whole percentage, as shown; the four add up to
         // 100. Invalid where not known (no wait, not timed, not split).
         PercentRole,
@@ -50,8 +50,6 @@ public:
 
     void setSnapshot(SnapshotPtr snapshot);
     const SnapshotPtr& snapshot() const { return snapshot_; }
-
-    static QString lockKey(const ReportRow& row);
 
     // Every cgroup of the row, most sampled first, one per line.
     static QString cgroupList(const ReportRow& row);
@@ -69,3 +67,5 @@ private:
 };
 
 }  // namespace lockscope::gui
+
+Q_DECLARE_METATYPE(lockscope::LockKey)

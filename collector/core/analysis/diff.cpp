@@ -100,7 +100,7 @@ void require_data(const Session& s, const std::string& label)
 
 OneSidedLock one_sided(const LockKey& key, const std::vector<LockCounters>& series, const Side& side)
 {
-    OneSidedLock o{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+    OneSidedLock o{key.name, key.kind, key.mode};
     double seconds = 0;
     for (size_t i = 0; i < series.size(); ++i) {
         o.contentions += series[i].contentions;
@@ -312,7 +312,7 @@ void compare_locks(const Side& sa, const Side& sb, const std::vector<Match>& mat
     lock_metrics.push_back(&m.contentions);
     lock_metrics.push_back(&m.spin_failures);
     for (const Match& match : matches) {
-        LockDiff l{std::get<0>(match.a), std::get<1>(match.a), std::get<2>(match.a), match.name_b, match.kind_b};
+        LockDiff l{match.a.name, match.a.kind, match.a.mode, match.name_b, match.kind_b};
         for (const Metric* metric : lock_metrics) {
             MetricDiff md = compare(*metric, sa, sb, &sa.locks.at(match.a), &sb.locks.at(match.b), d);
             if (says_something(md))

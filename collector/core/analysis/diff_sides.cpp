@@ -16,9 +16,12 @@ namespace lockscope {
 namespace diff_detail {
 namespace {
 
-LockKey key_of(const LockInfo& l)
+// The key report shows, under the class's current name (a renamed class matches).
+LockKey class_key(const LockInfo& l)
 {
-    return {current_class_name(l.name), l.kind, l.mode};
+    LockKey key = key_of(l);
+    key.name = current_class_name(key.name);
+    return key;
 }
 
 void add_stacks(const Session& s, const std::map<int64_t, const LockInfo*>& info,
@@ -29,7 +32,7 @@ void add_stacks(const Session& s, const std::map<int64_t, const LockInfo*>& info
         auto unit = unit_of.find(st.run);
         if (lock == info.end() || unit == unit_of.end() || (st.role != "waiter" && !st.holder()))
             continue;
-        const LockKey key = key_of(*lock->second);
+        const LockKey key = class_key(*lock->second);
         if (!side.locks.count(key))
             continue;  // no row in report: nothing to compare its paths with
         std::vector<std::string> functions;
@@ -77,7 +80,7 @@ Side collect(const Session& s)
         auto unit = unit_of.find(li.run);
         if (lock == info.end() || unit == unit_of.end())
             continue;
-        auto& series = side.locks[key_of(*lock->second)];
+        auto& series = side.locks[class_key(*lock->second)];
         series.resize(side.units.size());
         series[unit->second].add(li.counters);
     }
@@ -87,7 +90,7 @@ Side collect(const Session& s)
         auto unit = unit_of.find(u.run);
         if (unit == unit_of.end())
             continue;
-        auto& series = side.locks[{u.name, u.kind, ""}];
+        auto& series = side.locks[LockKey{u.name, u.kind, {}}];
         series.resize(side.units.size());
         series[unit->second].add(u.counters());
     }
@@ -104,7 +107,7 @@ std::vector<LockKey> keys_named(const Side& side, const std::string& name)
 {
     std::vector<LockKey> keys;
     for (const auto& [key, series] : side.locks)
-        if (std::get<0>(key) == name)
+        if (key.name == name)
             keys.push_back(key);
     return keys;
 }
@@ -124,10 +127,10 @@ std::vector<std::pair<std::string, std::string>> lock_pairs(const Session& a, co
         return pairs;
     const LockKey& ka = sa.locks.begin()->first;
     const LockKey& kb = sb.locks.begin()->first;
-    if (std::get<0>(ka) != std::get<0>(kb) && std::get<1>(ka) == std::get<1>(kb)) {
-        pairs.emplace_back(std::get<0>(ka), std::get<0>(kb));
-        d.notes.push_back("bench sessions of one lock each: " + std::get<0>(ka) + " (" + options.label_a +
-                          ") is compared with " + std::get<0>(kb) + " (" + options.label_b + ")");
+    if (ka.name != kb.name && ka.kind == kb.kind) {
+        pairs.emplace_back(ka.name, kb.name);
+        d.notes.push_back("bench sessions of one lock each: " + ka.name + " (" + options.label_a +
+                          ") is compared with " + kb.name + " (" + options.label_b + ")");
     }
     return pairs;
 }
@@ -141,7 +144,7 @@ bool add_pair(const std::string& name_a, const std::string& name_b, const Side& 
     const std::vector<LockKey> ka = keys_named(sa, name_a), kb = keys_named(sb, name_b);
     bool used = false;
     for (const LockKey& key_b : kb) {
-        LockKey key_a{name_a, std::get<1>(key_b), std::get<2>(key_b)};
+        LockKey key_a{name_a, key_b.kind, key_b.mode};
         if (!sa.locks.count(key_a)) {
             if (ka.size() != 1 || kb.size() != 1)
                 continue;
@@ -151,8 +154,7 @@ bool add_pair(const std::string& name_a, const std::string& name_b, const Side& 
         const bool known =
             std::any_of(matches.begin(), matches.end(), [&](const Match& m) { return m.a == key_a && m.b == key_b; });
         if (!known)
-            matches.push_back(
-                {key_a, key_b, name_b, std::get<1>(key_a) == std::get<1>(key_b) ? std::string() : std::get<1>(key_b)});
+            matches.push_back({key_a, key_b, name_b, key_a.kind == key_b.kind ? std::string() : key_b.kind});
     }
     return used;
 }
@@ -167,7 +169,7 @@ void match_kind_changes(const Side& sa, const Side& sb, std::vector<Match>& matc
         for (const auto& [key, series] : side.locks)
             if (std::none_of(matches.begin(), matches.end(),
                              [&, &k = key](const Match& m) { return (in_a ? m.a : m.b) == k; }))
-                out[{std::get<0>(key), std::get<2>(key)}].push_back(key);
+                out[{key.name, key.mode}].push_back(key);
         return out;
     };
     const auto only_a = unmatched(sa, true);
@@ -177,8 +179,8 @@ void match_kind_changes(const Side& sa, const Side& sb, std::vector<Match>& matc
         if (it == only_b.end() || keys_a.size() != 1 || it->second.size() != 1)
             continue;
         const LockKey& key_b = it->second.front();
-        if (std::get<1>(key_b) != std::get<1>(keys_a.front()))
-            matches.push_back({keys_a.front(), key_b, "", std::get<1>(key_b)});
+        if (key_b.kind != keys_a.front().kind)
+            matches.push_back({keys_a.front(), key_b, "", key_b.kind});
     }
 }
 

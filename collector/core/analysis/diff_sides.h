@@ -3,12 +3,12 @@
 // and which lock of A is compared with which lock of B.
 #pragma once
 
-#include "core/analysis/diff.h"
+#include "core/analysis/diff_result.h"
+#include "core/lock_key.h"
 
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -23,8 +23,6 @@ struct Unit {
     LockCounters counters;  // all kernel locks
 };
 
-using LockKey = std::tuple<std::string, std::string, std::string>;  // name, kind, mode
-
 // A sampled call path of a lock: (role, functions innermost first).
 using StackPath = std::pair<std::string, std::vector<std::string>>;
 // Samples of each path, per unit.
@@ -32,8 +30,8 @@ using StackCounts = std::map<StackPath, std::vector<uint64_t>>;
 
 struct Side {
     std::vector<Unit> units;
-    // Report's lock rows (name, kind, mode), with each unit's counters, and
-    // the user-space locks, by (name, kind, "").
+    // Report's lock rows by their key (with the current class name), with
+    // each unit's counters, and the user-space locks, by (name, kind, "").
     std::map<LockKey, std::vector<LockCounters>> locks;
     std::map<LockKey, StackCounts> stacks;  // waiter and holder stacks of those locks
     size_t runs = 0, intervals = 0;

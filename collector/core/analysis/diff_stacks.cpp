@@ -72,7 +72,7 @@ std::vector<StackShift> compare_stacks(const Side& sa, const Side& sb, const std
                                                           stats::ratio_samples(kb, fb->second), alpha, true, kMinRuns);
             if (!t.enough_data)
                 continue;  // fewer than kMinRuns runs sampled the lock
-            StackShift sh{std::get<0>(m.a), std::get<1>(m.a), std::get<2>(m.a), path.first, path.second};
+            StackShift sh{m.a.name, m.a.kind, m.a.mode, path.first, path.second};
             sh.samples_a = uint64_t(sum(ka));
             sh.samples_b = uint64_t(sum(kb));
             sh.total_a = uint64_t(sum(fa->second));

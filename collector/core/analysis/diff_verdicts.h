@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "core/analysis/diff.h"
+#include "core/analysis/diff_result.h"
 
 namespace lockscope {
 

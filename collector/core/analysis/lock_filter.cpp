@@ -9,6 +9,7 @@
 
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
+#include "core/lock_key.h"
 #include "episode.h"
 #include "lockscope_abi.h"
 
@@ -134,7 +135,7 @@ std::string LockFilter::describe() const
     if (!kinds.empty()) {
         std::vector<std::string> names;
         for (const auto& [kind, mode] : kinds)
-            names.push_back(mode.empty() ? kind : mode == kSpinPhases ? kind + ":spin" : kind + "/" + mode);
+            names.push_back(mode == kSpinPhases ? kind + ":spin" : kind_text(kind, mode));
         parts.push_back("kind " + join(names));
     }
     if (!locks.empty())

@@ -10,8 +10,9 @@
 #include <functional>
 #include <iterator>
 #include <set>
-#include <tuple>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 
 namespace lockscope {
 namespace {
@@ -31,8 +32,13 @@ struct Group {
     MaxWait max_wait;
 };
 
-// The rows by what the user groups on (lock, caller, ...).
-using GroupMap = std::map<std::tuple<std::string, std::string, std::string>, Group>;
+// What a row groups on: a lock row's key by lock; by the other groupings
+// two names: (kind, mode), (class, instance), (caller, ""), (pid, comm) or
+// (cgroup, "").
+using Names = std::pair<std::string, std::string>;
+using GroupKey = std::variant<LockKey, Names>;
+// The rows by what the user groups on.
+using GroupMap = std::map<GroupKey, Group>;
 
 // Which row each lock row (lock id) was rolled into.
 std::map<int64_t, Group*> group_of_lock(GroupMap& groups)
@@ -201,11 +207,6 @@ const Key& dominant(const std::map<Key, uint64_t>& wait)
     return best->first;
 }
 
-std::string kind_label(const std::string& kind, const std::string& mode)
-{
-    return mode.empty() ? kind : kind + "/" + mode;
-}
-
 // Every grouping by its name, in the order the usage error lists them.
 constexpr std::pair<GroupBy, const char*> kGroupByNames[] = {
     {GroupBy::Lock, "lock"}, {GroupBy::Caller, "caller"},     {GroupBy::Task, "task"},
@@ -357,7 +358,7 @@ void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
         for (const TaskStats& task : session.tasks) {
             if (!wanted(task.run))
                 continue;
-            Group& g = grouping.add({std::to_string(task.pid), task.comm, {}}, nullptr, task.counters);
+            Group& g = grouping.add(Names{std::to_string(task.pid), task.comm}, nullptr, task.counters);
             g.row.name = task.comm + "[" + std::to_string(task.pid) + "]";
         }
         return;
@@ -367,7 +368,7 @@ void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
         if (!wanted(task.run))
             continue;
         const std::string name = task.cgroup.empty() ? "(cgroup unknown)" : task.cgroup;
-        grouping.add({name, {}, {}}, nullptr, task.counters).row.name = name;
+        grouping.add(Names{name, {}}, nullptr, task.counters).row.name = name;
         attributed.add(task.counters);
     }
     // Tasks publish their totals when switched out: what a task did since
@@ -380,7 +381,7 @@ void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
     for (const CounterField& f : kCounterFields)
         if (f.per_task)
             rest.*f.member = all.*f.member > attributed.*f.member ? all.*f.member - attributed.*f.member : 0;
-    grouping.add({"(not attributed)", {}, {}}, nullptr, rest).row.name = "(not attributed)";
+    grouping.add(Names{"(not attributed)", {}}, nullptr, rest).row.name = "(not attributed)";
     rep.notes.push_back(
         "(not attributed): contention of tasks not switched out since their last "
         "episodes when the recording stopped, or beyond the task map");
@@ -409,7 +410,7 @@ void group_callers(const Session& session, const RunFilter& wanted,
         const std::set<std::string>& callers = callers_of[s.lock_id];
         const bool whole = callers.size() == 1;
         split |= !whole || *callers.begin() != l->second->caller;
-        grouping.add({caller_of(s, *l->second), {}, {}}, l->second, s.counters, whole);
+        grouping.add(Names{caller_of(s, *l->second), {}}, l->second, s.counters, whole);
     }
     if (split)
         rep.notes.push_back(
@@ -445,13 +446,13 @@ void group_locks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
         const LockInfo& l = *it->second;
         switch (by) {
             case GroupBy::Lock:
-                grouping.add({l.name, l.kind, l.mode}, &l, li.counters, measured[i]);
+                grouping.add(key_of(l), &l, li.counters, measured[i]);
                 break;
             case GroupBy::Kind:
-                grouping.add({l.kind, l.mode, {}}, &l, li.counters, measured[i]);
+                grouping.add(Names{l.kind, l.mode}, &l, li.counters, measured[i]);
                 break;
             case GroupBy::Instance:
-                grouping.add({l.name, instance_label(l), {}}, &l, li.counters, measured[i]);
+                grouping.add(Names{l.name, instance_label(l)}, &l, li.counters, measured[i]);
                 break;
             case GroupBy::Caller:
             case GroupBy::Task:
@@ -492,6 +493,7 @@ ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const Repor
         row.callers = by == GroupBy::Caller ? 0 : g.callers.size();
         row.name_source = dominant(g.wait_by_source);
         row.instances = g.objects.size();
+        row.lock_ids.assign(g.lock_ids.begin(), g.lock_ids.end());
     }
     if (by != GroupBy::Instance) {
         row.detail.clear();
@@ -499,17 +501,17 @@ ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const Repor
     }
     switch (by) {
         case GroupBy::Lock:
-            row.name = std::get<0>(key);
+            row.name = std::get<LockKey>(key).name;
             break;
         case GroupBy::Caller:
-            row.caller = std::get<0>(key);
+            row.caller = std::get<Names>(key).first;
             row.name = row.caller.empty() ? "(unknown caller)" : row.caller;
             break;
         case GroupBy::Kind:
-            row.name = kind_label(row.kind, row.mode);
+            row.name = kind_text(row.kind, row.mode);
             break;
         case GroupBy::Instance:
-            row.name = std::get<0>(key) + " " + std::get<1>(key);
+            row.name = std::get<Names>(key).first + " " + std::get<Names>(key).second;
             break;
         case GroupBy::Task:
         case GroupBy::Cgroup:

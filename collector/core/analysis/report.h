@@ -5,6 +5,7 @@
 
 #include "core/analysis/chains.h"
 #include "core/analysis/user_locks.h"
+#include "core/lock_key.h"
 #include "core/model.h"
 
 #include <cstddef>
@@ -87,12 +88,13 @@ struct ReportRow {
     std::string name;  // lock name, caller function, kind(/mode) or "comm[pid]"
     std::string kind;
     std::string mode;
-    std::string caller;       // for a lock: the caller with the most wait
-    size_t callers = 0;       // by lock, kind or instance: distinct callers seen (named, or in waiter stacks)
-    std::string name_source;  // where the name came from (the source with the most wait); "" if unknown
-    std::string detail;       // --by instance: the evidence behind the name
-    std::string instance;     // --by instance: which object, where known
-    size_t instances = 0;     // lock objects rolled into the row
+    std::string caller;             // for a lock: the caller with the most wait
+    size_t callers = 0;             // by lock, kind or instance: distinct callers seen (named, or in waiter stacks)
+    std::string name_source;        // where the name came from (the source with the most wait); "" if unknown
+    std::string detail;             // --by instance: the evidence behind the name
+    std::string instance;           // --by instance: which object, where known
+    size_t instances = 0;           // lock objects rolled into the row
+    std::vector<int64_t> lock_ids;  // the session's lock rows (LockInfo::id) rolled into it, ascending
     LockCounters counters;
     double share_of_wait = 0;                   // of the totals' wait_ns
     std::vector<HolderShare> holders;           // by lock or instance: the top holder stacks, by wait
@@ -116,6 +118,8 @@ struct ReportRow {
     // key of a row: "spinning_ns", "mean_wait_ns"), "hist",
     // "owner_at_queueing" or "max_wait_bound_ns".
     bool keeps(std::string_view field) const;
+    // By lock: the row's lock key.
+    LockKey key() const { return {name, kind, mode}; }
 };
 
 struct ReportTotals {

@@ -1,6 +1,7 @@
 #include "core/analysis/user_locks.h"
 
 #include "core/error.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <functional>
@@ -29,7 +30,13 @@ void add_counters(UserLockRun& sum, const UserLockRun& r)
     sum.lost_wakers += r.lost_wakers;
 }
 
-using RowId = std::tuple<std::string, std::string, std::string>;  // (name, kind, module)
+// A user lock's row: its lock key (a user lock has no mode) in its module.
+struct RowId {
+    LockKey lock;
+    std::string module;
+
+    auto operator<=>(const RowId&) const = default;
+};
 
 // Wakers and stacks name their lock by (run, process, name, kind): its
 // module is that lock row's.
@@ -52,7 +59,7 @@ void add_wakers(const Session& session, const std::function<bool(int64_t)>& want
         const auto module = module_of.find({w.run, w.pid, w.name, w.kind});
         if (!wanted(w.run) || module == module_of.end())
             continue;
-        UserLockReportWaker& into = wakers[{w.name, w.kind, module->second}][{w.waker_pid, w.waker_tid}];
+        UserLockReportWaker& into = wakers[RowId{{w.name, w.kind, {}}, module->second}][{w.waker_pid, w.waker_tid}];
         into.tid = w.waker_tid;
         into.pid = w.waker_pid;
         into.comm = w.waker_comm;
@@ -78,7 +85,7 @@ void add_stacks(const Session& session, const std::function<bool(int64_t)>& want
         const auto module = module_of.find({s.run, s.pid, s.name, s.kind});
         if (!wanted(s.run) || module == module_of.end())
             continue;
-        UserLockReportStack& into = stacks[{s.name, s.kind, module->second}][s.frames];
+        UserLockReportStack& into = stacks[RowId{{s.name, s.kind, {}}, module->second}][s.frames];
         into.frames = s.frames;
         into.samples += s.samples;
         into.wait_ns += s.wait_ns;
@@ -141,7 +148,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
     for (const UserLockRow& l : session.user_locks) {
         if (!wanted(l.run))
             continue;
-        const auto key = std::make_tuple(l.name, l.kind, l.module);
+        const RowId key{{l.name, l.kind, {}}, l.module};
         UserLockReportRow& row = rows[key];
         row.name = l.name;
         row.kind = l.kind;

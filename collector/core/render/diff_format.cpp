@@ -3,6 +3,7 @@
 #include "core/analysis/diff.h"
 #include "core/format.h"
 #include "core/enum_names.h"
+#include "core/lock_key.h"
 
 #include <nlohmann/json.hpp>
 
@@ -198,7 +199,7 @@ std::string wrap(const std::string& text, const std::string& first, size_t inden
 
 std::string lock_title(const std::string& name, const std::string& kind, const std::string& mode)
 {
-    return name + " (" + kind + (mode.empty() ? "" : "/" + mode) + ")";
+    return name + " (" + kind_text(kind, mode) + ")";
 }
 
 // "waiting in" / "held while sleeping in": what a path's role means.

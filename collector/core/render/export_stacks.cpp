@@ -1,6 +1,7 @@
 #include "core/render/export_stacks.h"
 
 #include "core/analysis/report_split.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 
@@ -39,7 +40,7 @@ std::vector<WeightedStack> weigh_stacks(const Session& session, const std::vecto
             continue;
         WeightedStack w;
         w.name = lock->name;
-        w.kind = lock->kind + (lock->mode.empty() ? "" : "/" + lock->mode);
+        w.kind = kind_text(lock->kind, lock->mode);
         w.name_source = lock->name_source;
         if (s.kernel)
             w.frames = kernel_functions(*s.kernel);

@@ -6,6 +6,7 @@
 
 #include "core/analysis/report.h"  // wait_parts_split
 #include "core/analysis/report_parts.h"
+#include "core/lock_key.h"
 #include "core/storage/session_store.h"
 
 #include <nlohmann/json.hpp>
@@ -131,7 +132,7 @@ LockLabel label_of(const LockInfo* lock, const Episode& e)
         const std::string name = "lock@" + std::to_string(e.lock_address);
         return {quoted(name), R"("lock":)" + quoted(name)};
     }
-    const std::string kind = lock->kind + (lock->mode.empty() ? "" : "/" + lock->mode);
+    const std::string kind = kind_text(lock->kind, lock->mode);
     return {quoted(lock->name),
             R"("lock":)" + quoted(lock->name) + R"(,"kind":)" + quoted(kind) + R"(,"caller":)" + quoted(lock->caller)};
 }

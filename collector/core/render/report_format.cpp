@@ -8,6 +8,7 @@
 #include "core/render/counter_columns.h"
 #include "core/render/report_shares.h"
 #include "core/render/report_user_locks.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <array>
@@ -209,12 +210,6 @@ std::vector<std::string> part_cells(const LockCounters& c, bool timed, bool spli
     return {cell(p[0]), cell(p[1]), cell(p[2]), cell(p[3])};
 }
 
-// "rwsem/write": the spelling --by kind, diff and the lock filter use.
-std::string kind_text(const ReportRow& r)
-{
-    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode;
-}
-
 // "anon_pipe_read +1": the lock's top caller and how many others it has.
 std::string caller_text(const ReportRow& r)
 {
@@ -322,7 +317,7 @@ TextColumns text_columns(const Report& rep)
         t.names.push_back(r.name);
         t.name_w = std::max(t.name_w, display_width(r.name));
         if (t.show_kind) {
-            t.kinds.push_back(kind_text(r));
+            t.kinds.push_back(kind_text(r.kind, r.mode));
             t.kind_w = std::max(t.kind_w, display_width(t.kinds.back()));
         }
         t.thirds.push_back(t.instances ? (r.instance.empty() ? "-" : r.instance) : caller_text(r));
@@ -544,7 +539,7 @@ void holders_block(std::ostringstream& out, const Report& rep)
                     "); no waiter's wait belongs to a tick: their shares are of the on-cpu samples";
             out << "\n" << wrap_text(text, "held while: ", 4, 100);
         }
-        out << "  " << r.name << " " << kind_text(r) << "\n";
+        out << "  " << r.name << " " << kind_text(r.kind, r.mode) << "\n";
         for (const HolderShare& h : r.holders) {
             std::string where;
             for (size_t i = 0; i < h.frames.size() && i < kFrames; i++)
@@ -579,7 +574,7 @@ void user_code_block(std::ostringstream& out, const Report& rep)
                        "the waiters' own code above the kernel: user stacks sampled with their kernel "
                        "stacks, for sleeping locks (innermost first; shares are of the sampled wait)",
                        "user code: ", 4, 100);
-        out << "  " << r.name << " " << kind_text(r) << " (" << r.user_code_samples
+        out << "  " << r.name << " " << kind_text(r.kind, r.mode) << " (" << r.user_code_samples
             << (r.user_code_samples == 1 ? " sample" : " samples") << ")\n";
         for (const UserCodeShare& c : r.user_code) {
             std::string where;
