@@ -64,7 +64,8 @@ if [ "$with_tests" -eq 1 ]; then
     curl systemd                   # the exporter service's tests: scrape it, systemd-analyze verify
     qemu-system-x86 busybox-static # the kernel lab: guests and their initramfs
     xz-utils zstd                  # compressed kernel modules for the lab
-    linux-perf                     # perf bench sched messaging: the perf lock contention test's workload
+    linux-perf                     # perf bench: the perf lock contention test's workload, and PI futexes
+    stress-ng                      # a stripped Debian program with pthread mutexes (user-lock names)
   )
 fi
 if [ "$with_package" -eq 1 ]; then

@@ -1,5 +1,6 @@
 // lockscope record: options → RecordOptions → record::record().
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -109,6 +110,7 @@ struct RecordArgs {
     std::string user_locks;  // "", "on" (--user-locks) or "all" (--user-locks=all)
     bool no_user_locks = false;
     uint32_t map_entries = 0;  // perf's -M
+    int realtime = 0;          // --realtime: SCHED_FIFO priority, 0 for none
 };
 
 void add_probe_options(po::options_description& d, record::RecordOptions& o)
@@ -221,7 +223,11 @@ po::options_description describe(RecordArgs& a)
         "seconds to record (with --workload: the workload's duration, default 5); "
         "default: until Ctrl-C or the target exits")("interval,i", po::value(&o.interval_s)->default_value(1.0),
                                                      "seconds per interval in the session")(
-        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics");
+        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics")(
+        "realtime", po::value(&a.realtime)->value_name("PRIO"),
+        "run lockscope's own threads at this SCHED_FIFO priority (1-99), as perf record -r does: where "
+        "real-time threads of the target hog the CPUs, lockscope still reads its buffers, and the target's "
+        "binaries, while the target runs (the command and workloads it starts keep their normal policy)");
     add_target_options(d, a.target, TargetParts::All);
     d.add_options()("dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")(
         "locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
@@ -290,6 +296,22 @@ std::unique_ptr<metrics::PrometheusExporter> start_exporter(RecordArgs& a)
                                                                   a.prometheus_cgroups, a.operator_labels, a.web);
     std::fprintf(stderr, "lockscope: serving Prometheus metrics at %s\n", exporter->url().c_str());
     return exporter;
+}
+
+// --realtime: this thread, and every thread it starts, at a SCHED_FIFO
+// priority; a process it forks (the command, a workload) goes back to the
+// normal policy (SCHED_RESET_ON_FORK).
+void run_realtime(int priority)
+{
+    const int lowest = sched_get_priority_min(SCHED_FIFO), highest = sched_get_priority_max(SCHED_FIFO);
+    if (priority < lowest || priority > highest)
+        throw UsageError("--realtime takes a SCHED_FIFO priority from " + std::to_string(lowest) + " to " +
+                         std::to_string(highest) + ", not " + std::to_string(priority));
+    sched_param param{};
+    param.sched_priority = priority;
+    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) != 0)
+        throw Error("run at SCHED_FIFO priority " + std::to_string(priority), "--realtime", errno,
+                    "needs CAP_SYS_NICE (run as root), and room for real-time tasks in this cgroup");
 }
 
 // The last lines: what was recorded, user-lock waits too where they were
@@ -376,6 +398,8 @@ int cmd_record(const Args& args)
     check_options(a, vm);
     check_user_locks(a);
     o.status_line = isatty(STDERR_FILENO);
+    if (vm.count("realtime"))
+        run_realtime(a.realtime);
 
     std::unique_ptr<metrics::PrometheusExporter> exporter;
     if (!a.prometheus_address.empty()) {

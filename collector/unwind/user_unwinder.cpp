@@ -215,7 +215,11 @@ int collect_frame(Dwfl_Frame* frame, void* arg)
 
 // Reads the process's memory maps into a Dwfl that unwinds from copies.
 // Returns nullptr and sets why when it cannot.
-std::unique_ptr<Process> open_process(pid_t pid, std::string& why)
+// `tid`, a thread of it, is read where the process's own entry cannot be: a
+// process whose main thread has exited (pthread_exit) while its other
+// threads run on (stress-ng's stressors) has no /proc/PID/maps, yet each
+// thread's /proc/TID/maps is the process's.
+std::unique_ptr<Process> open_process(pid_t pid, std::string& why, pid_t tid = 0)
 {
     auto process = std::make_unique<Process>();
     process->pid = pid;
@@ -225,7 +229,11 @@ std::unique_ptr<Process> open_process(pid_t pid, std::string& why)
         return nullptr;
     }
     dwfl_report_begin(process->dwfl);
-    const int err = dwfl_linux_proc_report(process->dwfl, pid);
+    int err = dwfl_linux_proc_report(process->dwfl, pid);
+    if (err != 0 && tid > 0 && tid != pid) {
+        dwfl_report_begin(process->dwfl);
+        err = dwfl_linux_proc_report(process->dwfl, tid);
+    }
     dwfl_report_end(process->dwfl, nullptr, nullptr);
     if (err != 0) {
         why = "cannot read the memory maps of process " + std::to_string(pid) + ": " +
@@ -283,7 +291,7 @@ void UserUnwinder::forget(pid_t pid)
     processes_.erase(pid);
 }
 
-UserUnwinder::Process* UserUnwinder::process(pid_t pid, uint64_t ip, std::string& why)
+UserUnwinder::Process* UserUnwinder::process(pid_t pid, uint64_t ip, std::string& why, pid_t tid)
 {
     const auto now = std::chrono::steady_clock::now();
     auto found = processes_.find(pid);
@@ -294,9 +302,16 @@ UserUnwinder::Process* UserUnwinder::process(pid_t pid, uint64_t ip, std::string
         if (dwfl_addrmodule(found->second->dwfl, ip) != nullptr || now - found->second->opened < kRereadMaps) {
             return found->second.get();
         }
-        processes_.erase(found);
+        auto reread = open_process(pid, why, tid);
+        if (!reread) {
+            found->second->opened = now;  // what was read stays, for its modules
+            return found->second.get();
+        }
+        reread->opened = now;
+        found->second = std::move(reread);
+        return found->second.get();
     }
-    auto opened = open_process(pid, why);
+    auto opened = open_process(pid, why, tid);
     if (!opened) {
         return nullptr;
     }
@@ -368,7 +383,8 @@ UnwoundStack UserUnwinder::name(pid_t pid, std::span<const uint64_t> pcs)
     return out;
 }
 
-UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base)
+UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base,
+                                  pid_t tid)
 {
     UnwoundStack out;
     if (regs.ip == 0 || regs.sp == 0) {
@@ -376,7 +392,7 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
         return out;
     }
     std::string why;
-    Process* process = this->process(pid, regs.ip, why);
+    Process* process = this->process(pid, regs.ip, why, tid);
     if (process == nullptr) {
         // Keep the one address known.
         out.frames.push_back(UserFrame{.pc = regs.ip});

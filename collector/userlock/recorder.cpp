@@ -62,16 +62,21 @@ std::set<std::string> op_names(uint32_t ops)
 
 using Key = std::pair<pid_t, uint64_t>;  // (tgid, futex address)
 
+// The futex operations that take a PI futex: lock waits whatever the stack.
+constexpr uint32_t kPiOps = LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI;
+
 using Frames = std::vector<std::string>;
 
 // The samples of one lock kind on one futex address.
 struct KindSamples {
     uint64_t samples = 0;
     std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
+    std::set<std::string> offset_callers;     // of them, those named by module and offset (no symbol)
     std::map<Frames, SampledStack> stacks;    // at most kMaxStacks, then "[other stacks]"
 };
 
 constexpr std::size_t kMaxStacks = 32;
+constexpr uint32_t kSymbolTries = 4;  // samples of a word at which its data symbol is looked up
 
 // A frame as stored: its function, else where it is.
 std::string frame_text(const unwind::UserFrame& frame)
@@ -110,6 +115,12 @@ void add_stack(KindSamples& kind, const std::vector<unwind::UserFrame>& frames, 
 // phase futex.
 struct KeySamples {
     std::map<WaitClass, uint64_t> classes;
+    uint64_t not_unwound = 0;  // samples whose stack named no frame: no vote
+    uint32_t tid = 0;          // a thread that waited on it (whose maps are the process's)
+    // The lock's data symbol, looked up while the process runs (at its
+    // first samples: a process's maps can be unreadable for a moment).
+    std::optional<DataSymbol> symbol;
+    uint32_t symbol_tries = 0;
     std::map<std::string, KindSamples> lock_kinds;  // the samples of lock waits, per kind
     std::set<uint32_t> owner_tids;
 };
@@ -132,6 +143,7 @@ using KernelLockKey = std::pair<uint64_t, uint32_t>;         // (address, kind b
 struct RowBuilder {
     UserLock row;
     std::map<std::string, uint64_t> callers;
+    std::set<std::string> offset_callers;
     std::map<Frames, SampledStack> stacks;
     std::map<KernelLockKey, KernelChain> chains;
     std::map<uint32_t, Waker> wakers;  // by tid
@@ -275,7 +287,8 @@ WordWaits take_share(const WordWaits& whole, WordWaits& left, uint64_t num, uint
 }
 
 // Adds one futex word's waits of one kind to the row of the lock it names.
-// Names, in order: the data symbol, the first caller, none.
+// Names, in order: the data symbol, the first caller's function, the data
+// section and offset, the first caller's module and offset, none.
 RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
                  const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, const WordWaits& word,
                  uint32_t ops, const KeySamples& sampled)
@@ -283,13 +296,15 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     UserLock lock;
     lock.tgid = tgid;
     lock.kind = kind;
-    if (symbol) {
+    const auto* caller = most_common(kind_samples.callers);
+    const bool caller_is_offset = caller != nullptr && kind_samples.offset_callers.count(*caller) != 0;
+    if (symbol && (symbol->source == "user-symbol" || caller == nullptr || caller_is_offset)) {
         lock.name = symbol->symbol;
         lock.module = symbol->module;
-        lock.name_source = "user-symbol";
-    } else if (const auto* caller = most_common(kind_samples.callers)) {
+        lock.name_source = symbol->source;
+    } else if (caller != nullptr) {
         lock.name = caller_lock_name(kind, *caller);
-        lock.name_source = "user-caller";
+        lock.name_source = caller_is_offset ? "user-caller-offset" : "user-caller";
     } else {
         lock.name = caller_lock_name(kind, "unknown");
         lock.name_source = "unknown";
@@ -324,9 +339,10 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     row.samples += kind_samples.samples;
     row.ops.merge(op_names(ops));
     row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
-    for (const auto& [caller, count] : kind_samples.callers) {
-        builder.callers[caller] += count;
+    for (const auto& [name, count] : kind_samples.callers) {
+        builder.callers[name] += count;
     }
+    builder.offset_callers.insert(kind_samples.offset_callers.begin(), kind_samples.offset_callers.end());
     for (const auto& [frames, stack] : kind_samples.stacks) {
         SampledStack& into = builder.stacks[frames];
         into.frames = frames;
@@ -349,7 +365,7 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
     if (sampled.lock_kinds.empty()) {
         return std::nullopt;  // no sample of this word was a lock wait
     }
-    const bool pi = stats.ops & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
+    const bool pi = stats.ops & kPiOps;
     std::optional<RowKey> owners_row;
     uint64_t lock_samples = 0;
     for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
@@ -423,25 +439,38 @@ struct Recorder::State {
 
     // A copied user stack of process tgid, unwound; the process is marked as
     // running (its maps can be read).
-    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied)
+    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied, uint32_t tid)
     {
         sampled.insert(static_cast<pid_t>(tgid));
         const unwind::UserRegs regs{copied.regs.ip, copied.regs.sp, copied.regs.bp};
         const std::span<const uint8_t> copy(copied.data, std::min<uint32_t>(copied.size, LS_USER_STACK_BYTES));
-        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp);
+        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp, static_cast<pid_t>(tid));
     }
 
     void take(const ls_ulock_sample& sample)
     {
         ++received;
-        const auto stack = unwind_copy(sample.tgid, sample.stack);
+        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid);
         const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
         auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
-        const auto classification = classify(stack.frames);
+        key.tid = sample.tid;
+        if (!key.symbol && key.symbol_tries < kSymbolTries) {
+            ++key.symbol_tries;
+            key.symbol =
+                data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr, static_cast<pid_t>(sample.tid));
+        }
+        if (!named && !(sample.op & kPiOps)) {
+            // A stack with no named frame says nothing about what waited:
+            // it does not vote (a word with only such samples is left out
+            // as "not unwound", not as "other").
+            ++key.not_unwound;
+            return;
+        }
+        const bool pi = sample.op & kPiOps;
+        const auto classification = pi ? classify_pi(classify(stack.frames)) : classify(stack.frames);
         ++key.classes[classification.wait_class];
-        const bool pi = sample.op & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
         const bool mutex = classification.wait_class == WaitClass::lock && classification.kind == "pthread_mutex";
         if ((pi || mutex) && sample.owner_tid != 0 && sample.owner_tid != sample.tid) {
             key.owner_tids.insert(sample.owner_tid);
@@ -449,8 +478,11 @@ struct Recorder::State {
         if (classification.wait_class == WaitClass::lock) {
             auto& kind = key.lock_kinds[classification.kind];
             ++kind.samples;
-            if (const auto caller = first_caller(stack.frames); !caller.empty()) {
-                ++kind.callers[caller];
+            if (const auto caller = first_caller_of(stack.frames); !caller.name.empty()) {
+                ++kind.callers[caller.name];
+                if (caller.is_offset) {
+                    kind.offset_callers.insert(caller.name);
+                }
             }
             add_stack(kind, stack.frames, sample.wait_ns);
         }
@@ -460,7 +492,7 @@ struct Recorder::State {
     void take_kernel(const ls_kernel_user_sample& sample)
     {
         ++kernel_received;
-        const auto stack = unwind_copy(sample.tgid, sample.stack);
+        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid);
         KindSamples& under = kernel_stacks[{sample.lock, sample.flags, sample.stack_id, pid_t(sample.tgid)}];
         ++under.samples;
         add_stack(under, stack.frames, sample.wait_ns);
@@ -696,22 +728,33 @@ Recording Recorder::read()
     static const std::vector<Waker> kNoWakers;
     const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
-        const auto found = state_->samples.find({tgid, key.uaddr});
+        auto found = state_->samples.find({tgid, key.uaddr});
+        if (found == state_->samples.end() && (stats.ops & kPiOps)) {
+            // A PI futex is a lock even with no sample: counted, unnamed.
+            found = state_->samples.emplace(Key{tgid, key.uaddr}, KeySamples{}).first;
+            found->second.classes[WaitClass::lock] = 0;
+            found->second.lock_kinds["futex_pi"];
+        }
         const auto* decided = found != state_->samples.end() ? most_common(found->second.classes) : nullptr;
         if (decided != nullptr && *decided != WaitClass::lock) {
             out.other_words.insert({tgid, key.uaddr});
         }
         if (decided == nullptr || *decided != WaitClass::lock) {
-            auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(*decided))];
+            const bool failed_unwinds = found != state_->samples.end() && found->second.not_unwound != 0;
+            auto& left = out.left_out[decided != nullptr ? std::string(to_string(*decided))
+                                      : failed_unwinds   ? "not unwound"
+                                                         : "unsampled"];
             ++left.addresses;
             left.waits += stats.waits;
             return;
         }
         const auto word_wakers = wakers.find({tgid, key.uaddr});
         RowKey main_row;
-        const auto owners_row =
-            add_word(rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
-                     state_->data_symbols.lookup(tgid, key.uaddr), main_row);
+        const auto owners_row = add_word(
+            rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
+            found->second.symbol ? found->second.symbol
+                                 : state_->data_symbols.lookup(tgid, key.uaddr, static_cast<pid_t>(found->second.tid)),
+            main_row);
         if (!std::get<1>(main_row).empty()) {
             out.lock_words[{tgid, key.uaddr}] = {std::get<1>(main_row), std::get<2>(main_row)};
         }

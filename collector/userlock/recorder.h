@@ -128,8 +128,9 @@ struct UserLock : UserLockWaits {
 };
 
 // Futex waits that are no lock waits, per reason: "condition",
-// "semaphore", "other" (no known function on the stack), "unsampled" (no
-// stack of the address was sampled).
+// "semaphore", "other" (no known function on the stack), "not unwound"
+// (no sampled stack of the address named any frame), "unsampled" (no stack
+// of the address was sampled).
 struct LeftOut {
     uint64_t addresses = 0;
     uint64_t waits = 0;

@@ -647,7 +647,7 @@ Report build_report(const Session& session, const ReportOptions& options)
         rep.rows.resize(options.top);
     rep.scope = options.scope;
     if (options.scope != LockScope::Kernel)
-        rep.user_locks = user_lock_report(session, options.run, options.top);
+        rep.user_locks = user_lock_report(session, options.run, options.top, options.by == GroupBy::Instance);
     if (options.scope == LockScope::User) {
         rep.rows.clear();
         rep.rows_total = 0;
