@@ -55,8 +55,6 @@ const volatile __u32 follow_children = 0;
  * targets map is not looked at. */
 const volatile __u32 all_processes = 0;
 const volatile __u32 self_tgid = 0;
-/* 1: every finished wait is sent through events (record --trace). */
-const volatile __u32 trace_waits = 0;
 /* Rows of wait_rows (and keys of wait_index). */
 const volatile __u32 max_rows = LS_ULOCK_MAX_KEYS;
 /* Possible CPUs (a followed process that exits is forgotten on each). */
@@ -135,7 +133,7 @@ struct ulock_row_slot {
 
 /*
  * Each CPU's state; no other CPU writes it. User space reads `counts`
- * (userlock_abi.h), the head of each CPU's value. The wait of the task
+ * (userlock_abi.h), the head of each CPU's entry. The wait of the task
  * running here lives in `in` until it ends or the task is switched out.
  */
 struct ulock_cpu {
@@ -145,10 +143,18 @@ struct ulock_cpu {
 	__u32 target_tgid; /* the last process found to be a target here; 0: none */
 	__u32 pad;
 	struct ulock_row_slot rows[ULOCK_ROW_CACHE];
+	__u64 spacing[8]; /* no cache line shared with the next CPU's entry */
 };
 
+/*
+ * One entry per possible CPU (max_entries set by user space before load),
+ * indexed by the CPU's number: a plain array's lookup is an address
+ * computed from the map's, where a per-CPU array's reads a pointer on a
+ * page of its own first, and every page a program touches costs a TLB
+ * miss on a kernel whose entry flushes it.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct ulock_cpu);
@@ -204,7 +210,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096); /* sized by user space before load (trace_waits) */
+	__uint(max_entries, 4096); /* sized by user space before load (userlock_exit_traced) */
 } events SEC(".maps");
 
 struct ls_ulock_counters counters = {};
@@ -265,12 +271,12 @@ static __always_inline __u32 read_owner(__u64 uaddr, __u32 op)
 	return word;
 }
 
-/* This CPU's state; the lookup of a one-entry per-CPU array is inlined. */
+/* This CPU's state; the CPU's number and the array's lookup are inlined. */
 static __always_inline struct ulock_cpu *this_cpu(void)
 {
-	__u32 zero = 0;
+	__u32 id = bpf_get_smp_processor_id();
 
-	return bpf_map_lookup_elem(&ulock_cpus, &zero);
+	return bpf_map_lookup_elem(&ulock_cpus, &id);
 }
 
 /* Whether the running process is a target. The CPU keeps the last one it
@@ -278,10 +284,15 @@ static __always_inline struct ulock_cpu *this_cpu(void)
  * a followed process that exits is forgotten on every CPU. */
 static __always_inline bool target_process(struct ulock_cpu *cpu, __u32 tgid)
 {
-	if (all_processes)
-		return tgid != self_tgid;
+	/* before any setting is read: those are on a page of their own */
 	if (tgid == cpu->target_tgid)
 		return true;
+	if (all_processes) {
+		if (tgid == self_tgid)
+			return false;
+		cpu->target_tgid = tgid;
+		return true;
+	}
 	if (!bpf_map_lookup_elem(&targets, &tgid))
 		return false;
 	cpu->target_tgid = tgid;
@@ -380,10 +391,11 @@ static __always_inline struct ulock_inflight *current_wait(struct ulock_cpu *cpu
 	return th && th->in.t.start_ns ? &th->in : 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
+/* A futex wait ends: its parts, its row, a sample, its waker and chain. */
+static __always_inline int wait_ends(__u64 *ctx, bool trace)
 {
-	struct pt_regs___ls *r = (void *)regs;
+	struct pt_regs___ls *r = (void *)ctx[0];
+	struct pt_regs *regs;
 	struct ulock_inflight *in;
 	struct ls_ulock_stats *stats;
 	struct ls_ulock_parts parts;
@@ -391,11 +403,17 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	__u64 now, pid_tgid;
 	bool on_cpu, created = false;
 	__u32 row;
+	long ret;
 
 	/* Every syscall of the machine passes here: the call first, and a
-	 * thread's wait only for the futex waits. */
+	 * thread's wait only for the futex waits. Nothing before this test
+	 * may touch the stack: its page is one more per syscall. */
 	if (!wait_op(LS_REGS_SYSCALL_NR(r), r))
 		return 0;
+	/* the arguments again, once past the test (sys_exit's: regs, ret) */
+	asm volatile("" ::: "memory");
+	regs = (void *)ctx[0];
+	ret = (long)ctx[1];
 	cpu = this_cpu();
 	if (!cpu)
 		return 0;
@@ -413,11 +431,13 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	 * its address's first. */
 	if ((created || ret != -LS_EAGAIN) && take_sample(cpu, created, now))
 		send_sample(regs, pid_tgid, &in->w, parts.wait_ns);
+	/* wait_row hands out rows below max_rows only, and the lookup checks
+	 * the bound again */
 	row--;
-	stats = row < max_rows ? bpf_map_lookup_elem(&wait_rows, &row) : 0;
+	stats = bpf_map_lookup_elem(&wait_rows, &row);
 	if (stats) {
 		add_wait(stats, &in->w, &parts);
-		if (trace_waits)
+		if (trace)
 			trace_wait(pid_tgid, &in->w, &parts, now, ret);
 		if (in->w.waker_tid)
 			add_waker(pid_tgid >> 32, &in->w);
@@ -432,6 +452,20 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 		cpu->task = 0;
 	cpu->counts.in_flight--;
 	return 0;
+}
+
+/* Two entries: user space loads the second for record --trace (a setting
+ * read here would cost every wait a page of settings). */
+SEC("tp_btf/sys_exit")
+int userlock_exit(__u64 *ctx)
+{
+	return wait_ends(ctx, false);
+}
+
+SEC("tp_btf/sys_exit")
+int userlock_exit_traced(__u64 *ctx)
+{
+	return wait_ends(ctx, true);
 }
 
 /*
@@ -544,12 +578,13 @@ static __always_inline void wake_early(struct task_struct *p, __u64 now)
 {
 	struct ulock_cpu *other;
 	struct ulock_thread *th;
-	__u32 zero = 0;
 	__u64 start, waker;
+	__u32 id;
 
 	if (!bpf_core_field_exists(p->cpu) || !switching_out_asleep(p) || !in_wait_call(p))
 		return;
-	other = bpf_map_lookup_percpu_elem(&ulock_cpus, &zero, BPF_CORE_READ(p, cpu));
+	id = BPF_CORE_READ(p, cpu);
+	other = bpf_map_lookup_elem(&ulock_cpus, &id);
 	if (!other || other->task != (__u64)p)
 		return;
 	start = other->in.t.start_ns;
@@ -612,7 +647,7 @@ int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *chil
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(userlock_exit_process, struct task_struct *task)
 {
-	__u32 tgid = task->tgid, zero = 0, cpu;
+	__u32 tgid = task->tgid, cpu;
 	struct ulock_cpu *state;
 	__u8 *mark;
 
@@ -624,7 +659,7 @@ int BPF_PROG(userlock_exit_process, struct task_struct *task)
 	bpf_map_delete_elem(&targets, &tgid);
 	/* no CPU may take its pid, once reused, for a target's */
 	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
-		state = bpf_map_lookup_percpu_elem(&ulock_cpus, &zero, cpu);
+		state = bpf_map_lookup_elem(&ulock_cpus, &cpu);
 		if (state && state->target_tgid == tgid)
 			state->target_tgid = 0;
 	}
