@@ -123,12 +123,13 @@ struct {
 	__type(value, struct ulock_thread);
 } threads SEC(".maps");
 
-/* A CPU's cache of rows: (process, futex word) -> row of wait_rows. */
+/* A CPU's cache of rows: (process, futex word) -> this CPU's entry of its
+ * row in wait_rows. */
 #define ULOCK_ROW_CACHE 8
 struct ulock_row_slot {
 	__u64 uaddr;
 	__u32 tgid;
-	__u32 row_plus1; /* 0: empty */
+	__u32 entry_plus1; /* 0: empty */
 };
 
 /*
@@ -169,10 +170,11 @@ struct {
 
 /*
  * The waits per (tgid, futex word) in two parts, as the kernel recorder keeps
- * its locks: wait_index gives each key a row once, and the row of wait_rows
- * (a per-CPU array: an inlined lookup, no atomics, no cache line shared
- * between CPUs) holds its counters; user space adds the CPUs up. Each CPU
- * caches the rows it used last (ulock_cpu.rows), so that a wait on a word
+ * its locks: wait_index gives each key a row once, and the row's entries of
+ * wait_rows, one per possible CPU (entry row * nr_cpus + cpu: an inlined
+ * lookup that reads no pointer on another page first, as a per-CPU array's
+ * does; no atomics) hold its counters; user space adds the CPUs up. Each CPU
+ * caches the entries it used last (ulock_cpu.rows), so that a wait on a word
  * seen before skips the hash lookup.
  */
 struct {
@@ -183,8 +185,8 @@ struct {
 } wait_index SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LS_ULOCK_MAX_KEYS); /* max_rows */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LS_ULOCK_MAX_KEYS); /* max_rows * nr_cpus, set by user space */
 	__type(key, __u32);
 	__type(value, struct ls_ulock_stats);
 } wait_rows SEC(".maps");
@@ -402,7 +404,7 @@ static __always_inline int wait_ends(__u64 *ctx, bool trace)
 	struct ulock_cpu *cpu;
 	__u64 now, pid_tgid;
 	bool on_cpu, created = false;
-	__u32 row;
+	__u32 entry;
 	long ret;
 
 	/* Every syscall of the machine passes here: the call first, and a
@@ -423,7 +425,7 @@ static __always_inline int wait_ends(__u64 *ctx, bool trace)
 	now = bpf_ktime_get_ns();
 	parts = ls_ulock_end(&in->t, now);
 	pid_tgid = bpf_get_current_pid_tgid();
-	row = wait_row(cpu, pid_tgid >> 32, in->w.uaddr, &created);
+	entry = wait_entry(cpu, pid_tgid >> 32, in->w.uaddr, &created);
 	/* The stack is taken here, not at the entry: the user registers and
 	 * stack are the same, and only now is it known whether the waiter
 	 * slept. A wait the kernel refused at once (-EAGAIN: the word changed
@@ -431,10 +433,9 @@ static __always_inline int wait_ends(__u64 *ctx, bool trace)
 	 * its address's first. */
 	if ((created || ret != -LS_EAGAIN) && take_sample(cpu, created, now))
 		send_sample(regs, pid_tgid, &in->w, parts.wait_ns);
-	/* wait_row hands out rows below max_rows only, and the lookup checks
-	 * the bound again */
-	row--;
-	stats = bpf_map_lookup_elem(&wait_rows, &row);
+	/* 0 (no row): the lookup of entry -1 finds none */
+	entry--;
+	stats = bpf_map_lookup_elem(&wait_rows, &entry);
 	if (stats) {
 		add_wait(stats, &in->w, &parts);
 		if (trace)

@@ -532,7 +532,7 @@ void size_for_every_process(userlock_bpf* skel)
 {
     constexpr uint32_t kEntries = 32768;
     skel->rodata->max_rows = kEntries;
-    for (bpf_map* map : {skel->maps.wait_index, skel->maps.wait_rows, skel->maps.wakers}) {
+    for (bpf_map* map : {skel->maps.wait_index, skel->maps.wakers}) {
         if (const int err = bpf_map__set_max_entries(map, kEntries); err != 0) {
             throw Error("size the map", bpf_map__name(map), -err);
         }
@@ -576,6 +576,11 @@ Recorder Recorder::prepare(const Options& options)
     }
     if (options.all_processes) {
         size_for_every_process(state->skel);
+    }
+    // A row's entries, one per possible CPU (word_waits.cpp).
+    if (const int err = bpf_map__set_max_entries(state->skel->maps.wait_rows, rodata->max_rows * rodata->nr_cpus);
+        err != 0) {
+        throw Error("size the map", "wait_rows", -err);
     }
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch, !chains);
