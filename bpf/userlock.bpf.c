@@ -142,7 +142,7 @@ struct ulock_cpu {
 	__u64 task; /* the task whose wait `in` holds; 0: none */
 	struct ulock_inflight in;
 	__u32 target_tgid; /* the last process found to be a target here; 0: none */
-	__u32 pad;
+	__u32 other_tgid;  /* the last process found not to be one; 0: none */
 	struct ulock_row_slot rows[ULOCK_ROW_CACHE];
 	__u64 spacing[8]; /* no cache line shared with the next CPU's entry */
 };
@@ -282,23 +282,44 @@ static __always_inline struct ulock_cpu *this_cpu(void)
 }
 
 /* Whether the running process is a target. The CPU keeps the last one it
- * found (most futex calls on a CPU come from the process that ran last);
- * a followed process that exits is forgotten on every CPU. */
+ * found to be one and the last it found not to be (most futex calls on a CPU
+ * come from the process that ran last), so that another process's waits
+ * leave without a hash lookup; a followed process that exits, and a new one,
+ * are forgotten on every CPU (forget_on_cpus). */
 static __always_inline bool target_process(struct ulock_cpu *cpu, __u32 tgid)
 {
 	/* before any setting is read: those are on a page of their own */
 	if (tgid == cpu->target_tgid)
 		return true;
-	if (all_processes) {
-		if (tgid == self_tgid)
-			return false;
-		cpu->target_tgid = tgid;
-		return true;
-	}
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (tgid == cpu->other_tgid)
 		return false;
+	if (all_processes ? tgid == self_tgid : !bpf_map_lookup_elem(&targets, &tgid)) {
+		cpu->other_tgid = tgid;
+		return false;
+	}
 	cpu->target_tgid = tgid;
 	return true;
+}
+
+/* No CPU may take tgid for what it was: a followed process's pid, once
+ * reused, is no target, and a new target's pid may have been another's. */
+static __always_inline void forget_on_cpus(__u32 tgid)
+{
+	struct ulock_cpu *state;
+	__u32 cpu, key;
+
+	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
+		/* the counter itself stays in a register, where the verifier
+		 * sees it grow (its address taken, it would not) */
+		key = cpu;
+		state = bpf_map_lookup_elem(&ulock_cpus, &key);
+		if (!state)
+			continue;
+		if (state->target_tgid == tgid)
+			state->target_tgid = 0;
+		if (state->other_tgid == tgid)
+			state->other_tgid = 0;
+	}
 }
 
 /*
@@ -639,6 +660,8 @@ int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *chil
 		return 0;
 	if (bpf_map_update_elem(&targets, &child_tgid, &followed, BPF_ANY))
 		__sync_fetch_and_add(&counters.lost_targets, 1);
+	else
+		forget_on_cpus(child_tgid);
 	return 0;
 }
 
@@ -648,8 +671,7 @@ int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *chil
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(userlock_exit_process, struct task_struct *task)
 {
-	__u32 tgid = task->tgid, cpu;
-	struct ulock_cpu *state;
+	__u32 tgid = task->tgid;
 	__u8 *mark;
 
 	if (!follow_children || task->pid != tgid)
@@ -658,11 +680,6 @@ int BPF_PROG(userlock_exit_process, struct task_struct *task)
 	if (!mark || *mark != 2)
 		return 0;
 	bpf_map_delete_elem(&targets, &tgid);
-	/* no CPU may take its pid, once reused, for a target's */
-	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
-		state = bpf_map_lookup_elem(&ulock_cpus, &cpu);
-		if (state && state->target_tgid == tgid)
-			state->target_tgid = 0;
-	}
+	forget_on_cpus(tgid);
 	return 0;
 }
