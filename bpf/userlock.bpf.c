@@ -55,8 +55,6 @@ const volatile __u32 follow_children = 0;
  * targets map is not looked at. */
 const volatile __u32 all_processes = 0;
 const volatile __u32 self_tgid = 0;
-/* 1: every finished wait is sent through events (record --trace). */
-const volatile __u32 trace_waits = 0;
 /* Rows of wait_rows (and keys of wait_index). */
 const volatile __u32 max_rows = LS_ULOCK_MAX_KEYS;
 /* Possible CPUs (a followed process that exits is forgotten on each). */
@@ -125,17 +123,18 @@ struct {
 	__type(value, struct ulock_thread);
 } threads SEC(".maps");
 
-/* A CPU's cache of rows: (process, futex word) -> row of wait_rows. */
+/* A CPU's cache of rows: (process, futex word) -> this CPU's entry of its
+ * row in wait_rows. */
 #define ULOCK_ROW_CACHE 8
 struct ulock_row_slot {
 	__u64 uaddr;
 	__u32 tgid;
-	__u32 row_plus1; /* 0: empty */
+	__u32 entry_plus1; /* 0: empty */
 };
 
 /*
  * Each CPU's state; no other CPU writes it. User space reads `counts`
- * (userlock_abi.h), the head of each CPU's value. The wait of the task
+ * (userlock_abi.h), the head of each CPU's entry. The wait of the task
  * running here lives in `in` until it ends or the task is switched out.
  */
 struct ulock_cpu {
@@ -143,12 +142,20 @@ struct ulock_cpu {
 	__u64 task; /* the task whose wait `in` holds; 0: none */
 	struct ulock_inflight in;
 	__u32 target_tgid; /* the last process found to be a target here; 0: none */
-	__u32 pad;
+	__u32 other_tgid;  /* the last process found not to be one; 0: none */
 	struct ulock_row_slot rows[ULOCK_ROW_CACHE];
+	__u64 spacing[8]; /* no cache line shared with the next CPU's entry */
 };
 
+/*
+ * One entry per possible CPU (max_entries set by user space before load),
+ * indexed by the CPU's number: a plain array's lookup is an address
+ * computed from the map's, where a per-CPU array's reads a pointer on a
+ * page of its own first, and every page a program touches costs a TLB
+ * miss on a kernel whose entry flushes it.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct ulock_cpu);
@@ -163,10 +170,11 @@ struct {
 
 /*
  * The waits per (tgid, futex word) in two parts, as the kernel recorder keeps
- * its locks: wait_index gives each key a row once, and the row of wait_rows
- * (a per-CPU array: an inlined lookup, no atomics, no cache line shared
- * between CPUs) holds its counters; user space adds the CPUs up. Each CPU
- * caches the rows it used last (ulock_cpu.rows), so that a wait on a word
+ * its locks: wait_index gives each key a row once, and the row's entries of
+ * wait_rows, one per possible CPU (entry row * nr_cpus + cpu: an inlined
+ * lookup that reads no pointer on another page first, as a per-CPU array's
+ * does; no atomics) hold its counters; user space adds the CPUs up. Each CPU
+ * caches the entries it used last (ulock_cpu.rows), so that a wait on a word
  * seen before skips the hash lookup.
  */
 struct {
@@ -177,8 +185,8 @@ struct {
 } wait_index SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LS_ULOCK_MAX_KEYS); /* max_rows */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LS_ULOCK_MAX_KEYS); /* max_rows * nr_cpus, set by user space */
 	__type(key, __u32);
 	__type(value, struct ls_ulock_stats);
 } wait_rows SEC(".maps");
@@ -204,7 +212,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096); /* sized by user space before load (trace_waits) */
+	__uint(max_entries, 4096); /* sized by user space before load (userlock_exit_traced) */
 } events SEC(".maps");
 
 struct ls_ulock_counters counters = {};
@@ -265,27 +273,53 @@ static __always_inline __u32 read_owner(__u64 uaddr, __u32 op)
 	return word;
 }
 
-/* This CPU's state; the lookup of a one-entry per-CPU array is inlined. */
+/* This CPU's state; the CPU's number and the array's lookup are inlined. */
 static __always_inline struct ulock_cpu *this_cpu(void)
 {
-	__u32 zero = 0;
+	__u32 id = bpf_get_smp_processor_id();
 
-	return bpf_map_lookup_elem(&ulock_cpus, &zero);
+	return bpf_map_lookup_elem(&ulock_cpus, &id);
 }
 
 /* Whether the running process is a target. The CPU keeps the last one it
- * found (most futex calls on a CPU come from the process that ran last);
- * a followed process that exits is forgotten on every CPU. */
+ * found to be one and the last it found not to be (most futex calls on a CPU
+ * come from the process that ran last), so that another process's waits
+ * leave without a hash lookup; a followed process that exits, and a new one,
+ * are forgotten on every CPU (forget_on_cpus). */
 static __always_inline bool target_process(struct ulock_cpu *cpu, __u32 tgid)
 {
-	if (all_processes)
-		return tgid != self_tgid;
+	/* before any setting is read: those are on a page of their own */
 	if (tgid == cpu->target_tgid)
 		return true;
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (tgid == cpu->other_tgid)
 		return false;
+	if (all_processes ? tgid == self_tgid : !bpf_map_lookup_elem(&targets, &tgid)) {
+		cpu->other_tgid = tgid;
+		return false;
+	}
 	cpu->target_tgid = tgid;
 	return true;
+}
+
+/* No CPU may take tgid for what it was: a followed process's pid, once
+ * reused, is no target, and a new target's pid may have been another's. */
+static __always_inline void forget_on_cpus(__u32 tgid)
+{
+	struct ulock_cpu *state;
+	__u32 cpu, key;
+
+	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
+		/* the counter itself stays in a register, where the verifier
+		 * sees it grow (its address taken, it would not) */
+		key = cpu;
+		state = bpf_map_lookup_elem(&ulock_cpus, &key);
+		if (!state)
+			continue;
+		if (state->target_tgid == tgid)
+			state->target_tgid = 0;
+		if (state->other_tgid == tgid)
+			state->other_tgid = 0;
+	}
 }
 
 /*
@@ -380,22 +414,29 @@ static __always_inline struct ulock_inflight *current_wait(struct ulock_cpu *cpu
 	return th && th->in.t.start_ns ? &th->in : 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
+/* A futex wait ends: its parts, its row, a sample, its waker and chain. */
+static __always_inline int wait_ends(__u64 *ctx, bool trace)
 {
-	struct pt_regs___ls *r = (void *)regs;
+	struct pt_regs___ls *r = (void *)ctx[0];
+	struct pt_regs *regs;
 	struct ulock_inflight *in;
 	struct ls_ulock_stats *stats;
 	struct ls_ulock_parts parts;
 	struct ulock_cpu *cpu;
 	__u64 now, pid_tgid;
 	bool on_cpu, created = false;
-	__u32 row;
+	__u32 entry;
+	long ret;
 
 	/* Every syscall of the machine passes here: the call first, and a
-	 * thread's wait only for the futex waits. */
+	 * thread's wait only for the futex waits. Nothing before this test
+	 * may touch the stack: its page is one more per syscall. */
 	if (!wait_op(LS_REGS_SYSCALL_NR(r), r))
 		return 0;
+	/* the arguments again, once past the test (sys_exit's: regs, ret) */
+	asm volatile("" ::: "memory");
+	regs = (void *)ctx[0];
+	ret = (long)ctx[1];
 	cpu = this_cpu();
 	if (!cpu)
 		return 0;
@@ -405,7 +446,7 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	parts = ls_ulock_end(&in->t, now);
 	pid_tgid = bpf_get_current_pid_tgid();
-	row = wait_row(cpu, pid_tgid >> 32, in->w.uaddr, &created);
+	entry = wait_entry(cpu, pid_tgid >> 32, in->w.uaddr, &created);
 	/* The stack is taken here, not at the entry: the user registers and
 	 * stack are the same, and only now is it known whether the waiter
 	 * slept. A wait the kernel refused at once (-EAGAIN: the word changed
@@ -413,11 +454,12 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 	 * its address's first. */
 	if ((created || ret != -LS_EAGAIN) && take_sample(cpu, created, now))
 		send_sample(regs, pid_tgid, &in->w, parts.wait_ns);
-	row--;
-	stats = row < max_rows ? bpf_map_lookup_elem(&wait_rows, &row) : 0;
+	/* 0 (no row): the lookup of entry -1 finds none */
+	entry--;
+	stats = bpf_map_lookup_elem(&wait_rows, &entry);
 	if (stats) {
 		add_wait(stats, &in->w, &parts);
-		if (trace_waits)
+		if (trace)
 			trace_wait(pid_tgid, &in->w, &parts, now, ret);
 		if (in->w.waker_tid)
 			add_waker(pid_tgid >> 32, &in->w);
@@ -432,6 +474,20 @@ int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
 		cpu->task = 0;
 	cpu->counts.in_flight--;
 	return 0;
+}
+
+/* Two entries: user space loads the second for record --trace (a setting
+ * read here would cost every wait a page of settings). */
+SEC("tp_btf/sys_exit")
+int userlock_exit(__u64 *ctx)
+{
+	return wait_ends(ctx, false);
+}
+
+SEC("tp_btf/sys_exit")
+int userlock_exit_traced(__u64 *ctx)
+{
+	return wait_ends(ctx, true);
 }
 
 /*
@@ -544,12 +600,13 @@ static __always_inline void wake_early(struct task_struct *p, __u64 now)
 {
 	struct ulock_cpu *other;
 	struct ulock_thread *th;
-	__u32 zero = 0;
 	__u64 start, waker;
+	__u32 id;
 
 	if (!bpf_core_field_exists(p->cpu) || !switching_out_asleep(p) || !in_wait_call(p))
 		return;
-	other = bpf_map_lookup_percpu_elem(&ulock_cpus, &zero, BPF_CORE_READ(p, cpu));
+	id = BPF_CORE_READ(p, cpu);
+	other = bpf_map_lookup_elem(&ulock_cpus, &id);
 	if (!other || other->task != (__u64)p)
 		return;
 	start = other->in.t.start_ns;
@@ -603,6 +660,8 @@ int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *chil
 		return 0;
 	if (bpf_map_update_elem(&targets, &child_tgid, &followed, BPF_ANY))
 		__sync_fetch_and_add(&counters.lost_targets, 1);
+	else
+		forget_on_cpus(child_tgid);
 	return 0;
 }
 
@@ -612,8 +671,7 @@ int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *chil
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(userlock_exit_process, struct task_struct *task)
 {
-	__u32 tgid = task->tgid, zero = 0, cpu;
-	struct ulock_cpu *state;
+	__u32 tgid = task->tgid;
 	__u8 *mark;
 
 	if (!follow_children || task->pid != tgid)
@@ -622,11 +680,6 @@ int BPF_PROG(userlock_exit_process, struct task_struct *task)
 	if (!mark || *mark != 2)
 		return 0;
 	bpf_map_delete_elem(&targets, &tgid);
-	/* no CPU may take its pid, once reused, for a target's */
-	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
-		state = bpf_map_lookup_percpu_elem(&ulock_cpus, &zero, cpu);
-		if (state && state->target_tgid == tgid)
-			state->target_tgid = 0;
-	}
+	forget_on_cpus(tgid);
 	return 0;
 }

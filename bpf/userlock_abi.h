@@ -121,8 +121,9 @@ struct ls_ulock_chain_stats {
 	__u32 root_tid;			   /* the last holder of the kernel lock seen; 0: none */
 };
 
-/* Each CPU's own counts, the head of its value in the per-CPU map ulock_cpus
- * (the rest is the program's own): no other CPU writes them. The waits in
+/* Each CPU's own counts, the head of its entry in ulock_cpus (an array with
+ * one entry per possible CPU, indexed by the CPU's number; the rest of the
+ * entry is the program's own): no other CPU writes them. The waits in
  * flight are the sum of in_flight over the CPUs. */
 struct ls_ulock_cpu {
 	__s64 in_flight;   /* waits begun on this CPU minus waits ended on it */

@@ -8,19 +8,20 @@
 #define LOCKSCOPE_USERLOCK_ACCOUNT_H
 
 /*
- * The row of (tgid, uaddr) in wait_rows, plus one: from the CPU's row cache,
- * else from wait_index, else a new one (*created). 0 when max_rows rows are
- * taken.
+ * This CPU's entry of the row of (tgid, uaddr) in wait_rows, plus one: from
+ * the CPU's row cache, else from wait_index, else a new row (*created). 0
+ * when max_rows rows are taken.
  */
-static __always_inline __u32 wait_row(struct ulock_cpu *cpu, __u32 tgid, __u64 uaddr, bool *created)
+static __always_inline __u32 wait_entry(struct ulock_cpu *cpu, __u32 tgid, __u64 uaddr,
+					bool *created)
 {
 	struct ulock_row_slot *slot =
 		&cpu->rows[((uaddr >> 2) ^ (uaddr >> 12) ^ tgid) & (ULOCK_ROW_CACHE - 1)];
 	struct ls_ulock_key key = {.tgid = tgid, .uaddr = uaddr};
 	__u32 row, *found;
 
-	if (slot->row_plus1 && slot->uaddr == uaddr && slot->tgid == tgid)
-		return slot->row_plus1;
+	if (slot->entry_plus1 && slot->uaddr == uaddr && slot->tgid == tgid)
+		return slot->entry_plus1;
 	found = bpf_map_lookup_elem(&wait_index, &key);
 	if (found) {
 		row = *found;
@@ -45,8 +46,8 @@ static __always_inline __u32 wait_row(struct ulock_cpu *cpu, __u32 tgid, __u64 u
 	}
 	slot->uaddr = uaddr;
 	slot->tgid = tgid;
-	slot->row_plus1 = row + 1;
-	return row + 1;
+	slot->entry_plus1 = row * nr_cpus + bpf_get_smp_processor_id() + 1;
+	return slot->entry_plus1;
 }
 
 /* This CPU's row: plain adds, no other CPU writes it. */

@@ -564,7 +564,7 @@ void size_for_every_process(userlock_bpf* skel)
 {
     constexpr uint32_t kEntries = 32768;
     skel->rodata->max_rows = kEntries;
-    for (bpf_map* map : {skel->maps.wait_index, skel->maps.wait_rows, skel->maps.wakers}) {
+    for (bpf_map* map : {skel->maps.wait_index, skel->maps.wakers}) {
         if (const int err = bpf_map__set_max_entries(map, kEntries); err != 0) {
             throw Error("size the map", bpf_map__name(map), -err);
         }
@@ -593,12 +593,14 @@ Recorder Recorder::prepare(const Options& options)
     }
     auto* rodata = state->skel->rodata;
     rodata->nr_cpus = static_cast<uint32_t>(std::max(libbpf_num_possible_cpus(), 1));
+    if (const int err = bpf_map__set_max_entries(state->skel->maps.ulock_cpus, rodata->nr_cpus); err != 0) {
+        throw Error("size the map", "ulock_cpus", -err);
+    }
     rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
     rodata->max_samples_per_sec = options.max_samples_per_sec;
     rodata->follow_children = options.follow_children && !options.all_processes ? 1 : 0;
     rodata->all_processes = options.all_processes ? 1 : 0;
     rodata->self_tgid = static_cast<uint32_t>(getpid());
-    rodata->trace_waits = options.trace_waits ? 1 : 0;
     if (options.trace_waits) {
         if (const int err = bpf_map__set_max_entries(state->skel->maps.events, options.trace_buffer_bytes); err != 0) {
             throw Error("size the map", "events", -err);
@@ -607,9 +609,16 @@ Recorder Recorder::prepare(const Options& options)
     if (options.all_processes) {
         size_for_every_process(state->skel);
     }
+    // A row's entries, one per possible CPU (word_waits.cpp).
+    if (const int err = bpf_map__set_max_entries(state->skel->maps.wait_rows, rodata->max_rows * rodata->nr_cpus);
+        err != 0) {
+        throw Error("size the map", "wait_rows", -err);
+    }
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch, !chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch_chains, chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_exit, !options.trace_waits);
+    bpf_program__set_autoload(state->skel->progs.userlock_exit_traced, options.trace_waits);
     // Every fork and exit of the machine runs these: only when children are followed.
     const bool children = options.follow_children && !options.all_processes;
     bpf_program__set_autoload(state->skel->progs.userlock_fork, children);
@@ -798,22 +807,16 @@ Recording Recorder::read()
 std::size_t Recorder::in_flight() const
 {
     // Each CPU counts the waits begun on it less those ended on it, at the
-    // head of its value.
+    // head of its entry (one per possible CPU).
     bpf_map* map = state_->skel->maps.ulock_cpus;
-    const int ncpus = libbpf_num_possible_cpus();
-    if (ncpus <= 0) {
-        throw Error("count the possible CPUs", "userlock", -ncpus);
-    }
-    const std::size_t stride = (bpf_map__value_size(map) + 7) / 8 * 8;
-    std::vector<uint8_t> values(stride * static_cast<std::size_t>(ncpus));
-    const uint32_t zero = 0;
-    if (bpf_map__lookup_elem(map, &zero, sizeof(zero), values.data(), values.size(), 0) != 0) {
-        throw Error("read the map", "ulock_cpus", errno);
-    }
+    std::vector<uint8_t> value(bpf_map__value_size(map));
     int64_t count = 0;
-    for (int cpu = 0; cpu < ncpus; ++cpu) {
+    for (uint32_t cpu = 0; cpu < bpf_map__max_entries(map); ++cpu) {
+        if (bpf_map__lookup_elem(map, &cpu, sizeof(cpu), value.data(), value.size(), 0) != 0) {
+            throw Error("read the map", "ulock_cpus", errno);
+        }
         ls_ulock_cpu counts;
-        std::memcpy(&counts, values.data() + stride * static_cast<std::size_t>(cpu), sizeof(counts));
+        std::memcpy(&counts, value.data(), sizeof(counts));
         count += counts.in_flight;
     }
     return static_cast<std::size_t>(std::max<int64_t>(count, 0));

@@ -37,7 +37,8 @@ std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bp
     const auto cpus = static_cast<uint32_t>(possible);
     // Rows are handed out in order: those below the counter are all there are.
     const uint32_t rows = std::min(skel->bss->next_wait_row, skel->rodata->max_rows);
-    const auto values = probe::read_percpu_rows<ls_ulock_stats>(skel->maps.wait_rows, rows, cpus);
+    // Row r's entry for CPU c is r * cpus + c: the rows, in order, with one value each.
+    const auto values = probe::read_percpu_rows<ls_ulock_stats>(skel->maps.wait_rows, rows * cpus, 1);
     std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> out;
     probe::for_each_entry<ls_ulock_key, uint32_t>(skel->maps.wait_index, 1,
                                                   [&](const ls_ulock_key& key, const uint32_t* row) {
