@@ -1,5 +1,6 @@
 #include "unwind/user_unwinder.h"
 
+#include "unwind/proc_maps.h"
 #include "unwind/symbol_names.h"
 
 #include <dwarf.h>
@@ -215,10 +216,7 @@ int collect_frame(Dwfl_Frame* frame, void* arg)
 
 // Reads the process's memory maps into a Dwfl that unwinds from copies.
 // Returns nullptr and sets why when it cannot.
-// `tid`, a thread of it, is read where the process's own entry cannot be: a
-// process whose main thread has exited (pthread_exit) while its other
-// threads run on (stress-ng's stressors) has no /proc/PID/maps, yet each
-// thread's /proc/TID/maps is the process's.
+// `tid`, a thread of it: see report_process_maps().
 std::unique_ptr<Process> open_process(pid_t pid, std::string& why, pid_t tid = 0)
 {
     auto process = std::make_unique<Process>();
@@ -229,11 +227,7 @@ std::unique_ptr<Process> open_process(pid_t pid, std::string& why, pid_t tid = 0
         return nullptr;
     }
     dwfl_report_begin(process->dwfl);
-    int err = dwfl_linux_proc_report(process->dwfl, pid);
-    if (err != 0 && tid > 0 && tid != pid) {
-        dwfl_report_begin(process->dwfl);
-        err = dwfl_linux_proc_report(process->dwfl, tid);
-    }
+    const int err = report_process_maps(process->dwfl, pid, tid);
     dwfl_report_end(process->dwfl, nullptr, nullptr);
     if (err != 0) {
         why = "cannot read the memory maps of process " + std::to_string(pid) + ": " +
@@ -412,6 +406,16 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
 
     name_frames(*process, out);
     return out;
+}
+
+int report_process_maps(Dwfl* dwfl, pid_t pid, pid_t tid)
+{
+    int err = dwfl_linux_proc_report(dwfl, pid);
+    if (err != 0 && tid > 0 && tid != pid) {
+        dwfl_report_begin(dwfl);
+        err = dwfl_linux_proc_report(dwfl, tid);
+    }
+    return err;
 }
 
 }  // namespace lockscope::unwind

@@ -41,7 +41,7 @@ public:
     // sampled sp) upward. The process must still be running, or at least its
     // modules must have been seen by an earlier unwind: its memory maps say
     // which file lies where. `tid`, the sampled thread, is where the maps are
-    // read when the process's own entry has none (its main thread exited).
+    // read when the process's own entry has none (report_process_maps()).
     UnwoundStack unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base,
                         pid_t tid = 0);
 

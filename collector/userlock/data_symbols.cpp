@@ -8,6 +8,7 @@
 #include <iterator>
 #include <vector>
 
+#include "unwind/proc_maps.h"
 #include "unwind/symbol_names.h"
 
 namespace lockscope::userlock {
@@ -100,11 +101,7 @@ std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t t
         bool read = false;
         if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
             dwfl_report_begin(dwfl);
-            int err = dwfl_linux_proc_report(dwfl, pid);
-            if (err != 0 && tid > 0 && tid != pid) {
-                dwfl_report_begin(dwfl);
-                err = dwfl_linux_proc_report(dwfl, tid);
-            }
+            const int err = unwind::report_process_maps(dwfl, pid, tid);
             dwfl_report_end(dwfl, nullptr, nullptr);
             if (err == 0) {
                 dwfl_getmodules(dwfl, index_module, &process->index, 0);

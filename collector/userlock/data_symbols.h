@@ -36,8 +36,8 @@ public:
     // The data object (STT_OBJECT or STT_TLS) that contains uaddr, else the
     // writable section of a binary that does; none for an address outside
     // every binary's data (the heap, a stack).
-    // `tid`, a thread of pid, is read where pid's own maps cannot be (its
-    // main thread has exited); a process none of whose maps could be read
+    // `tid`, a thread of pid, is read where pid's own maps cannot be
+    // (unwind::report_process_maps()); a process none of whose maps could be read
     // is tried again at its next lookup.
     std::optional<DataSymbol> lookup(pid_t pid, uint64_t uaddr, pid_t tid = 0);
 
