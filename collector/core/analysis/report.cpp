@@ -4,6 +4,7 @@
 #include "core/analysis/report_max.h"
 #include "core/analysis/report_split.h"
 #include "core/analysis/stack_frames.h"
+#include "core/analysis/user_lock_rows.h"
 #include "core/error.h"
 
 #include <algorithm>
@@ -231,6 +232,8 @@ bool ReportRow::keeps(std::string_view field) const
 {
     if (field == "max_wait_ns")
         return max_wait_known;
+    if (scope == LockScope::User)
+        return user_row_keeps(field);
     if (!per_task)
         return true;
     if (field == "hist" || field == "owner_at_queueing" || field == "max_wait_bound_ns")
