@@ -49,24 +49,38 @@ struct Column {
     const char* title;
     size_t width;
 };
-// SCOPE: kernel, or user (a user-space lock: CONT/s its futex waits, no
-// spin phases, SHARE of the user locks' wait).
-constexpr Column kColumns[] = {{"KIND", 16}, {"SCOPE", 6}, {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
-                               {"MEAN", 8},  {"SPIN%", 6}, {"OFF%", 5},   {"SHARE", 6}};
+constexpr Column kColumns[] = {{"KIND", 12}, {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
+                               {"MEAN", 8},  {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
 
-std::vector<std::string> cells(const ReportRow& r, double seconds)
+// Where user locks are recorded, KIND is wide enough for "pthread_rwlock/r"
+// and SCOPE follows it: kernel, or user (a user-space lock: CONT/s its
+// futex waits, no spin phases, SHARE of the user locks' wait).
+std::vector<Column> columns_of(const TopFrame& f)
+{
+    std::vector<Column> columns(std::begin(kColumns), std::end(kColumns));
+    if (f.user_locks) {
+        columns[0].width = 16;
+        columns.insert(columns.begin() + 1, {"SCOPE", 6});
+    }
+    return columns;
+}
+
+std::vector<std::string> cells(const ReportRow& r, double seconds, bool scope)
 {
     const LockCounters& c = r.counters;
     const bool user = r.scope == LockScope::User;
-    return {kind_cell(r),
-            lock_scope_name(r.scope),
-            per_second(double(c.contentions), seconds),
-            c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
-            wait_per_second(c.wait_ns, seconds),
-            format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0, true),
-            user ? "-" : format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
-            format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),
-            format_percent_cell(r.share_of_wait)};
+    std::vector<std::string> out = {
+        kind_cell(r),
+        per_second(double(c.contentions), seconds),
+        c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
+        wait_per_second(c.wait_ns, seconds),
+        format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0, true),
+        user ? "-" : format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
+        format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),
+        format_percent_cell(r.share_of_wait)};
+    if (scope)
+        out.insert(out.begin() + 1, lock_scope_name(r.scope));
+    return out;
 }
 
 // A run's user-lock row less what it had at the last interval.
@@ -88,11 +102,12 @@ UserLockRow user_delta(const UserLockRow& now, const UserLockRow* before)
     return d;  // max_wait_ns stays the run's: a maximum has no difference
 }
 
-std::string table_line(const std::string& name, const std::vector<std::string>& values, size_t name_width)
+std::string table_line(const std::string& name, const std::vector<std::string>& values,
+                       const std::vector<Column>& columns, size_t name_width)
 {
     std::string line = pad(name, name_width, false);
     for (size_t i = 0; i < values.size(); i++)
-        line += " " + pad(values[i], kColumns[i].width, true);
+        line += " " + pad(values[i], columns[i].width, true);
     return line;
 }
 
@@ -242,7 +257,8 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
 
     size_t numbers = 0;
     std::vector<std::string> titles;
-    for (const Column& col : kColumns) {
+    const std::vector<Column> columns = columns_of(f);
+    for (const Column& col : columns) {
         numbers += col.width + 1;
         titles.push_back(col.title);
     }
@@ -252,9 +268,9 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
                              : settings.by == GroupBy::Task                                   ? "TASK"
                              : settings.by == GroupBy::Cgroup                                 ? "CGROUP"
                                                                                               : "KIND";
-    out.push_back(table_line(name_title, titles, name_width));
+    out.push_back(table_line(name_title, titles, columns, name_width));
     for (const ReportRow& r : f.rows)
-        out.push_back(table_line(r.name, cells(r, secs), name_width));
+        out.push_back(table_line(r.name, cells(r, secs, f.user_locks), columns, name_width));
     if (f.rows.empty())
         out.push_back("(no contention in this interval)");
     else if (f.rows_total > f.rows.size())

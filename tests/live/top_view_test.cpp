@@ -125,6 +125,7 @@ TEST(TopView, FrameShowsRatesIdleAndFitsTheWidth)
     EXPECT_NE(all.find("keys:"), std::string::npos) << all;
     EXPECT_NE(all.find("pipe->mutex"), std::string::npos) << all;
     EXPECT_EQ(render_top(model.frame(s), s, "x", 80, false).size(), lines.size() - 1);
+    EXPECT_EQ(all.find("SCOPE"), std::string::npos) << "no user locks recorded: no scope column\n" << all;
 }
 
 // A run's user-lock rows, cumulative over the run as the recorder hands them over.
