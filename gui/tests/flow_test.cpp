@@ -279,7 +279,7 @@ void FlowTest::everyChainArrowEndsOnALock()
 }
 
 // A session of a program with only user-lock contention opens on its
-// locks: rows of the one table (scope user), longest wait first, with what
+// locks, on the Locks page: rows of the one table (scope user), longest wait first, with what
 // their futex waits give and "–" where they give nothing; a session with
 // kernel locks too lists both, and the filter finds either scope.
 void FlowTest::userLocksAreRowsOfTheLockTable()
@@ -291,6 +291,9 @@ void FlowTest::userLocksAreRowsOfTheLockTable()
     LocksPage* page = w.locks();
     QAbstractItemModel* rows = page->filter();
     QCOMPARE(rows->rowCount(), 2);
+    // No kernel contention: it opens on the Locks page, its first lock selected.
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Locks));
+    QCOMPARE(page->view()->selectionModel()->currentIndex().row(), 0);
     auto cell = [&](int row, int column) { return rows->index(row, column).data().toString(); };
     QCOMPARE(cell(0, LockTableModel::Name), QStringLiteral("g_cache_lock"));
     QCOMPARE(cell(0, LockTableModel::Kind), QStringLiteral("pthread_mutex"));
