@@ -35,16 +35,4 @@ std::vector<ReportRow> user_lock_rows(const UserLockReport& report)
     return rows;
 }
 
-bool user_row_keeps(std::string_view field)
-{
-    static constexpr std::string_view kKept[] = {"contentions", "wait_ns",    "max_wait_ns",  "mean_wait_ns",
-                                                 "sleep_ns",    "preempt_ns", "wakeups",      "timed",
-                                                 "hist",        "asleep_ns",  "runnable_ns",  "queued_on_cpu_ns",
-                                                 "offcpu_ns",   "queued_ns",  "share_of_wait"};
-    for (std::string_view kept : kKept)
-        if (field == kept)
-            return true;
-    return false;
-}
-
 }  // namespace lockscope

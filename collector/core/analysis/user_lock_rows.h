@@ -5,7 +5,6 @@
 
 #include "core/analysis/report.h"
 
-#include <string_view>
 #include <vector>
 
 namespace lockscope {
@@ -20,9 +19,5 @@ ReportRow user_lock_row(const UserLockReportRow& row, bool split);
 
 // Every row of `report`, in its order.
 std::vector<ReportRow> user_lock_rows(const UserLockReport& report);
-
-// ReportRow::keeps for a user lock's row: what its futex waits give (no spin
-// counters, sleeps, preemptions, errors, owner states or cgroups).
-bool user_row_keeps(std::string_view field);
 
 }  // namespace lockscope
