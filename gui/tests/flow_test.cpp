@@ -369,6 +369,12 @@ void FlowTest::userLockRowFillsTheDetailPanes()
 
     // Back on a kernel lock, its panes are the kernel's again.
     QVERIFY(open(w, userSession(QStringLiteral("detail_mixed.lockscope"), 6)));
+    // A user lock's node in the wait-chain graph selects its row.
+    QVERIFY(page->chains()->graph().find("g_cache_lock (user pthread_mutex)") >= 0);
+    QVERIFY(page->selectLockNamed(QStringLiteral("g_cache_lock (user pthread_mutex)")));
+    const QModelIndex user_row = page->view()->selectionModel()->currentIndex();
+    QCOMPARE(user_row.siblingAtColumn(LockTableModel::Name).data().toString(), QStringLiteral("g_cache_lock"));
+    QCOMPARE(user_row.siblingAtColumn(LockTableModel::Scope).data().toString(), QStringLiteral("user"));
     QVERIFY(page->selectLockNamed(QStringLiteral("pipe->mutex")));
     QVERIFY(page->ownerChart()->hasData());
     QCOMPARE(page->wakers()->headerData(StackModel::Samples, Qt::Horizontal, Qt::DisplayRole).toString(),

@@ -342,6 +342,15 @@ struct LiveSession::State {
                                           .samples = waits / 16,
                                           .wait_ns = waits * 300ull});
         }
+        if (shape.locks >= 1)  // g_cache_lock's owners wait for pipe->mutex
+            b.user_lock_chains.push_back({.run = run,
+                                          .pid = pid,
+                                          .name = "g_cache_lock",
+                                          .kind = "pthread_mutex",
+                                          .kernel_lock_id = 1,
+                                          .waits = 40,
+                                          .wait_ns = 40 * 9000,
+                                          .max_wait_ns = 20'000});
         b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 2, .waits = 300});
         b.user_lock_runs.push_back({.run = run, .status = "recorded", .pids = std::to_string(pid), .samples = 300});
     }

@@ -229,12 +229,23 @@ void LocksPage::selectFirstRow()
                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
+// The row's name in the wait-chain graph: a user lock's carries its kind
+// ("g_lock (user pthread_mutex)", core/analysis/chains.h).
+QString LocksPage::chainName(const QModelIndex& row)
+{
+    const QString name = row.siblingAtColumn(LockTableModel::Name).data(Qt::DisplayRole).toString();
+    if (row.siblingAtColumn(LockTableModel::Scope).data(Qt::DisplayRole).toString() != QLatin1String("user"))
+        return name;
+    return QString::fromStdString(user_lock_label(
+        name.toStdString(), row.siblingAtColumn(LockTableModel::Kind).data(Qt::DisplayRole).toString().toStdString()));
+}
+
 bool LocksPage::selectLockNamed(const QString& name)
 {
     auto find = [&]() -> QModelIndex {
         for (int r = 0; r < filter_->rowCount(); ++r) {
             const QModelIndex index = filter_->index(r, LockTableModel::Name);
-            if (index.data(Qt::DisplayRole).toString() == name)
+            if (index.data(Qt::DisplayRole).toString() == name || chainName(index) == name)
                 return index;
         }
         return {};
@@ -286,7 +297,7 @@ void LocksPage::showSelected()
         return;
     }
     selected_key_ = current.data(LockTableModel::LockKeyRole).value<LockKey>();
-    chains_->setSelectedLock(current.siblingAtColumn(LockTableModel::Name).data(Qt::DisplayRole).toString());
+    chains_->setSelectedLock(chainName(current));
     const int group = current.data(LockTableModel::GroupIndexRole).toInt();
     const LockDetail detail = build_lock_detail(*snap, size_t(group));
     detail_title_->setText(QString::fromStdString(detail.name));

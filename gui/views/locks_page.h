@@ -11,6 +11,7 @@
 #include <optional>
 
 class QLabel;
+class QModelIndex;
 class QTabWidget;
 class QLineEdit;
 class QTableView;
@@ -54,8 +55,9 @@ public:
     QTabWidget* detailTabs() const { return stacks_; }
 
     void selectFirstRow();
-    // Selects the lock row of that name (clearing a filter that hides it);
-    // false when the table has no such lock.
+    // Selects the lock row of that name, or of that wait-chain name (a user
+    // lock's "g_lock (user pthread_mutex)"), clearing a filter that hides
+    // it; false when the table has no such lock.
     bool selectLockNamed(const QString& name);
     void focusFilter();
 
@@ -66,6 +68,7 @@ private:
     void setupTable();
     QTabWidget* buildStackTabs();
     void setUserNote(const SnapshotPtr& snapshot);
+    static QString chainName(const QModelIndex& row);
     void showSelected();
     void updateCount();
 
