@@ -38,12 +38,11 @@ uint64_t left_out_waits(const UserLockReport& u, const char* reason)
 // "left out: 120 condition-variable waits, 0 semaphore waits, 3 other futex waits".
 std::string left_out_line(const UserLockReport& u)
 {
-    std::string line = "left out: " + std::to_string(left_out_waits(u, "condition")) + " " +
-                       left_out_words("condition") + ", " + std::to_string(left_out_waits(u, "semaphore")) + " " +
-                       left_out_words("semaphore");
+    std::string line = "left out: " + format_count(left_out_waits(u, "condition")) + " " + left_out_words("condition") +
+                       ", " + format_count(left_out_waits(u, "semaphore")) + " " + left_out_words("semaphore");
     for (const auto& [reason, left] : u.left_out)
         if (reason != "condition" && reason != "semaphore")
-            line += ", " + std::to_string(left.waits) + " " + left_out_words(reason);
+            line += ", " + format_count(left.waits) + " " + left_out_words(reason);
     return line + " (futex sleeps that are no lock waits)";
 }
 
@@ -156,7 +155,7 @@ void text_block(std::ostringstream& out, const Report& rep, const TextOptions& o
     const UserLockReport& u = rep.user_locks;
     if (!u.tried)
         return;
-    out << "\nuser-space locks" << pids_text(u) << ": " << u.waits << " waits in the futex syscall, "
+    out << "\nuser-space locks" << pids_text(u) << ": " << format_count(u.waits) << " waits in the futex syscall, "
         << format_duration(double(u.wait_ns)) << "\n";
     for (const std::string& why : u.unavailable)
         out << wrap_text(why, "not recorded: ", 2, 100);
@@ -170,9 +169,9 @@ void text_block(std::ostringstream& out, const Report& rep, const TextOptions& o
     out << wrap_text(left_out_line(u), "", 2, 100);
     const UserLockRun& c = u.counters;
     if (c.lost_keys || c.lost_samples || c.lost_inflight)
-        out << wrap_text("lost: " + std::to_string(c.lost_keys) + " waits not counted (the lock map was full), " +
-                             std::to_string(c.lost_samples) + " stacks (the ring buffer was full), " +
-                             std::to_string(c.lost_inflight) + " waits not timed (no room for a thread's wait)",
+        out << wrap_text("lost: " + format_count(c.lost_keys) + " waits not counted (the lock map was full), " +
+                             format_count(c.lost_samples) + " stacks (the ring buffer was full), " +
+                             format_count(c.lost_inflight) + " waits not timed (no room for a thread's wait)",
                          "", 2, 100);
     out << names_line(u)
         << wrap_text(
