@@ -93,30 +93,43 @@ struct DataSymbols::Process {
 DataSymbols::DataSymbols() = default;
 DataSymbols::~DataSymbols() = default;
 
-std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t tid)
+const DataSymbols::Process* DataSymbols::process(pid_t pid, pid_t tid)
 {
     auto& process = processes_[pid];
-    if (!process) {
-        process = std::make_unique<Process>();
-        bool read = false;
-        if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
-            dwfl_report_begin(dwfl);
-            const int err = unwind::report_process_maps(dwfl, pid, tid);
-            dwfl_report_end(dwfl, nullptr, nullptr);
-            if (err == 0) {
-                dwfl_getmodules(dwfl, index_module, &process->index, 0);
-                read = true;
-            }
-            dwfl_end(dwfl);
+    if (process) {
+        return process.get();
+    }
+    process = std::make_unique<Process>();
+    bool read = false;
+    if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
+        dwfl_report_begin(dwfl);
+        const int err = unwind::report_process_maps(dwfl, pid, tid);
+        dwfl_report_end(dwfl, nullptr, nullptr);
+        if (err == 0) {
+            dwfl_getmodules(dwfl, index_module, &process->index, 0);
+            read = true;
         }
-        if (!read) {
-            processes_.erase(pid);
-            return std::nullopt;
-        }
-        for (auto* list : {&process->index.objects, &process->index.sections}) {
-            std::sort(list->begin(), list->end(),
-                      [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
-        }
+        dwfl_end(dwfl);
+    }
+    if (!read) {
+        processes_.erase(pid);
+        return nullptr;
+    }
+    for (auto* list : {&process->index.objects, &process->index.sections}) {
+        std::sort(list->begin(), list->end(),
+                  [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
+    }
+    return process.get();
+}
+
+std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t tid, std::span<const pid_t> forked_from)
+{
+    const Process* process = this->process(pid, tid);
+    for (std::size_t i = 0; process == nullptr && i < forked_from.size() && forked_from[i] > 0; ++i) {
+        process = this->process(forked_from[i], 0);
+    }
+    if (process == nullptr) {
+        return std::nullopt;
     }
     const auto& objects = process->index.objects;
     auto after = std::upper_bound(objects.begin(), objects.end(), uaddr,

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -67,6 +68,16 @@ constexpr uint32_t kPiOps = LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOC
 
 using Frames = std::vector<std::string>;
 
+// A sample's ls_ulock_sample::forked_from.
+using ForkedFrom = std::array<pid_t, LS_ULOCK_FORKED_FROM>;
+
+ForkedFrom forked_from(const ls_ulock_sample& sample)
+{
+    ForkedFrom out{};
+    std::copy(std::begin(sample.forked_from), std::end(sample.forked_from), out.begin());
+    return out;
+}
+
 // The samples of one lock kind on one futex address.
 struct KindSamples {
     uint64_t samples = 0;
@@ -117,6 +128,7 @@ struct KeySamples {
     std::map<WaitClass, uint64_t> classes;
     uint64_t not_unwound = 0;  // samples whose stack named no frame: no vote
     uint32_t tid = 0;          // a thread that waited on it (whose maps are the process's)
+    ForkedFrom forked_from{};  // the processes whose maps the process was forked with
     // The lock's data symbol, looked up while the process runs (at its
     // first samples: a process's maps can be unreadable for a moment).
     std::optional<DataSymbol> symbol;
@@ -439,27 +451,35 @@ struct Recorder::State {
 
     // A copied user stack of process tgid, unwound; the process is marked as
     // running (its maps can be read).
-    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied, uint32_t tid)
+    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied, uint32_t tid,
+                                     std::span<const pid_t> forked_from = {})
     {
         sampled.insert(static_cast<pid_t>(tgid));
+        for (pid_t ancestor : forked_from) {
+            if (ancestor > 0) {
+                sampled.insert(ancestor);  // its maps unwind tgid's samples if tgid exits
+            }
+        }
         const unwind::UserRegs regs{copied.regs.ip, copied.regs.sp, copied.regs.bp};
         const std::span<const uint8_t> copy(copied.data, std::min<uint32_t>(copied.size, LS_USER_STACK_BYTES));
-        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp, static_cast<pid_t>(tid));
+        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp, static_cast<pid_t>(tid), forked_from);
     }
 
     void take(const ls_ulock_sample& sample)
     {
         ++received;
-        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid);
+        const ForkedFrom ancestors = forked_from(sample);
+        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid, ancestors);
         const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
         auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
         key.tid = sample.tid;
+        key.forked_from = ancestors;
         if (!key.symbol && key.symbol_tries < kSymbolTries) {
             ++key.symbol_tries;
-            key.symbol =
-                data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr, static_cast<pid_t>(sample.tid));
+            key.symbol = data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr,
+                                             static_cast<pid_t>(sample.tid), ancestors);
         }
         if (!named && !(sample.op & kPiOps)) {
             // A stack with no named frame says nothing about what waited:
@@ -762,7 +782,8 @@ Recording Recorder::read()
         const auto owners_row = add_word(
             rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
             found->second.symbol ? found->second.symbol
-                                 : state_->data_symbols.lookup(tgid, key.uaddr, static_cast<pid_t>(found->second.tid)),
+                                 : state_->data_symbols.lookup(tgid, key.uaddr, static_cast<pid_t>(found->second.tid),
+                                                               found->second.forked_from),
             main_row);
         if (!std::get<1>(main_row).empty()) {
             out.lock_words[{tgid, key.uaddr}] = {std::get<1>(main_row), std::get<2>(main_row)};

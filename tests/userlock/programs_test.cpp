@@ -4,7 +4,11 @@
 //  - perf bench futex lock-pi: its PI futex's waits, every FUTEX_LOCK_PI
 //    call (each one a contended acquisition), named by its place in perf;
 //  - stress-ng's mutex stressor (stripped): four processes, each with its
-//    own mutex in the binary's .bss, four locks by instance, none unknown;
+//    own mutex in the binary's .bss, four locks by instance, none unknown,
+//    also when the stressors' real-time threads keep the recorder from
+//    reading their samples until they have exited;
+//  - processes forked without exec whose samples are read after they
+//    exited: unwound and named with their parent's maps;
 //  - a program of ours stripped the same way: its locks named by place, and
 //    by their symbols once its debug file is beside it.
 #include <sys/syscall.h>
@@ -22,6 +26,8 @@
 
 #include "futex_calls_bpf.skel.h"
 #include "subprocess.h"
+#include "test_program.h"
+#include "userlock/recorder.h"
 
 namespace {
 
@@ -30,9 +36,19 @@ namespace test = lockscope::test;
 
 struct Calls {
     uint64_t pi_calls = 0, pi_slept = 0, wait_calls = 0;
+
+    Calls& operator+=(const Calls& other)
+    {
+        pi_calls += other.pi_calls;
+        pi_slept += other.pi_slept;
+        wait_calls += other.wait_calls;
+        return *this;
+    }
 };
 
-// Counts every process's futex calls from construction to stop().
+using Word = std::pair<uint32_t, uint64_t>;  // (process, futex address)
+
+// Counts every process's futex calls, per futex word, from construction to stop().
 class FutexCalls {
 public:
     FutexCalls()
@@ -49,17 +65,19 @@ public:
     }
     ~FutexCalls() { futex_calls_bpf::destroy(skel_); }
     bool ok() const { return skel_ != nullptr; }
-    std::map<uint32_t, Calls> stop()
+    std::map<Word, Calls> stop()
     {
-        std::map<uint32_t, Calls> out;
+        std::map<Word, Calls> out;
         futex_calls_bpf::detach(skel_);
-        const int fd = bpf_map__fd(skel_->maps.per_process);
-        uint32_t key = 0;
-        const uint32_t* previous = nullptr;
+        const int fd = bpf_map__fd(skel_->maps.per_word);
+        struct {
+            uint32_t tgid, pad;
+            uint64_t uaddr;
+        } key{}, *previous = nullptr;
         while (bpf_map_get_next_key(fd, previous, &key) == 0) {
             uint64_t value[3] = {};
             if (bpf_map_lookup_elem(fd, &key, value) == 0) {
-                out[key] = {value[0], value[1], value[2]};
+                out[{key.tgid, key.uaddr}] = {value[0], value[1], value[2]};
             }
             previous = &key;
         }
@@ -73,7 +91,8 @@ private:
 struct Recorded {
     std::string failure;
     std::string file;
-    std::map<uint32_t, Calls> observed;
+    std::map<Word, Calls> words;         // as the observer counted them
+    std::map<uint32_t, Calls> observed;  // the same per process
 };
 
 Recorded record(const std::string& name, const std::vector<std::string>& command, bool realtime = false)
@@ -92,7 +111,10 @@ Recorded record(const std::string& name, const std::vector<std::string>& command
     args.push_back("--");
     args.insert(args.end(), command.begin(), command.end());
     const test::Finished f = test::run_lockscope(args, 120);
-    r.observed = calls.stop();
+    r.words = calls.stop();
+    for (const auto& [word, counted] : r.words) {
+        r.observed[word.first] += counted;
+    }
     if (f.exit_code != 0) {
         r.failure = "lockscope record failed: " + f.err;
     }
@@ -155,11 +177,11 @@ TEST_F(ProgramsUserLocks, PerfBenchLockPiWaitsAreEveryLockPiCallOfItsPiFutex)
     expect_within_2_percent(waits, observed->second.pi_calls, "PI lock waits against FUTEX_LOCK_PI calls");
 }
 
-TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
+// stress-ng --mutex 4: four stressor processes forked from stress-ng's
+// own, without exec, each contending on its own mutex in the binary's .bss.
+void expect_four_stressor_locks(bool realtime)
 {
-    // Its threads run SCHED_FIFO at random priorities: --realtime keeps the
-    // recorder reading the stressors' binaries while they run.
-    const Recorded r = record("stress-ng", {"stress-ng", "--mutex", "4", "-t", "2"}, true);
+    const Recorded r = record("stress-ng", {"stress-ng", "--mutex", "4", "-t", "3"}, realtime);
     ASSERT_EQ(r.failure, "");
     const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
     std::set<uint32_t> pids;
@@ -189,6 +211,66 @@ TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
     const nlohmann::json by_lock = user_locks(r.file);
     ASSERT_EQ(by_lock["rows"].size(), 1u) << by_lock.dump();
     EXPECT_EQ(by_lock["rows"][0]["pids"].size(), 4u);
+}
+
+TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
+{
+    // Its stressors' threads run SCHED_FIFO at random priorities and hold
+    // the recorder off the CPUs: their samples are often read only after
+    // they exited, and unwound with the maps of the process they were
+    // forked from.
+    expect_four_stressor_locks(false);
+}
+
+TEST_F(ProgramsUserLocks, StressNgMutexStressorsUnderARealtimeRecorder)
+{
+    // record --realtime: the recorder reads the stressors' samples while they run.
+    expect_four_stressor_locks(true);
+}
+
+// A process forked without exec that exited before its samples were read
+// (a recorder held off the CPUs by a program's real-time threads reads them
+// late): its stacks are unwound, and its locks named, with the maps of the
+// process it was forked from.
+TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAreNamed)
+{
+    namespace ul = lockscope::userlock;
+    test::Program program(LOCKPROG, {"1", "fork"});
+    std::string line;
+    ASSERT_TRUE(program.line(line, 10000) && line == "ready") << line;
+    FutexCalls calls;
+    ASSERT_TRUE(calls.ok()) << "cannot load the futex-call observer";
+    ul::Recorder recorder = ul::Recorder::prepare({.tgids = {program.pid()}, .follow_children = true});
+    recorder.start();
+    ASSERT_TRUE(program.say("go\n"));
+    ASSERT_TRUE(program.line(line, 60000) && line == "exited") << line;
+    // Only now are the samples read: both children have exited.
+    while (recorder.poll(0) > 0) {
+    }
+    recorder.stop();
+    std::map<uint32_t, Calls> observed;
+    for (const auto& [word, counted] : calls.stop()) {
+        observed[word.first] += counted;
+    }
+    const ul::Recording r = recorder.read();
+    EXPECT_TRUE(program.finish());
+
+    EXPECT_EQ(r.left_out.count("not unwound"), 0u) << r.left_out.at("not unwound").waits << " waits not unwound";
+    std::map<pid_t, std::map<std::string, std::string>> names;  // per child: row name -> name source
+    std::map<pid_t, uint64_t> waits;
+    for (const ul::UserLock& lock : r.locks) {
+        names[lock.tgid][lock.name] = lock.name_source;
+        waits[lock.tgid] += lock.waits;
+    }
+    ASSERT_EQ(names.size(), 2u) << "a row of each child's locks";
+    for (const auto& [child, rows] : names) {
+        EXPECT_NE(child, program.pid());
+        EXPECT_EQ(rows, (std::map<std::string, std::string>{{"g_stripped_lock", "user-symbol"},
+                                                            {"pthread_mutex@Table::update", "user-caller"}}))
+            << "process " << child;
+        expect_within_2_percent(waits[child], observed[uint32_t(child)].wait_calls,
+                                "process " + std::to_string(child) + "'s lock waits against its FUTEX_WAIT calls");
+    }
 }
 
 // Copies the stripped program, and its debug file if asked, into a directory of their own.
