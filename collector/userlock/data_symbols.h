@@ -54,4 +54,13 @@ private:
     std::unordered_map<pid_t, std::unique_ptr<Process>> processes_;
 };
 
+// Where a word in memory shared between processes lies (a MAP_SHARED
+// mapping: a file, shared memory): "DEV:INODE+0xOFFSET" of the mapped
+// object, the same in every process that maps it; "" for a private word
+// (or one in no mapping). Read from pid's maps, else tid's, else those of
+// the processes pid was forked from (forked_from, as lookup's); none when
+// none could be read.
+std::optional<std::string> shared_place(pid_t pid, uint64_t uaddr, pid_t tid = 0,
+                                        std::span<const pid_t> forked_from = {});
+
 }  // namespace lockscope::userlock

@@ -127,8 +127,12 @@ void add_stack(KindSamples& kind, const std::vector<unwind::UserFrame>& frames, 
 struct KeySamples {
     std::map<WaitClass, uint64_t> classes;
     uint64_t not_unwound = 0;  // samples whose stack named no frame: no vote
+    uint64_t address = 0;      // the futex word's
     uint32_t tid = 0;          // a thread that waited on it (whose maps are the process's)
     ForkedFrom forked_from{};  // the processes whose maps the process was forked with
+    // Where the word lies if in shared memory (LockWord::shared), read with
+    // its data symbol; unset until a process's maps could be read.
+    std::optional<std::string> shared;
     // The lock's data symbol, looked up while the process runs (at its
     // first samples: a process's maps can be unreadable for a moment).
     std::optional<DataSymbol> symbol;
@@ -349,6 +353,8 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
         into.wakes += waker.wakes;
     }
     row.samples += kind_samples.samples;
+    row.words.push_back({.address = sampled.address, .shared = sampled.shared.value_or(""), .waits = w});
+    row.words.back().waits.samples = kind_samples.samples;
     row.ops.merge(op_names(ops));
     row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
     for (const auto& [name, count] : kind_samples.callers) {
@@ -474,12 +480,17 @@ struct Recorder::State {
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
         auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
+        key.address = sample.uaddr;
         key.tid = sample.tid;
         key.forked_from = ancestors;
         if (!key.symbol && key.symbol_tries < kSymbolTries) {
             ++key.symbol_tries;
             key.symbol = data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr,
                                              static_cast<pid_t>(sample.tid), ancestors);
+            if (!key.shared) {
+                key.shared = shared_place(static_cast<pid_t>(sample.tgid), sample.uaddr, static_cast<pid_t>(sample.tid),
+                                          ancestors);
+            }
         }
         if (!named && !(sample.op & kPiOps)) {
             // A stack with no named frame says nothing about what waited:
@@ -760,7 +771,7 @@ Recording Recorder::read()
         auto found = state_->samples.find({tgid, key.uaddr});
         if (found == state_->samples.end() && (stats.ops & kPiOps)) {
             // A PI futex is a lock even with no sample: counted, unnamed.
-            found = state_->samples.emplace(Key{tgid, key.uaddr}, KeySamples{}).first;
+            found = state_->samples.emplace(Key{tgid, key.uaddr}, KeySamples{.address = key.uaddr}).first;
             found->second.classes[WaitClass::lock] = 0;
             found->second.lock_kinds["futex_pi"];
         }
@@ -818,6 +829,8 @@ Recording Recorder::read()
         }
         std::stable_sort(builder.row.stacks.begin(), builder.row.stacks.end(),
                          [](const SampledStack& a, const SampledStack& b) { return a.samples > b.samples; });
+        std::sort(builder.row.words.begin(), builder.row.words.end(),
+                  [](const LockWord& a, const LockWord& b) { return a.address < b.address; });
         out.locks.push_back(std::move(builder.row));
     }
     std::sort(out.locks.begin(), out.locks.end(),

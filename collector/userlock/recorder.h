@@ -111,6 +111,17 @@ struct SampledStack {
     uint64_t wait_ns = 0;  // those samples' wait
 };
 
+// One futex word of a user lock and its part of the row's waits: a row can
+// have several words of one name (heap mutexes taken in one function).
+struct LockWord {
+    uint64_t address = 0;  // in the row's process
+    // A word in memory shared between processes (a MAP_SHARED mapping of a
+    // file or of shared memory): its place, "DEV:INODE+0xOFFSET", the same
+    // in every process that maps it; "" for a private word.
+    std::string shared;
+    UserLockWaits waits;  // its counts, times, histogram and samples (no names)
+};
+
 // One user lock (a row): its waits on every futex word it has, per kind.
 // wait_ns = oncpu_ns + asleep_ns + runnable_ns, exactly.
 struct UserLock : UserLockWaits {
@@ -125,6 +136,7 @@ struct UserLock : UserLockWaits {
     // Its sampled stacks, by samples, most first; at most 32 distinct
     // stacks per futex word and kind, the rest as one "[other stacks]".
     std::vector<SampledStack> stacks;
+    std::vector<LockWord> words;  // its futex words' parts of its waits, by address
 };
 
 // Futex waits that are no lock waits, per reason: "condition",

@@ -10,7 +10,9 @@
 //  - processes forked without exec whose samples are read after they
 //    exited: unwound and named with their parent's maps;
 //  - a program of ours stripped the same way: its locks named by place, and
-//    by their symbols once its debug file is beside it.
+//    by their symbols once its debug file is beside it; its two heap mutexes
+//    of one name two instances; a mutex in shared memory one lock over the
+//    processes that take it.
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -271,6 +273,60 @@ TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAre
         expect_within_2_percent(waits[child], observed[uint32_t(child)].wait_calls,
                                 "process " + std::to_string(child) + "'s lock waits against its FUTEX_WAIT calls");
     }
+}
+
+// report --by instance: a row per futex word, each with its process and
+// address, its waits those the observer counted on that word; by lock, one
+// row per name.
+TEST_F(ProgramsUserLocks, TwoHeapMutexesOfOneNameAreTwoInstancesWithTheirOwnWaits)
+{
+    const Recorded r = record("two-tables", {LOCKPROG, "1"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
+    std::map<std::string, int> rows_named;
+    std::set<uint64_t> addresses;
+    uint64_t table_waits = 0;
+    for (const auto& row : u["rows"]) {
+        const std::string name = row["name"];
+        ++rows_named[name];
+        ASSERT_EQ(row["pids"].size(), 1u) << row.dump();
+        const uint32_t pid = row["pids"][0];
+        const uint64_t address = std::stoull(row["address"].get<std::string>(), nullptr, 16);
+        addresses.insert(address);
+        table_waits += name == "pthread_mutex@Table::update" ? row["waits"].get<uint64_t>() : 0;
+        const auto observed = r.words.find({pid, address});
+        ASSERT_NE(observed, r.words.end()) << "the observer saw no futex call on " << row.dump();
+        expect_within_2_percent(row["waits"], observed->second.wait_calls, name + " " + row["address"].dump());
+    }
+    EXPECT_EQ(rows_named, (std::map<std::string, int>{{"g_stripped_lock", 1}, {"pthread_mutex@Table::update", 2}}));
+    EXPECT_EQ(addresses.size(), 3u);
+    const nlohmann::json by_lock = user_locks(r.file);
+    ASSERT_EQ(by_lock["rows"].size(), 2u) << by_lock.dump();
+    for (const auto& row : by_lock["rows"]) {
+        if (row["name"] == "pthread_mutex@Table::update") {
+            EXPECT_EQ(row["waits"], table_waits) << "by lock, the two words' waits in one row";
+        }
+    }
+}
+
+// A process-shared mutex in shared memory, taken by two processes: one lock
+// by instance too, over both, its waits all their futex waits.
+TEST_F(ProgramsUserLocks, AMutexInSharedMemoryIsOneLockOverItsProcesses)
+{
+    const Recorded r = record("shared", {LOCKPROG, "2", "shared"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
+    ASSERT_EQ(u["rows"].size(), 1u) << u.dump();
+    const auto& row = u["rows"][0];
+    EXPECT_EQ(row["name"], "pthread_mutex@shared_update") << row.dump();
+    EXPECT_NE(row["shared"], "") << row.dump();
+    ASSERT_EQ(row["pids"].size(), 2u) << row.dump();
+    uint64_t observed = 0;
+    for (uint32_t pid : row["pids"]) {
+        observed += r.observed.count(pid) ? r.observed.at(pid).wait_calls : 0;
+    }
+    expect_within_2_percent(row["waits"], observed,
+                            "the shared mutex's waits against both processes' FUTEX_WAIT calls");
 }
 
 // Copies the stripped program, and its debug file if asked, into a directory of their own.
