@@ -3,6 +3,9 @@
 // observer of their futex calls (futex_calls.bpf.c):
 //  - perf bench futex lock-pi: its PI futex's waits, every FUTEX_LOCK_PI
 //    call (each one a contended acquisition), named by its place in perf;
+//  - perf bench futex hash: futex waits that are no lock waits, counted
+//    and reported as such;
+//  - sysbench mutex (stripped): its heap mutex named by its place;
 //  - stress-ng's mutex stressor (stripped): four processes, each with its
 //    own mutex in the binary's .bss, four locks by instance, none unknown,
 //    also when the stressors' real-time threads keep the recorder from
@@ -177,6 +180,72 @@ TEST_F(ProgramsUserLocks, PerfBenchLockPiWaitsAreEveryLockPiCallOfItsPiFutex)
     ASSERT_NE(observed, r.observed.end()) << "the observer saw no FUTEX_LOCK_PI call of process " << *pids.begin();
     std::printf("FUTEX_LOCK_PI calls that slept: %llu\n", static_cast<unsigned long long>(observed->second.pi_slept));
     expect_within_2_percent(waits, observed->second.pi_calls, "PI lock waits against FUTEX_LOCK_PI calls");
+}
+
+// perf bench futex hash: FUTEX_WAITs on private futex words that hold no
+// lock (each returns at once: the word never has the value waited for).
+// Counted, every one, and reported as futex waits that are no lock waits
+// ("other"), not as locks and not dropped.
+TEST_F(ProgramsUserLocks, PerfBenchFutexHashWaitsAreCountedAsOtherFutexWaitsNotLocks)
+{
+    const Recorded r = record("hash", {"perf", "bench", "futex", "hash", "-t", "4", "-f", "64", "-r", "1"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file);
+    EXPECT_EQ(u["lost_keys"], 0) << u.dump();
+    uint64_t lock_waits = 0, left_out = 0;
+    std::set<uint32_t> pids;
+    for (const auto& row : u["rows"]) {
+        // perf's threads wait for their creator in the C library as they start.
+        EXPECT_EQ(row["name"].get<std::string>().find("unknown"), std::string::npos) << row.dump();
+        lock_waits += row["waits"].get<uint64_t>();
+    }
+    for (const auto& [reason, l] : u["left_out"].items()) {
+        left_out += l["waits"].get<uint64_t>();
+    }
+    ASSERT_TRUE(u["left_out"].contains("other")) << u.dump();
+    const auto& other = u["left_out"]["other"];
+    EXPECT_GE(other["addresses"].get<uint64_t>(), 4u * 64) << "every hashed futex word, each thread's own";
+    // The process that made the most futex waits is perf's.
+    uint64_t observed = 0;
+    for (const auto& [pid, counted] : r.observed) {
+        observed = std::max(observed, counted.wait_calls);
+    }
+    expect_within_2_percent(lock_waits + left_out, observed,
+                            "perf's futex waits, locks and left out, against its FUTEX_WAIT calls");
+    expect_within_2_percent(other["waits"], observed, "perf's futex waits left out as no lock waits");
+}
+
+// sysbench mutex (stripped; its mutexes on the heap): four threads on one
+// mutex, named by the module and offset of the code that takes it (or by
+// its function where sysbench's debug file is installed), each word's
+// waits those the observer counted on it.
+TEST_F(ProgramsUserLocks, SysbenchMutexIsNamedByItsPlaceAndCountedPerWord)
+{
+    const Recorded r = record("sysbench", {"sysbench", "--threads=4", "mutex", "--mutex-num=1", "--mutex-locks=3000000",
+                                           "--mutex-loops=0", "run"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
+    ASSERT_FALSE(u["rows"].empty()) << u.dump();
+    uint64_t waits = 0, observed = 0;
+    for (const auto& row : u["rows"]) {
+        EXPECT_EQ(row["name"].get<std::string>().find("unknown"), std::string::npos) << row.dump();
+        ASSERT_EQ(row["pids"].size(), 1u) << row.dump();
+        const Word key{row["pids"][0].get<uint32_t>(), std::stoull(row["address"].get<std::string>(), nullptr, 16)};
+        const auto word = r.words.find(key);
+        ASSERT_NE(word, r.words.end()) << "the observer saw no futex call on " << row.dump();
+        waits += row["waits"].get<uint64_t>();
+        observed += word->second.wait_calls;
+    }
+    // The rows by wait, the most first: the contended mutex.
+    const auto& mutex = u["rows"][0];
+    EXPECT_EQ(mutex["kind"], "pthread_mutex") << mutex.dump();
+    const std::string source = mutex["name_source"];
+    if (source == "user-caller-offset") {
+        EXPECT_EQ(mutex["name"].get<std::string>().rfind("pthread_mutex@sysbench+0x", 0), 0u) << mutex.dump();
+    } else {
+        EXPECT_EQ(source, "user-caller") << mutex.dump();
+    }
+    expect_within_2_percent(waits, observed, "sysbench's lock waits against the FUTEX_WAIT calls on their words");
 }
 
 // stress-ng --mutex 4: four stressor processes forked from stress-ng's
