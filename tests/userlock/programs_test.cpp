@@ -323,7 +323,7 @@ TEST_F(ProgramsUserLocks, StressNgMutexStressorsUnderARealtimeRecorder)
 TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAreNamed)
 {
     namespace ul = lockscope::userlock;
-    test::Program program(LOCKPROG, {"1", "fork"});
+    test::Program program(LOCKPROG, {"2", "fork"});
     std::string line;
     ASSERT_TRUE(program.line(line, 10000) && line == "ready") << line;
     FutexCalls calls;
@@ -336,19 +336,20 @@ TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAre
     while (recorder.poll(0) > 0) {
     }
     recorder.stop();
-    std::map<uint32_t, Calls> observed;
-    for (const auto& [word, counted] : calls.stop()) {
-        observed[word.first] += counted;
-    }
+    const std::map<Word, Calls> observed = calls.stop();
     const ul::Recording r = recorder.read();
     EXPECT_TRUE(program.finish());
 
     EXPECT_EQ(r.left_out.count("not unwound"), 0u) << r.left_out.at("not unwound").waits << " waits not unwound";
     std::map<pid_t, std::map<std::string, std::string>> names;  // per child: row name -> name source
-    std::map<pid_t, uint64_t> waits;
+    std::map<pid_t, uint64_t> waits, observed_waits;            // per child, on its locks' words
     for (const ul::UserLock& lock : r.locks) {
         names[lock.tgid][lock.name] = lock.name_source;
-        waits[lock.tgid] += lock.waits;
+        for (const ul::LockWord& word : lock.words) {
+            const auto counted = observed.find({uint32_t(lock.tgid), word.address});
+            waits[lock.tgid] += word.waits.waits;
+            observed_waits[lock.tgid] += counted != observed.end() ? counted->second.wait_calls : 0;
+        }
     }
     ASSERT_EQ(names.size(), 2u) << "a row of each child's locks";
     for (const auto& [child, rows] : names) {
@@ -356,8 +357,9 @@ TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAre
         EXPECT_EQ(rows, (std::map<std::string, std::string>{{"g_stripped_lock", "user-symbol"},
                                                             {"pthread_mutex@Table::update", "user-caller"}}))
             << "process " << child;
-        expect_within_2_percent(waits[child], observed[uint32_t(child)].wait_calls,
-                                "process " + std::to_string(child) + "'s lock waits against its FUTEX_WAIT calls");
+        expect_within_2_percent(
+            waits[child], observed_waits[child],
+            "process " + std::to_string(child) + "'s lock waits against the FUTEX_WAIT calls on their words");
     }
 }
 
