@@ -74,6 +74,8 @@ struct ls_ulock_waker {
 	char comm[16]; /* the waker thread's name at its last wakeup */
 };
 
+#define LS_ULOCK_FORKED_FROM 4
+
 /* One sampled wait, sent at the syscall's exit with the waiter's stack (as at its entry). */
 struct ls_ulock_sample {
 	__u32 tgid;
@@ -83,6 +85,12 @@ struct ls_ulock_sample {
 	__u32 owner_tid; /* glibc mutex __data.__owner (uaddr + 8), or the PI futex word's TID; 0 if
 			    unread */
 	__u64 wait_ns;	 /* the wait's length: samples are sent as waits end */
+	/* Its parent, the parent's parent, ... for as long as each runs the
+	 * executable it runs, opened once (forked from it without exec: their
+	 * memory maps were its own at the fork), nearest first; 0 after. Where
+	 * the process has exited before user space read its maps, theirs
+	 * unwind its stack and name its data. */
+	__u32 forked_from[LS_ULOCK_FORKED_FROM];
 	struct ls_user_stack stack;
 };
 

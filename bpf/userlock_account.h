@@ -99,6 +99,37 @@ static __always_inline bool take_sample(struct ulock_cpu *cpu, bool first_on_key
 	return true;
 }
 
+/* Only the fields forked_from() reads: their own flavours (CO-RE drops the
+ * suffix), so that kernel_types.h does not grow for them. */
+struct mm_struct___forked {
+	void *exe_file;
+} __attribute__((preserve_access_index));
+
+struct task_struct___forked {
+	int tgid;
+	struct mm_struct___forked *mm;
+	struct task_struct___forked *real_parent;
+} __attribute__((preserve_access_index));
+
+/* The current process's ancestors that run its executable as it was opened
+ * once (mm->exe_file: fork copies the pointer, exec opens the file again),
+ * nearest first. Read for samples only. */
+static __always_inline void forked_from(__u32 *out)
+{
+	struct task_struct___forked *task = (void *)bpf_get_current_task();
+	void *exe = BPF_CORE_READ(task, mm, exe_file);
+	int i;
+
+	for (i = 0; i < LS_ULOCK_FORKED_FROM; i++)
+		out[i] = 0;
+	for (i = 0; i < LS_ULOCK_FORKED_FROM && exe; i++) {
+		task = BPF_CORE_READ(task, real_parent);
+		if (!task || BPF_CORE_READ(task, mm, exe_file) != exe)
+			break;
+		out[i] = BPF_CORE_READ(task, tgid);
+	}
+}
+
 static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, struct ulock_wait *w,
 					__u64 wait_ns)
 {
@@ -115,6 +146,7 @@ static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, st
 	sample->op = w->op;
 	sample->owner_tid = w->owner_tid;
 	sample->wait_ns = wait_ns;
+	forked_from(sample->forked_from);
 	ls_user_stack_copy(&sample->stack, regs);
 	bpf_ringbuf_submit(sample, 0);
 }

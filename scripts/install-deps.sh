@@ -66,6 +66,7 @@ if [ "$with_tests" -eq 1 ]; then
     xz-utils zstd                  # compressed kernel modules for the lab
     linux-perf                     # perf bench: the perf lock contention test's workload, and PI futexes
     stress-ng                      # a stripped Debian program with pthread mutexes (user-lock names)
+    sysbench                       # another one (sysbench mutex)
   )
 fi
 if [ "$with_package" -eq 1 ]; then

@@ -262,6 +262,17 @@ struct UserLockWord {
     std::string kind;
 };
 
+// One futex word of a user lock row (run, pid, name, kind) and its part of
+// the row's waits: report --by instance shows each word as a lock of its
+// own. A word in shared memory (`shared`, its place) is one lock in every
+// process that maps it. The names and the rest are its row's.
+struct UserLockInstance : UserLockWaits {
+    int64_t run = 0;
+    uint32_t pid = 0;
+    uint64_t address = 0;  // in process pid
+    std::string shared;    // "DEV:INODE+0xOFFSET" in shared memory; "" for a private word
+};
+
 // Who woke the waiters of a user lock: a thread whose wakeup ended their
 // sleep (for a mutex, its unlock), and how often.
 struct UserLockWaker {
@@ -458,6 +469,8 @@ struct IntervalBatch {
     std::vector<UserLockWord> user_lock_words;        // the same (record --trace)
     RunInfo run;                                      // progress so far: lost, unmatched_ends, stack_samples, ops
     std::vector<Episode> episodes;  // --trace: episodes finished in the interval (stored under totals.run)
+    // Each user lock's futex words (report --by instance): the run's rows, as the user locks'.
+    std::vector<UserLockInstance> user_lock_instances;
 };
 
 // Everything a session file holds, loaded.
@@ -486,6 +499,8 @@ struct Session {
     // version 6 without a bump (older files have none).
     std::vector<KernelUserStack> kernel_user_stacks;
     std::vector<UserLockWord> user_lock_words;  // the same
+    // Each user lock's futex words: table added to version 6 without a bump (older files have none).
+    std::vector<UserLockInstance> user_lock_instances;
     // Rows the loader skipped as invalid (hostile or damaged file), one line each.
     std::vector<std::string> warnings;
 

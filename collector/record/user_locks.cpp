@@ -106,6 +106,20 @@ void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLoc
                        .wait_ns = s.wait_ns});
 }
 
+// Each futex word of the lock, under its row's key.
+void add_instances(int64_t run, const userlock::UserLock& lock, std::vector<UserLockInstance>& out)
+{
+    for (const userlock::LockWord& w : lock.words) {
+        UserLockInstance& instance = out.emplace_back(UserLockInstance{w.waits});
+        instance.name = lock.name;
+        instance.kind = lock.kind;
+        instance.run = run;
+        instance.pid = uint32_t(lock.tgid);
+        instance.address = w.address;
+        instance.shared = w.shared;
+    }
+}
+
 // The user frames above the kernel locks' waiter stacks, under the run's
 // lock rows and the kernel frames its stacks are stored with. A stack of a
 // lock without a row (filtered out) is left out.
@@ -332,6 +346,7 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
         add_chains(run, lock, kernel.lock_id, batch.user_lock_chains);
         add_wakers(run, lock, batch.user_lock_wakers);
         add_stacks(run, lock, batch.user_lock_stacks);
+        add_instances(run, lock, batch.user_lock_instances);
     }
     add_kernel_user_stacks(run, r, kernel, batch.kernel_user_stacks);
     if (trace_)

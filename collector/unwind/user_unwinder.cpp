@@ -378,7 +378,7 @@ UnwoundStack UserUnwinder::name(pid_t pid, std::span<const uint64_t> pcs)
 }
 
 UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base,
-                                  pid_t tid)
+                                  pid_t tid, std::span<const pid_t> forked_from)
 {
     UnwoundStack out;
     if (regs.ip == 0 || regs.sp == 0) {
@@ -387,6 +387,12 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
     }
     std::string why;
     Process* process = this->process(pid, regs.ip, why, tid);
+    // An exited process forked without exec: the maps it was forked with
+    // (kept under its ancestor's pid).
+    for (std::size_t i = 0; process == nullptr && i < forked_from.size() && forked_from[i] > 0; ++i) {
+        std::string ancestor_why;
+        process = this->process(forked_from[i], regs.ip, ancestor_why);
+    }
     if (process == nullptr) {
         // Keep the one address known.
         out.frames.push_back(UserFrame{.pc = regs.ip});
@@ -399,7 +405,7 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
     process->pcs.clear();
     process->max_frames = max_frames_;
     process->unserved_read = 0;
-    const int walked = dwfl_getthread_frames(process->dwfl, pid, collect_frame, process);
+    const int walked = dwfl_getthread_frames(process->dwfl, process->pid, collect_frame, process);
     out.stopped = stop_reason(*process, walked);
     process->regs = nullptr;
     process->stack = {};

@@ -42,8 +42,11 @@ public:
     // modules must have been seen by an earlier unwind: its memory maps say
     // which file lies where. `tid`, the sampled thread, is where the maps are
     // read when the process's own entry has none (report_process_maps()).
+    // `forked_from`: processes whose maps are pid's (it was forked from them
+    // and did not exec), nearest first, 0 for none: where pid's maps cannot
+    // be read (it has exited) and were not read before, theirs are.
     UnwoundStack unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base,
-                        pid_t tid = 0);
+                        pid_t tid = 0, std::span<const pid_t> forked_from = {});
 
     // Names frames found otherwise (the kernel's frame-pointer walk of a user
     // stack, bpf_get_stack with BPF_F_USER_STACK): pcs[0] the sampled ip, the

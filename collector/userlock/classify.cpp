@@ -1,6 +1,7 @@
 #include "userlock/classify.h"
 #include "core/enum_names.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <utility>
@@ -151,18 +152,42 @@ std::string without_parameters(std::string_view function)
     return std::string(function.substr(0, end));
 }
 
+namespace {
+
+Caller caller_of(const unwind::UserFrame& frame)
+{
+    if (!frame.function.empty()) {
+        return {without_parameters(frame.function), false};
+    }
+    char offset[32];
+    std::snprintf(offset, sizeof(offset), "+0x%llx", static_cast<unsigned long long>(frame.module_offset));
+    return {std::string(base_name(frame.module)) + offset, true};
+}
+
+bool is_known(std::string_view function)
+{
+    return std::any_of(kKnown.begin(), kKnown.end(), [&](const KnownFunction& k) { return k.name == function; });
+}
+
+}  // namespace
+
 Caller first_caller_of(const std::vector<unwind::UserFrame>& frames)
 {
     for (const auto& frame : frames) {
-        if (frame.module.empty() || in_locking_library(frame)) {
-            continue;
+        if (!frame.module.empty() && !in_locking_library(frame)) {
+            return caller_of(frame);
         }
-        if (!frame.function.empty()) {
-            return {without_parameters(frame.function), false};
+    }
+    // A lock of the C library's own (a new thread waits in start_thread for
+    // its creator to release it): the C library's function that took it,
+    // where the walk reached the thread's outermost frame.
+    if (frames.empty() || frames.back().module.empty() || !in_c_library(frames.back())) {
+        return {};
+    }
+    for (const auto& frame : frames) {
+        if (!frame.module.empty() && in_c_library(frame) && !frame.function.empty() && !is_known(frame.function)) {
+            return caller_of(frame);
         }
-        char offset[32];
-        std::snprintf(offset, sizeof(offset), "+0x%llx", static_cast<unsigned long long>(frame.module_offset));
-        return {std::string(base_name(frame.module)) + offset, true};
     }
     return {};
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iterator>
 #include <vector>
 
@@ -93,30 +94,43 @@ struct DataSymbols::Process {
 DataSymbols::DataSymbols() = default;
 DataSymbols::~DataSymbols() = default;
 
-std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t tid)
+const DataSymbols::Process* DataSymbols::process(pid_t pid, pid_t tid)
 {
     auto& process = processes_[pid];
-    if (!process) {
-        process = std::make_unique<Process>();
-        bool read = false;
-        if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
-            dwfl_report_begin(dwfl);
-            const int err = unwind::report_process_maps(dwfl, pid, tid);
-            dwfl_report_end(dwfl, nullptr, nullptr);
-            if (err == 0) {
-                dwfl_getmodules(dwfl, index_module, &process->index, 0);
-                read = true;
-            }
-            dwfl_end(dwfl);
+    if (process) {
+        return process.get();
+    }
+    process = std::make_unique<Process>();
+    bool read = false;
+    if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
+        dwfl_report_begin(dwfl);
+        const int err = unwind::report_process_maps(dwfl, pid, tid);
+        dwfl_report_end(dwfl, nullptr, nullptr);
+        if (err == 0) {
+            dwfl_getmodules(dwfl, index_module, &process->index, 0);
+            read = true;
         }
-        if (!read) {
-            processes_.erase(pid);
-            return std::nullopt;
-        }
-        for (auto* list : {&process->index.objects, &process->index.sections}) {
-            std::sort(list->begin(), list->end(),
-                      [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
-        }
+        dwfl_end(dwfl);
+    }
+    if (!read) {
+        processes_.erase(pid);
+        return nullptr;
+    }
+    for (auto* list : {&process->index.objects, &process->index.sections}) {
+        std::sort(list->begin(), list->end(),
+                  [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
+    }
+    return process.get();
+}
+
+std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t tid, std::span<const pid_t> forked_from)
+{
+    const Process* process = this->process(pid, tid);
+    for (std::size_t i = 0; process == nullptr && i < forked_from.size() && forked_from[i] > 0; ++i) {
+        process = this->process(forked_from[i], 0);
+    }
+    if (process == nullptr) {
+        return std::nullopt;
     }
     const auto& objects = process->index.objects;
     auto after = std::upper_bound(objects.begin(), objects.end(), uaddr,
@@ -147,6 +161,58 @@ std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t t
 void DataSymbols::forget(pid_t pid)
 {
     processes_.erase(pid);
+}
+
+namespace {
+
+// shared_place() in one maps file; none when it cannot be read.
+std::optional<std::string> shared_place_in(const std::string& maps_path, uint64_t uaddr)
+{
+    std::ifstream maps(maps_path);
+    if (!maps) {
+        return std::nullopt;
+    }
+    bool any = false;
+    for (std::string line; std::getline(maps, line);) {
+        any = true;
+        // start-end perms offset dev inode [path]
+        unsigned long long start = 0, end = 0, offset = 0, inode = 0;
+        char perms[8] = {}, dev[16] = {};
+        if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %15s %llu", &start, &end, perms, &offset, dev, &inode) != 6 ||
+            uaddr < start || uaddr >= end) {
+            continue;
+        }
+        if (perms[3] != 's') {
+            return "";
+        }
+        char place[64];
+        std::snprintf(place, sizeof(place), "%s:%llu+0x%llx", dev, inode, offset + (uaddr - start));
+        return place;
+    }
+    // A zombie's maps read empty: unread, not private.
+    return any ? std::optional<std::string>("") : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> shared_place(pid_t pid, uint64_t uaddr, pid_t tid, std::span<const pid_t> forked_from)
+{
+    const std::string proc = "/proc/" + std::to_string(pid);
+    std::vector<std::string> paths = {proc + "/maps"};
+    if (tid > 0 && tid != pid) {
+        paths.push_back(proc + "/task/" + std::to_string(tid) + "/maps");
+    }
+    for (pid_t ancestor : forked_from) {
+        if (ancestor > 0) {
+            paths.push_back("/proc/" + std::to_string(ancestor) + "/maps");
+        }
+    }
+    for (const std::string& path : paths) {
+        if (auto place = shared_place_in(path, uaddr)) {
+            return place;
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace lockscope::userlock

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -17,11 +16,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
 #include "bpfmap/map_read.h"
 #include "unwind/user_unwinder.h"
 #include "userlock/data_symbols.h"
+#include "userlock/rows.h"
 #include "userlock/word_waits.h"
 #include "userlock_abi.h"
 #include "userlock_bpf.skel.h"
@@ -40,143 +39,16 @@ static_assert(SYS_futex_wait == LS_ULOCK_NR_FUTEX_WAIT, "userlock_abi.h: another
 
 constexpr const char* kRemedy = "run as root (or with CAP_BPF and CAP_PERFMON) on a kernel with BTF";
 
-std::set<std::string> op_names(uint32_t ops)
-{
-    static constexpr std::pair<uint32_t, const char*> kOps[] = {
-        {LS_ULOCK_OP_WAIT, "FUTEX_WAIT"},
-        {LS_ULOCK_OP_WAIT_BITSET, "FUTEX_WAIT_BITSET"},
-        {LS_ULOCK_OP_LOCK_PI, "FUTEX_LOCK_PI"},
-        {LS_ULOCK_OP_LOCK_PI2, "FUTEX_LOCK_PI2"},
-        {LS_ULOCK_OP_WAIT_REQUEUE_PI, "FUTEX_WAIT_REQUEUE_PI"},
-        {LS_ULOCK_OP_WAITV, "futex_waitv"},
-        {LS_ULOCK_OP_FUTEX_WAIT, "futex_wait"},
-    };
-    std::set<std::string> names;
-    for (const auto& [bit, name] : kOps) {
-        if (ops & bit) {
-            names.insert(name);
-        }
-    }
-    return names;
-}
-
 using Key = std::pair<pid_t, uint64_t>;  // (tgid, futex address)
 
-// The futex operations that take a PI futex: lock waits whatever the stack.
-constexpr uint32_t kPiOps = LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI;
+ForkedFrom forked_from(const ls_ulock_sample& sample)
+{
+    ForkedFrom out{};
+    std::copy(std::begin(sample.forked_from), std::end(sample.forked_from), out.begin());
+    return out;
+}
 
-using Frames = std::vector<std::string>;
-
-// The samples of one lock kind on one futex address.
-struct KindSamples {
-    uint64_t samples = 0;
-    std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
-    std::set<std::string> offset_callers;     // of them, those named by module and offset (no symbol)
-    std::map<Frames, SampledStack> stacks;    // at most kMaxStacks, then "[other stacks]"
-};
-
-constexpr std::size_t kMaxStacks = 32;
 constexpr uint32_t kSymbolTries = 4;  // samples of a word at which its data symbol is looked up
-
-// A frame as stored: its function, else where it is.
-std::string frame_text(const unwind::UserFrame& frame)
-{
-    if (!frame.function.empty()) {
-        return frame.function;
-    }
-    if (frame.module.empty()) {
-        return "[unknown]";
-    }
-    char offset[32];
-    std::snprintf(offset, sizeof(offset), "+0x%llx]", static_cast<unsigned long long>(frame.module_offset));
-    return "[" + frame.module.substr(frame.module.rfind('/') + 1) + offset;
-}
-
-void add_stack(KindSamples& kind, const std::vector<unwind::UserFrame>& frames, uint64_t wait_ns)
-{
-    Frames key;
-    for (const auto& frame : frames) {
-        key.push_back(frame_text(frame));
-    }
-    if (key.empty()) {
-        key = {"[no frame unwound]"};
-    }
-    if (!kind.stacks.count(key) && kind.stacks.size() >= kMaxStacks) {
-        key = {"[other stacks]"};
-    }
-    SampledStack& stack = kind.stacks[key];
-    stack.frames = key;
-    stack.samples += 1;
-    stack.wait_ns += wait_ns;
-}
-
-// What the samples of one futex address said. One word can serve several
-// kinds: glibc's rwlock readers and its waiting writer sleep on the same
-// phase futex.
-struct KeySamples {
-    std::map<WaitClass, uint64_t> classes;
-    uint64_t not_unwound = 0;  // samples whose stack named no frame: no vote
-    uint32_t tid = 0;          // a thread that waited on it (whose maps are the process's)
-    // The lock's data symbol, looked up while the process runs (at its
-    // first samples: a process's maps can be unreadable for a moment).
-    std::optional<DataSymbol> symbol;
-    uint32_t symbol_tries = 0;
-    std::map<std::string, KindSamples> lock_kinds;  // the samples of lock waits, per kind
-    std::set<uint32_t> owner_tids;
-};
-
-template <typename Map>
-const typename Map::key_type* most_common(const Map& counts)
-{
-    const typename Map::value_type* best = nullptr;
-    for (const auto& entry : counts) {
-        if (best == nullptr || entry.second > best->second) {
-            best = &entry;
-        }
-    }
-    return best != nullptr ? &best->first : nullptr;
-}
-
-using RowKey = std::tuple<pid_t, std::string, std::string>;  // (tgid, name, kind)
-using KernelLockKey = std::pair<uint64_t, uint32_t>;         // (address, kind bits)
-
-struct RowBuilder {
-    UserLock row;
-    std::map<std::string, uint64_t> callers;
-    std::set<std::string> offset_callers;
-    std::map<Frames, SampledStack> stacks;
-    std::map<KernelLockKey, KernelChain> chains;
-    std::map<uint32_t, Waker> wakers;  // by tid
-};
-
-constexpr const char* kRootStates[LS_ULOCK_ROOT_STATES] = {
-    "running", "preempted", "sleeping", "io-wait", "reader-owned", "no-owner", "unknown", "unknown",
-};
-
-void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chain_key& key,
-               const ls_ulock_chain_stats& stats)
-{
-    KernelChain& chain = chains[{key.kernel_lock, key.kernel_flags}];
-    if (chain.kernel_lock == 0) {
-        const LockKindInfo kind = lock_kind(key.kernel_flags);
-        chain.kernel_lock = key.kernel_lock;
-        chain.kernel_flags = key.kernel_flags;
-        chain.kernel_kind = kind.kind;
-        chain.kernel_mode = kind.mode;
-    }
-    chain.waits += stats.waits;
-    chain.wait_ns += stats.wait_ns;
-    chain.max_wait_ns = std::max<uint64_t>(chain.max_wait_ns, stats.max_wait_ns);
-    chain.owner_tids.insert(stats.owner_tid);
-    if (stats.root_tid != 0) {
-        chain.root_tids.insert(stats.root_tid);
-    }
-    for (std::size_t state = 0; state < LS_ULOCK_ROOT_STATES; ++state) {
-        if (stats.roots[state] != 0) {
-            chain.root_states[kRootStates[state]] += stats.roots[state];
-        }
-    }
-}
 
 // The chain records of every futex word: (tgid, address) -> their keys and stats.
 std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> read_chains(
@@ -200,202 +72,6 @@ bool kernel_finds_tasks_by_pid()
     const bool found = btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
     btf__free(vmlinux);
     return found;
-}
-
-// One futex word's waits, or the part of them one kind has.
-struct WordWaits {
-    UserLockWaits waits;               // only the counts and times
-    std::map<uint32_t, Waker> wakers;  // by waker tid
-};
-
-WordWaits word_waits(const ls_ulock_stats& stats, const std::vector<Waker>& wakers)
-{
-    WordWaits w;
-    w.waits.waits = stats.waits;
-    w.waits.wait_ns = stats.wait_ns;
-    w.waits.max_wait_ns = stats.max_wait_ns;
-    w.waits.oncpu_ns = stats.oncpu_ns;
-    w.waits.asleep_ns = stats.asleep_ns;
-    w.waits.runnable_ns = stats.runnable_ns;
-    w.waits.wakes = stats.wakes;
-    std::copy(std::begin(stats.hist), std::end(stats.hist), w.waits.hist.begin());
-    for (const Waker& waker : wakers) {
-        w.wakers[waker.tid] = waker;
-    }
-    return w;
-}
-
-// Calls fn(whole's field, part's field) for each count and time a word's
-// waits are shared by (not max_wait_ns: a kind's longest wait is the word's).
-template <typename Fn>
-void for_each_shared(const WordWaits& whole, WordWaits& part, Fn&& fn)
-{
-    fn(whole.waits.waits, part.waits.waits);
-    fn(whole.waits.wait_ns, part.waits.wait_ns);
-    fn(whole.waits.oncpu_ns, part.waits.oncpu_ns);
-    fn(whole.waits.asleep_ns, part.waits.asleep_ns);
-    fn(whole.waits.runnable_ns, part.waits.runnable_ns);
-    fn(whole.waits.wakes, part.waits.wakes);
-    for (std::size_t b = 0; b < whole.waits.hist.size(); ++b) {
-        fn(whole.waits.hist[b], part.waits.hist[b]);
-    }
-    for (const auto& [tid, waker] : whole.wakers) {
-        fn(waker.wakes, part.wakers[tid].wakes);
-    }
-}
-
-// Makes the parts of a shared wait add up to it after rounding: the
-// runnable part is what on CPU and asleep leave, and the histogram's
-// rounding goes to its fullest bucket.
-void settle_parts(UserLockWaits& w)
-{
-    w.oncpu_ns = std::min(w.oncpu_ns, w.wait_ns);
-    w.asleep_ns = std::min(w.asleep_ns, w.wait_ns - w.oncpu_ns);
-    w.runnable_ns = w.wait_ns - w.oncpu_ns - w.asleep_ns;
-    uint64_t counted = 0;
-    for (uint64_t n : w.hist) {
-        counted += n;
-    }
-    auto fullest = std::max_element(w.hist.begin(), w.hist.end());
-    if (counted < w.waits) {
-        *fullest += w.waits - counted;
-    } else {
-        *fullest -= std::min(*fullest, counted - w.waits);
-    }
-}
-
-// The share `num / den` of a word's waits; taken from `left`, so that what
-// is left after every other kind's share goes, whole, to the main kind: the
-// rows' sums are the word's. The parts of the wait are each shared the same
-// way, so that they still add up to each share's wait (the last part is
-// what the others leave).
-WordWaits take_share(const WordWaits& whole, WordWaits& left, uint64_t num, uint64_t den)
-{
-    WordWaits part;
-    part.waits.max_wait_ns = whole.waits.max_wait_ns;
-    for (const auto& [tid, waker] : whole.wakers) {
-        part.wakers[tid] = waker;
-        part.wakers[tid].wakes = 0;
-    }
-    for_each_shared(whole, part, [&](uint64_t from, uint64_t& to) {
-        to = static_cast<uint64_t>(static_cast<long double>(from) * num / den);
-    });
-    settle_parts(part.waits);
-    for_each_shared(part, left, [](uint64_t taken, uint64_t& rest) { rest -= std::min(taken, rest); });
-    settle_parts(left.waits);
-    return part;
-}
-
-// Adds one futex word's waits of one kind to the row of the lock it names.
-// Names, in order: the data symbol, the first caller's function, the data
-// section and offset, the first caller's module and offset, none.
-RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
-                 const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, const WordWaits& word,
-                 uint32_t ops, const KeySamples& sampled)
-{
-    UserLock lock;
-    lock.tgid = tgid;
-    lock.kind = kind;
-    const auto* caller = most_common(kind_samples.callers);
-    const bool caller_is_offset = caller != nullptr && kind_samples.offset_callers.count(*caller) != 0;
-    if (symbol && (symbol->source == "user-symbol" || caller == nullptr || caller_is_offset)) {
-        lock.name = symbol->symbol;
-        lock.module = symbol->module;
-        lock.name_source = symbol->source;
-    } else if (caller != nullptr) {
-        lock.name = caller_lock_name(kind, *caller);
-        lock.name_source = caller_is_offset ? "user-caller-offset" : "user-caller";
-    } else {
-        lock.name = caller_lock_name(kind, "unknown");
-        lock.name_source = "unknown";
-    }
-    RowKey id{tgid, lock.name, kind};
-    auto& builder = rows[id];
-    if (builder.row.name.empty()) {
-        builder.row = std::move(lock);
-    }
-    auto& row = builder.row;
-    const UserLockWaits& w = word.waits;
-    row.waits += w.waits;
-    row.wait_ns += w.wait_ns;
-    row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, w.max_wait_ns);
-    row.oncpu_ns += w.oncpu_ns;
-    row.asleep_ns += w.asleep_ns;
-    row.runnable_ns += w.runnable_ns;
-    row.wakes += w.wakes;
-    for (std::size_t b = 0; b < row.hist.size(); ++b) {
-        row.hist[b] += w.hist[b];
-    }
-    for (const auto& [tid, waker] : word.wakers) {
-        if (waker.wakes == 0) {
-            continue;
-        }
-        Waker& into = builder.wakers[tid];
-        into.tid = waker.tid;
-        into.tgid = waker.tgid;
-        into.comm = waker.comm;
-        into.wakes += waker.wakes;
-    }
-    row.samples += kind_samples.samples;
-    row.ops.merge(op_names(ops));
-    row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
-    for (const auto& [name, count] : kind_samples.callers) {
-        builder.callers[name] += count;
-    }
-    builder.offset_callers.insert(kind_samples.offset_callers.begin(), kind_samples.offset_callers.end());
-    for (const auto& [frames, stack] : kind_samples.stacks) {
-        SampledStack& into = builder.stacks[frames];
-        into.frames = frames;
-        into.samples += stack.samples;
-        into.wait_ns += stack.wait_ns;
-    }
-    return id;
-}
-
-// Adds one futex word's waits to the rows of its lock. Waits are counted
-// per word, kinds known from samples: a word that serves several kinds
-// shares its waits among them as its samples do, the rounding left to the
-// most sampled kind. Returns the row whose owners the word's owner TIDs
-// are: its pthread_mutex row, or for a PI futex its main row; none for a
-// word whose owner TID means nothing (an rwlock's word holds no owner).
-std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
-                               const ls_ulock_stats& stats, const std::vector<Waker>& wakers,
-                               const std::optional<DataSymbol>& symbol, RowKey& main_row)
-{
-    if (sampled.lock_kinds.empty()) {
-        return std::nullopt;  // no sample of this word was a lock wait
-    }
-    const bool pi = stats.ops & kPiOps;
-    std::optional<RowKey> owners_row;
-    uint64_t lock_samples = 0;
-    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
-        lock_samples += kind_samples.samples;
-    }
-    const std::string* main_kind = nullptr;
-    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
-        if (main_kind == nullptr || kind_samples.samples > sampled.lock_kinds.at(*main_kind).samples) {
-            main_kind = &kind;
-        }
-    }
-    const WordWaits whole = word_waits(stats, wakers);
-    WordWaits left = whole;
-    for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
-        if (&kind == main_kind) {
-            continue;
-        }
-        const WordWaits share = take_share(whole, left, kind_samples.samples, lock_samples);
-        const RowKey id = add_waits(rows, tgid, kind, symbol, kind_samples, share, stats.ops, sampled);
-        if (kind == "pthread_mutex") {
-            owners_row = id;
-        }
-    }
-    const RowKey id =
-        add_waits(rows, tgid, *main_kind, symbol, sampled.lock_kinds.at(*main_kind), left, stats.ops, sampled);
-    main_row = id;
-    if (pi || *main_kind == "pthread_mutex") {
-        owners_row = id;
-    }
-    return owners_row;
 }
 
 // The wakers of every futex word: (tgid, address) -> its wakers.
@@ -439,27 +115,40 @@ struct Recorder::State {
 
     // A copied user stack of process tgid, unwound; the process is marked as
     // running (its maps can be read).
-    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied, uint32_t tid)
+    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied, uint32_t tid,
+                                     std::span<const pid_t> forked_from = {})
     {
         sampled.insert(static_cast<pid_t>(tgid));
+        for (pid_t ancestor : forked_from) {
+            if (ancestor > 0) {
+                sampled.insert(ancestor);  // its maps unwind tgid's samples if tgid exits
+            }
+        }
         const unwind::UserRegs regs{copied.regs.ip, copied.regs.sp, copied.regs.bp};
         const std::span<const uint8_t> copy(copied.data, std::min<uint32_t>(copied.size, LS_USER_STACK_BYTES));
-        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp, static_cast<pid_t>(tid));
+        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp, static_cast<pid_t>(tid), forked_from);
     }
 
     void take(const ls_ulock_sample& sample)
     {
         ++received;
-        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid);
+        const ForkedFrom ancestors = forked_from(sample);
+        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid, ancestors);
         const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
         auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
+        key.address = sample.uaddr;
         key.tid = sample.tid;
+        key.forked_from = ancestors;
         if (!key.symbol && key.symbol_tries < kSymbolTries) {
             ++key.symbol_tries;
-            key.symbol =
-                data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr, static_cast<pid_t>(sample.tid));
+            key.symbol = data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr,
+                                             static_cast<pid_t>(sample.tid), ancestors);
+            if (!key.shared) {
+                key.shared = shared_place(static_cast<pid_t>(sample.tgid), sample.uaddr, static_cast<pid_t>(sample.tid),
+                                          ancestors);
+            }
         }
         if (!named && !(sample.op & kPiOps)) {
             // A stack with no named frame says nothing about what waited:
@@ -740,7 +429,7 @@ Recording Recorder::read()
         auto found = state_->samples.find({tgid, key.uaddr});
         if (found == state_->samples.end() && (stats.ops & kPiOps)) {
             // A PI futex is a lock even with no sample: counted, unnamed.
-            found = state_->samples.emplace(Key{tgid, key.uaddr}, KeySamples{}).first;
+            found = state_->samples.emplace(Key{tgid, key.uaddr}, KeySamples{.address = key.uaddr}).first;
             found->second.classes[WaitClass::lock] = 0;
             found->second.lock_kinds["futex_pi"];
         }
@@ -762,7 +451,8 @@ Recording Recorder::read()
         const auto owners_row = add_word(
             rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
             found->second.symbol ? found->second.symbol
-                                 : state_->data_symbols.lookup(tgid, key.uaddr, static_cast<pid_t>(found->second.tid)),
+                                 : state_->data_symbols.lookup(tgid, key.uaddr, static_cast<pid_t>(found->second.tid),
+                                                               found->second.forked_from),
             main_row);
         if (!std::get<1>(main_row).empty()) {
             out.lock_words[{tgid, key.uaddr}] = {std::get<1>(main_row), std::get<2>(main_row)};
@@ -778,26 +468,7 @@ Recording Recorder::read()
         add_key(key, stats);
     }
     for (auto& [id, builder] : rows) {
-        if (const auto* caller = most_common(builder.callers)) {
-            builder.row.caller = *caller;
-            builder.row.caller_samples = builder.callers[*caller];
-        }
-        for (auto& [kernel_lock, chain] : builder.chains) {
-            builder.row.kernel_chains.push_back(std::move(chain));
-        }
-        std::sort(builder.row.kernel_chains.begin(), builder.row.kernel_chains.end(),
-                  [](const KernelChain& a, const KernelChain& b) { return a.wait_ns > b.wait_ns; });
-        for (auto& [tid, waker] : builder.wakers) {
-            builder.row.wakers.push_back(std::move(waker));
-        }
-        std::stable_sort(builder.row.wakers.begin(), builder.row.wakers.end(),
-                         [](const Waker& a, const Waker& b) { return a.wakes > b.wakes; });
-        for (auto& [frames, stack] : builder.stacks) {
-            builder.row.stacks.push_back(std::move(stack));
-        }
-        std::stable_sort(builder.row.stacks.begin(), builder.row.stacks.end(),
-                         [](const SampledStack& a, const SampledStack& b) { return a.samples > b.samples; });
-        out.locks.push_back(std::move(builder.row));
+        out.locks.push_back(finish_row(builder));
     }
     std::sort(out.locks.begin(), out.locks.end(),
               [](const UserLock& a, const UserLock& b) { return a.wait_ns > b.wait_ns; });

@@ -110,6 +110,17 @@ TEST(UserLockNames, FramesInNoFileAreSkippedAndAnUnnamedCallerIsNamedByItsPlace)
     EXPECT_FALSE(named.is_offset);
 }
 
+TEST(UserLockNames, ALockOfTheCLibrarysOwnIsNamedByTheCLibraryFunctionThatTookIt)
+{
+    // A new thread waits for its creator to set it up (perf bench futex
+    // hash pins its threads): the whole thread is the C library's.
+    EXPECT_EQ(
+        first_caller({frame("__lll_lock_wait_private", kLibc), frame("start_thread", kLibc), frame("__clone3", kLibc)}),
+        "start_thread");
+    // A walk that stopped inside the library says nothing of who took it.
+    EXPECT_EQ(first_caller({frame("__lll_lock_wait", kLibc), frame("pthread_mutex_lock", kLibc)}), "");
+}
+
 TEST(UserWaitClassify, APiFutexIsALockWhateverTheStackSays)
 {
     // glibc's PTHREAD_PRIO_INHERIT mutex: through __pthread_mutex_lock_full.

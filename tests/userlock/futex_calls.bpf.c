@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * programs_test's independent observer of futex calls, per process: the
+ * programs_test's independent observer of futex calls, per process and futex
+ * word (the call's first argument, as the process addresses it): the
  * futex(FUTEX_LOCK_PI or FUTEX_LOCK_PI2) calls (each one a contended lock:
  * the uncontended path never enters the kernel) and of them those that
  * slept (switched out blocked inside the call); the futex(FUTEX_WAIT or
@@ -21,17 +22,24 @@ struct counts {
 	__u64 wait_calls;
 };
 
+struct word {
+	__u32 tgid;
+	__u32 pad;
+	__u64 uaddr;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32); /* tgid */
+	__uint(max_entries, 16384);
+	__type(key, struct word);
 	__type(value, struct counts);
-} per_process SEC(".maps");
+} per_word SEC(".maps");
 
 struct call {
-	__u32 tgid;
+	struct word word;
 	__u16 slept;
 	__u16 pi;
+	__u32 pad;
 };
 
 struct {
@@ -43,13 +51,16 @@ struct {
 
 #if defined(__TARGET_ARCH_x86)
 struct pt_regs___calls {
+	unsigned long di;
 	unsigned long si;
 } __attribute__((preserve_access_index));
+#define CALLS_ADDR(r) BPF_CORE_READ((r), di)
 #define CALLS_OP(r) BPF_CORE_READ((r), si)
 #else
 struct pt_regs___calls {
 	unsigned long regs[31];
 } __attribute__((preserve_access_index));
+#define CALLS_ADDR(r) BPF_CORE_READ((r), regs[0])
 #define CALLS_OP(r) BPF_CORE_READ((r), regs[1])
 #endif
 
@@ -59,7 +70,7 @@ int calls_enter(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs___calls *regs = (void *)ctx->args[0];
 	__u64 id = bpf_get_current_pid_tgid(), cmd;
 	__u32 tid = (__u32)id;
-	struct call c = { .tgid = id >> 32 };
+	struct call c = { .word.tgid = id >> 32 };
 
 	if (ctx->args[1] != observed_syscall)
 		return 0;
@@ -68,6 +79,7 @@ int calls_enter(struct bpf_raw_tracepoint_args *ctx)
 		c.pi = 1;
 	else if (cmd != 0 && cmd != 9) /* FUTEX_WAIT, FUTEX_WAIT_BITSET */
 		return 0;
+	c.word.uaddr = CALLS_ADDR(regs);
 	bpf_map_update_elem(&in_call, &tid, &c, BPF_ANY);
 	return 0;
 }
@@ -94,10 +106,10 @@ int calls_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!c)
 		return 0;
-	n = bpf_map_lookup_elem(&per_process, &c->tgid);
+	n = bpf_map_lookup_elem(&per_word, &c->word);
 	if (!n) {
-		bpf_map_update_elem(&per_process, &c->tgid, &zero, BPF_NOEXIST);
-		n = bpf_map_lookup_elem(&per_process, &c->tgid);
+		bpf_map_update_elem(&per_word, &c->word, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&per_word, &c->word);
 	}
 	if (n && c->pi) {
 		__sync_fetch_and_add(&n->pi_calls, 1);

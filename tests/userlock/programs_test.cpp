@@ -3,10 +3,19 @@
 // observer of their futex calls (futex_calls.bpf.c):
 //  - perf bench futex lock-pi: its PI futex's waits, every FUTEX_LOCK_PI
 //    call (each one a contended acquisition), named by its place in perf;
+//  - perf bench futex hash: futex waits that are no lock waits, counted
+//    and reported as such;
+//  - sysbench mutex (stripped): its heap mutex named by its place;
 //  - stress-ng's mutex stressor (stripped): four processes, each with its
-//    own mutex in the binary's .bss, four locks by instance, none unknown;
+//    own mutex in the binary's .bss, four locks by instance, none unknown,
+//    also when the stressors' real-time threads keep the recorder from
+//    reading their samples until they have exited;
+//  - processes forked without exec whose samples are read after they
+//    exited: unwound and named with their parent's maps;
 //  - a program of ours stripped the same way: its locks named by place, and
-//    by their symbols once its debug file is beside it.
+//    by their symbols once its debug file is beside it; its two heap mutexes
+//    of one name two instances; a mutex in shared memory one lock over the
+//    processes that take it.
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +23,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -22,6 +32,8 @@
 
 #include "futex_calls_bpf.skel.h"
 #include "subprocess.h"
+#include "test_program.h"
+#include "userlock/recorder.h"
 
 namespace {
 
@@ -30,9 +42,19 @@ namespace test = lockscope::test;
 
 struct Calls {
     uint64_t pi_calls = 0, pi_slept = 0, wait_calls = 0;
+
+    Calls& operator+=(const Calls& other)
+    {
+        pi_calls += other.pi_calls;
+        pi_slept += other.pi_slept;
+        wait_calls += other.wait_calls;
+        return *this;
+    }
 };
 
-// Counts every process's futex calls from construction to stop().
+using Word = std::pair<uint32_t, uint64_t>;  // (process, futex address)
+
+// Counts every process's futex calls, per futex word, from construction to stop().
 class FutexCalls {
 public:
     FutexCalls()
@@ -49,17 +71,19 @@ public:
     }
     ~FutexCalls() { futex_calls_bpf::destroy(skel_); }
     bool ok() const { return skel_ != nullptr; }
-    std::map<uint32_t, Calls> stop()
+    std::map<Word, Calls> stop()
     {
-        std::map<uint32_t, Calls> out;
+        std::map<Word, Calls> out;
         futex_calls_bpf::detach(skel_);
-        const int fd = bpf_map__fd(skel_->maps.per_process);
-        uint32_t key = 0;
-        const uint32_t* previous = nullptr;
+        const int fd = bpf_map__fd(skel_->maps.per_word);
+        struct {
+            uint32_t tgid, pad;
+            uint64_t uaddr;
+        } key{}, *previous = nullptr;
         while (bpf_map_get_next_key(fd, previous, &key) == 0) {
             uint64_t value[3] = {};
             if (bpf_map_lookup_elem(fd, &key, value) == 0) {
-                out[key] = {value[0], value[1], value[2]};
+                out[{key.tgid, key.uaddr}] = {value[0], value[1], value[2]};
             }
             previous = &key;
         }
@@ -73,7 +97,8 @@ private:
 struct Recorded {
     std::string failure;
     std::string file;
-    std::map<uint32_t, Calls> observed;
+    std::map<Word, Calls> words;         // as the observer counted them
+    std::map<uint32_t, Calls> observed;  // the same per process
 };
 
 Recorded record(const std::string& name, const std::vector<std::string>& command, bool realtime = false)
@@ -92,7 +117,10 @@ Recorded record(const std::string& name, const std::vector<std::string>& command
     args.push_back("--");
     args.insert(args.end(), command.begin(), command.end());
     const test::Finished f = test::run_lockscope(args, 120);
-    r.observed = calls.stop();
+    r.words = calls.stop();
+    for (const auto& [word, counted] : r.words) {
+        r.observed[word.first] += counted;
+    }
     if (f.exit_code != 0) {
         r.failure = "lockscope record failed: " + f.err;
     }
@@ -106,6 +134,18 @@ nlohmann::json user_locks(const std::string& file, const std::vector<std::string
     const test::Finished f = test::run_lockscope(args);
     EXPECT_EQ(f.exit_code, 0) << f.err;
     return f.exit_code == 0 ? nlohmann::json::parse(f.out)["user_locks"] : nlohmann::json::object();
+}
+
+// The observer's counts on the futex word of a row by instance (one
+// process, its address); nullptr when it saw no call there.
+const Calls* observed_on(const Recorded& r, const nlohmann::json& row)
+{
+    if (row["pids"].size() != 1 || row["address"] == "") {
+        return nullptr;
+    }
+    const Word word{row["pids"][0].get<uint32_t>(), std::stoull(row["address"].get<std::string>(), nullptr, 16)};
+    const auto found = r.words.find(word);
+    return found != r.words.end() ? &found->second : nullptr;
 }
 
 void expect_within_2_percent(uint64_t recorded, uint64_t observed, const std::string& what)
@@ -155,11 +195,79 @@ TEST_F(ProgramsUserLocks, PerfBenchLockPiWaitsAreEveryLockPiCallOfItsPiFutex)
     expect_within_2_percent(waits, observed->second.pi_calls, "PI lock waits against FUTEX_LOCK_PI calls");
 }
 
-TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
+// perf bench futex hash: FUTEX_WAITs on private futex words that hold no
+// lock (each returns at once: the word never has the value waited for).
+// Counted, every one, and reported as futex waits that are no lock waits
+// ("other"), not as locks and not dropped.
+TEST_F(ProgramsUserLocks, PerfBenchFutexHashWaitsAreCountedAsOtherFutexWaitsNotLocks)
 {
-    // Its threads run SCHED_FIFO at random priorities: --realtime keeps the
-    // recorder reading the stressors' binaries while they run.
-    const Recorded r = record("stress-ng", {"stress-ng", "--mutex", "4", "-t", "2"}, true);
+    const Recorded r = record("hash", {"perf", "bench", "futex", "hash", "-t", "4", "-f", "64", "-r", "1"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file);
+    EXPECT_EQ(u["lost_keys"], 0) << u.dump();
+    uint64_t lock_waits = 0, left_out = 0;
+    std::set<uint32_t> pids;
+    for (const auto& row : u["rows"]) {
+        // perf's threads wait for their creator in the C library as they start.
+        EXPECT_EQ(row["name"].get<std::string>().find("unknown"), std::string::npos) << row.dump();
+        lock_waits += row["waits"].get<uint64_t>();
+    }
+    for (const auto& [reason, l] : u["left_out"].items()) {
+        left_out += l["waits"].get<uint64_t>();
+    }
+    ASSERT_TRUE(u["left_out"].contains("other")) << u.dump();
+    const auto& other = u["left_out"]["other"];
+    EXPECT_GE(other["addresses"].get<uint64_t>(), 4u * 64) << "every hashed futex word, each thread's own";
+    // perf's process: the one that waited on the most futex words (4 x 64).
+    std::map<uint32_t, int> words_of;
+    for (const auto& [word, counted] : r.words) {
+        words_of[word.first] += counted.wait_calls > 0 ? 1 : 0;
+    }
+    const auto perf = std::max_element(words_of.begin(), words_of.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    ASSERT_NE(perf, words_of.end());
+    const uint64_t observed = r.observed.at(perf->first).wait_calls;
+    expect_within_2_percent(lock_waits + left_out, observed,
+                            "perf's futex waits, locks and left out, against its FUTEX_WAIT calls");
+    expect_within_2_percent(other["waits"], observed, "perf's futex waits left out as no lock waits");
+}
+
+// sysbench mutex (stripped; its mutexes on the heap): eight threads on one
+// mutex, named by the module and offset of the code that takes it (or by
+// its function where sysbench's debug file is installed), each word's
+// waits those the observer counted on it.
+TEST_F(ProgramsUserLocks, SysbenchMutexIsNamedByItsPlaceAndCountedPerWord)
+{
+    const Recorded r = record("sysbench", {"sysbench", "--threads=8", "mutex", "--mutex-num=1",
+                                           "--mutex-locks=10000000", "--mutex-loops=0", "run"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
+    ASSERT_FALSE(u["rows"].empty()) << u.dump();
+    uint64_t waits = 0, observed = 0;
+    for (const auto& row : u["rows"]) {
+        EXPECT_EQ(row["name"].get<std::string>().find("unknown"), std::string::npos) << row.dump();
+        const Calls* calls = observed_on(r, row);
+        ASSERT_NE(calls, nullptr) << "the observer saw no futex call on " << row.dump();
+        waits += row["waits"].get<uint64_t>();
+        observed += calls->wait_calls;
+    }
+    // The rows by wait, the most first: the contended mutex.
+    const auto& mutex = u["rows"][0];
+    EXPECT_EQ(mutex["kind"], "pthread_mutex") << mutex.dump();
+    const std::string source = mutex["name_source"];
+    if (source == "user-caller-offset") {
+        EXPECT_EQ(mutex["name"].get<std::string>().rfind("pthread_mutex@sysbench+0x", 0), 0u) << mutex.dump();
+    } else {
+        EXPECT_EQ(source, "user-caller") << mutex.dump();
+    }
+    expect_within_2_percent(waits, observed, "sysbench's lock waits against the FUTEX_WAIT calls on their words");
+}
+
+// stress-ng --mutex 4: four stressor processes forked from stress-ng's
+// own, without exec, each contending on its own mutex in the binary's .bss.
+void expect_four_stressor_locks(bool realtime)
+{
+    const Recorded r = record("stress-ng", {"stress-ng", "--mutex", "4", "-t", "3"}, realtime);
     ASSERT_EQ(r.failure, "");
     const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
     std::set<uint32_t> pids;
@@ -170,12 +278,14 @@ TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
         EXPECT_EQ(row["name"].get<std::string>().rfind("stress-ng:.bss+0x", 0), 0u) << row.dump();
         EXPECT_EQ(row["name_source"], "user-section") << row.dump();
         ASSERT_EQ(row["pids"].size(), 1u) << "--by instance keeps each process's lock apart: " << row.dump();
-        const uint32_t pid = row["pids"][0];
-        pids.insert(pid);
+        pids.insert(row["pids"][0].get<uint32_t>());
+        const Calls* calls = observed_on(r, row);
+        ASSERT_NE(calls, nullptr) << "the observer saw no futex call on " << row.dump();
+        expect_within_2_percent(row["waits"], calls->wait_calls, "process " + row["pids"][0].dump() + "'s mutex");
         waits += row["waits"].get<uint64_t>();
-        if (const auto o = r.observed.find(pid); o != r.observed.end()) {
-            observed += o->second.wait_calls;
-        }
+    }
+    for (uint32_t pid : pids) {
+        observed += r.observed.count(pid) ? r.observed.at(pid).wait_calls : 0;
     }
     EXPECT_EQ(pids.size(), 4u) << u.dump();
     // The stressors' other futex waits are left out (and counted).
@@ -189,6 +299,120 @@ TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
     const nlohmann::json by_lock = user_locks(r.file);
     ASSERT_EQ(by_lock["rows"].size(), 1u) << by_lock.dump();
     EXPECT_EQ(by_lock["rows"][0]["pids"].size(), 4u);
+}
+
+TEST_F(ProgramsUserLocks, StressNgMutexStressorsAreFourLocksNamedByTheirPlace)
+{
+    // Its stressors' threads run SCHED_FIFO at random priorities and hold
+    // the recorder off the CPUs: their samples are often read only after
+    // they exited, and unwound with the maps of the process they were
+    // forked from.
+    expect_four_stressor_locks(false);
+}
+
+TEST_F(ProgramsUserLocks, StressNgMutexStressorsUnderARealtimeRecorder)
+{
+    // record --realtime: the recorder reads the stressors' samples while they run.
+    expect_four_stressor_locks(true);
+}
+
+// A process forked without exec that exited before its samples were read
+// (a recorder held off the CPUs by a program's real-time threads reads them
+// late): its stacks are unwound, and its locks named, with the maps of the
+// process it was forked from.
+TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAreNamed)
+{
+    namespace ul = lockscope::userlock;
+    test::Program program(LOCKPROG, {"2", "fork"});
+    std::string line;
+    ASSERT_TRUE(program.line(line, 10000) && line == "ready") << line;
+    FutexCalls calls;
+    ASSERT_TRUE(calls.ok()) << "cannot load the futex-call observer";
+    ul::Recorder recorder = ul::Recorder::prepare({.tgids = {program.pid()}, .follow_children = true});
+    recorder.start();
+    ASSERT_TRUE(program.say("go\n"));
+    ASSERT_TRUE(program.line(line, 60000) && line == "exited") << line;
+    // Only now are the samples read: both children have exited.
+    while (recorder.poll(0) > 0) {
+    }
+    recorder.stop();
+    const std::map<Word, Calls> observed = calls.stop();
+    const ul::Recording r = recorder.read();
+    EXPECT_TRUE(program.finish());
+
+    EXPECT_EQ(r.left_out.count("not unwound"), 0u) << r.left_out.at("not unwound").waits << " waits not unwound";
+    std::map<pid_t, std::map<std::string, std::string>> names;  // per child: row name -> name source
+    std::map<pid_t, uint64_t> waits, observed_waits;            // per child, on its locks' words
+    for (const ul::UserLock& lock : r.locks) {
+        names[lock.tgid][lock.name] = lock.name_source;
+        for (const ul::LockWord& word : lock.words) {
+            const auto counted = observed.find({uint32_t(lock.tgid), word.address});
+            waits[lock.tgid] += word.waits.waits;
+            observed_waits[lock.tgid] += counted != observed.end() ? counted->second.wait_calls : 0;
+        }
+    }
+    ASSERT_EQ(names.size(), 2u) << "a row of each child's locks";
+    for (const auto& [child, rows] : names) {
+        EXPECT_NE(child, program.pid());
+        EXPECT_EQ(rows, (std::map<std::string, std::string>{{"g_stripped_lock", "user-symbol"},
+                                                            {"pthread_mutex@Table::update", "user-caller"}}))
+            << "process " << child;
+        expect_within_2_percent(
+            waits[child], observed_waits[child],
+            "process " + std::to_string(child) + "'s lock waits against the FUTEX_WAIT calls on their words");
+    }
+}
+
+// report --by instance: a row per futex word, each with its process and
+// address, its waits those the observer counted on that word; by lock, one
+// row per name.
+TEST_F(ProgramsUserLocks, TwoHeapMutexesOfOneNameAreTwoInstancesWithTheirOwnWaits)
+{
+    const Recorded r = record("two-tables", {LOCKPROG, "1"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
+    std::map<std::string, int> rows_named;
+    std::set<uint64_t> addresses;
+    uint64_t table_waits = 0;
+    for (const auto& row : u["rows"]) {
+        const std::string name = row["name"];
+        ++rows_named[name];
+        ASSERT_EQ(row["pids"].size(), 1u) << row.dump();
+        addresses.insert(std::stoull(row["address"].get<std::string>(), nullptr, 16));
+        table_waits += name == "pthread_mutex@Table::update" ? row["waits"].get<uint64_t>() : 0;
+        const Calls* calls = observed_on(r, row);
+        ASSERT_NE(calls, nullptr) << "the observer saw no futex call on " << row.dump();
+        expect_within_2_percent(row["waits"], calls->wait_calls, name + " " + row["address"].dump());
+    }
+    EXPECT_EQ(rows_named, (std::map<std::string, int>{{"g_stripped_lock", 1}, {"pthread_mutex@Table::update", 2}}));
+    EXPECT_EQ(addresses.size(), 3u);
+    const nlohmann::json by_lock = user_locks(r.file);
+    ASSERT_EQ(by_lock["rows"].size(), 2u) << by_lock.dump();
+    for (const auto& row : by_lock["rows"]) {
+        if (row["name"] == "pthread_mutex@Table::update") {
+            EXPECT_EQ(row["waits"], table_waits) << "by lock, the two words' waits in one row";
+        }
+    }
+}
+
+// A process-shared mutex in shared memory, taken by two processes: one lock
+// by instance too, over both, its waits all their futex waits.
+TEST_F(ProgramsUserLocks, AMutexInSharedMemoryIsOneLockOverItsProcesses)
+{
+    const Recorded r = record("shared", {LOCKPROG, "2", "shared"});
+    ASSERT_EQ(r.failure, "");
+    const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
+    ASSERT_EQ(u["rows"].size(), 1u) << u.dump();
+    const auto& row = u["rows"][0];
+    EXPECT_EQ(row["name"], "pthread_mutex@shared_update") << row.dump();
+    EXPECT_NE(row["shared"], "") << row.dump();
+    ASSERT_EQ(row["pids"].size(), 2u) << row.dump();
+    uint64_t observed = 0;
+    for (uint32_t pid : row["pids"]) {
+        observed += r.observed.count(pid) ? r.observed.at(pid).wait_calls : 0;
+    }
+    expect_within_2_percent(row["waits"], observed,
+                            "the shared mutex's waits against both processes' FUTEX_WAIT calls");
 }
 
 // Copies the stripped program, and its debug file if asked, into a directory of their own.

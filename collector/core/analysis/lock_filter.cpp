@@ -307,6 +307,7 @@ void filter_user_locks(Session& s, const LockFilter& filter)
     std::erase_if(s.user_lock_wakers, dropped);
     std::erase_if(s.user_lock_stacks, dropped);
     std::erase_if(s.user_lock_words, dropped);
+    std::erase_if(s.user_lock_instances, dropped);
 }
 
 }  // namespace

@@ -31,14 +31,30 @@ void add_counters(UserLockRun& sum, const UserLockRun& r)
 }
 
 // A user lock's row: its lock key (a user lock has no mode) in its module;
-// by instance (report --by instance), in its process too (0 otherwise).
+// by instance (report --by instance), in its process and its futex word
+// there, or for a word in shared memory its place alone (0 and "" otherwise).
 struct RowId {
     LockKey lock;
     std::string module;
     uint32_t pid = 0;
+    uint64_t address = 0;
+    std::string shared;
 
     auto operator<=>(const RowId&) const = default;
 };
+
+// The row that a (name, kind, module, pid)'s stacks and wakers belong to:
+// its own, or by instance its one word's; none when its words are several
+// rows (stacks and wakers are not kept per word).
+UserLockReportRow* row_of(std::map<RowId, UserLockReportRow>& rows, const RowId& id)
+{
+    const auto same = [&](std::map<RowId, UserLockReportRow>::iterator it) {
+        return it != rows.end() && it->first.lock == id.lock && it->first.module == id.module &&
+               it->first.pid == id.pid;
+    };
+    const auto first = rows.lower_bound(id);
+    return same(first) && !same(std::next(first)) ? &first->second : nullptr;
+}
 
 // Wakers and stacks name their lock by (run, process, name, kind): its
 // module is that lock row's.
@@ -50,6 +66,19 @@ ModuleOf modules_of(const Session& session)
     for (const UserLockRow& l : session.user_locks)
         module_of[{l.run, l.pid, l.name, l.kind}] = l.module;
     return module_of;
+}
+
+// By instance: each user lock row's futex words, (run, pid, name, kind) -> its words.
+using InstancesOf =
+    std::map<std::tuple<int64_t, uint32_t, std::string, std::string>, std::vector<const UserLockInstance*>>;
+
+InstancesOf instances_of(const Session& session, const std::function<bool(int64_t)>& wanted)
+{
+    InstancesOf out;
+    for (const UserLockInstance& w : session.user_lock_instances)
+        if (wanted(w.run))
+            out[{w.run, w.pid, w.name, w.kind}].push_back(&w);
+    return out;
 }
 
 // Each row's wakers, over the runs wanted, by wakes, most first.
@@ -69,12 +98,12 @@ void add_wakers(const Session& session, const std::function<bool(int64_t)>& want
         into.wakes += w.wakes;
     }
     for (auto& [id, by_thread] : wakers) {
-        auto row = rows.find(id);
-        if (row == rows.end())
+        UserLockReportRow* row = row_of(rows, id);
+        if (row == nullptr)
             continue;
         for (auto& [thread, waker] : by_thread)
-            row->second.wakers.push_back(std::move(waker));
-        std::stable_sort(row->second.wakers.begin(), row->second.wakers.end(),
+            row->wakers.push_back(std::move(waker));
+        std::stable_sort(row->wakers.begin(), row->wakers.end(),
                          [](const UserLockReportWaker& a, const UserLockReportWaker& b) { return a.wakes > b.wakes; });
     }
 }
@@ -95,12 +124,12 @@ void add_stacks(const Session& session, const std::function<bool(int64_t)>& want
         into.wait_ns += s.wait_ns;
     }
     for (auto& [id, by_frames] : stacks) {
-        auto row = rows.find(id);
-        if (row == rows.end())
+        UserLockReportRow* row = row_of(rows, id);
+        if (row == nullptr)
             continue;
         for (auto& [frames, stack] : by_frames)
-            row->second.stacks.push_back(std::move(stack));
-        std::stable_sort(row->second.stacks.begin(), row->second.stacks.end(),
+            row->stacks.push_back(std::move(stack));
+        std::stable_sort(row->stacks.begin(), row->stacks.end(),
                          [](const UserLockReportStack& a, const UserLockReportStack& b) {
                              return std::tie(a.wait_ns, a.samples) > std::tie(b.wait_ns, b.samples);
                          });
@@ -155,32 +184,47 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
     }
     std::map<RowId, UserLockReportRow> rows;
     std::map<RowId, uint64_t> caller_wait;
-    for (const UserLockRow& l : session.user_locks) {
-        if (!wanted(l.run))
-            continue;
-        const RowId key{{l.name, l.kind, {}}, l.module, by_process ? l.pid : 0};
+    // Adds `waits` (the row's, or one of its words') to the row `key`, named as `l`.
+    const auto add = [&](const RowId& key, const UserLockRow& l, const UserLockWaits& waits) {
         UserLockReportRow& row = rows[key];
         row.name = l.name;
         row.kind = l.kind;
         row.module = l.module;
-        if (row.name_source.empty() || l.wait_ns >= caller_wait[key]) {
+        row.address = key.address;
+        row.shared = key.shared;
+        if (row.name_source.empty() || waits.wait_ns >= caller_wait[key]) {
             row.name_source = l.name_source;
             row.caller = l.caller;
-            caller_wait[key] = l.wait_ns;
+            caller_wait[key] = waits.wait_ns;
         }
         row.pids.insert(l.pid);
-        row.waits += l.waits;
-        row.wait_ns += l.wait_ns;
-        row.max_wait_ns = std::max(row.max_wait_ns, l.max_wait_ns);
-        row.samples += l.samples;
-        row.oncpu_ns += l.oncpu_ns;
-        row.asleep_ns += l.asleep_ns;
-        row.runnable_ns += l.runnable_ns;
-        row.wakes += l.wakes;
+        row.waits += waits.waits;
+        row.wait_ns += waits.wait_ns;
+        row.max_wait_ns = std::max(row.max_wait_ns, waits.max_wait_ns);
+        row.samples += waits.samples;
+        row.oncpu_ns += waits.oncpu_ns;
+        row.asleep_ns += waits.asleep_ns;
+        row.runnable_ns += waits.runnable_ns;
+        row.wakes += waits.wakes;
         for (size_t b = 0; b < row.hist.size(); ++b)
-            row.hist[b] += l.hist[b];
+            row.hist[b] += waits.hist[b];
         add_words(row.owner_tids, l.owner_tids);
         add_words(row.ops, l.ops);
+    };
+    const InstancesOf instances = by_process ? instances_of(session, wanted) : InstancesOf{};
+    for (const UserLockRow& l : session.user_locks) {
+        if (!wanted(l.run))
+            continue;
+        const RowId key{{l.name, l.kind, {}}, l.module, by_process ? l.pid : 0};
+        const auto words = instances.find({l.run, l.pid, l.name, l.kind});
+        if (words == instances.end()) {
+            add(key, l, l);
+        } else {
+            for (const UserLockInstance* w : words->second)
+                add(w->shared.empty() ? RowId{key.lock, key.module, key.pid, w->address, {}}
+                                      : RowId{key.lock, key.module, 0, 0, w->shared},
+                    l, *w);
+        }
         rep.waits += l.waits;
         rep.wait_ns += l.wait_ns;
         if (named_by_symbol(l.name_source))

@@ -45,6 +45,12 @@ struct UserLockReportRow {
     std::string kind;
     std::string caller;  // of the run with the most wait
     std::set<uint32_t> pids;
+    // By instance, each futex word is a row: its address in its process
+    // (pids has one), or for a word in shared memory its place
+    // (UserLockInstance::shared) and every process that mapped it; 0 and ""
+    // for a row of a file without words, and by lock.
+    uint64_t address = 0;
+    std::string shared;
     uint64_t waits = 0;
     uint64_t wait_ns = 0;
     uint64_t max_wait_ns = 0;
@@ -83,9 +89,12 @@ struct UserLockReport {
 };
 
 // Rows keyed by (name, kind, module): one lock over every run, whichever
-// process ran it; `by_process`, also by process (report --by instance: each
-// process's lock apart, as stress-ng's stressors' own mutexes). `run`: one
-// run only; `top` 0: every row.
+// process ran it; `by_process`, also by futex word (report --by instance:
+// each process's lock apart, as stress-ng's stressors' own mutexes, and two
+// heap mutexes of one name apart; a word in shared memory is one lock over
+// its processes). A row's sampled stacks and wakers are kept per name, not
+// per word: by instance, a row has them where its name has one word in its
+// process. `run`: one run only; `top` 0: every row.
 UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top,
                                 bool by_process = false);
 

@@ -1,6 +1,7 @@
 #include "core/render/report_user_locks.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <utility>
 #include <string>
@@ -69,12 +70,26 @@ std::string pids_text(const UserLockReport& u)
     return pids.empty() ? std::string() : (pids.size() == 1 ? " of process " : " of processes ") + out;
 }
 
-// A row's name; by instance, with its process: "g_lock [pid 1234]".
+// "0x7f3a2c000b70"; "" for 0.
+std::string address_text(uint64_t address)
+{
+    char text[24] = "";
+    if (address != 0)
+        std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(address));
+    return text;
+}
+
+// A row's name; by instance, with its futex word: "g_lock [pid 1234
+// 0x55d0c0a01040]" ("[pid 1234]" in a file without words), or for a word in
+// shared memory its place: "pthread_mutex@run [shared 00:01:2051+0x40]".
 std::string row_name(const UserLockReport& u, const UserLockReportRow& r)
 {
+    if (u.by_process && !r.shared.empty())
+        return r.name + " [shared " + r.shared + "]";
     if (!u.by_process || r.pids.size() != 1)
         return r.name;
-    return r.name + " [pid " + std::to_string(*r.pids.begin()) + "]";
+    const std::string address = address_text(r.address);
+    return r.name + " [pid " + std::to_string(*r.pids.begin()) + (address.empty() ? "" : " " + address) + "]";
 }
 
 // The rows as lock rows in the kernel table's columns; `rows_only`: no
@@ -220,6 +235,8 @@ nlohmann::ordered_json json(const Report& rep)
                         {"module", r.module},
                         {"caller", r.caller},
                         {"pids", r.pids},
+                        {"address", address_text(r.address)},
+                        {"shared", r.shared},
                         {"waits", r.waits},
                         {"wait_ns", r.wait_ns},
                         {"max_wait_ns", r.max_wait_ns},

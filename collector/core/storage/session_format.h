@@ -27,7 +27,8 @@
 //      table kernel_lock_user_stacks (the user frames above kernel locks'
 //      sampled waiter stacks) and user_lock_words (the futex words of user
 //      locks, naming --trace's user-lock waits: episodes with lock_flags
-//      bit LS_F_FUTEX_WAIT) added within it
+//      bit LS_F_FUTEX_WAIT) and user_lock_instances (each futex word's part
+//      of its user lock's waits, for report --by instance) added within it
 #pragma once
 
 #include "core/model.h"

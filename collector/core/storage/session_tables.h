@@ -276,6 +276,22 @@ inline constexpr auto kRunTables = std::tuple(
                    {.name = "address", .member = &UserLockWord::address, .bit_pattern = true},
                    {"name", &UserLockWord::name},
                    {"kind", &UserLockWord::kind}},
+                  {.since_version = 6, .added_within_version = true}),
+    session_table("user_lock_instances", &Session::user_lock_instances, &IntervalBatch::user_lock_instances,
+                  {{"pid", &UserLockInstance::pid},
+                   {.name = "address", .member = &UserLockInstance::address, .bit_pattern = true},
+                   {"shared", &UserLockInstance::shared},
+                   {"name", &UserLockInstance::name},
+                   {"kind", &UserLockInstance::kind},
+                   {"waits", &UserLockInstance::waits},
+                   {"wait_ns", &UserLockInstance::wait_ns},
+                   {"max_wait_ns", &UserLockInstance::max_wait_ns},
+                   {"samples", &UserLockInstance::samples},
+                   {"oncpu_ns", &UserLockInstance::oncpu_ns},
+                   {"asleep_ns", &UserLockInstance::asleep_ns},
+                   {"runnable_ns", &UserLockInstance::runnable_ns},
+                   {"wakes", &UserLockInstance::wakes},
+                   {"hist", &UserLockInstance::hist}},
                   {.since_version = 6, .added_within_version = true}));
 
 // Calls fn(table) for each of kRunTables, in order.

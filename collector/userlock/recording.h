@@ -1,0 +1,139 @@
+// What the user-lock recorder found (Recorder::read()): its lock rows, the
+// futex waits left out and why, and what it lost; plain value types, for the
+// recorder and the row building alike.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model.h"
+
+namespace lockscope::userlock {
+
+// The user stacks above one sampled kernel stack of a kernel lock's
+// waiters: keyed as the kernel recorder keys its lock rows and stacks
+// (lock address, kind bits, stack id in its stack map), per process.
+struct KernelUserStack {
+    uint64_t kernel_lock = 0;
+    uint32_t kernel_flags = 0;
+    int32_t kernel_stack_id = 0;
+    pid_t tgid = 0;
+    std::vector<std::string> frames;  // user frames, innermost first (as SampledStack's)
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
+// Waits on one user lock that queued behind an owner who was, as the waiter
+// went to sleep, itself waiting for this kernel lock: the chain
+// waiter -> user lock -> owner -> kernel lock -> its holder (the root).
+// The kernel lock is keyed as the kernel recorder keys its lock rows
+// (ls_lock_key: address and kind bits, RawSnapshot's locks), so its name is
+// the one the kernel side gives that row. A sample of the moment the waiter
+// went to sleep: an owner that blocks in the kernel only later is not seen.
+struct KernelChain {
+    uint64_t kernel_lock = 0;   // the kernel lock's address (ls_lock_key.lock)
+    uint32_t kernel_flags = 0;  // its kind bits (ls_lock_key.flags)
+    std::string kernel_kind;    // "mutex", "rwsem", ... (lock_kind(kernel_flags))
+    std::string kernel_mode;    // "read", "write" or ""
+    uint64_t waits = 0;         // of UserLock::waits
+    uint64_t wait_ns = 0;       // of UserLock::wait_ns: the wait this chain explains
+    uint64_t max_wait_ns = 0;
+    std::set<uint32_t> owner_tids;  // user lock owners seen waiting on the kernel lock (the last per futex word)
+    std::set<uint32_t> root_tids;   // the kernel lock's holders seen (the last per futex word)
+    // What the kernel lock's holder was doing, waits per state: "running",
+    // "preempted", "sleeping", "io-wait" (as holder stacks say), or
+    // "reader-owned" (no single holder), "no-owner" (released, or a handoff
+    // in flight), "unknown". The root may itself wait for a further kernel
+    // lock: the kernel recorder's own chains go on from kernel_lock.
+    std::map<std::string, uint64_t> root_states;
+};
+
+// A thread whose wakeup ended waits on a user lock (for a mutex, its unlock).
+struct Waker {
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;  // the thread's name at its last such wakeup
+    uint64_t wakes = 0;
+};
+
+// Sampled waits of a user lock with one user stack (frames innermost first:
+// demangled functions, "[module+0xoffset]" where a module has no symbol for
+// the address, "[unknown]" outside any module).
+struct SampledStack {
+    std::vector<std::string> frames;
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;  // those samples' wait
+};
+
+// One futex word of a user lock and its part of the row's waits: a row can
+// have several words of one name (heap mutexes taken in one function).
+struct LockWord {
+    uint64_t address = 0;  // in the row's process
+    // A word in memory shared between processes (a MAP_SHARED mapping of a
+    // file or of shared memory): its place, "DEV:INODE+0xOFFSET", the same
+    // in every process that maps it; "" for a private word.
+    std::string shared;
+    UserLockWaits waits;  // its counts, times, histogram and samples (no names)
+};
+
+// One user lock (a row): its waits on every futex word it has, per kind.
+// wait_ns = oncpu_ns + asleep_ns + runnable_ns, exactly.
+struct UserLock : UserLockWaits {
+    pid_t tgid = 0;
+    uint64_t caller_samples = 0;    // of them, those whose stack names `caller`
+    std::set<std::string> ops;      // "FUTEX_WAIT", "FUTEX_WAIT_BITSET", "futex_waitv", ...
+    std::set<uint32_t> owner_tids;  // holders seen by waiters (mutexes and PI futexes)
+    // Its waits whose owner was waiting for a kernel lock, per kernel lock,
+    // by wait time, longest first; empty without the kernel recorder.
+    std::vector<KernelChain> kernel_chains;
+    std::vector<Waker> wakers;  // by wakes, most first
+    // Its sampled stacks, by samples, most first; at most 32 distinct
+    // stacks per futex word and kind, the rest as one "[other stacks]".
+    std::vector<SampledStack> stacks;
+    std::vector<LockWord> words;  // its futex words' parts of its waits, by address
+};
+
+// Futex waits that are no lock waits, per reason: "condition",
+// "semaphore", "other" (no known function on the stack), "not unwound"
+// (no sampled stack of the address named any frame), "unsampled" (no stack
+// of the address was sampled).
+struct LeftOut {
+    uint64_t addresses = 0;
+    uint64_t waits = 0;
+};
+
+struct Recording {
+    std::vector<UserLock> locks;  // by wait time, longest first
+    std::map<std::string, LeftOut> left_out;
+    uint64_t samples = 0;          // stacks received
+    uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
+    uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
+    uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
+    uint64_t lost_inflight = 0;    // waits not timed: no room for a thread's wait state
+    uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
+    // Whether owners were followed into kernel locks: "on", "off (no kernel
+    // recorder)" or "unavailable (why)".
+    std::string chains = "off (no kernel recorder)";
+    uint64_t lost_chains = 0;   // chained waits not counted: the chain map was full
+    uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
+    uint64_t lost_wakers = 0;   // wakeups not credited to their waker: the waker map was full
+    // With Options::kernel_user_stacks_fd: the user code above the kernel
+    // locks' sampled waiter stacks; at most 32 distinct user stacks per
+    // kernel stack and process, the rest as one "[other stacks]".
+    std::vector<KernelUserStack> kernel_user_stacks;
+    uint64_t kernel_user_samples = 0;  // kernel-lock waiters' user stacks received
+    // Futex words found to be locks: (process, address) -> the row's name
+    // and kind (the word's main kind, where rwlock readers and a writer
+    // share it); and the words found to be no locks.
+    std::map<std::pair<pid_t, uint64_t>, std::pair<std::string, std::string>> lock_words;
+    std::set<std::pair<pid_t, uint64_t>> other_words;
+    uint64_t lost_events = 0;  // traced waits not sent: the ring buffer was full
+};
+
+}  // namespace lockscope::userlock
