@@ -33,6 +33,9 @@ inline constexpr DerivedCounter kAsleepNs{"spin_yields", "asleep_ns",
                                           [](const LockCounters& c) { return c.asleep_ns(); }};
 inline constexpr DerivedCounter kRunnableNs{"spin_yields", "runnable_ns",
                                             [](const LockCounters& c) { return c.runnable_ns(); }};
+// The holder split's rest (LockCounters::holder_unknown_ns()), after its last field.
+inline constexpr DerivedCounter kHolderUnknownNs{"holder_asleep_ns", "holder_unknown_ns",
+                                                 [](const LockCounters& c) { return c.holder_unknown_ns(); }};
 inline constexpr DerivedCounter kMeanWaitNs{"max_wait_ns", "mean_wait_ns", nullptr, [](const LockCounters& c) {
                                                 return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
                                             }};

@@ -5,6 +5,7 @@
 #include "core/analysis/user_code.h"
 #include "core/format.h"
 #include "core/render/counter_columns.h"
+#include "core/render/report_holders.h"
 #include "core/render/report_shares.h"
 #include "core/render/report_user_locks.h"
 
@@ -165,6 +166,7 @@ void totals_block(std::ostringstream& out, const Report& rep)
                          format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0));
     }
     wait_parts_block(out, c, times_measured(c, period), rep.wait_parts_split);
+    report_holders::totals_line(out, rep, times_measured(c, period));
     uint64_t owner_total = 0;
     for (uint64_t n : c.owner)
         owner_total += n;
@@ -596,6 +598,7 @@ std::string format_text(const Report& rep, const TextOptions& options)
     if (rep.scope != LockScope::User) {
         totals_block(out, rep);
         table_block(out, rep, options);
+        report_holders::text_block(out, rep);
         holders_block(out, rep);
         user_code_block(out, rep);
         if (rep.show_chains)

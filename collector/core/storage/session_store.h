@@ -46,6 +46,11 @@
 //      sampled waiter stacks) and user_lock_words (the futex words of user
 //      locks, naming --trace's user-lock waits: episodes with lock_flags
 //      bit LS_F_FUTEX_WAIT) added within it
+//   7  counter columns holder_running_ns, holder_runnable_ns and
+//      holder_asleep_ns: the holder split, the wait by what the lock's holder
+//      was doing (LockCounters::holder_unknown_ns() is the rest; older files
+//      cannot split it); runs.holder_untracked; table holder_times (the
+//      followed holders' and their preemptors' times, per lock)
 #pragma once
 
 #include "core/model.h"
@@ -62,7 +67,7 @@ struct sqlite3_stmt;
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 class SessionWriter {
 public:
