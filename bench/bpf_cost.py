@@ -24,17 +24,24 @@ lockscope, which errs against lockscope; --order both alternates the order
 run by run (floors after in even runs, before in odd ones) and reports the
 ratio in each order and their geometric mean, the order-free figure.
 
+With --perf-b PERF (a perf built with its BPF skeletons, bench/build_perf.sh),
+`perf lock contention -a -b` runs in the same window too, attached in the
+same order as the reference programs, and its own contention programs' time
+per event is reported beside lockscope's.
+
 With --sample N, lockscope records in its always-on mode (record --sample N)
 and the summary says how far its per-event cost lies above the empty programs
 of the same window (the mode's target: at most 25 ns).
 
 usage: bench/bpf_cost.py [--lockscope build/lockscope] [--workload pipe]
                          [--threads 4] [--duration 12] [--repeat 3] [--sample N]
-                         [--order after|both] [--json out.json]
+                         [--order after|both] [--reference timed|locks|hist|count]
+                         [--perf-b build/perf/perf] [--json out.json]
 """
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -45,6 +52,9 @@ import kernel_bpf_stats
 
 PROGRAMS = ("on_contention_b", "on_contention_e", "on_sched_switc", "on_sched_wakin")
 FLOOR = ("floor_contentio", "floor_sched_swi", "floor_sched_wak")
+# perf lock contention -b's programs on the contention hooks (its
+# lock_contention.bpf.c), cut to 15 characters as the kernel keeps names
+PERF_B = ("contention_begi", "contention_end")
 # The reference programs on the contention hooks (bench/floor.bpf.c; names as
 # the kernel keeps them, cut to 15 characters), by --reference:
 REFERENCES = {
@@ -104,10 +114,27 @@ def start_floor(args, which, seconds):
     return floor
 
 
+def start_perf_b(args):
+    """perf lock contention -a -b, once its programs are attached (it says
+    nothing when ready); stopped with SIGINT, it prints its report."""
+    perf = subprocess.Popen([args.perf_b, "lock", "contention", "-a", "-b"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not bpf_stats(PERF_B, perf.pid):
+        if perf.poll() is not None or time.monotonic() > deadline:
+            perf.kill()
+            sys.exit("bpf_cost: perf lock contention -b did not attach")
+        time.sleep(0.1)
+    return perf
+
+
 def one_run(args, workdir, index):
     out = os.path.join(workdir, f"cost-{index}.lockscope")
+    # perf takes seconds to attach on a busy machine: the recording runs on
+    # until the window is over and is then stopped
+    extra = 60 if args.perf_b else 0
     cmd = [args.lockscope, "record", "--workload", args.workload, "-t", str(args.threads),
-           "-d", str(args.duration), "-o", out, "-f"] + args.record_arg
+           "-d", str(args.duration + extra), "-o", out, "-f"] + args.record_arg
     if args.sample:
         cmd += ["--sample", str(args.sample)]
     settle = args.duration * 0.2
@@ -119,8 +146,10 @@ def one_run(args, workdir, index):
     # is alone (and it, not they, pays the first clock read of an event);
     # attached before, they pay it.
     floor_first = args.order == "both" and index % 2 == 1
+    perf = None
     if floor_first:
-        floor = start_floor(args, args.reference, args.duration + 10)
+        floor = start_floor(args, args.reference, args.duration + extra + 10)
+        perf = start_perf_b(args) if args.perf_b else None
     rec = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     line = rec.stderr.readline()
     if "recording" not in line:
@@ -128,24 +157,34 @@ def one_run(args, workdir, index):
         sys.exit(f"bpf_cost: lockscope did not start: {line}{rec.stderr.read()}")
     started = time.monotonic()
     if not floor_first:
-        floor = start_floor(args, args.reference, args.duration + 5)
+        floor = start_floor(args, args.reference, args.duration + extra + 5)
+        perf = start_perf_b(args) if args.perf_b else None
+        if perf:
+            started = time.monotonic()  # the window starts once everything is attached
     ref = REFERENCES[args.reference][0]
     # Timed from the recorder's start, not from the floor's: on a busy
     # machine the floor takes a while to load, and a window that ran past
     # the workload's end would find the recorder's programs gone.
     time.sleep(max(0.0, started + settle - time.monotonic()))
-    window = min(window, started + args.duration * 0.85 - time.monotonic())
+    window = max(0.5, min(window, started + args.duration * 0.85 - time.monotonic()))
     s0, f0, c0, t0 = (bpf_stats(PROGRAMS, rec.pid), bpf_stats(FLOOR + ref, floor.pid), cpu_seconds(rec.pid),
                       time.monotonic())
+    p0 = bpf_stats(PERF_B, perf.pid) if perf else {}
     time.sleep(window)
     s1, f1, c1, t1 = (bpf_stats(PROGRAMS, rec.pid), bpf_stats(FLOOR + ref, floor.pid), cpu_seconds(rec.pid),
                       time.monotonic())
+    p1 = bpf_stats(PERF_B, perf.pid) if perf else {}
     hwm = rss_kib(rec.pid)
+    if extra:
+        rec.send_signal(signal.SIGINT)
     rec.stderr.read()
     if rec.wait() != 0:
         sys.exit("bpf_cost: lockscope record failed")
     floor.kill()
     floor.wait()
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
 
     # The same workload without lockscope, under the reference programs
     # alone (for "timed", who runs + clock: the least any per-task wait timer
@@ -168,6 +207,7 @@ def one_run(args, workdir, index):
     _, same_ref_ns, _ = per_event({k: v for k, v in f0.items() if v[0].startswith(ref)},
                                   {k: v for k, v in f1.items() if v[0].startswith(ref)})
     alone_prog, alone_ns, _ = per_event(m0, m1)
+    perf_prog, perf_ns, _ = per_event(p0, p1)
     empty_contention = [v for n, v in floor_prog.items() if n.startswith("floor_contentio")]
     empty_contention_ns = (sum(v[0] for v in empty_contention) / max(1, sum(v[1] for v in empty_contention)))
     lockscope_contention = [per_prog[n] for n in per_prog if n.startswith("on_contention_")]
@@ -190,6 +230,10 @@ def one_run(args, workdir, index):
         "contention_vs_reference_same_run": (contention_ns / contention_cnt / same_ref_ns
                                              if contention_cnt and same_ref_ns else 0.0),
         "reference_alone_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in alone_prog.items()},
+        "perf_b_ns_per_event": perf_ns if perf else None,
+        "perf_b_per_program": {n: (rt / cnt if cnt else 0.0) for n, (rt, cnt) in perf_prog.items()},
+        "contention_vs_perf_b": (contention_ns / contention_cnt / perf_ns
+                                 if perf and contention_cnt and perf_ns else None),
         "per_program": {n: {"ns_per_event": (rt / cnt if cnt else 0.0), "events_per_s": cnt / (t1 - t0)}
                         for n, (rt, cnt) in per_prog.items()},
         "events_per_s": total_cnt / (t1 - t0),
@@ -213,6 +257,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--record-arg", action="append", default=[], help="extra option for lockscope record")
     ap.add_argument("--sample", type=int, default=0, help="record --sample N: the always-on mode")
+    ap.add_argument("--perf-b", help="a perf built with its BPF skeletons: perf lock contention -a -b in the "
+                                     "same window")
     ap.add_argument("--order", choices=("after", "both"), default="after",
                     help="attach the same-window floors after lockscope, or alternate run by run")
     ap.add_argument("--reference", choices=sorted(REFERENCES),
@@ -226,6 +272,11 @@ def main():
     ref_name = REFERENCES[args.reference][1]
     if os.geteuid() != 0:
         sys.exit("bpf_cost: needs root (BPF stats and recording)")
+    for path, how in ((args.lockscope, "build it (scripts/build.sh) or pass --lockscope"),
+                      (args.floor, "build it (scripts/build.sh --all) or pass --floor"),
+                      (args.perf_b, "scripts/install-deps.sh --bench-perf builds it, or pass another --perf-b")):
+        if path and not os.access(path, os.X_OK):
+            sys.exit(f"bpf_cost: {path} is not an executable; {how}")
     runs = []
     with tempfile.TemporaryDirectory() as workdir:
         with kernel_bpf_stats.enabled():
@@ -263,6 +314,9 @@ def main():
             ("recorder peak RSS (MiB)", "recorder_peak_rss_mib", "{:.1f}"),
             ("session size (MiB per minute)", "session_mib_per_minute", "{:.3f}"),
             ("events lost", "lost", "{:.0f}")]
+    if args.perf_b:
+        rows += [("perf lock contention -b's contention programs, same run (ns)", "perf_b_ns_per_event", "{:.0f}"),
+                 ("lockscope's contention hooks / perf's, same run (x)", "contention_vs_perf_b", "{:.2f}")]
     mode = f", lockscope --sample {args.sample}" if args.sample else ""
     print(f"\n`{args.workload}` workload, {args.threads} threads, {args.repeat} runs of {args.duration:g} s{mode} "
           f"(median [min - max])\n")

@@ -15,6 +15,9 @@
 //   bpf_floor SECONDS count   on the contention hooks, who runs, and at the
 //                             end a count in a hash map keyed by the lock; no
 //                             clock (and the empty ones)
+//   bpf_floor SECONDS MODE syscalls  the same, and empty programs on the
+//                             syscall tracepoints too (the hooks that recording
+//                             a process's user locks adds)
 //   bpf_floor SECONDS MODE only   the same, but the mode's programs alone on
 //                             the contention hooks (no empty ones beside them):
 //                             a floor whose throughput is compared with
@@ -34,8 +37,9 @@ int main(int argc, char** argv)
     const auto is = [mode](const char* m) { return std::strcmp(mode, m) == 0; };
     const bool timed = is("timed"), hash = is("hash"), locks = is("locks"), hist = is("hist"), count = is("count");
     const bool only = argc > 3 && std::strcmp(argv[3], "only") == 0;
+    const bool syscalls = argc > 3 && std::strcmp(argv[3], "syscalls") == 0;
     if (!timed && !hash && !locks && !hist && !count && !is("empty")) {
-        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks|hist|count] [only]\n");
+        std::fprintf(stderr, "usage: bpf_floor [SECONDS] [empty|timed|hash|locks|hist|count] [only|syscalls]\n");
         return 2;
     }
     floor_bpf* skel = floor_bpf__open();
@@ -54,6 +58,8 @@ int main(int argc, char** argv)
     const bool empty_contention = !(only && !is("empty"));
     bpf_program__set_autoload(skel->progs.floor_contention_begin, empty_contention);
     bpf_program__set_autoload(skel->progs.floor_contention_end, empty_contention);
+    bpf_program__set_autoload(skel->progs.floor_sys_enter, syscalls);
+    bpf_program__set_autoload(skel->progs.floor_sys_exit, syscalls);
     if (floor_bpf__load(skel) != 0 || floor_bpf__attach(skel) != 0) {
         std::fprintf(stderr, "bpf_floor: cannot load or attach (needs root)\n");
         floor_bpf__destroy(skel);

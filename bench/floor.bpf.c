@@ -3,7 +3,7 @@
  * Reference programs on lockscope's hooks, measured side by side with it
  * (bench/bpf_cost.py):
  *  - floor_*: empty programs, the per-event floor any tp_btf program pays
- *    here (trampoline and dispatch);
+ *    here (trampoline and dispatch); on request also on the syscall hooks;
  *  - timed_*: on the contention hooks, the least a program that times waits
  *    per task must do: ask who runs (bpf_get_current_pid_tgid) and read the
  *    clock (bpf_ktime_get_ns), kept in a per-CPU slot so nothing is elided;
@@ -51,6 +51,14 @@ int floor_sched_switch(void *ctx) { return 0; }
 
 SEC("tp_btf/sched_waking")
 int floor_sched_waking(void *ctx) { return 0; }
+
+/* The syscall hooks that recording a process's user locks adds (bpf_floor's
+ * "syscalls"); loaded only when asked for. */
+SEC("tp_btf/sys_enter")
+int floor_sys_enter(void *ctx) { return 0; }
+
+SEC("tp_btf/sys_exit")
+int floor_sys_exit(void *ctx) { return 0; }
 
 static __always_inline int timed(void)
 {

@@ -144,6 +144,8 @@ def main():
     args = p.parse_args()
     if os.geteuid() != 0:
         die("needs root")
+    if args.floor and not os.access(args.floor, os.X_OK):
+        die(f"{args.floor} is not an executable; build it (scripts/build.sh --all) or pass --floor PATH")
     os.makedirs(args.out, exist_ok=True)
     rows = []
     threads = [int(x) for x in args.threads.split(",") if x]

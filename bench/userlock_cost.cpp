@@ -13,36 +13,39 @@
 //                   while the mutex workload (not recorded) runs
 //
 // Each run has two phases, one after the other, under the same programs:
-// the mutex workload (THREADS threads contending on one pthread mutex, each
-// holding it asleep for 1/RATE s, in a child process that counts its lock
-// acquisitions and, of them, the contended ones: a lock attempt that found
-// the mutex taken and went to pthread_mutex_lock), then a getppid() loop in
-// another child process (never recorded), timed by itself. The kernel's BPF run-time statistics (BPF_ENABLE_STATS) give
-// the programs' run time over each phase.
+// the mutex workload (bench/mutex_workload.h, in a child process that
+// counts its lock acquisitions and, of them, the contended ones), then a
+// getppid() loop in another child process (never recorded), timed by
+// itself.
 //
-// Figures per kind, median (min-max) over pairs: the workload's throughput
+// Two runs of each kind per round: the first with the kernel's BPF
+// statistics off, as a user runs it, for the workload's throughput and the
+// getppid() loop's time against the bare run; the second with them on
+// (BPF_ENABLE_STATS), for the programs' run time over each phase, in all
+// and per hook. The statistics read the clock twice per program run, which
+// on a virtual machine costs more than many programs do: a throughput
+// measured with them on would charge that to every profiler.
+//
+// Figures per kind, median (min-max) over rounds: the workload's throughput
 // against the bare run before it; the programs' BPF run time over the mutex
-// phase per contended acquisition (a futex wait, or more, each), and per
-// program run; the futex waits the Recorder counted against the workload's
-// own count of contended acquisitions; the getppid() loop's ns per syscall
-// against the bare run's, and the programs' BPF ns per syscall there.
-// The BPF run time is the whole machine's: other processes' syscalls in the
-// same window count too, so a quiet machine gives the truest per-wait figure.
+// phase per contended acquisition (a futex wait, or more, each), per hook,
+// and per program run; the futex waits the Recorder counted against the
+// workload's own count of contended acquisitions; the getppid() loop's ns
+// per syscall against the bare run's, and the programs' BPF ns per syscall
+// there. The BPF run time is the whole machine's: other processes' syscalls
+// in the same window count too, so a quiet machine gives the truest
+// per-wait figure.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <pthread.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -50,21 +53,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <iomanip>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/error.h"
+#include "bench_summary.h"
+#include "mutex_workload.h"
 #include "syscall_floor_bpf.skel.h"
 #include "userlock/recorder.h"
 
 namespace {
 
+namespace bench = lockscope::bench;
 namespace ul = lockscope::userlock;
 using Clock = std::chrono::steady_clock;
 
@@ -75,7 +78,9 @@ constexpr const char* kUsage =
     "Measures what user-lock recording costs: per futex wait of the process it\n"
     "records, and per syscall of the processes it does not record. Each kind is\n"
     "run N times (--pairs, default 4), each time right after a run with nothing\n"
-    "attached, in rotating order:\n"
+    "attached, in rotating order, and once more with the kernel's BPF statistics\n"
+    "on (the other runs have them off) for the programs' run time, the\n"
+    "recorders then with the empty programs beside them on the same events:\n"
     "  floor           empty programs on tp_btf/sys_enter, sys_exit, sched_switch\n"
     "                  and sched_waking\n"
     "  userlock        the user-lock Recorder recording the mutex workload\n"
@@ -108,65 +113,17 @@ struct Counts {
     uint64_t elapsed_ns = 0;
 };
 
-pthread_mutex_t g_bench_lock = PTHREAD_MUTEX_INITIALIZER;
 volatile uint64_t g_sink;
-
-void spin(unsigned rounds)
-{
-    for (unsigned i = 0; i < rounds; ++i) {
-        g_sink = g_sink + i;
-    }
-}
 
 uint64_t since_ns(Clock::time_point start)
 {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
-// THREADS threads take one mutex in turn for `seconds`. With RATE, each
-// holds it for 1/RATE s asleep, so that the others find it taken and wait in
-// the futex however many CPUs there are: about RATE contended acquisitions a
-// second. With RATE 0 they hold it for a few hundred loop rounds, as fast as
-// they go. A lock attempt that finds the mutex taken counts as contended and
-// waits in pthread_mutex_lock.
-Counts mutex_workload(unsigned threads, double seconds, unsigned rate)
+Counts mutex_phase(unsigned threads, double seconds, unsigned rate)
 {
-    prctl(PR_SET_TIMERSLACK, 1UL);  // sleeps as short as asked; the threads inherit it
-    const timespec hold{0, rate != 0 ? static_cast<long>(1000000000UL / rate) : 0};
-    std::atomic<bool> stop{false};
-    std::atomic<uint64_t> ops{0};
-    std::atomic<uint64_t> contended{0};
-    std::vector<std::thread> workers;
-    const auto start = Clock::now();
-    for (unsigned t = 0; t < threads; ++t) {
-        workers.emplace_back([&] {
-            uint64_t mine = 0;
-            uint64_t waited = 0;
-            while (!stop.load(std::memory_order_relaxed)) {
-                if (pthread_mutex_trylock(&g_bench_lock) != 0) {
-                    ++waited;
-                    pthread_mutex_lock(&g_bench_lock);
-                }
-                if (rate != 0) {
-                    clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, nullptr);
-                } else {
-                    spin(400);
-                }
-                pthread_mutex_unlock(&g_bench_lock);
-                spin(100);
-                ++mine;
-            }
-            ops += mine;
-            contended += waited;
-        });
-    }
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    stop = true;
-    const uint64_t elapsed = since_ns(start);
-    for (auto& w : workers) {
-        w.join();
-    }
-    return {ops.load(), contended.load(), elapsed};
+    const auto counts = lockscope::bench::mutex_workload(threads, seconds, rate);
+    return {counts.ops, counts.contended, counts.elapsed_ns};
 }
 
 // getppid() as fast as it goes, a real syscall each time (no vDSO).
@@ -266,20 +223,49 @@ private:
     int result_ = -1;
 };
 
-// Run time and run count of the attached programs, both hooks together.
+// The hooks the programs run on, as their names say ("floor_sys_enter",
+// "userlock_enter", "userlock_switch_chains", cut by the kernel to 15
+// characters); the fork and exit programs of followed children are "other".
+const char* const kHooks[] = {"sys_enter", "sys_exit", "sched_switch", "sched_waking", "other"};
+constexpr std::size_t kHookCount = std::size(kHooks);
+
+std::size_t hook_of(const char* name)
+{
+    const std::string n = name;
+    const auto has = [&n](const char* part) { return n.find(part) != std::string::npos; };
+    if (has("enter")) {
+        return 0;
+    }
+    if (has("exit") && !has("exit_p")) {
+        return 1;
+    }
+    // "floor_sched_swi", "userlock_switch"; "floor_sched_wak", "userlock_waking"
+    if (has("_swi")) {
+        return 2;
+    }
+    return has("_wak") ? 3 : 4;
+}
+
+// Run time and run count of the attached programs, all together and per hook.
 struct ProgStats {
     uint64_t run_time_ns = 0;
-    uint64_t enter_runs = 0;
     uint64_t runs = 0;
+    uint64_t hook_ns[kHookCount] = {};
+    uint64_t hook_runs[kHookCount] = {};
+
+    uint64_t enter_runs() const { return hook_runs[0]; }
 };
 
 ProgStats operator-(const ProgStats& a, const ProgStats& b)
 {
-    return {a.run_time_ns - b.run_time_ns, a.enter_runs - b.enter_runs, a.runs - b.runs};
+    ProgStats d{a.run_time_ns - b.run_time_ns, a.runs - b.runs};
+    for (std::size_t h = 0; h < kHookCount; ++h) {
+        d.hook_ns[h] = a.hook_ns[h] - b.hook_ns[h];
+        d.hook_runs[h] = a.hook_runs[h] - b.hook_runs[h];
+    }
+    return d;
 }
 
-// The sys_enter program is the one whose name says so ("floor_sys_enter",
-// "userlock_enter", "userlock_enter_chains" cut to 15 characters).
 void add_prog_stats(int fd, ProgStats& stats)
 {
     bpf_prog_info info{};
@@ -289,33 +275,56 @@ void add_prog_stats(int fd, ProgStats& stats)
     }
     stats.run_time_ns += info.run_time_ns;
     stats.runs += info.run_cnt;
-    if (std::strstr(info.name, "enter") != nullptr) {
-        stats.enter_runs += info.run_cnt;
-    }
+    const std::size_t hook = hook_of(info.name);
+    stats.hook_ns[hook] += info.run_time_ns;
+    stats.hook_runs[hook] += info.run_cnt;
 }
 
-// The programs of one kind, attached for one run; nothing for "bare".
+// The kernel counts BPF run time while this descriptor is open, whatever
+// kernel.bpf_stats_enabled says (another benchmark may switch it off).
+class StatsOn {
+public:
+    StatsOn() : fd_(bpf_enable_stats(BPF_STATS_RUN_TIME))
+    {
+        if (fd_ < 0) {
+            throw lockscope::Error("enable the kernel's BPF run-time statistics", "BPF_ENABLE_STATS", -fd_,
+                                   "run as root");
+        }
+    }
+    StatsOn(const StatsOn&) = delete;
+    StatsOn& operator=(const StatsOn&) = delete;
+    ~StatsOn() { close(fd_); }
+
+private:
+    int fd_;
+};
+
+// The programs of one kind, attached for one run; nothing for "bare". With
+// `beside`, a recorder kind has the empty programs attached beside it too,
+// on the same events (before it with `floor_first`, else after it: the
+// first program on an event pays for what is cold).
 class Attached {
 public:
-    Attached(const std::string& kind, pid_t workload, pid_t idle)
+    Attached(const std::string& kind, pid_t workload, pid_t idle, bool beside, bool floor_first)
     {
-        if (kind == "floor") {
-            floor_ = syscall_floor_bpf::open_and_load();
-            if (floor_ == nullptr || syscall_floor_bpf::attach(floor_) != 0) {
-                throw lockscope::Error("load and attach", "syscall floor programs", errno,
-                                       "run as root on a kernel with BTF");
-            }
-            fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit),
-                    bpf_program__fd(floor_->progs.floor_sched_switch),
-                    bpf_program__fd(floor_->progs.floor_sched_waking)};
-        } else if (kind == "userlock-all") {
+        const bool recorder = kind != "floor" && kind != "bare";
+        if (kind == "floor" || (recorder && beside && floor_first)) {
+            attach_floor();
+        }
+        if (kind == "userlock-all") {
             recorder_.emplace(ul::Recorder::prepare({.all_processes = true}));
-            recorder_->start();
-            fds_ = recorder_->prog_fds();
         } else if (kind == "userlock" || kind == "userlock-other") {
             recorder_.emplace(ul::Recorder::prepare({.tgids = {kind == "userlock" ? workload : idle}}));
+        }
+        if (recorder_) {
             recorder_->start();
             fds_ = recorder_->prog_fds();
+        }
+        if (recorder && beside && !floor_first) {
+            attach_floor();
+        }
+        if (kind == "floor") {
+            fds_ = floor_fds_;
         }
     }
     Attached(const Attached&) = delete;
@@ -324,19 +333,36 @@ public:
 
     ul::Recorder* recorder() { return recorder_ ? &*recorder_ : nullptr; }
 
-    ProgStats stats() const
+    ProgStats stats() const { return stats_of(fds_); }
+    // The empty programs' beside a recorder (nothing without them).
+    ProgStats floor_stats() const { return recorder_ ? stats_of(floor_fds_) : ProgStats{}; }
+
+private:
+    void attach_floor()
+    {
+        floor_ = syscall_floor_bpf::open_and_load();
+        if (floor_ == nullptr || syscall_floor_bpf::attach(floor_) != 0) {
+            throw lockscope::Error("load and attach", "syscall floor programs", errno,
+                                   "run as root on a kernel with BTF");
+        }
+        floor_fds_ = {bpf_program__fd(floor_->progs.floor_sys_enter), bpf_program__fd(floor_->progs.floor_sys_exit),
+                      bpf_program__fd(floor_->progs.floor_sched_switch),
+                      bpf_program__fd(floor_->progs.floor_sched_waking)};
+    }
+
+    static ProgStats stats_of(const std::vector<int>& fds)
     {
         ProgStats s;
-        for (int fd : fds_) {
+        for (int fd : fds) {
             add_prog_stats(fd, s);
         }
         return s;
     }
 
-private:
     syscall_floor_bpf* floor_ = nullptr;
     std::optional<ul::Recorder> recorder_;
     std::vector<int> fds_;
+    std::vector<int> floor_fds_;
 };
 
 // One run of one kind ("bare": nothing attached).
@@ -345,6 +371,7 @@ struct Run {
     double contended_per_s = 0;
     uint64_t contended = 0;
     ProgStats mutex_bpf;
+    ProgStats mutex_floor_bpf;  // the empty programs beside a recorder, same events
     double getppid_ns = 0;
     ProgStats getppid_bpf;
     std::optional<uint64_t> recorded_waits;  // userlock: the Recorder's futex waits of the workload
@@ -365,16 +392,24 @@ uint64_t recorded_waits(const ul::Recording& recording, pid_t tgid, bool only_ta
     return waits;
 }
 
-Run one_run(const Args& args, const std::string& kind)
+// With `stats`, the kernel's BPF statistics are on through the run, and a
+// recorder has the empty programs beside it (`floor_first`: attached first).
+Run one_run(const Args& args, const std::string& kind, bool stats, bool floor_first = false)
 {
-    Child workload([&] { return mutex_workload(args.threads, args.duration_s, args.rate); });
+    std::optional<StatsOn> stats_on;
+    if (stats) {
+        stats_on.emplace();
+    }
+    Child workload([&] { return mutex_phase(args.threads, args.duration_s, args.rate); });
     Child syscalls([&] { return syscall_loop(args.duration_s); });
     Child idle([] { return Counts{}; });
-    Attached attached(kind, workload.pid(), idle.pid());
+    Attached attached(kind, workload.pid(), idle.pid(), stats, floor_first);
     Run run;
     const ProgStats s0 = attached.stats();
+    const ProgStats f0 = attached.floor_stats();
     const Counts work = workload.run(attached.recorder());
     const ProgStats s1 = attached.stats();
+    run.mutex_floor_bpf = attached.floor_stats() - f0;
     const Counts calls = syscalls.run(attached.recorder());
     const ProgStats s2 = attached.stats();
     run.ops_per_s = static_cast<double>(work.ops) * 1e9 / static_cast<double>(work.elapsed_ns);
@@ -385,7 +420,7 @@ Run one_run(const Args& args, const std::string& kind)
     run.getppid_bpf = s2 - s1;
     // A figure from programs that never ran, or a recorder that saw none of
     // the workload's waits, would be no measurement: stop instead.
-    if (kind != "bare" && (run.mutex_bpf.runs == 0 || run.getppid_bpf.enter_runs < calls.ops)) {
+    if (stats && kind != "bare" && (run.mutex_bpf.runs == 0 || run.getppid_bpf.enter_runs() < calls.ops)) {
         throw std::runtime_error(kind +
                                  ": the programs ran fewer times than the getppid() loop made syscalls; "
                                  "the kernel's BPF statistics did not count");
@@ -408,64 +443,60 @@ double ratio(double a, double b)
     return b != 0 ? a / b : 0.0;
 }
 
-// The figures of one attached run against the bare run before it.
-std::map<std::string, double> figures(const Run& bare, const Run& run)
+// The figures of one round of a kind: its run with the statistics off
+// against the bare run before it (throughput, the getppid() loop's time),
+// and its run with them on (the programs' run time).
+std::map<std::string, double> figures(const Run& bare, const Run& run, const Run& timed)
 {
-    const double contended = static_cast<double>(run.contended);
+    const double contended = static_cast<double>(timed.contended);
+    const ProgStats& bpf = timed.mutex_bpf;
     std::map<std::string, double> f{
         {"throughput_ratio", ratio(run.ops_per_s, bare.ops_per_s)},
         {"ops_per_s", run.ops_per_s},
         {"contended_per_s", run.contended_per_s},
-        {"bpf_ns_per_wait", ratio(static_cast<double>(run.mutex_bpf.run_time_ns), contended)},
-        {"runs_per_wait", ratio(static_cast<double>(run.mutex_bpf.enter_runs), contended)},
-        {"bpf_ns_per_run",
-         ratio(static_cast<double>(run.mutex_bpf.run_time_ns), static_cast<double>(run.mutex_bpf.runs))},
+        {"bpf_ns_per_wait", ratio(static_cast<double>(bpf.run_time_ns), contended)},
+        {"runs_per_wait", ratio(static_cast<double>(bpf.enter_runs()), contended)},
+        {"bpf_ns_per_run", ratio(static_cast<double>(bpf.run_time_ns), static_cast<double>(bpf.runs))},
         {"bare_getppid_ns", bare.getppid_ns},
         {"getppid_ns", run.getppid_ns},
         {"getppid_ratio", ratio(run.getppid_ns, bare.getppid_ns)},
         {"getppid_extra_ns", run.getppid_ns - bare.getppid_ns},
-        {"getppid_bpf_ns_per_syscall",
-         ratio(static_cast<double>(run.getppid_bpf.run_time_ns), static_cast<double>(run.getppid_bpf.enter_runs))},
+        {"getppid_bpf_ns_per_syscall", ratio(static_cast<double>(timed.getppid_bpf.run_time_ns),
+                                             static_cast<double>(timed.getppid_bpf.enter_runs()))},
     };
-    if (run.recorded_waits) {
-        f["recorded_waits_per_contended"] = ratio(static_cast<double>(*run.recorded_waits), contended);
-        f["bpf_ns_per_recorded_wait"] =
-            ratio(static_cast<double>(run.mutex_bpf.run_time_ns), static_cast<double>(*run.recorded_waits));
-        f["lost"] = static_cast<double>(run.lost);
-    }
-    return f;
-}
-
-struct Spread {
-    double median = 0;
-    double min = 0;
-    double max = 0;
-    std::size_t n = 0;
-};
-
-Spread spread(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-    return {median, values.front(), values.back(), n};
-}
-
-using Runs = std::map<std::string, std::vector<std::map<std::string, double>>>;
-
-std::map<std::string, Spread> summarize(const std::vector<std::map<std::string, double>>& runs)
-{
-    std::map<std::string, std::vector<double>> values;
-    for (const auto& run : runs) {
-        for (const auto& [key, value] : run) {
-            values[key].push_back(value);
+    for (std::size_t h = 0; h < kHookCount; ++h) {
+        if (bpf.hook_runs[h] != 0) {
+            f[std::string("bpf_ns_per_wait_") + kHooks[h]] = ratio(static_cast<double>(bpf.hook_ns[h]), contended);
+            f[std::string("bpf_ns_per_run_") + kHooks[h]] =
+                ratio(static_cast<double>(bpf.hook_ns[h]), static_cast<double>(bpf.hook_runs[h]));
         }
     }
-    std::map<std::string, Spread> out;
-    for (const auto& [key, v] : values) {
-        out[key] = spread(v);
+    const ProgStats& beside = timed.mutex_floor_bpf;
+    if (beside.run_time_ns != 0) {
+        // the recorder against empty programs on the very same events
+        f["bpf_vs_floor_same_window"] =
+            ratio(static_cast<double>(bpf.run_time_ns), static_cast<double>(beside.run_time_ns));
+        f["floor_same_window_ns_per_run"] =
+            ratio(static_cast<double>(beside.run_time_ns), static_cast<double>(beside.runs));
+        for (std::size_t h = 0; h < 4; ++h) {
+            if (beside.hook_ns[h] != 0) {
+                f[std::string("bpf_vs_floor_same_window_") + kHooks[h]] =
+                    ratio(static_cast<double>(bpf.hook_ns[h]), static_cast<double>(beside.hook_ns[h]));
+            }
+        }
+        if (timed.recorded_waits) {
+            f["bpf_ns_above_floor_per_recorded_wait"] =
+                ratio(static_cast<double>(bpf.run_time_ns) - static_cast<double>(beside.run_time_ns),
+                      static_cast<double>(*timed.recorded_waits));
+        }
     }
-    return out;
+    if (timed.recorded_waits) {
+        f["recorded_waits_per_contended"] = ratio(static_cast<double>(*timed.recorded_waits), contended);
+        f["bpf_ns_per_recorded_wait"] =
+            ratio(static_cast<double>(bpf.run_time_ns), static_cast<double>(*timed.recorded_waits));
+        f["lost"] = static_cast<double>(run.lost + timed.lost);
+    }
+    return f;
 }
 
 struct Row {
@@ -479,6 +510,20 @@ const Row kRows[] = {
     {"BPF ns per contended acquisition (futex wait)", "bpf_ns_per_wait", 0},
     {"program runs (syscalls) per contended acquisition", "runs_per_wait", 1},
     {"BPF ns per program run, mutex phase", "bpf_ns_per_run", 0},
+    {"  of which sys_enter, per contended acquisition", "bpf_ns_per_wait_sys_enter", 0},
+    {"  of which sys_exit, per contended acquisition", "bpf_ns_per_wait_sys_exit", 0},
+    {"  of which sched_switch, per contended acquisition", "bpf_ns_per_wait_sched_switch", 0},
+    {"  of which sched_waking, per contended acquisition", "bpf_ns_per_wait_sched_waking", 0},
+    {"sys_enter, BPF ns per run", "bpf_ns_per_run_sys_enter", 0},
+    {"sys_exit, BPF ns per run", "bpf_ns_per_run_sys_exit", 0},
+    {"sched_switch, BPF ns per run", "bpf_ns_per_run_sched_switch", 0},
+    {"sched_waking, BPF ns per run", "bpf_ns_per_run_sched_waking", 0},
+    {"BPF time / empty programs on the same events (same window)", "bpf_vs_floor_same_window", 2},
+    {"  on sys_enter", "bpf_vs_floor_same_window_sys_enter", 2},
+    {"  on sys_exit", "bpf_vs_floor_same_window_sys_exit", 2},
+    {"  on sched_switch", "bpf_vs_floor_same_window_sched_switch", 2},
+    {"  on sched_waking", "bpf_vs_floor_same_window_sched_waking", 2},
+    {"BPF ns above the empty programs per futex wait recorded", "bpf_ns_above_floor_per_recorded_wait", 0},
     {"futex waits recorded / contended acquisitions", "recorded_waits_per_contended", 2},
     {"BPF ns per futex wait recorded", "bpf_ns_per_recorded_wait", 0},
     {"contended acquisitions per second", "contended_per_s", 0},
@@ -490,25 +535,7 @@ const Row kRows[] = {
     {"waits or samples lost", "lost", 0},
 };
 
-// A number with `decimals` digits after the point, in a string as long as it needs.
-std::string fixed(double value, int decimals)
-{
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(decimals) << value;
-    return out.str();
-}
-
-std::string cell(const std::map<std::string, Spread>& summary, const Row& row)
-{
-    const auto found = summary.find(row.key);
-    if (found == summary.end()) {
-        return "-";
-    }
-    const Spread& s = found->second;
-    return fixed(s.median, row.decimals) + " (" + fixed(s.min, row.decimals) + "-" + fixed(s.max, row.decimals) + ")";
-}
-
-void print_table(const Args& args, const std::map<std::string, std::map<std::string, Spread>>& summary)
+void print_table(const Args& args, const std::map<std::string, std::map<std::string, bench::Spread>>& summary)
 {
     std::printf("mutex workload at %u threads, rate %u, %u pairs of %g s per phase; median (min-max) over pairs\n\n",
                 args.threads, args.rate, args.pairs, args.duration_s);
@@ -524,59 +551,9 @@ void print_table(const Args& args, const std::map<std::string, std::map<std::str
     for (const Row& row : kRows) {
         std::printf("| %s |", row.label);
         for (const auto& kind : args.kinds) {
-            std::printf(" %s |", cell(summary.at(kind), row).c_str());
+            std::printf(" %s |", bench::cell(summary.at(kind), row.key, row.decimals).c_str());
         }
         std::printf("\n");
-    }
-}
-
-void write_figures(FILE* f, const std::map<std::string, double>& figures)
-{
-    const char* sep = "";
-    std::fprintf(f, "{");
-    for (const auto& [key, value] : figures) {
-        std::fprintf(f, "%s\"%s\": %.6g", sep, key.c_str(), value);
-        sep = ", ";
-    }
-    std::fprintf(f, "}");
-}
-
-void write_json(const Args& args, const Runs& runs, const std::map<std::string, std::map<std::string, Spread>>& summary)
-{
-    FILE* f = std::fopen(args.json.c_str(), "w");
-    if (f == nullptr) {
-        throw lockscope::Error("write", args.json, errno);
-    }
-    std::fprintf(f, "{\"threads\": %u, \"duration_s\": %g, \"pairs\": %u,\n \"runs\": {", args.threads, args.duration_s,
-                 args.pairs);
-    const char* sep = "";
-    for (const auto& [kind, list] : runs) {
-        std::fprintf(f, "%s\n  \"%s\": [", sep, kind.c_str());
-        const char* inner = "";
-        for (const auto& figures : list) {
-            std::fprintf(f, "%s\n   ", inner);
-            write_figures(f, figures);
-            inner = ",";
-        }
-        std::fprintf(f, "]");
-        sep = ",";
-    }
-    std::fprintf(f, "},\n \"summary\": {");
-    sep = "";
-    for (const auto& [kind, keys] : summary) {
-        std::fprintf(f, "%s\n  \"%s\": {", sep, kind.c_str());
-        const char* inner = "";
-        for (const auto& [key, s] : keys) {
-            std::fprintf(f, "%s\n   \"%s\": {\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"n\": %zu}", inner,
-                         key.c_str(), s.median, s.min, s.max, s.n);
-            inner = ",";
-        }
-        std::fprintf(f, "}");
-        sep = ",";
-    }
-    std::fprintf(f, "}}\n");
-    if (std::fclose(f) != 0) {
-        throw lockscope::Error("write", args.json, errno);
     }
 }
 
@@ -588,8 +565,8 @@ double number(const char* option, const char* text, double low, double high, boo
     if (errno != 0 || end == text || *end != '\0' || !(value >= low && value <= high) ||
         (whole && value != static_cast<double>(static_cast<long>(value)))) {
         const int decimals = whole ? 0 : 1;
-        const std::string range = std::string(whole ? "a whole number" : "a number") + " from " + fixed(low, decimals) +
-                                  " to " + fixed(high, decimals);
+        const std::string range = std::string(whole ? "a whole number" : "a number") + " from " +
+                                  bench::fixed(low, decimals) + " to " + bench::fixed(high, decimals);
         throw lockscope::UsageError(std::string(option) + " wants " + range + ", not '" + text + "'");
     }
     return value;
@@ -650,22 +627,16 @@ std::optional<Args> parse(int argc, char** argv)
 
 void measure(const Args& args)
 {
-    // The kernel counts run time while this descriptor is open, whatever
-    // kernel.bpf_stats_enabled says (another benchmark may switch it off).
-    const int stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-    if (stats_fd < 0) {
-        throw lockscope::Error("enable the kernel's BPF run-time statistics", "BPF_ENABLE_STATS", -stats_fd,
-                               "run as root");
-    }
-    Runs runs;
+    bench::Runs runs;
     const std::size_t total = args.pairs * args.kinds.size();
     std::size_t done = 0;
     for (unsigned r = 0; r < args.pairs; ++r) {
         for (std::size_t k = 0; k < args.kinds.size(); ++k) {
             const std::string& kind = args.kinds[(r + k) % args.kinds.size()];
-            const Run bare = one_run(args, "bare");
-            const Run run = one_run(args, kind);
-            runs[kind].push_back(figures(bare, run));
+            const Run bare = one_run(args, "bare", false);
+            const Run run = one_run(args, kind, false);
+            const Run timed = one_run(args, kind, true, r % 2 == 1);
+            runs[kind].push_back(figures(bare, run, timed));
             const auto& f = runs[kind].back();
             std::fprintf(stderr,
                          "[%zu/%zu] %s: throughput %.3f of bare, %.0f BPF ns per contended acquisition, "
@@ -674,14 +645,16 @@ void measure(const Args& args)
                          f.at("getppid_ns"), f.at("bare_getppid_ns"));
         }
     }
-    close(stats_fd);
-    std::map<std::string, std::map<std::string, Spread>> summary;
+    std::map<std::string, std::map<std::string, bench::Spread>> summary;
     for (const auto& [kind, list] : runs) {
-        summary[kind] = summarize(list);
+        summary[kind] = bench::summarize(list);
     }
     print_table(args, summary);
     if (!args.json.empty()) {
-        write_json(args, runs, summary);
+        char head[128];
+        std::snprintf(head, sizeof(head), "\"threads\": %u, \"rate\": %u, \"duration_s\": %g, \"pairs\": %u",
+                      args.threads, args.rate, args.duration_s, args.pairs);
+        bench::write_json(args.json, head, runs, summary);
     }
 }
 

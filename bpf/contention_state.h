@@ -151,7 +151,7 @@ static __always_inline int switching_out_asleep(struct task_struct *p)
 	if (!p->on_rq)
 		return 1;
 	if (bpf_core_field_exists(p->se.sched_delayed))
-		return BPF_CORE_READ(p, se.sched_delayed) != 0;
+		return p->se.sched_delayed != 0;
 	return 0;
 }
 

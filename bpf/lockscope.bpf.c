@@ -501,15 +501,17 @@ static __always_inline void note_holder_task(struct ls_holder_task_key *key, str
  * the lock, for oncpu_fresh_ns and at most oncpu_budget stacks. The same
  * holder and lock again is written in place (no map update on the waiters'
  * path). A refused update (the map busy in an interrupted update) does no
- * harm: the next waiter registers it again.
+ * harm: the next waiter registers it again. @now: the begin's clock, if it
+ * read one (0: not timed, read here).
  */
-static __always_inline void register_running_holder(u64 lock, u32 flags, struct task_struct *holder)
+static __always_inline void register_running_holder(u64 lock, u32 flags, struct task_struct *holder, u64 now)
 {
 	struct ls_running_holder *known, fresh = { .lock = lock, .flags = flags, .task = (u64)holder,
 						   .budget = oncpu_budget };
 	u32 tid = BPF_CORE_READ(holder, pid);
-	u64 now = bpf_ktime_get_ns();
 
+	if (!now)
+		now = bpf_ktime_get_ns();
 	known = bpf_map_lookup_elem(&running_holders, &tid);
 	if (known && known->lock == lock && known->flags == flags && known->task == (u64)holder) {
 		known->registered_ns = now;
@@ -715,13 +717,13 @@ static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct l
 		if (holders && holder && holder_due(cnt))
 			sample_holder(cnt, lock, ep, holder);
 		if (oncpu_holders && owner == LS_OWNER_ON_CPU)
-			register_running_holder(lock, ep->flags, holder);
+			register_running_holder(lock, ep->flags, holder, now);
 	} else if (oncpu_holders && (flags & LCB_F_MUTEX) && (flags & LCB_F_SPIN) &&
 		   every(&cnt->oncpu_tick, holder_period)) {
 		/* a mutex spinner waits for an owner on a CPU: mostly it wins
 		 * without queueing, so spins are where running owners are seen */
 		if (owner_of(lock, ep->flags, &holder) == LS_OWNER_ON_CPU)
-			register_running_holder(lock, ep->flags, holder);
+			register_running_holder(lock, ep->flags, holder, now);
 	}
 	if (trace_episodes)
 		trace_phase(ts, action, now, owner, cnt);
@@ -928,8 +930,9 @@ static __always_inline void flush_task(struct task_struct *task, struct ls_task_
 	t->spin_offcpu_ns = ts->totals.spin_offcpu_ns;
 	/* Read here, off the episode path: a task is counted in the cgroup it
 	 * is in when it is switched out (a task moved during recording is
-	 * counted wholly in its last one). */
-	t->cgroup = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	 * counted wholly in its last one). Plain loads through the trusted
+	 * task, not four helper calls. */
+	t->cgroup = task->cgroups->dfl_cgrp->kn->id;
 	ts->dirty = 0;
 }
 
@@ -1269,7 +1272,7 @@ int BPF_PROG(on_process_exit, struct task_struct *task)
 	u32 tgid = task->tgid;
 	u32 *parent;
 
-	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+	if (task->signal->live.counter != 0)
 		return 0;
 	parent = bpf_map_lookup_elem(&traced_tgids, &tgid);
 	if (parent)

@@ -30,6 +30,10 @@ struct pt_regs___ls {
 /* The syscall's number, at its entry and its exit alike: a direct load
  * (tp_btf's regs are a trusted pointer), no helper call. */
 #define LS_REGS_SYSCALL_NR(r) ((long)(r)->orig_ax)
+/* A syscall's first two arguments, as direct loads like the number: only
+ * through a tracepoint's trusted regs. */
+#define LS_SYSCALL_ARG1(r) ((r)->di)
+#define LS_SYSCALL_ARG2(r) ((r)->si)
 #define LS_REGS_IP(r) BPF_CORE_READ((r), ip)
 #define LS_REGS_SP(r) BPF_CORE_READ((r), sp)
 #define LS_REGS_BP(r) BPF_CORE_READ((r), bp)
@@ -43,6 +47,8 @@ struct pt_regs___ls {
 	int syscallno;
 } __attribute__((preserve_access_index));
 #define LS_REGS_SYSCALL_NR(r) ((long)(r)->syscallno)
+#define LS_SYSCALL_ARG1(r) ((r)->regs[0])
+#define LS_SYSCALL_ARG2(r) ((r)->regs[1])
 #define LS_REGS_IP(r) BPF_CORE_READ((r), pc)
 #define LS_REGS_SP(r) BPF_CORE_READ((r), sp)
 #define LS_REGS_BP(r) BPF_CORE_READ((r), regs[29])

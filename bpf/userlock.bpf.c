@@ -12,15 +12,27 @@
  * The syscall tracepoints through BTF: no tracefs, no kprobes, no uprobes.
  *
  * Each wait is split into on CPU, asleep and runnable (userlock_wait.h) by
- * sched_switch and sched_waking programs that look only at threads timed in
- * `waiting`; the thread whose sched_waking ended a wait's sleep is its waker.
+ * sched_switch and sched_waking programs that look only at threads inside a
+ * timed wait (their task storage, `threads`); the thread whose sched_waking
+ * ended a wait's sleep is its waker.
  *
  * Chains into the kernel: when the kernel recorder (lockscope.bpf.c) runs,
  * user space gives this object its task_state and cpu_states maps before
- * loading (contention_state.h) and loads userlock_enter_chains instead of
- * userlock_enter: a waiter whose lock's owner is known looks, as it goes to
+ * loading (contention_state.h) and loads userlock_switch_chains instead of
+ * userlock_switch: a waiter whose lock's owner is known looks, as it goes to
  * sleep, whether that owner is itself waiting for a kernel lock, and who
  * holds that one.
+ *
+ * What it costs: every syscall and context switch of the machine runs these
+ * programs, and on a machine whose kernel entry flushes the TLB (page table
+ * isolation) each page a program touches costs a miss. So each filters
+ * first on what it was given (the syscall number, a constant), and a wait
+ * lives on its CPU (ulock_cpus) until its thread is switched out: a futex
+ * wait that never sleeps (-EAGAIN, the common case on a busy lock) touches
+ * that CPU's state, its row and the clock, reads no owner and looks at no
+ * kernel state. A wait whose thread is switched out moves to the thread's
+ * task storage (`threads`), where the scheduler hooks, its waker and its
+ * exit find it.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -35,10 +47,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Syscall numbers of this architecture, set by the loader; -1: absent. */
-const volatile long nr_futex = -1;
-const volatile long nr_futex_waitv = -1;
-const volatile long nr_futex_wait = -1;
 const volatile __u32 sample_one_in = 16;
 const volatile __u32 max_samples_per_sec = 200;
 /* 1: a process that a target creates is a target too (record's default). */
@@ -47,8 +55,10 @@ const volatile __u32 follow_children = 0;
  * targets map is not looked at. */
 const volatile __u32 all_processes = 0;
 const volatile __u32 self_tgid = 0;
-/* 1: every finished wait is sent through events (record --trace). */
-const volatile __u32 trace_waits = 0;
+/* Rows of wait_rows (and keys of wait_index). */
+const volatile __u32 max_rows = LS_ULOCK_MAX_KEYS;
+/* Possible CPUs (a followed process that exits is forgotten on each). */
+const volatile __u32 nr_cpus = 1;
 
 #define FUTEX_WAIT	      0
 #define FUTEX_LOCK_PI	      6
@@ -64,21 +74,92 @@ const volatile __u32 trace_waits = 0;
 #define NSEC_PER_SEC		 1000000000ULL
 #define LS_EAGAIN		 11
 
-struct inflight {
-	struct ls_ulock_timing t;
+/* What one wait learns as it goes: reset as it begins. */
+struct ulock_wait {
 	__u64 uaddr;
 	__u32 op;
-	__u32 owner_tid;
-	__u64 kernel_lock; /* the kernel lock the owner was waiting for; 0: none (or not looked for) */
+	__u32 owner_tid; /* read as it went to sleep; 0: not read (it has not slept) */
+	__u32 slept;	 /* it has gone to sleep: its owner was read */
+	__u32 woken;	 /* a wakeup ended one of its sleeps */
+	__u32 waker_tid; /* whose wakeup ended its last sleep; 0: none, or an idle CPU's interrupt
+			  */
+	__u32 waker_tgid;
+	char waker_comm[16];
+	__u64 wake_ns;	   /* when that wakeup came */
+	__u64 kernel_lock; /* the kernel lock the owner was waiting for; 0: none (or not looked for)
+			    */
 	__u32 kernel_flags;
 	__u32 root_tid;	  /* that lock's holder */
 	__u32 root_state; /* LS_ULOCK_ROOT_* */
-	__u32 waker_tid;  /* whose wakeup ended its last sleep; 0: none, or an idle CPU's interrupt */
-	__u32 waker_tgid;
-	__u32 woken;	  /* a wakeup ended one of its sleeps */
-	char waker_comm[16];
-	__u64 wake_ns; /* when that wakeup came */
+	__u32 pad;
 };
+
+/* A wait in flight: t.start_ns is 0 when there is none. */
+struct ulock_inflight {
+	struct ls_ulock_timing t;
+	struct ulock_wait w;
+};
+
+/*
+ * A target thread's task storage: its wait once it has slept (moved here
+ * from its CPU at its first switch-out, found again by the scheduler hooks
+ * without a hash lookup), and a wakeup that came while that switch-out was
+ * under way (the waker cannot reach the waiter's CPU): the switch-out takes
+ * it over. Gone with the thread.
+ */
+struct ulock_thread {
+	struct ulock_inflight in;
+	__u64 early_start_ns; /* the start of the wait an early wakeup woke; 0: none */
+	__u64 early_ns;	      /* when */
+	__u32 early_waker_tid;
+	__u32 early_waker_tgid;
+	char early_waker_comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ulock_thread);
+} threads SEC(".maps");
+
+/* A CPU's cache of rows: (process, futex word) -> this CPU's entry of its
+ * row in wait_rows. */
+#define ULOCK_ROW_CACHE 8
+struct ulock_row_slot {
+	__u64 uaddr;
+	__u32 tgid;
+	__u32 entry_plus1; /* 0: empty */
+};
+
+/*
+ * Each CPU's state; no other CPU writes it. User space reads `counts`
+ * (userlock_abi.h), the head of each CPU's entry. The wait of the task
+ * running here lives in `in` until it ends or the task is switched out.
+ */
+struct ulock_cpu {
+	struct ls_ulock_cpu counts;
+	__u64 task; /* the task whose wait `in` holds; 0: none */
+	struct ulock_inflight in;
+	__u32 target_tgid; /* the last process found to be a target here; 0: none */
+	__u32 other_tgid;  /* the last process found not to be one; 0: none */
+	struct ulock_row_slot rows[ULOCK_ROW_CACHE];
+	__u64 spacing[8]; /* no cache line shared with the next CPU's entry */
+};
+
+/*
+ * One entry per possible CPU (max_entries set by user space before load),
+ * indexed by the CPU's number: a plain array's lookup is an address
+ * computed from the map's, where a per-CPU array's reads a pointer on a
+ * page of its own first, and every page a program touches costs a TLB
+ * miss on a kernel whose entry flushes it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ulock_cpu);
+} ulock_cpus SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -87,19 +168,28 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/*
+ * The waits per (tgid, futex word) in two parts, as the kernel recorder keeps
+ * its locks: wait_index gives each key a row once, and the row's entries of
+ * wait_rows, one per possible CPU (entry row * nr_cpus + cpu: an inlined
+ * lookup that reads no pointer on another page first, as a per-CPU array's
+ * does; no atomics) hold its counters; user space adds the CPUs up. Each CPU
+ * caches the entries it used last (ulock_cpu.rows), so that a wait on a word
+ * seen before skips the hash lookup.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32); /* tid */
-	__type(value, struct inflight);
-} waiting SEC(".maps");
+	__uint(max_entries, LS_ULOCK_MAX_KEYS); /* max_rows: resized by user space before load */
+	__type(key, struct ls_ulock_key);
+	__type(value, __u32);
+} wait_index SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LS_ULOCK_MAX_KEYS);
-	__type(key, struct ls_ulock_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LS_ULOCK_MAX_KEYS); /* max_rows * nr_cpus, set by user space */
+	__type(key, __u32);
 	__type(value, struct ls_ulock_stats);
-} waits SEC(".maps");
+} wait_rows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -122,15 +212,16 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096); /* sized by user space before load (trace_waits) */
+	__uint(max_entries, 4096); /* sized by user space before load (userlock_exit_traced) */
 } events SEC(".maps");
 
 struct ls_ulock_counters counters = {};
-__u64 sample_seq = 0;
 __u64 window_start_ns = 0;
 __u64 window_samples = 0;
-/* A new key's first value: too big for the stack. */
-const struct ls_ulock_stats zero_stats = {};
+/* Next free row of wait_rows (user space reads the rows wait_index names). */
+__u32 next_wait_row = 0;
+
+#include "userlock_account.h"
 
 /* The futex op's LS_ULOCK_OP_* bit, or 0 for an op that is not a wait. */
 static __always_inline __u32 futex_wait_op(__u64 op)
@@ -147,6 +238,20 @@ static __always_inline __u32 futex_wait_op(__u64 op)
 	case FUTEX_WAIT_REQUEUE_PI:
 		return LS_ULOCK_OP_WAIT_REQUEUE_PI;
 	}
+	return 0;
+}
+
+/* The LS_ULOCK_OP_* of a futex wait call, from its number and arguments
+ * (at its exit too: the registers are the ones it entered with); 0 for any
+ * other call, among them the wakes, which pay no more than this. */
+static __always_inline __u32 wait_op(long id, struct pt_regs___ls *r)
+{
+	if (id == LS_ULOCK_NR_FUTEX)
+		return futex_wait_op(LS_SYSCALL_ARG2(r));
+	if (id == LS_ULOCK_NR_FUTEX_WAIT)
+		return LS_ULOCK_OP_FUTEX_WAIT;
+	if (id == LS_ULOCK_NR_FUTEX_WAITV)
+		return LS_ULOCK_OP_WAITV;
 	return 0;
 }
 
@@ -168,43 +273,53 @@ static __always_inline __u32 read_owner(__u64 uaddr, __u32 op)
 	return word;
 }
 
-/* Whether this wait's stack is sent: the first wait on each address, so
- * that every address can be classified (bounded by the per-address map's
- * size), then 1 in sample_one_in, at most max_samples_per_sec. */
-static __always_inline bool take_sample(bool first_on_key, __u64 now)
+/* This CPU's state; the CPU's number and the array's lookup are inlined. */
+static __always_inline struct ulock_cpu *this_cpu(void)
 {
-	if (first_on_key)
+	__u32 id = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&ulock_cpus, &id);
+}
+
+/* Whether the running process is a target. The CPU keeps the last one it
+ * found to be one and the last it found not to be (most futex calls on a CPU
+ * come from the process that ran last), so that another process's waits
+ * leave without a hash lookup; a followed process that exits, and a new one,
+ * are forgotten on every CPU (forget_on_cpus). */
+static __always_inline bool target_process(struct ulock_cpu *cpu, __u32 tgid)
+{
+	/* before any setting is read: those are on a page of their own */
+	if (tgid == cpu->target_tgid)
 		return true;
-	if (__sync_fetch_and_add(&sample_seq, 1) % sample_one_in)
+	if (tgid == cpu->other_tgid)
 		return false;
-	if (now - window_start_ns >= NSEC_PER_SEC) {
-		window_start_ns = now;
-		window_samples = 0;
-	}
-	if (__sync_fetch_and_add(&window_samples, 1) >= max_samples_per_sec) {
-		__sync_fetch_and_add(&counters.rate_limited, 1);
+	if (all_processes ? tgid == self_tgid : !bpf_map_lookup_elem(&targets, &tgid)) {
+		cpu->other_tgid = tgid;
 		return false;
 	}
+	cpu->target_tgid = tgid;
 	return true;
 }
 
-static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, struct inflight *w, __u64 wait_ns)
+/* No CPU may take tgid for what it was: a followed process's pid, once
+ * reused, is no target, and a new target's pid may have been another's. */
+static __always_inline void forget_on_cpus(__u32 tgid)
 {
-	struct ls_ulock_sample *sample;
+	struct ulock_cpu *state;
+	__u32 cpu, key;
 
-	sample = bpf_ringbuf_reserve(&samples, sizeof(*sample), 0);
-	if (!sample) {
-		__sync_fetch_and_add(&counters.lost_samples, 1);
-		return;
+	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
+		/* the counter itself stays in a register, where the verifier
+		 * sees it grow (its address taken, it would not) */
+		key = cpu;
+		state = bpf_map_lookup_elem(&ulock_cpus, &key);
+		if (!state)
+			continue;
+		if (state->target_tgid == tgid)
+			state->target_tgid = 0;
+		if (state->other_tgid == tgid)
+			state->other_tgid = 0;
 	}
-	sample->tgid = pid_tgid >> 32;
-	sample->tid = (__u32)pid_tgid;
-	sample->uaddr = w->uaddr;
-	sample->op = w->op;
-	sample->owner_tid = w->owner_tid;
-	sample->wait_ns = wait_ns;
-	ls_user_stack_copy(&sample->stack, regs);
-	bpf_ringbuf_submit(sample, 0);
 }
 
 /*
@@ -213,7 +328,7 @@ static __always_inline void send_sample(struct pt_regs *regs, __u64 pid_tgid, st
  * owner in the waiter's own process: glibc keeps the TID of the process's
  * pid namespace, bpf_task_from_pid() looks in the initial one.
  */
-static __always_inline void owner_in_kernel(struct inflight *w, __u32 tgid)
+static __always_inline void owner_in_kernel(struct ulock_wait *w, __u32 tgid)
 {
 	struct task_struct *owner, *root;
 	__u64 lock = 0;
@@ -230,6 +345,7 @@ static __always_inline void owner_in_kernel(struct inflight *w, __u32 tgid)
 		return;
 	w->kernel_lock = lock;
 	w->kernel_flags = flags;
+	w->root_tid = 0;
 	state = owner_of(lock, flags, &root);
 	if (root) {
 		w->root_tid = BPF_CORE_READ(root, pid);
@@ -243,246 +359,291 @@ static __always_inline void owner_in_kernel(struct inflight *w, __u32 tgid)
 	}
 }
 
-/* A finished wait that queued behind an owner waiting for a kernel lock. */
-static __always_inline void add_chain_wait(__u32 tgid, struct inflight *w, __u64 wait_ns)
-{
-	struct ls_ulock_chain_key key = { .tgid = tgid, .kernel_flags = w->kernel_flags,
-					  .uaddr = w->uaddr, .kernel_lock = w->kernel_lock };
-	struct ls_ulock_chain_stats *stats, fresh = {};
-
-	stats = bpf_map_lookup_elem(&chain_waits, &key);
-	if (!stats) {
-		bpf_map_update_elem(&chain_waits, &key, &fresh, BPF_NOEXIST);
-		stats = bpf_map_lookup_elem(&chain_waits, &key);
-		if (!stats) {
-			__sync_fetch_and_add(&counters.lost_chains, 1);
-			return;
-		}
-	}
-	__sync_fetch_and_add(&stats->waits, 1);
-	__sync_fetch_and_add(&stats->wait_ns, wait_ns);
-	if (wait_ns > stats->max_wait_ns)
-		stats->max_wait_ns = wait_ns;
-	__sync_fetch_and_add(&stats->roots[w->root_state & (LS_ULOCK_ROOT_STATES - 1)], 1);
-	stats->owner_tid = w->owner_tid;
-	stats->root_tid = w->root_tid;
-}
-
-static __always_inline int enter(struct pt_regs *regs, long id, bool chains)
+/*
+ * A futex wait begins, on this CPU: only the clock and what the call says.
+ * Who holds the lock is read only if the waiter goes to sleep (switch_out):
+ * most waits on a busy lock never do (the word changed, -EAGAIN), and those
+ * pay for nothing they do not use.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
 {
 	struct pt_regs___ls *r = (void *)regs;
-	__u64 pid_tgid;
-	__u32 tgid, tid;
-	struct inflight w = {};
+	__u64 task, uaddr;
+	struct ulock_cpu *cpu;
+	__u32 op;
 
-	if (id != nr_futex && id != nr_futex_waitv && id != nr_futex_wait)
+	op = wait_op(id, r);
+	if (!op)
 		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
-	tgid = pid_tgid >> 32;
-	tid = (__u32)pid_tgid;
-	if (all_processes ? tgid == self_tgid : !bpf_map_lookup_elem(&targets, &tgid))
+	cpu = this_cpu();
+	if (!cpu || !target_process(cpu, bpf_get_current_pid_tgid() >> 32))
 		return 0;
-
-	if (id == nr_futex) {
-		w.op = futex_wait_op(LS_REGS_ARG2(r));
-		w.uaddr = LS_REGS_ARG1(r);
-	} else if (id == nr_futex_wait) {
-		w.op = LS_ULOCK_OP_FUTEX_WAIT;
-		w.uaddr = LS_REGS_ARG1(r);
-	} else {
-		/* struct futex_waitv { u64 val; u64 uaddr; u32 flags; u32 __reserved; } */
-		w.op = LS_ULOCK_OP_WAITV;
-		if (bpf_probe_read_user(&w.uaddr, sizeof(w.uaddr), (void *)(LS_REGS_ARG1(r) + 8)))
-			w.uaddr = 0;
+	task = bpf_get_current_task();
+	if (cpu->task != task) {
+		if (cpu->task) {
+			/* a wait whose task left this CPU unseen: lost */
+			__sync_fetch_and_add(&counters.lost_inflight, 1);
+			cpu->counts.in_flight--;
+		}
+		cpu->counts.in_flight++;
+		cpu->task = task;
 	}
-	if (!w.op)
+	/* struct futex_waitv { u64 val; u64 uaddr; u32 flags; u32 __reserved; } */
+	if (op == LS_ULOCK_OP_WAITV) {
+		if (bpf_probe_read_user(&uaddr, sizeof(uaddr), (void *)(LS_SYSCALL_ARG1(r) + 8)))
+			uaddr = 0;
+	} else {
+		uaddr = LS_SYSCALL_ARG1(r);
+	}
+	cpu->in.w = (struct ulock_wait){.uaddr = uaddr, .op = op};
+	cpu->in.t = (struct ls_ulock_timing){.start_ns = bpf_ktime_get_ns()};
+	return 0;
+}
+
+/* The current thread's wait in flight: on its CPU if it never left it,
+ * else in its task storage; NULL for none (another thread's call). */
+static __always_inline struct ulock_inflight *current_wait(struct ulock_cpu *cpu, bool *on_cpu)
+{
+	struct ulock_thread *th;
+
+	*on_cpu = cpu->task == bpf_get_current_task();
+	if (*on_cpu)
+		return &cpu->in;
+	th = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+	return th && th->in.t.start_ns ? &th->in : 0;
+}
+
+/* A futex wait ends: its parts, its row, a sample, its waker and chain. */
+static __always_inline int wait_ends(__u64 *ctx, bool trace)
+{
+	struct pt_regs___ls *r = (void *)ctx[0];
+	struct pt_regs *regs;
+	struct ulock_inflight *in;
+	struct ls_ulock_stats *stats;
+	struct ls_ulock_parts parts;
+	struct ulock_cpu *cpu;
+	__u64 now, pid_tgid;
+	bool on_cpu, created = false;
+	__u32 entry;
+	long ret;
+
+	/* Every syscall of the machine passes here: the call first, and a
+	 * thread's wait only for the futex waits. Nothing before this test
+	 * may touch the stack: its page is one more per syscall. */
+	if (!wait_op(LS_REGS_SYSCALL_NR(r), r))
 		return 0;
-	if (w.op != LS_ULOCK_OP_WAITV)
-		w.owner_tid = read_owner(w.uaddr, w.op);
-	if (chains && w.owner_tid && w.owner_tid != tid)
-		owner_in_kernel(&w, tgid);
-	w.t.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&waiting, &tid, &w, BPF_ANY))
+	/* the arguments again, once past the test (sys_exit's: regs, ret) */
+	asm volatile("" ::: "memory");
+	regs = (void *)ctx[0];
+	ret = (long)ctx[1];
+	cpu = this_cpu();
+	if (!cpu)
+		return 0;
+	in = current_wait(cpu, &on_cpu);
+	if (!in)
+		return 0;
+	now = bpf_ktime_get_ns();
+	parts = ls_ulock_end(&in->t, now);
+	pid_tgid = bpf_get_current_pid_tgid();
+	entry = wait_entry(cpu, pid_tgid >> 32, in->w.uaddr, &created);
+	/* The stack is taken here, not at the entry: the user registers and
+	 * stack are the same, and only now is it known whether the waiter
+	 * slept. A wait the kernel refused at once (-EAGAIN: the word changed
+	 * before the waiter was queued) is counted but not sampled, except as
+	 * its address's first. */
+	if ((created || ret != -LS_EAGAIN) && take_sample(cpu, created, now))
+		send_sample(regs, pid_tgid, &in->w, parts.wait_ns);
+	/* 0 (no row): the lookup of entry -1 finds none */
+	entry--;
+	stats = bpf_map_lookup_elem(&wait_rows, &entry);
+	if (stats) {
+		add_wait(stats, &in->w, &parts);
+		if (trace)
+			trace_wait(pid_tgid, &in->w, &parts, now, ret);
+		if (in->w.waker_tid)
+			add_waker(pid_tgid >> 32, &in->w);
+		if (in->w.kernel_lock)
+			add_chain_wait(pid_tgid >> 32, &in->w, parts.wait_ns);
+	} else {
+		__sync_fetch_and_add(&counters.lost_keys, 1);
+	}
+	/* the wait is over */
+	in->t.start_ns = 0;
+	if (on_cpu)
+		cpu->task = 0;
+	cpu->counts.in_flight--;
+	return 0;
+}
+
+/* Two entries: user space loads the second for record --trace (a setting
+ * read here would cost every wait a page of settings). */
+SEC("tp_btf/sys_exit")
+int userlock_exit(__u64 *ctx)
+{
+	return wait_ends(ctx, false);
+}
+
+SEC("tp_btf/sys_exit")
+int userlock_exit_traced(__u64 *ctx)
+{
+	return wait_ends(ctx, true);
+}
+
+/*
+ * Whether a task is inside a futex wait call: its registers at its kernel
+ * entry, at the top of its own stack (hot while it switches), say. Nearly
+ * every switch and wakeup of the machine is no such task's, and this test
+ * spares them the maps.
+ */
+static __always_inline bool in_wait_call(struct task_struct *t)
+{
+	struct pt_regs___ls *r = (void *)bpf_task_pt_regs(t);
+
+	return r && wait_op(LS_REGS_SYSCALL_NR(r), r);
+}
+
+/* The wait of prev, which leaves this CPU: moved to its task storage if it
+ * was still here, with a wakeup that came meanwhile; NULL for none. */
+static __always_inline struct ulock_inflight *leaving_wait(struct task_struct *prev)
+{
+	struct ulock_thread *th;
+	struct ulock_cpu *cpu;
+
+	if (!in_wait_call(prev))
+		return 0;
+	cpu = this_cpu();
+	if (!cpu || cpu->task != (__u64)prev) {
+		th = bpf_task_storage_get(&threads, prev, 0, 0);
+		return th && th->in.t.start_ns ? &th->in : 0;
+	}
+	cpu->task = 0;
+	th = bpf_task_storage_get(&threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!th) {
 		__sync_fetch_and_add(&counters.lost_inflight, 1);
+		cpu->counts.in_flight--;
+		return 0;
+	}
+	th->in = cpu->in;
+	if (th->early_start_ns && th->early_start_ns == th->in.t.start_ns) {
+		th->in.t.woken_early_ns = th->early_ns;
+		th->in.w.woken = 1;
+		th->in.w.wake_ns = th->early_ns;
+		th->in.w.waker_tid = th->early_waker_tid;
+		th->in.w.waker_tgid = th->early_waker_tgid;
+		__builtin_memcpy(th->in.w.waker_comm, th->early_waker_comm,
+				 sizeof(th->in.w.waker_comm));
+	}
+	th->early_start_ns = 0;
+	return &th->in;
+}
+
+/*
+ * The wait's parts: only threads inside a timed wait are looked at, and the
+ * clock is read only for them. A waiter's first sleep in a wait reads who
+ * holds the lock (for its samples), and with chains whether that owner is
+ * itself waiting for a kernel lock: once per sleep, never for the waits that
+ * do not sleep.
+ */
+static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
+				     bool preempt, unsigned int prev_state, bool chains)
+{
+	bool blocked = !preempt && prev_state != 0;
+	struct ulock_inflight *in;
+	struct ulock_thread *th;
+	__u64 now = 0;
+
+	in = leaving_wait(prev);
+	if (in) {
+		if (blocked && !in->w.slept) {
+			in->w.slept = 1;
+			if (in->w.op != LS_ULOCK_OP_WAITV)
+				in->w.owner_tid = read_owner(in->w.uaddr, in->w.op);
+			if (chains && in->w.owner_tid && in->w.owner_tid != prev->pid)
+				owner_in_kernel(&in->w, prev->tgid);
+		}
+		now = bpf_ktime_get_ns();
+		/* a preempted task stays runnable whatever its state says */
+		ls_ulock_switch_out(&in->t, now, blocked);
+	}
+	th = bpf_task_storage_get(&threads, next, 0, 0);
+	if (!th || !th->in.t.start_ns)
+		return 0;
+	if (!now)
+		now = bpf_ktime_get_ns();
+	ls_ulock_switch_in(&th->in.t, now);
 	return 0;
 }
 
 /* Two entries: user space loads the second when it has the kernel
  * recorder's maps and the kernel has bpf_task_from_pid (6.2+). */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
-{
-	return enter(regs, id, false);
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(userlock_enter_chains, struct pt_regs *regs, long id)
-{
-	return enter(regs, id, true);
-}
-
-/* A finished wait that a thread's wakeup ended: to that waker's count. */
-static __always_inline void add_waker(__u32 tgid, struct inflight *w)
-{
-	struct ls_ulock_waker_key key = { .tgid = tgid, .waker_tid = w->waker_tid, .uaddr = w->uaddr };
-	struct ls_ulock_waker *waker, fresh = {};
-
-	waker = bpf_map_lookup_elem(&wakers, &key);
-	if (!waker) {
-		bpf_map_update_elem(&wakers, &key, &fresh, BPF_NOEXIST);
-		waker = bpf_map_lookup_elem(&wakers, &key);
-		if (!waker) {
-			__sync_fetch_and_add(&counters.lost_wakers, 1);
-			return;
-		}
-	}
-	__sync_fetch_and_add(&waker->wakes, 1);
-	waker->waker_tgid = w->waker_tgid;
-	__builtin_memcpy(waker->comm, w->waker_comm, sizeof(waker->comm));
-}
-
-static __always_inline void add_wait(struct ls_ulock_stats *stats, struct inflight *w,
-				     const struct ls_ulock_parts *p)
-{
-	__sync_fetch_and_add(&stats->waits, 1);
-	__sync_fetch_and_add(&stats->wait_ns, p->wait_ns);
-	__sync_fetch_and_add(&stats->oncpu_ns, p->oncpu_ns);
-	__sync_fetch_and_add(&stats->asleep_ns, p->asleep_ns);
-	__sync_fetch_and_add(&stats->runnable_ns, p->runnable_ns);
-	__sync_fetch_and_add(&stats->hist[ls_log2_bucket(p->wait_ns)], 1);
-	if (w->woken)
-		__sync_fetch_and_add(&stats->wakes, 1);
-	if (p->wait_ns > stats->max_wait_ns)
-		stats->max_wait_ns = p->wait_ns;
-	__sync_fetch_and_or(&stats->ops, w->op);
-	if (w->owner_tid)
-		stats->owner_tid = w->owner_tid;
-}
-
-/* record --trace: the finished wait, whole, for the Chrome-trace export. */
-static __always_inline void trace_wait(__u64 pid_tgid, struct inflight *w, struct ls_ulock_parts *parts, __u64 now,
-				       long ret)
-{
-	struct ls_ulock_event ev = {
-		.tgid = pid_tgid >> 32,
-		.tid = (__u32)pid_tgid,
-		.uaddr = w->uaddr,
-		.start_ns = now - parts->wait_ns,
-		.end_ns = now,
-		.oncpu_ns = parts->oncpu_ns,
-		.asleep_ns = parts->asleep_ns,
-		.runnable_ns = parts->runnable_ns,
-		.wake_ns = w->woken ? w->wake_ns : 0,
-		.waker_tid = w->waker_tid,
-		.waker_tgid = w->waker_tgid,
-		.op = w->op,
-		.ret = (__s32)ret,
-	};
-
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
-		__sync_fetch_and_add(&counters.lost_events, 1);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(userlock_exit, struct pt_regs *regs, long ret)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct ls_ulock_key key = {};
-	struct ls_ulock_stats *stats;
-	struct ls_ulock_parts parts;
-	struct inflight *w;
-	__u64 now;
-	bool first_on_key;
-	long id;
-
-	/* Every syscall of the machine passes here: the number first, and the
-	 * in-flight lookup only for the futex calls that enter() may have timed. */
-	id = LS_REGS_SYSCALL_NR((struct pt_regs___ls *)regs);
-	if (id != nr_futex && id != nr_futex_waitv && id != nr_futex_wait)
-		return 0;
-	w = bpf_map_lookup_elem(&waiting, &tid);
-	if (!w)
-		return 0;
-	now = bpf_ktime_get_ns();
-	parts = ls_ulock_end(&w->t, now);
-	key.tgid = pid_tgid >> 32;
-	key.uaddr = w->uaddr;
-	stats = bpf_map_lookup_elem(&waits, &key);
-	first_on_key = !stats;
-	/* The stack is taken here, not at the entry: the user registers and
-	 * stack are the same, and only now is it known whether the waiter
-	 * slept. A wait the kernel refused at once (-EAGAIN: the word changed
-	 * before the waiter was queued) is counted but not sampled, except as
-	 * its address's first: such a waiter read the owner word while the
-	 * lock was being released, and its owner says nothing. */
-	if ((first_on_key || ret != -LS_EAGAIN) && take_sample(first_on_key, now))
-		send_sample(regs, pid_tgid, w, parts.wait_ns);
-	if (!stats) {
-		bpf_map_update_elem(&waits, &key, &zero_stats, BPF_NOEXIST);
-		if (!(stats = bpf_map_lookup_elem(&waits, &key))) {
-			__sync_fetch_and_add(&counters.lost_keys, 1);
-			bpf_map_delete_elem(&waiting, &tid);
-			return 0;
-		}
-	}
-	add_wait(stats, w, &parts);
-	if (trace_waits)
-		trace_wait(pid_tgid, w, &parts, now, ret);
-	if (w->waker_tid)
-		add_waker(key.tgid, w);
-	if (w->kernel_lock)
-		add_chain_wait(key.tgid, w, parts.wait_ns);
-	bpf_map_delete_elem(&waiting, &tid);
-	return 0;
-}
-
-/* The wait's parts: only threads inside a timed wait are looked at, and the
- * clock is read only for them. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(userlock_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 prev_tid = prev->pid, next_tid = next->pid;
-	struct inflight *w;
-	__u64 now = 0;
+	return on_switch(prev, next, preempt, prev_state, false);
+}
 
-	w = bpf_map_lookup_elem(&waiting, &prev_tid);
-	if (w) {
-		now = bpf_ktime_get_ns();
-		/* a preempted task stays runnable whatever its state says */
-		ls_ulock_switch_out(&w->t, now, !preempt && prev_state != 0);
-	}
-	w = bpf_map_lookup_elem(&waiting, &next_tid);
-	if (w) {
-		if (!now)
-			now = bpf_ktime_get_ns();
-		ls_ulock_switch_in(&w->t, now);
-	}
-	return 0;
+SEC("tp_btf/sched_switch")
+int BPF_PROG(userlock_switch_chains, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	return on_switch(prev, next, preempt, prev_state, true);
+}
+
+/*
+ * A wakeup of a waiter whose switch-out is still under way on its CPU, its
+ * wait still in that CPU's state: kept in its task storage, for the
+ * switch-out to take over (leaving_wait).
+ */
+static __always_inline void wake_early(struct task_struct *p, __u64 now)
+{
+	struct ulock_cpu *other;
+	struct ulock_thread *th;
+	__u64 start, waker;
+	__u32 id;
+
+	if (!bpf_core_field_exists(p->cpu) || !switching_out_asleep(p) || !in_wait_call(p))
+		return;
+	id = BPF_CORE_READ(p, cpu);
+	other = bpf_map_lookup_elem(&ulock_cpus, &id);
+	if (!other || other->task != (__u64)p)
+		return;
+	start = other->in.t.start_ns;
+	th = start ? bpf_task_storage_get(&threads, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) : 0;
+	if (!th)
+		return;
+	waker = bpf_get_current_pid_tgid();
+	th->early_ns = now;
+	th->early_waker_tid = (__u32)waker;
+	th->early_waker_tgid = waker >> 32;
+	bpf_get_current_comm(th->early_waker_comm, sizeof(th->early_waker_comm));
+	th->early_start_ns = start;
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(userlock_waking, struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	__u64 waker;
-	struct inflight *w;
+	struct ulock_thread *th;
+	__u64 waker, now;
 
-	w = bpf_map_lookup_elem(&waiting, &tid);
-	if (!w)
+	th = bpf_task_storage_get(&threads, p, 0, 0);
+	if (!th || !th->in.t.start_ns) {
+		if (p->on_cpu)
+			wake_early(p, bpf_ktime_get_ns());
 		return 0;
-	if (!ls_ulock_woken(&w->t, bpf_ktime_get_ns(), !w->t.off_ns && switching_out_asleep(p)))
+	}
+	now = bpf_ktime_get_ns();
+	if (!ls_ulock_woken(&th->in.t, now, !th->in.t.off_ns && switching_out_asleep(p)))
 		return 0;
-	w->woken = 1;
-	if (trace_waits)
-		w->wake_ns = bpf_ktime_get_ns();
+	th->in.w.woken = 1;
+	th->in.w.wake_ns = now;
 	waker = bpf_get_current_pid_tgid();
 	/* An interrupt's wakeup (a timeout) runs on whatever task it found; on
 	 * an idle CPU that is no thread, and the wait has no waker. */
-	w->waker_tid = (__u32)waker;
-	w->waker_tgid = waker >> 32;
-	bpf_get_current_comm(w->waker_comm, sizeof(w->waker_comm));
+	th->in.w.waker_tid = (__u32)waker;
+	th->in.w.waker_tgid = waker >> 32;
+	bpf_get_current_comm(th->in.w.waker_comm, sizeof(th->in.w.waker_comm));
 	return 0;
 }
 
@@ -494,10 +655,13 @@ int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *chil
 	__u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
 	__u8 followed = 2; /* user space's own targets are 1 */
 
-	if (!follow_children || child_tgid == parent_tgid || !bpf_map_lookup_elem(&targets, &parent_tgid))
+	if (!follow_children || child_tgid == parent_tgid ||
+	    !bpf_map_lookup_elem(&targets, &parent_tgid))
 		return 0;
 	if (bpf_map_update_elem(&targets, &child_tgid, &followed, BPF_ANY))
 		__sync_fetch_and_add(&counters.lost_targets, 1);
+	else
+		forget_on_cpus(child_tgid);
 	return 0;
 }
 
@@ -513,7 +677,9 @@ int BPF_PROG(userlock_exit_process, struct task_struct *task)
 	if (!follow_children || task->pid != tgid)
 		return 0;
 	mark = bpf_map_lookup_elem(&targets, &tgid);
-	if (mark && *mark == 2)
-		bpf_map_delete_elem(&targets, &tgid);
+	if (!mark || *mark != 2)
+		return 0;
+	bpf_map_delete_elem(&targets, &tgid);
+	forget_on_cpus(tgid);
 	return 0;
 }

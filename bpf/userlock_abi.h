@@ -18,6 +18,19 @@
 #define LS_ULOCK_OP_WAITV	    (1U << 5) /* futex_waitv(), keyed by its first futex */
 #define LS_ULOCK_OP_FUTEX_WAIT	    (1U << 6) /* futex_wait() (6.7+) */
 
+/* The numbers of the futex wait calls, which the programs test as constants
+ * (every syscall of the machine passes that test). futex_waitv (5.16) and
+ * futex_wait (6.7) have the same numbers in every table. */
+#if defined(__TARGET_ARCH_x86) || defined(__x86_64__)
+#define LS_ULOCK_NR_FUTEX 202
+#elif defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define LS_ULOCK_NR_FUTEX 98
+#else
+#error "userlock_abi.h: no futex syscall number for this architecture"
+#endif
+#define LS_ULOCK_NR_FUTEX_WAITV 449
+#define LS_ULOCK_NR_FUTEX_WAIT	455
+
 #define LS_ULOCK_MAX_KEYS    16384
 #define LS_ULOCK_MAX_TARGETS 1024
 
@@ -108,11 +121,20 @@ struct ls_ulock_chain_stats {
 	__u32 root_tid;			   /* the last holder of the kernel lock seen; 0: none */
 };
 
+/* Each CPU's own counts, the head of its entry in ulock_cpus (an array with
+ * one entry per possible CPU, indexed by the CPU's number; the rest of the
+ * entry is the program's own): no other CPU writes them. The waits in
+ * flight are the sum of in_flight over the CPUs. */
+struct ls_ulock_cpu {
+	__s64 in_flight;   /* waits begun on this CPU minus waits ended on it */
+	__u64 sample_tick; /* sampled waits: countdown to the next */
+};
+
 /* Counters in the program's .bss (userlock_bpf::bss). */
 struct ls_ulock_counters {
 	__u64 lost_keys;     /* waits not counted: the per-key map was full */
 	__u64 lost_samples;  /* samples not sent: the ring buffer was full */
-	__u64 lost_inflight; /* waits not timed: the in-flight map was full */
+	__u64 lost_inflight; /* waits not timed: no room for the thread's wait state */
 	__u64 rate_limited;  /* samples skipped by the per-second cap */
 	__u64 lost_chains;   /* chained waits not counted: chain_waits was full */
 	__u64 lost_targets;  /* processes a target created, not followed: targets was full */

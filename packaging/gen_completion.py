@@ -7,6 +7,7 @@ usage: gen_completion.py --lockscope BIN [--gui BIN] --out FILE
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ import help_text  # noqa: E402
 
 # Options whose value is a file, a directory or a session; the rest are
 # completed from the lists below or not at all.
-FILE_OPTIONS = ["-o", "--output", "--screenshot"]
+FILE_OPTIONS = ["-o", "--output", "--input", "--session", "--screenshot"]
 DIR_OPTIONS = ["--dir", "--session-dir"]
 SESSION_COMMANDS = ["report", "diff", "export"]  # their positionals are session files
 
@@ -117,12 +118,15 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
-    commands = [c for c, _ in help_text.commands(a.lockscope)]
+    commands = []
     tables = []
-    for c in commands:
+    for c, summary in help_text.commands(a.lockscope):
         h = help_text.Help(help_text.run_help([a.lockscope, c, "--help"]))
-        tables.append('_lockscope_options_%s="%s"' % (c, " ".join(h.option_names())))
-        tables.append('_lockscope_values_%s="%s"' % (c, " ".join(h.options_taking_values())))
+        # "... (alias con): ...": the alias completes as the command does.
+        for name in [c] + re.findall(r"\(alias (\w+)\)", summary):
+            commands.append(name)
+            tables.append('_lockscope_options_%s="%s"' % (name, " ".join(h.option_names())))
+            tables.append('_lockscope_values_%s="%s"' % (name, " ".join(h.options_taking_values())))
     gui_options = help_text.Help(help_text.run_help([a.gui, "--help"])).option_names() if a.gui else []
     tables.append('_lockscope_options_gui="%s"' % " ".join(gui_options))
     file_cases = [

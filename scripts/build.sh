@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Installs the Debian packages lockscope needs, configures and builds it.
-# Usage: scripts/build.sh [--no-gui] [--build-dir DIR] [extra cmake -D options...]
-# The binaries land in the build directory (default: build/): build/lockscope,
-# build/gui/lockscope-gui.
+# Usage: scripts/build.sh [--no-gui] [--all] [--build-dir DIR] [extra cmake -D options...]
+#   builds the programs into the build directory (default: build/):
+#   build/lockscope, and build/lockscope-gui unless --no-gui;
+#   --all: also the tests, benchmarks and man pages (what scripts/test.sh runs),
+#   after installing what the tests need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build
 gui=ON
+all=0
 deps_args=()
 cmake_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-gui) gui=OFF; deps_args+=(--no-gui) ;;
+    --all) all=1; deps_args+=(--tests) ;;
     --build-dir) build_dir="$2"; shift ;;
-    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -D*) cmake_args+=("$1") ;;
     *) echo "build.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -27,6 +31,17 @@ else
   echo "build.sh: not root, skipping package installation (run scripts/install-deps.sh as root once)" >&2
 fi
 
-cmake -S . -B "$build_dir" -DLOCKSCOPE_GUI="$gui" "${cmake_args[@]}" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
-echo "build.sh: built into $build_dir/"
+if [ "$all" -eq 1 ]; then
+  targets=(all)
+  tests=ON
+else
+  targets=(lockscope)
+  [ "$gui" = ON ] && targets+=(lockscope-gui)
+  # A tree configured with the tests before keeps them (and builds only the
+  # programs now); a new one needs no GoogleTest.
+  tests=$(sed -n 's/^LOCKSCOPE_TESTS:BOOL=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
+  tests=${tests:-OFF}
+fi
+cmake -S . -B "$build_dir" -DLOCKSCOPE_GUI="$gui" -DLOCKSCOPE_TESTS="$tests" "${cmake_args[@]}" >/dev/null
+cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}"
+echo "build.sh: built ${targets[*]} into $build_dir/"

@@ -7,7 +7,8 @@
        ├─> benchlib ─> core, reflock
        ├─> fleet ─> core
        └─> everything below      unwind (stands alone, under record)
-                                 userlock ─> core, unwind (under record)
+                                 userlock ─> core, unwind, bpfmap (under record)
+                                 bpfmap (libbpf's batched map reads: probe, userlock)
 
 pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
 files); identity names locks (one ladder of name sources); core is what
@@ -20,8 +21,16 @@ bpf/ (the BPF programs and the ABI header) includes only its own headers and
 system or libbpf ones; core includes neither libbpf (<bpf/...>, a skeleton)
 nor Qt; nothing below cli includes cli, nothing in collector includes gui,
 and the GUI includes no part of the collector but core and fleet (the fleet
-diff: core's statistics over Prometheus' API, for the Diff page). Prints each include
-that breaks a rule, with its file and line, and exits 1 if there is one.
+diff: core's statistics over Prometheus' API, for the Diff page).
+
+Inside a floor, includes go one way too: no loop of files including each
+other, where a header and its .cpp count as one file (diff.cpp including
+diff_verdicts.h, which includes diff.h, is a loop). A loop is named file by
+file; the mend is to move what both sides need into a header that includes
+neither.
+
+Prints each include that breaks a rule, with its file and line, and each
+loop, and exits 1 if there is one.
 
 usage: scripts/check_layers.py [REPO]
 """
@@ -34,7 +43,8 @@ ALLOWED = {
     "core": {"core"},
     "reflock": {"reflock"},
     "unwind": {"unwind"},
-    "userlock": {"core", "unwind", "userlock"},
+    "userlock": {"bpfmap", "core", "unwind", "userlock"},
+    "bpfmap": {"bpfmap"},
     "workload": {"core", "workload"},
     "identity": {"core", "identity"},
     "pipeline": {"core", "identity", "pipeline"},
@@ -43,9 +53,9 @@ ALLOWED = {
     "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
-    "probe": {"core", "identity", "pipeline", "probe", "reflock"},
-    "record": {"core", "identity", "pipeline", "probe", "record", "unwind", "userlock", "workload"},
-    "cli": {"benchlib", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
+    "probe": {"bpfmap", "core", "identity", "pipeline", "probe", "reflock"},
+    "record": {"bpfmap", "core", "identity", "pipeline", "probe", "record", "unwind", "userlock", "workload"},
+    "cli": {"benchlib", "bpfmap", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
             "metrics", "fleet", "cli"},
 }
 # core's own floors, lowest first: a folder may include its own and lower
@@ -131,15 +141,126 @@ def check(repo):
     return problems
 
 
+def unit_of(rel):
+    """A header and its .cpp (or .c) are one unit: "collector/core/model"."""
+    return os.path.splitext(rel)[0]
+
+
+def room_of(rel):
+    """The floor a file stands on, as the loop check sees it: a folder of
+    collector/ (core with its own floors), the GUI, the BPF side."""
+    parts = rel.split(os.sep)
+    return parts[0] if parts[0] != "collector" or len(parts) < 3 else "collector/" + parts[1]
+
+
+def resolve(repo, rel, target):
+    """The file a quoted include names: beside the includer, else under one of
+    the include folders (collector/, gui/, bpf/); None for a file of another
+    tree (a generated skeleton, a system header)."""
+    for base in (os.path.dirname(rel), "collector", "gui", "bpf"):
+        candidate = os.path.normpath(os.path.join(base, target))
+        if os.path.isfile(os.path.join(repo, candidate)):
+            return candidate
+    return None
+
+
+def include_edges(repo):
+    """{unit: {unit it includes on the same floor: "file:line includes target"}}."""
+    edges = {}
+    for top in ("bpf", "collector", "gui"):
+        for dirpath, _, files in os.walk(os.path.join(repo, top)):
+            for name in sorted(files):
+                if not name.endswith((".c", ".cpp", ".h")):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, name), repo)
+                with open(os.path.join(repo, rel), encoding="utf-8", errors="replace") as f:
+                    for n, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m or m.group(1) != '"':
+                            continue
+                        target = resolve(repo, rel, m.group(2))
+                        if not target or room_of(target) != room_of(rel) or unit_of(target) == unit_of(rel):
+                            continue
+                        edges.setdefault(unit_of(rel), {}).setdefault(unit_of(target), f"{rel}:{n} includes {target}")
+    return edges
+
+
+def strongly_connected(edges):
+    """Tarjan's components of the include graph with more than one unit."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def one_loop(edges, component):
+    """The shortest loop through the component's first unit: its units, and
+    the include that leads from each to the next."""
+    start, members = component[0], set(component)
+    came_from, queue = {start: None}, [start]
+    for v in queue:
+        for w in sorted(edges.get(v, {})):
+            if w == start:
+                units = [v]
+                while came_from[units[-1]] is not None:
+                    units.append(came_from[units[-1]])
+                units.reverse()
+                steps = [edges[a][b] for a, b in zip(units, units[1:] + [start])]
+                return units + [start], steps
+            if w in members and w not in came_from:
+                came_from[w] = v
+                queue.append(w)
+    return [], []
+
+
+def check_loops(repo):
+    """Each loop of includes inside one floor, named unit by unit with the
+    includes that close it."""
+    edges = include_edges(repo)
+    problems = []
+    for component in strongly_connected(edges):
+        units, steps = one_loop(edges, component)
+        room = room_of(component[0])
+        names = [os.path.relpath(u, room) for u in units]
+        others = [os.path.relpath(u, room) for u in component if u not in units]
+        also = f"; {', '.join(others)} also in loops with them" if others else ""
+        problems.append(f"include loop in {room}/: {' -> '.join(names)} ({'; '.join(steps)}{also}); a header and "
+                        "its .cpp count as one file: move what both sides need into a header that includes neither")
+    return problems
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = check(repo)
+    problems = check(repo) + check_loops(repo)
     for p in problems:
         print(p)
     if problems:
-        print(f"check_layers: {len(problems)} include(s) against the floors", file=sys.stderr)
+        print(f"check_layers: {len(problems)} include(s) or loop(s) against the floors", file=sys.stderr)
         return 1
-    print("check_layers: every include goes down the floors")
+    print("check_layers: every include goes down the floors, and no floor has a loop")
     return 0
 
 

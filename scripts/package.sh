@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 build_dir=build
 gui=""  # as the build directory was configured; ON for a new one
 clean=0
-deps_args=()
+deps_args=(--package)
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-gui) gui=OFF; deps_args+=(--no-gui) ;;
@@ -31,10 +31,12 @@ fi
 # before, this is quick.
 configured=$(sed -n 's/^LOCKSCOPE_GUI:BOOL=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
 gui=${gui:-${configured:-ON}}
+# A new tree needs no GoogleTest; one configured with the tests keeps them.
+tests=$(sed -n 's/^LOCKSCOPE_TESTS:BOOL=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
 # A tree configured as asked is not configured again (the build does that
 # itself when a CMakeLists.txt changed).
 if [ "$gui" != "$configured" ]; then
-  cmake -S . -B "$build_dir" -DLOCKSCOPE_GUI="$gui" >/dev/null
+  cmake -S . -B "$build_dir" -DLOCKSCOPE_GUI="$gui" -DLOCKSCOPE_TESTS="${tests:-OFF}" >/dev/null
 fi
 targets=(lockscope lockscope_docs)
 [ "$gui" = ON ] && targets+=(lockscope-gui)

@@ -19,6 +19,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-scripts/build.sh --build-dir "$build_dir" "${build_args[@]}"
+scripts/build.sh --all --build-dir "$build_dir" "${build_args[@]}"
 export QT_QPA_PLATFORM=offscreen
 scripts/run_ctest.sh "$build_dir" "${ctest_args[@]}"

@@ -42,7 +42,7 @@ struct BenchArgs {
     bool force = false;
 };
 
-const char* const kUsage =
+const char* const kBenchUsage =
     "usage: lockscope bench [--lock LOCK]... [-t THREADS] [--cs NS] [--outside NS] [--read-pct P]\n"
     "                       [--release-window NS] [--oracle budget|bpf] [-d SEC] [-i SEC] [--repeat N]\n"
     "                       [-o FILE] [-F FORMAT]\n\n"
@@ -72,7 +72,7 @@ const char* const kUsage =
     "one session run per (lock, threads, repeat) for 'lockscope report', and each run's\n"
     "handoffs in the session's meta bench.handoffs.";
 
-constexpr const char* kExamples =
+constexpr const char* kBenchExamples =
     "  lockscope bench --lock pthread_mutex,mutex -t 1-4\n"
     "  lockscope bench --lock rwsem@4.2,rwsem@4.8 -t 4 --release-window 200 -o rwsem.lockscope\n"
     "  lockscope bench --lock mutex --oracle bpf -F markdown";
@@ -316,7 +316,7 @@ int cmd_bench(const Args& args)
     BenchArgs a;
     const po::options_description visible = describe(a);
     po::variables_map vm;
-    if (!parse(args, visible, visible, {}, vm, {kUsage, kExamples}))
+    if (!parse(args, visible, visible, {}, vm, {kBenchUsage, kBenchExamples}))
         return kExitOk;
     if (vm.count("list-locks")) {
         for (const std::string& name : rb::every_lock_name())

@@ -1,7 +1,8 @@
 // lockscope diff: two sessions compared with confidence intervals and a
 // verdict per total and per lock; --fail-on turns it into a CI gate.
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,30 @@ namespace {
 
 int print_diff(const DiffResult& diff, const std::string& format, const std::string& fail_on);
 
+bool is_number(const std::string& value)
+{
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    return !value.empty() && end && *end == '\0';
+}
+
+// --min-effect: a fraction (0.05) or a percentage (5%).
+double parse_min_effect(const std::string& text)
+{
+    const bool percent = text.ends_with('%');
+    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+    if (!is_number(number))
+        throw UsageError("--min-effect takes a fraction such as 0.05 or a percentage such as 5%, not '" + text + "'");
+    const double value = std::strtod(number.c_str(), nullptr) / (percent ? 100.0 : 1.0);
+    if (!(value >= 0 && value < 1))
+        throw UsageError("--min-effect must be at least 0 and below 1 (100%), not '" + text + "'");
+    return value;
+}
+
 // diff --prometheus: hosts as replicates; the selectors come as --a and --b.
 int diff_prometheus(const po::variables_map& vm, const std::string& url, const std::string& a, const std::string& b,
                     const std::string& by, const std::string& window, const std::string& end, size_t top,
-                    const std::string& format, double alpha, const std::string& fail_on)
+                    const std::string& format, const DiffOptions& stats, const std::string& fail_on)
 {
     for (const char* option : {"runs-a", "runs-b", "pair"})
         if (vm.count(option))
@@ -35,7 +56,8 @@ int diff_prometheus(const po::variables_map& vm, const std::string& url, const s
     request.window = window;
     request.end = end;
     request.top = top;
-    request.alpha = alpha;
+    request.alpha = stats.alpha;
+    request.min_effect = stats.min_effect;
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const fleet::FleetOptions o = fleet::fleet_options(request, std::chrono::duration<double>(now).count());
     return print_diff(fleet::diff_fleet(o), format, fail_on);
@@ -43,19 +65,24 @@ int diff_prometheus(const po::variables_map& vm, const std::string& url, const s
 
 }  // namespace
 
-constexpr const char* kExamples =
+constexpr const char* kDiffExamples =
     "  lockscope diff before.lockscope after.lockscope\n"
     "  lockscope diff base.lockscope patched.lockscope --fail-on worse --format json > diff.json";
 
-int cmd_diff(const Args& args)
+int cmd_diff(const Args& given)
 {
-    std::string file_a, file_b, format = "text", fail_on, runs_a, runs_b;
+    // -a was --alpha's short spelling; elsewhere -a means all CPUs.
+    const Args args = rewrite_old_spellings(given, "diff", {{"-a", "--alpha", is_number}});
+    std::string file_a, file_b, format = "text", fail_on, runs_a, runs_b, min_effect = "0.05";
     std::vector<std::string> pair_args;
     double alpha = 0.05;
     po::options_description visible("options");
     visible.add_options()("help,h", "show this help")("format,F", po::value(&format)->default_value("text"),
                                                       "text or json")(
-        "alpha,a", po::value(&alpha)->default_value(0.05, "0.05"), "significance level, in (0, 0.5]")(
+        "alpha", po::value(&alpha)->default_value(0.05, "0.05"),
+        "the chance, in (0, 0.5], that the diff calls anything at all when nothing changed")(
+        "min-effect", po::value(&min_effect)->default_value("0.05"),
+        "call nothing smaller: a rate's or time's relative change, a fraction's change in points (0.05 or 5%)")(
         "fail-on", po::value(&fail_on),
         "exit 3 when B is judged 'worse' (worse) or different in any direction (any-change)")(
         "runs-a", po::value(&runs_a), "only A's runs whose label matches this shell pattern")(
@@ -80,14 +107,19 @@ int cmd_diff(const Args& args)
     positional.add("a", 1).add("b", 1);
     po::variables_map vm;
     if (!parse(args, visible, all, positional, vm,
-               "usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--fail-on worse|any-change]\n"
-               "                        [--runs-a GLOB] [--runs-b GLOB] [--pair NAME_A=NAME_B]...\n\n"
+               "usage: lockscope diff A B [--format text|json] [--alpha 0.05] [--min-effect 0.05]\n"
+               "                        [--fail-on worse|any-change] [--runs-a GLOB] [--runs-b GLOB]\n"
+               "                        [--pair NAME_A=NAME_B]...\n\n"
                "Compares session B with baseline A: kernel, config, CPU and workload differences\n"
-               "first, then totals and every lock matched by name, kind and mode, each with both\n"
-               "values, the relative change, its confidence interval, a p-value and a verdict\n"
-               "(better, worse, higher, lower, no significant difference, not enough data).\n"
-               "With 3 or more runs per side (record --repeat N) run means are compared with\n"
-               "Welch's t-test; otherwise interval samples with Mann-Whitney U (tentative).\n\n"
+               "first, then totals and every lock report shows, matched by name, kind and mode,\n"
+               "each with both values, the change, its confidence interval, a p-value and a\n"
+               "verdict (better, worse, higher, lower, no significant difference, below min\n"
+               "effect, not enough data). The runs are the samples (record --repeat N): a metric\n"
+               "needs 3 runs a side for a verdict. Every p-value of one diff is adjusted in one\n"
+               "family, so a diff of runs of one system calls anything at all with a chance of\n"
+               "at most --alpha. Two sessions recorded apart on a machine whose other load\n"
+               "changed can differ by more than their runs do: interleave the runs of what you\n"
+               "compare where you can.\n\n"
                "Policies diff like kernels: two bench sessions of one lock each are compared\n"
                "lock to lock (rwsem@4.2 vs rwsem@4.7-hacked); in one session of interleaved\n"
                "variants, select each side's runs by label:\n"
@@ -95,11 +127,14 @@ int cmd_diff(const Args& args)
                "                                         --runs-b 'rwsem@4.2 *'\n"
                "--pair matches a renamed lock, e.g. --pair i_mutex=i_rwsem.\n\n"
                "exit status: 0 compared, 1 failure (unreadable or empty session), 2 usage,\n"
-               "             3 --fail-on tripped (verdicts after Holm's correction)",
-               kExamples))
+               "             3 --fail-on tripped",
+               kDiffExamples))
         return kExitOk;
+    DiffOptions options;
+    options.alpha = alpha;
+    options.min_effect = parse_min_effect(min_effect);
     if (!prometheus.empty())
-        return diff_prometheus(vm, prometheus, file_a, file_b, by, window, end, top, format, alpha, fail_on);
+        return diff_prometheus(vm, prometheus, file_a, file_b, by, window, end, top, format, options, fail_on);
     for (const char* option : {"by", "window", "end", "top"})
         if (vm.count(option) && !vm[option].defaulted())
             throw UsageError(std::string("--") + option + " goes with --prometheus");
@@ -112,7 +147,6 @@ int cmd_diff(const Args& args)
     if (!fail_on.empty() && fail_on != "worse" && fail_on != "any-change")
         throw UsageError("--fail-on must be worse or any-change, not '" + fail_on + "'");
 
-    DiffOptions options;
     for (const std::string& p : pair_args) {
         const size_t eq = p.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
@@ -134,7 +168,6 @@ int cmd_diff(const Args& args)
         a = select_runs(a, runs_a);
     if (!runs_b.empty())
         b = select_runs(b, runs_b);
-    options.alpha = alpha;
     options.label_a = runs_a.empty() ? file_a : file_a + " [" + runs_a + "]";
     options.label_b = runs_b.empty() ? file_b : file_b + " [" + runs_b + "]";
     return print_diff(diff_sessions(a, b, options), format, fail_on);
@@ -151,7 +184,7 @@ int print_diff(const DiffResult& diff, const std::string& format, const std::str
     if ((fail_on == "worse" && diff.any_worse()) || (fail_on == "any-change" && diff.any_change())) {
         std::fprintf(stderr, "lockscope diff: --fail-on %s: %s\n", fail_on.c_str(),
                      fail_on == "worse" ? "B is significantly worse than A in at least one total or lock"
-                                        : "B differs significantly from A in at least one total or lock");
+                                        : "B differs significantly from A in at least one total, lock or call path");
         return kExitDiffGate;
     }
     return kExitOk;

@@ -1,8 +1,9 @@
 // lockscope export: a session as a Chrome/Perfetto trace, folded stacks, CSV or pprof.
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/options.h"
@@ -10,13 +11,14 @@
 #include "core/error.h"
 #include "core/analysis/user_locks.h"
 #include "core/render/export.h"
+#include "core/storage/atomic_file.h"
 #include "core/storage/session_store.h"
 
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: lockscope export FILE --format chrome-trace|folded|csv|pprof [-o OUT] [-E N [-k KEY]] [filters]\n"
+constexpr const char* kExportUsage =
+    "usage: lockscope export FILE --format chrome-trace|folded|csv|pprof [-o OUT [-f]] [-E N [-k KEY]] [filters]\n"
     "\n"
     "Writes a session in a format other tools read (to stdout without -o):\n"
     "  chrome-trace  Trace Event JSON for Perfetto UI and chrome://tracing:\n"
@@ -33,25 +35,33 @@ constexpr const char* kUsage =
     "                --scope kernel or user keeps one side.\n"
     "  folded        folded stacks 'frame;frame;... weight' for flamegraph.pl and speedscope,\n"
     "                rooted at the lock. Stacks are sampled (--stack-period); each lock's\n"
-    "                exact total is spread over its sampled stacks in proportion to their\n"
-    "                sampled wait, so the weights add up to the report's totals.\n"
+    "                exact totals are shared among its sampled stacks, contentions in\n"
+    "                proportion to their samples and wait to their sampled wait (as\n"
+    "                'report --by caller' shares them), so the weights add up to the\n"
+    "                report's totals.\n"
     "                --weight wait (ns, the default) or contentions. User-space locks' stacks\n"
-    "                are rooted at 'NAME [user KIND]' (-E and the filters choose kernel locks;\n"
-    "                --scope kernel or user keeps one side).\n"
+    "                are rooted at 'NAME [user KIND]' (the filters choose among both kinds;\n"
+    "                -E N keeps the kernel's first N locks alone; --scope kernel or user keeps\n"
+    "                one side).\n"
     "  csv           --table locks (the report's per-lock table, every lock), intervals\n"
-    "                (one row per interval, times in seconds since the recording started) or\n"
-    "                user-locks (the user-space locks, as 'report --scope user --format csv').\n"
+    "                (one row per interval, times in seconds since the recording started; its\n"
+    "                max_wait_ns is empty where the interval's longest wait was not measured)\n"
+    "                or user-locks (the user-space locks, as 'report --scope user --format csv').\n"
     "  pprof         a gzipped pprof profile (profile.proto) for 'go tool pprof' and\n"
     "                continuous profilers (Pyroscope, Parca, Grafana): the same stacks as\n"
     "                folded, with Go's mutex-profile sample types contentions/count and\n"
-    "                delay/nanoseconds plus spin and offcpu nanoseconds, labels lock, kind\n"
-    "                and name_source (and scope=user on user-space locks). Binary: needs -o\n"
-    "                (or a pipe).\n"
+    "                delay/nanoseconds plus the wait's four parts in nanoseconds (spinning,\n"
+    "                queued_on_cpu, asleep, runnable: they add up to delay), labels lock,\n"
+    "                kind and name_source (and scope=user on user-space locks). Binary:\n"
+    "                needs -o (or a pipe).\n"
     "\n"
     "-E N keeps the N locks (by name) first in the -k order, as 'lockscope report -E N -k KEY'\n"
-    "lists them; the filters (-Y, -L, -S, ...) apply as in report.";
+    "lists them; the filters (-Y, -L, -S, ...) apply as in report.\n"
+    "\n"
+    "-o writes the whole file or nothing: an interrupted export leaves no half file. It never\n"
+    "writes over the session it reads, and over another existing file only with --force.";
 
-constexpr const char* kExamples =
+constexpr const char* kExportExamples =
     "  lockscope export pipe.lockscope --format chrome-trace -o pipe.json\n"
     "  lockscope export pipe.lockscope --format folded -E 10 | flamegraph.pl --countname ns > pipe.svg\n"
     "  lockscope export pipe.lockscope --format pprof -o pipe.pb.gz && go tool pprof -http : pipe.pb.gz";
@@ -82,39 +92,65 @@ Session first_locks(const Session& session, size_t entries, RowSort sort)
     return filter_session(session, keep);
 }
 
-// The output stream: a file when -o is given, else stdout.
+// The output: a file when -o is given (whole or not at all: atomic_file.h),
+// else stdout.
 class Output {
 public:
-    explicit Output(const std::string& path) : path_(path)
+    Output(const std::string& path, bool replace)
     {
-        if (path_.empty())
-            return;
-        file_.open(path_, std::ios::binary | std::ios::trunc);
-        if (!file_)
-            throw Error("cannot create output file", path_, errno);
+        if (!path.empty())
+            file_.emplace(path, replace);
     }
-    std::ostream& stream() { return path_.empty() ? std::cout : file_; }
+    std::ostream& stream() { return file_ ? file_->stream() : std::cout; }
     void finish()
     {
-        stream().flush();
-        if (!stream())
-            throw Error("cannot write output", path_.empty() ? "stdout" : path_, errno);
+        if (file_)
+            return file_->commit();
+        std::cout.flush();
+        if (!std::cout)
+            throw Error("cannot write output", "stdout", errno);
     }
 
 private:
-    std::string path_;
-    std::ofstream file_;
+    std::optional<AtomicFile> file_;
 };
+
+// The session read must never be what is written: not by name, not by a
+// link or another path to the same file.
+void refuse_writing_over_input(const std::string& input, const std::string& output)
+{
+    struct stat in {
+    }, out{};
+    if (output.empty() || ::stat(input.c_str(), &in) != 0 || ::stat(output.c_str(), &out) != 0)
+        return;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        throw UsageError("-o " + output + " is the session being exported (" + input +
+                         "); write the export to another file");
+}
+
+// --scope: the kernel's locks, or the user-space locks, alone.
+void keep_scope(Session& session, LockScope scope)
+{
+    if (scope == LockScope::Kernel) {
+        session.user_locks.clear();
+        session.user_lock_stacks.clear();
+    } else if (scope == LockScope::User) {
+        session.lock_intervals.clear();
+        session.stacks.clear();
+    }
+}
 
 }  // namespace
 
 int cmd_export(const Args& given)
 {
     std::string format, output, weight = "wait", table = "locks", scope = "all";
+    bool force = false;
     po::options_description visible("options");
-    visible.add_options()("help,h", "show this help")(
-        "format", po::value(&format), "chrome-trace, folded, csv or pprof")("output,o", po::value(&output),
-                                                                            "write here instead of stdout")(
+    visible.add_options()("help,h", "show this help")("format", po::value(&format),
+                                                      "chrome-trace, folded, csv or pprof")(
+        "output,o", po::value(&output), "write here instead of stdout (whole or not at all)")(
+        "force,f", po::bool_switch(&force), "overwrite an existing output file")(
         "weight", po::value(&weight)->default_value("wait"), "folded: wait (ns) or contentions")(
         "table", po::value(&table)->default_value("locks"), "csv: locks, intervals or user-locks")(
         "scope", po::value(&scope)->default_value("all"),
@@ -128,7 +164,7 @@ int cmd_export(const Args& given)
     po::variables_map vm;
     reject_perf_fields(given, "chrome-trace, folded, csv or pprof");
     const Args args = rewrite_old_spellings(given, "export", {{"-F", "--format", is_output_format}});
-    if (!parse(args, visible, session_file.all, session_file.positional, vm, {kUsage, kExamples}))
+    if (!parse(args, visible, session_file.all, session_file.positional, vm, {kExportUsage, kExportExamples}))
         return kExitOk;
     const std::string& file = session_file.one("lockscope export FILE --format FORMAT");
     if (format.empty())
@@ -148,25 +184,27 @@ int cmd_export(const Args& given)
 
     if (fmt == ExportFormat::Pprof && output.empty() && isatty(STDOUT_FILENO))
         throw UsageError("a pprof profile is binary (gzipped protobuf): give -o FILE.pb.gz, or a pipe");
+    require_session_file(file);
+    refuse_writing_over_input(file, output);
 
     // Per-run lock totals are all any format needs; episodes are streamed.
     const LockFilter filter = filter_from(filter_args);
     LoadOptions load;
-    load.lock_intervals = !filter.empty() || entries;  // a filter recomputes each interval's counters
+    // A filter recomputes each interval's counters; the intervals table tells
+    // a measured maximum from a bound by the per-interval lock rows.
+    load.lock_intervals = !filter.empty() || entries || (fmt == ExportFormat::Csv && t == CsvTable::Intervals);
     Session session = filter_session(load_session(file, load), filter);
-    if (entries)
+    // The locks tables cut their rows as `report -E N` does, shares still of
+    // the whole session; the other formats keep the N locks' stacks, episodes
+    // or intervals.
+    const bool cuts_rows = fmt == ExportFormat::Csv && t != CsvTable::Intervals;
+    if (entries && !cuts_rows)
         session = first_locks(session, entries, sort);
     for (const std::string& warning : session.warnings)
         std::fprintf(stderr, "lockscope export: warning: %s\n", warning.c_str());
-    if (lock_scope == LockScope::Kernel) {
-        session.user_locks.clear();
-        session.user_lock_stacks.clear();
-    } else if (lock_scope == LockScope::User) {
-        session.lock_intervals.clear();
-        session.stacks.clear();
-    }
+    keep_scope(session, lock_scope);
 
-    Output out(output);
+    Output out(output, force);
     switch (fmt) {
         case ExportFormat::ChromeTrace: {
             const ChromeTraceSummary sum = export_chrome_trace(file, session, out.stream(), lock_scope);
@@ -191,7 +229,7 @@ int cmd_export(const Args& given)
             export_folded(session, w, out.stream());
             break;
         case ExportFormat::Csv:
-            export_csv(session, t, out.stream());
+            export_csv(session, t, out.stream(), entries, sort);
             break;
         case ExportFormat::Pprof:
             export_pprof(session, out.stream());

@@ -9,7 +9,7 @@
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kLabUsage =
     "usage: lockscope lab (--kernel PATH [--modules DIR] | --debian-kernel SPEC)... [options]\n"
     "\n"
     "The kernel lab: boots each kernel in qemu (KVM when /dev/kvm is usable, TCG\n"
@@ -28,7 +28,7 @@ constexpr const char* kUsage =
     "\n"
     "Needs qemu-system-x86 and busybox-static; root for apt-get download's cache.";
 
-constexpr const char* kExamples =
+constexpr const char* kLabExamples =
     "  lockscope lab --debian-kernel 6.1 --debian-kernel 6.1-rt --workload pipe -t 2 -d 2 --repeat 3 -o lab --diff\n"
     "  lockscope lab --kernel bzImage-a --kernel bzImage-b --workload unlink1 --diff";
 
@@ -92,7 +92,7 @@ int cmd_lab(const Args& args)
         "/var/cache/lockscope/lab)");
     po::positional_options_description none;
     po::variables_map vm;
-    if (!parse(args, visible, visible, none, vm, {kUsage, kExamples}))
+    if (!parse(args, visible, visible, none, vm, {kLabUsage, kLabExamples}))
         return kExitOk;
     o.kernels = kernel_sources(args);
 

@@ -1,14 +1,19 @@
 // lockscope record: options → RecordOptions → record::record().
+#include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/options.h"
+#include "cli/temp_file.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "lockscope_abi.h"
@@ -19,7 +24,7 @@
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRecordUsage =
     "usage: lockscope record [options] [-- COMMAND [ARG...]]\n"
     "\n"
     "Records kernel lock contention (lock:contention_begin/end, sched_switch,\n"
@@ -34,8 +39,9 @@ constexpr const char* kUsage =
     "  --tid TID            only this thread\n"
     "  -- COMMAND ...       run COMMAND and record it and every process it creates; stops when\n"
     "                       COMMAND exits (with -a: record system-wide while it runs)\n"
-    "  --cgroup PATH, -G    (with any of the above, or alone) only tasks in this cgroup v2 or below\n"
-    "                       it: a container, a systemd service\n"
+    "  --cgroup PATH        (with any of the above, or alone) only tasks in this cgroup v2 or below\n"
+    "                       it: a container, a systemd service; -G NAME,... names them as perf\n"
+    "                       does, from the cgroup root ('/' the root, '/system.slice/x.service')\n"
     "  -C CPUS              (with any of the above) only waits that begin on these CPUs\n"
     "\n"
     "User-space locks: with -p PID or -- COMMAND, the same session also holds that process's\n"
@@ -62,7 +68,7 @@ constexpr const char* kUsage =
     "longest wait is the longest timed one. --prometheus without -o uses --sample 64 unless\n"
     "--sample is given (--sample 1: time every episode).";
 
-constexpr const char* kExamples =
+constexpr const char* kRecordExamples =
     "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
     "  lockscope record -a -d 30 -o system.lockscope\n"
     "  lockscope record -o build.lockscope -- make -j8";
@@ -103,6 +109,8 @@ struct RecordArgs {
     bool use_bpf = false;
     std::string user_locks;  // "", "on" (--user-locks) or "all" (--user-locks=all)
     bool no_user_locks = false;
+    uint32_t map_entries = 0;  // perf's -M
+    int realtime = 0;          // --realtime: SCHED_FIFO priority, 0 for none
 };
 
 void add_probe_options(po::options_description& d, record::RecordOptions& o)
@@ -172,7 +180,7 @@ void add_user_lock_options(po::options_description& d, RecordArgs& a)
         "user-locks", po::value(&a.user_locks)->implicit_value("on")->value_name("all"),
         "record the target's user-space locks where it is not the default: the --workload process; "
         "--user-locks=all: every process's on the machine (but lockscope's own), with any target or "
-        "none (costs more: see docs/cost.md)");
+        "none (costs more: see docs/cost.md, in /usr/share/doc/lockscope with the package)");
 }
 
 // On by default where the recording has one target process and a session
@@ -206,20 +214,27 @@ po::options_description describe(RecordArgs& a)
 {
     record::RecordOptions& o = a.o;
     po::options_description d("options");
-    d.add_options()("help,h", "show this help")("output,o", po::value(&o.output),
-                                                "session file to write (default: lockscope-<date>-<time>.lockscope)")(
+    d.add_options()("help,h", "show this help")(
+        "output,o", po::value(&o.output),
+        "session file to write (default: lockscope-<date>-<time>.lockscope); -: standard output, when the "
+        "recording ends (as perf's -o -: the command's own output goes to stderr meanwhile)")(
         "force,f", po::bool_switch(&o.overwrite), "overwrite an existing output file")(
         "duration,d", po::value(&o.duration_s),
         "seconds to record (with --workload: the workload's duration, default 5); "
         "default: until Ctrl-C or the target exits")("interval,i", po::value(&o.interval_s)->default_value(1.0),
                                                      "seconds per interval in the session")(
-        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics");
+        "repeat,r", po::value(&o.repeat)->default_value(1), "runs of the workload or command, for diff statistics")(
+        "realtime", po::value(&a.realtime)->value_name("PRIO"),
+        "run lockscope's own threads at this SCHED_FIFO priority (1-99), as perf record -r does: where "
+        "real-time threads of the target hog the CPUs, lockscope still reads its buffers, and the target's "
+        "binaries, while the target runs (the command and workloads it starts keep their normal policy)");
     add_target_options(d, a.target, TargetParts::All);
     d.add_options()("dir", po::value(&o.workload.dir), "workload scratch directory parent (default $TMPDIR or /tmp)")(
         "locks", po::value(&o.workload.locks)->default_value(workload::Options::kDefaultLocks),
         "workload pipes: how many pipes (distinct contended locks)")(
         "use-bpf,b", po::bool_switch(&a.use_bpf), "accepted for perf's sake; lockscope always records with BPF");
     add_probe_options(d, o);
+    add_map_entries_option(d, a.map_entries);
     add_user_lock_options(d, a);
     add_always_on_options(d, a);
     add_filter_options(d, a.filters);
@@ -283,20 +298,83 @@ std::unique_ptr<metrics::PrometheusExporter> start_exporter(RecordArgs& a)
     return exporter;
 }
 
-void print_result(const record::RecordResult& r)
+// --realtime: this thread, and every thread it starts, at a SCHED_FIFO
+// priority; a process it forks (the command, a workload) goes back to the
+// normal policy (SCHED_RESET_ON_FORK).
+void run_realtime(int priority)
 {
+    const int lowest = sched_get_priority_min(SCHED_FIFO), highest = sched_get_priority_max(SCHED_FIFO);
+    if (priority < lowest || priority > highest)
+        throw UsageError("--realtime takes a SCHED_FIFO priority from " + std::to_string(lowest) + " to " +
+                         std::to_string(highest) + ", not " + std::to_string(priority));
+    sched_param param{};
+    param.sched_priority = priority;
+    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) != 0)
+        throw Error("run at SCHED_FIFO priority " + std::to_string(priority), "--realtime", errno,
+                    "needs CAP_SYS_NICE (run as root), and room for real-time tasks in this cgroup");
+}
+
+// The last lines: what was recorded, user-lock waits too where they were
+// recorded, and where it went.
+void print_result(const record::RecordResult& r, bool user_locks, bool to_stdout)
+{
+    const std::string counts = format_count(r.contentions) + " contentions, " +
+                               (user_locks ? format_count(r.user_lock_waits) + " user-lock waits, " : std::string()) +
+                               format_count(r.events) + " events, lost " + format_count(r.lost);
     if (r.output.empty()) {
-        std::fprintf(stderr, "lockscope: %s: %zu interval%s, %llu contentions, %llu events, lost %llu\n",
-                     r.interrupted ? "stopped" : "done", r.intervals, r.intervals == 1 ? "" : "s",
-                     (unsigned long long)r.contentions, (unsigned long long)r.events, (unsigned long long)r.lost);
+        std::fprintf(stderr, "lockscope: %s: %zu interval%s, %s\n", r.interrupted ? "stopped" : "done", r.intervals,
+                     r.intervals == 1 ? "" : "s", counts.c_str());
         return;
     }
-    std::fprintf(stderr, "lockscope: %s %s: %zu run%s, %zu intervals, %llu contentions, %llu events, lost %llu\n",
-                 r.interrupted ? "stopped; kept" : "wrote", r.output.c_str(), r.runs, r.runs == 1 ? "" : "s",
-                 r.intervals, (unsigned long long)r.contentions, (unsigned long long)r.events,
-                 (unsigned long long)r.lost);
-    std::fprintf(stderr, "lockscope: see it with 'lockscope report %s'\n", r.output.c_str());
+    const std::string where = to_stdout ? "standard output" : r.output;
+    std::fprintf(stderr, "lockscope: %s %s: %zu run%s, %zu intervals, %s\n", r.interrupted ? "stopped; kept" : "wrote",
+                 where.c_str(), r.runs, r.runs == 1 ? "" : "s", r.intervals, counts.c_str());
+    if (!to_stdout)
+        std::fprintf(stderr, "lockscope: see it with 'lockscope report %s'\n", r.output.c_str());
 }
+
+// record -o -: the session is recorded into a file of our own and copied to
+// standard output when it is complete; meanwhile standard output is stderr,
+// so that the traced command's output does not mix into it (as perf does).
+class SessionToStdout {
+public:
+    explicit SessionToStdout(record::RecordOptions& o)
+    {
+        if (isatty(STDOUT_FILENO))
+            throw UsageError(
+                "-o - writes the session, a binary file, to standard output: pipe it "
+                "('| lockscope report -i -') or give -o FILE");
+        file_.emplace("lockscope-record", ".lockscope");
+        o.output = file_->path();
+        o.overwrite = true;
+        std::fflush(stdout);
+        stdout_ = dup(STDOUT_FILENO);
+        if (stdout_ < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            throw Error("cannot set standard output aside", "stdout", errno);
+    }
+    ~SessionToStdout()
+    {
+        if (stdout_ >= 0)
+            close(stdout_);
+    }
+    SessionToStdout(const SessionToStdout&) = delete;
+    SessionToStdout& operator=(const SessionToStdout&) = delete;
+
+    void copy() const
+    {
+        const int in = open(file_->path().c_str(), O_RDONLY | O_CLOEXEC);
+        const bool copied = in >= 0 && copy_fd(in, stdout_);
+        const int err = errno;
+        if (in >= 0)
+            close(in);
+        if (!copied)
+            throw Error("cannot write the session to standard output", "stdout", err);
+    }
+
+private:
+    std::optional<TempFile> file_;
+    int stdout_ = -1;
+};
 
 }  // namespace
 
@@ -305,9 +383,14 @@ int cmd_record(const Args& args)
     RecordArgs a;
     const po::options_description visible = describe(a);
     po::variables_map vm;
-    if (!parse(args, visible, visible, {}, vm, {kUsage, kExamples}, true, &a.o.command))
+    reject_not_offered(args, "record");
+    if (!parse(args, visible, visible, {}, vm, {kRecordUsage, kRecordExamples}, true, &a.o.command))
         return kExitOk;
     record::RecordOptions& o = a.o;
+    apply_map_entries(vm, a.map_entries, o.probe);
+    std::optional<SessionToStdout> to_stdout;
+    if (o.output == "-")
+        to_stdout.emplace(o);
     // --kind is applied in the kernel; --lock and --caller when a lock is
     // first named. Either way the session holds only the matching locks.
     o.filter = recording_filter(a.filters);
@@ -315,6 +398,8 @@ int cmd_record(const Args& args)
     check_options(a, vm);
     check_user_locks(a);
     o.status_line = isatty(STDERR_FILENO);
+    if (vm.count("realtime"))
+        run_realtime(a.realtime);
 
     std::unique_ptr<metrics::PrometheusExporter> exporter;
     if (!a.prometheus_address.empty()) {
@@ -327,7 +412,10 @@ int cmd_record(const Args& args)
         record::block_stop_signals();
         exporter = start_exporter(a);
     }
-    print_result(record::record(o));
+    const record::RecordResult result = record::record(o);
+    if (to_stdout)
+        to_stdout->copy();
+    print_result(result, o.user_locks, to_stdout.has_value());
     return kExitOk;
 }
 

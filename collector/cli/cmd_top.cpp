@@ -23,7 +23,7 @@
 namespace lockscope::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kTopUsage =
     "usage: lockscope top [options] [-- COMMAND [ARG...]]\n"
     "\n"
     "A live view of kernel lock contention, one frame per interval: the hottest\n"
@@ -39,7 +39,7 @@ constexpr const char* kUsage =
     "\n"
     "Needs root or CAP_BPF + CAP_PERFMON, like record.";
 
-constexpr const char* kExamples =
+constexpr const char* kTopExamples =
     "  lockscope top\n"
     "  lockscope top --workload pipe --threads 4 --by caller -k contended\n"
     "  lockscope top -i 5 -d 60 -E 10 > contention.log";
@@ -279,11 +279,15 @@ int cmd_top(const Args& given)
     add_row_options(visible, rows, 20, "rows at most (0: as many as fit)", "lines,n");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
+    uint32_t map_entries = 0;
+    add_map_entries_option(visible, map_entries);
+    reject_not_offered(given, "top");
     po::variables_map vm;
-    if (!parse(old_spellings(given), visible, visible, {}, vm, {kUsage, kExamples}, true, &o.command))
+    if (!parse(old_spellings(given), visible, visible, {}, vm, {kTopUsage, kTopExamples}, true, &o.command))
         return kExitOk;
     o.filter = recording_filter(filter_args);
     apply_target(target, vm, o);
+    apply_map_entries(vm, map_entries, o.probe);
 
     TopSettings settings;
     if (per_cgroup && vm.count("by"))

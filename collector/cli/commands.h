@@ -15,6 +15,7 @@ using Args = std::vector<std::string>;
 int cmd_record(const Args& args);
 int cmd_top(const Args& args);
 int cmd_report(const Args& args);
+int cmd_contention(const Args& args);
 int cmd_diff(const Args& args);
 int cmd_export(const Args& args);
 int cmd_workload(const Args& args);

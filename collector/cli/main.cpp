@@ -15,14 +15,17 @@ struct Command {
     const char* name;
     int (*run)(const lockscope::cli::Args&);
     const char* summary;
+    const char* alias = nullptr;  // perf's short name, accepted as the command's
 };
 
 constexpr Command kCommands[] = {
     {"record", lockscope::cli::cmd_record, "record kernel lock contention into a session file"},
     {"top", lockscope::cli::cmd_top, "live view of lock contention, refreshed every interval"},
     {"report", lockscope::cli::cmd_report, "print a session as text, JSON or CSV"},
+    {"contention", lockscope::cli::cmd_contention,
+     "perf lock contention's one-shot form (alias con): record, then print the report", "con"},
     {"diff", lockscope::cli::cmd_diff, "compare two sessions: changes, confidence intervals, verdicts"},
-    {"export", lockscope::cli::cmd_export, "write a session as a Perfetto trace, folded stacks or CSV"},
+    {"export", lockscope::cli::cmd_export, "write a session as a Perfetto trace, folded stacks, pprof or CSV"},
     {"workload", lockscope::cli::cmd_workload, "run a kernel lock workload (pipe, unlink1, ...)"},
     {"info", lockscope::cli::cmd_info, "what this machine supports and what will work"},
     {"bench", lockscope::cli::cmd_bench, "replay kernel lock algorithms in user space (reference locks)"},
@@ -42,7 +45,8 @@ void print_usage(FILE* out)
                  "exit status: 0 done, 1 failure, 2 usage error; diff --fail-on: 3 when tripped\n\n"
                  "examples:\n"
                  "  lockscope record --workload pipe -t 4 -d 5 -o pipe.lockscope\n"
-                 "  lockscope report pipe.lockscope\n");
+                 "  lockscope report pipe.lockscope\n"
+                 "  lockscope con -a -E 5 -- make -j8\n");
 }
 
 }  // namespace
@@ -63,7 +67,7 @@ int main(int argc, char** argv)
         return lockscope::kExitOk;
     }
     for (const Command& c : kCommands) {
-        if (name != c.name)
+        if (name != c.name && !(c.alias && name == c.alias))
             continue;
         lockscope::cli::Args args(argv + 2, argv + argc);
         try {

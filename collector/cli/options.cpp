@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "core/error.h"
 #include "probe/cgroups.h"
+#include "probe/probe.h"
 #include "record/recorder.h"
 
 namespace lockscope::cli {
@@ -131,6 +133,70 @@ bool is_group_name(const std::string& value)
     return false;
 }
 
+namespace {
+
+struct NotOffered {
+    const char* short_spelling;  // "-J", or nullptr
+    const char* long_spelling;   // "--inject-delay"
+    const char* why;
+};
+
+constexpr NotOffered kNotOffered[] = {
+    {nullptr, "--max-stack",
+     "lockscope keeps up to 16 frames of every sampled stack, a depth fixed in its BPF program"},
+    {nullptr, "--stack-skip",
+     "lockscope finds a wait's caller by skipping the locking functions by name, not a count of frames"},
+    {"-J", "--inject-delay", "lockscope only observes locks: it never delays them"},
+    {"-D", "--dump-raw-trace",
+     "lockscope keeps no raw events; 'record --trace' keeps every wait, which 'lockscope export --format "
+     "chrome-trace' shows"},
+    {nullptr, "--vmlinux",
+     "lockscope names kernel addresses when it records, from that machine's kallsyms: a session needs no "
+     "symbol file later"},
+    {nullptr, "--kallsyms",
+     "lockscope names kernel addresses when it records, from that machine's kallsyms: a session needs no "
+     "symbol file later"},
+};
+
+}  // namespace
+
+void reject_not_offered(const Args& args, const char* command)
+{
+    for (size_t i = 0; i < args.size() && args[i] != "--"; i++) {
+        const std::string& a = args[i];
+        for (const NotOffered& n : kNotOffered) {
+            const std::string long_spelling = n.long_spelling;
+            const bool is_long = a == long_spelling || a.rfind(long_spelling + "=", 0) == 0;
+            const bool is_short = n.short_spelling && a.rfind(n.short_spelling, 0) == 0;
+            if (is_long || is_short)
+                throw UsageError(std::string("perf's ") +
+                                 (n.short_spelling ? n.short_spelling + std::string("/") : "") + n.long_spelling +
+                                 " is not offered by 'lockscope " + command + "': " + n.why);
+        }
+    }
+}
+
+void add_map_entries_option(po::options_description& options, uint32_t& entries)
+{
+    options.add_options()("map-nr-entries,M", po::value(&entries),
+                          "perf's spelling: the kernel's lock table and stack table hold N entries each (default "
+                          "16384; more locks or stacks are counted as lost)");
+}
+
+void apply_map_entries(const po::variables_map& vm, uint32_t entries, probe::ProbeOptions& probe)
+{
+    if (!vm.count("map-nr-entries"))
+        return;
+    constexpr uint32_t kLowest = 64, kHighest = 1u << 20;
+    if (entries < kLowest || entries > kHighest)
+        throw UsageError("-M/--map-nr-entries must be between " + std::to_string(kLowest) + " and " +
+                         std::to_string(kHighest) + ", not " + std::to_string(entries));
+    if (vm.count("max-locks") && !vm["max-locks"].defaulted() && probe.max_locks != entries)
+        throw UsageError("give the lock table's size once: -M/--map-nr-entries or --max-locks");
+    probe.max_locks = entries;
+    probe.max_stacks = entries;
+}
+
 Args rewrite_old_spellings(const Args& args, const char* command, std::initializer_list<OldSpelling> old)
 {
     Args out;
@@ -173,7 +239,8 @@ void add_filter_options(po::options_description& options, FilterArgs& args)
     options.add_options()(
         "kind", po::value(&args.kinds)->composing(),
         "only these lock kinds, comma-separated or repeated: mutex, rwsem, spinlock, rwlock, rtmutex, "
-        "rt-rwlock, percpu-rwsem, semaphore, user-mutex, user-rwsem, or perf's spellings (rwsem:R, rwsem:W, "
+        "rt-rwlock, percpu-rwsem, semaphore, user-mutex, user-rwsem (the reference locks of bench), the "
+        "user-space locks' pthread_mutex, pthread_rwlock, futex, or perf's spellings (rwsem:R, rwsem:W, "
         "rwlock:R, rt-mutex, rwlock-rt, pcpu-sem; mutex:spin: a mutex's optimistic spin phases only)")(
         "type-filter,Y", po::value(&args.type_filters)->composing(), "perf's spelling of --kind")(
         "lock", po::value(&args.locks)->composing(),
@@ -276,10 +343,15 @@ void add_target_options(po::options_description& options, TargetArgs& args, Targ
         "no-children", "with -p or a command: that one process only, not the processes it creates")(
         "cgroup", po::value(&args.cgroups)->composing(),
         "only tasks in this cgroup v2 or below it (a container, a systemd unit): a directory under the cgroup2 "
-        "mount, absolute or relative to it; repeatable, at most 8")("cgroup-filter,G",
-                                                                    po::value(&args.cgroup_filters)->composing(),
-                                                                    "perf's spelling of --cgroup; comma-separated")(
-        "workload,w", po::value(&args.workload), "run this built-in workload meanwhile (system-wide)")(
+        "mount, absolute or relative to it; repeatable, at most 8")(
+        "cgroup-filter,G", po::value(&args.cgroup_filters)->composing(),
+        "perf's -G: only tasks in these cgroups v2 or below them, named from the cgroup root as perf and "
+        "report --by cgroup name them ('/' the root, '/system.slice/foo.service'); comma-separated");
+    args.workload_options = parts != TargetParts::NoWorkload;
+    if (!args.workload_options)
+        return;
+    options.add_options()("workload,w", po::value(&args.workload),
+                          "run this built-in workload meanwhile (system-wide)")(
         parts == TargetParts::All ? "threads,t" : "threads", po::value(&args.threads)->default_value("2"),
         "workload threads");
 }
@@ -292,11 +364,13 @@ void apply_target(const TargetArgs& args, const po::variables_map& vm, record::R
     o.probe.children = !vm.count("no-children");
     for (const std::string& path : args.cgroups)
         o.probe.cgroups.push_back(probe::resolve_cgroup(path));
-    for (const std::string& list : args.cgroup_filters) {  // perf's: comma-separated
+    for (const std::string& list : args.cgroup_filters) {  // perf's: comma-separated, from the cgroup root
         size_t start = 0;
         while (start <= list.size()) {
             const size_t comma = std::min(list.find(',', start), list.size());
-            o.probe.cgroups.push_back(probe::resolve_cgroup(list.substr(start, comma - start)));
+            std::string name = list.substr(start, comma - start);
+            name.erase(0, name.find_first_not_of('/'));
+            o.probe.cgroups.push_back(probe::resolve_cgroup(name.empty() ? "." : name));
             start = comma + 1;
         }
     }
@@ -308,7 +382,7 @@ void apply_target(const TargetArgs& args, const po::variables_map& vm, record::R
         throw UsageError("-a records every process: it does not go with -p or --tid");
     if (args.tid && access(("/proc/" + std::to_string(args.tid)).c_str(), F_OK) != 0)
         throw Error("no thread with TID " + std::to_string(args.tid), "");
-    const bool threads_given = vm.count("threads") && !vm["threads"].defaulted();
+    const bool threads_given = args.workload_options && vm.count("threads") && !vm["threads"].defaulted();
     if (args.workload.empty()) {
         if (threads_given)
             throw UsageError("-t/--threads goes with --workload");
@@ -345,6 +419,13 @@ const std::string& SessionFileArgs::one(const char* usage) const
     if (files.empty())
         throw UsageError(std::string("no session file given: ") + usage);
     return files.front();
+}
+
+void require_session_file(const std::string& path)
+{
+    std::error_code ec;
+    if (path != "-" && !std::filesystem::exists(path, ec))
+        throw UsageError("no such session file '" + path + "' (a file 'lockscope record -o FILE' wrote)");
 }
 
 }  // namespace lockscope::cli

@@ -14,6 +14,9 @@
 namespace lockscope::record {
 struct RecordOptions;
 }
+namespace lockscope::probe {
+struct ProbeOptions;
+}
 
 namespace lockscope::cli {
 
@@ -54,6 +57,17 @@ bool is_output_format(const std::string& value);
 // -F FORMAT, the old spelling of --format, passes.
 void reject_perf_fields(const Args& args, const char* formats);  // text, json, csv, chrome-trace, folded, pprof, ...
 bool is_group_name(const std::string& value);                    // lock, caller, task, kind, instance, cgroup
+// perf lock contention's options lockscope does not offer (--max-stack,
+// --stack-skip, -J/--inject-delay, -D/--dump-raw-trace, --vmlinux,
+// --kallsyms): a UsageError that says why, not "unrecognised option".
+void reject_not_offered(const Args& args, const char* command);
+
+// perf's -M/--map-nr-entries N, on record, top and contention: the kernel's
+// lock and stack tables hold N entries each.
+void add_map_entries_option(po::options_description& options, uint32_t& entries);
+// Applies -M when given; a count out of range, or one that differs from a
+// --max-locks also given, is a UsageError.
+void apply_map_entries(const po::variables_map& vm, uint32_t entries, probe::ProbeOptions& probe);
 
 // --kind/-Y, --lock, -L, --caller and -S, shared by record, top, report and
 // export (lock_filter.h has their meaning).
@@ -93,10 +107,12 @@ struct TargetArgs {
     std::vector<std::string> cpus;  // "0-3,8"
     std::vector<std::string> cgroups, cgroup_filters;
     std::string workload;
-    std::string threads = "2";  // a count; bench: also a list or range to sweep
+    std::string threads = "2";     // a count; bench: also a list or range to sweep
+    bool workload_options = true;  // --workload and --threads are declared (not TargetParts::NoWorkload)
 };
-// top keeps -t for perf's per-thread rows: its workload threads are --threads only.
-enum class TargetParts { ThreadsOnly, All, AllButShortThreads };
+// top keeps -t for perf's per-thread rows: its workload threads are --threads
+// only; contention has no workload (-t and --threads are perf's per-thread rows).
+enum class TargetParts { ThreadsOnly, All, AllButShortThreads, NoWorkload };
 void add_target_options(po::options_description& options, TargetArgs& args, TargetParts parts);
 // Binds the target into `o` (with its workload's duration from -d);
 // inconsistent targets are UsageErrors.
@@ -121,5 +137,9 @@ struct SessionFileArgs {
     // The first file; `usage` is the short form shown when none was given.
     const std::string& one(const char* usage) const;
 };
+
+// A session file named on the command line: a UsageError (exit 2) when it
+// does not exist; "-" (standard input) passes.
+void require_session_file(const std::string& path);
 
 }  // namespace lockscope::cli

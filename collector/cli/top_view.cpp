@@ -6,6 +6,7 @@
 #include "core/analysis/counter_delta.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/lock_key.h"
 
 namespace lockscope::cli {
 namespace {
@@ -28,7 +29,7 @@ std::string kind_cell(const ReportRow& r)
 {
     if (r.kind.empty())
         return "-";
-    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode;
+    return kind_text(r.kind, r.mode);
 }
 
 // Per second of the interval, so rows read the same at any -i.

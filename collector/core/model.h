@@ -310,7 +310,7 @@ struct UserLockWaker {
 };
 
 // Futex waits of the recorded processes that are no lock waits, per reason:
-// "condition", "semaphore", "other", "unsampled".
+// "condition", "semaphore", "other", "not unwound", "unsampled".
 struct UserLockLeftOut {
     int64_t run = 0;
     std::string reason;

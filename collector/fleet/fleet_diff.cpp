@@ -61,6 +61,9 @@ constexpr CounterTarget kCounters[] = {
     {"spin_seconds_total", &LockCounters::spin_ns, true},
     {"sleep_seconds_total", &LockCounters::sleep_ns, true},
     {"preempt_seconds_total", &LockCounters::preempt_ns, true},
+    // What spin phases spent switched out: without it spinning and the
+    // time off CPU would overlap, and the wait's parts would not add up.
+    {"spin_offcpu_seconds_total", &LockCounters::spin_offcpu_ns, true},
 };
 
 // Increases as Prometheus gives them, per (lock, kind label), one per kCounters.
@@ -231,6 +234,8 @@ FleetOptions fleet_options(const FleetRequest& r, double now_s)
         throw UsageError("--top must be between 1 and 1000");
     if (!(r.alpha > 0 && r.alpha <= 0.5))
         throw UsageError("--alpha must be in (0, 0.5], e.g. 0.05");
+    if (!(r.min_effect >= 0 && r.min_effect < 1))
+        throw UsageError("--min-effect must be in [0, 1), e.g. 0.05 or 5%");
     FleetOptions o;
     o.url = r.url;
     o.selector_a = r.a;
@@ -240,6 +245,7 @@ FleetOptions fleet_options(const FleetRequest& r, double now_s)
     o.end = parse_end(r.end, now_s);
     o.top = r.top;
     o.alpha = r.alpha;
+    o.min_effect = r.min_effect;
     return o;
 }
 
@@ -371,6 +377,7 @@ DiffResult diff_fleet(const FleetOptions& o)
 
     DiffOptions options;
     options.alpha = o.alpha;
+    options.min_effect = o.min_effect;
     options.runs_are_hosts = true;
     options.label_a = "hosts with lockscope_build_info" + a.selector;
     options.label_b = "hosts with lockscope_build_info" + b.selector;

@@ -22,6 +22,7 @@ struct FleetOptions {
     double end = 0;   // Unix seconds
     size_t top = 20;  // (lock, kind) pairs compared one by one; the rest summed
     double alpha = 0.05;
+    double min_effect = 0.05;  // DiffOptions::min_effect
     // Set from another thread to stop: the query under way is abandoned and
     // diff_fleet throws lockscope::Error("cancelled").
     const std::atomic<bool>* cancelled = nullptr;
@@ -34,6 +35,7 @@ struct FleetRequest {
     std::string window = "1h", end = "now";
     size_t top = 20;
     double alpha = 0.05;
+    double min_effect = 0.05;
 };
 
 // Checks the combination of options as `lockscope diff --prometheus` does

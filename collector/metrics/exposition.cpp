@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "core/analysis/counter_delta.h"
+#include "core/analysis/report_parts.h"
 #include "core/error.h"
+#include "core/lock_key.h"
 #include "lockscope_version.h"
 
 namespace lockscope::metrics {
@@ -109,6 +111,29 @@ MetricFamily wait_histograms(const BoundedSeries<SeriesKey>& locks, const std::s
     return f;
 }
 
+// The wait's four parts (core/analysis/report_parts.h) as one family with a
+// part label, per series: they add up to the series' wait_seconds_total.
+template <class Key>
+MetricFamily wait_parts(const BoundedSeries<Key>& series, const std::string& name, const std::string& help,
+                        std::vector<ClientMetric::Label> (*labels)(const Key&))
+{
+    MetricFamily f = family(name, help, MetricType::Counter);
+    for (const auto& [key, c] : series.series()) {
+        const auto ns = lockscope::wait_parts(c);
+        for (size_t i = 0; i < kWaitPartCount; ++i) {
+            std::vector<ClientMetric::Label> l = labels(key);
+            l.push_back({"part", kWaitParts[i].name});
+            f.metric.push_back(counter(seconds(ns[i]), std::move(l)));
+        }
+    }
+    return f;
+}
+
+constexpr const char* kWaitPartsHelp =
+    "The wait in parts that add up to it: part=spinning (on CPU in optimistic spin phases), queued_on_cpu "
+    "(on CPU after queueing), asleep (switched out blocked), runnable (switched out runnable: preempted, or "
+    "woken and waiting for a CPU)";
+
 // The user-space locks' families (lockscope_user_lock_*), as the kernel
 // locks' but for the futex syscall's wait.
 void add_user_lock_families(std::vector<MetricFamily>& out, const UserLockSeries& locks)
@@ -126,9 +151,9 @@ void add_user_lock_families(std::vector<MetricFamily>& out, const UserLockSeries
                                 "asleep (switched out blocked), runnable (woken or preempted, waiting for a CPU)",
                                 MetricType::Counter);
     for (const auto& [key, c] : locks.series()) {
-        const uint64_t off = c.sleep_ns + c.preempt_ns;
+        // A user lock's wait has no spin phases: on CPU is the kernel locks' queued on CPU.
         const std::pair<const char*, uint64_t> split[] = {
-            {"oncpu", c.wait_ns > off ? c.wait_ns - off : 0}, {"asleep", c.sleep_ns}, {"runnable", c.preempt_ns}};
+            {"oncpu", c.queued_on_cpu_ns()}, {"asleep", c.asleep_ns()}, {"runnable", c.runnable_ns()}};
         for (const auto& [part, ns] : split) {
             auto labels = lock_labels(key);
             labels.push_back({"part", part});
@@ -198,11 +223,6 @@ std::map<std::string, std::string> parse_operator_labels(const std::vector<std::
     return labels;
 }
 
-std::string kind_label(const LockInfo& lock)
-{
-    return lock.mode.empty() ? lock.kind : lock.kind + "/" + lock.mode;
-}
-
 std::vector<Bucket> cumulative_buckets(const std::array<uint64_t, kHistBuckets>& hist)
 {
     std::vector<Bucket> out;
@@ -226,7 +246,7 @@ void LockSeries::add(const std::vector<LockInterval>& deltas, const std::vector<
         if (d.lock_id < 1 || size_t(d.lock_id) > locks.size())
             continue;
         const LockInfo& lock = locks[size_t(d.lock_id - 1)];
-        interval[{lock.name, kind_label(lock)}].add(d.counters);
+        interval[{lock.name, kind_text(lock.kind, lock.mode)}].add(d.counters);
     }
     BoundedSeries::add(interval, [](const SeriesKey& k) { return SeriesKey{kOtherLock, k.kind}; });
 }
@@ -314,6 +334,10 @@ std::vector<MetricFamily> MetricsState::families() const
         out.push_back(per_cgroup(cgroups_, "lockscope_cgroup_offcpu_seconds_total",
                                  "Time the cgroup's tasks were switched out waiting for locks",
                                  [](const LockCounters& c) { return seconds(c.offcpu_ns()); }));
+    out.push_back(wait_parts<SeriesKey>(locks_, "lockscope_wait_part_seconds_total", kWaitPartsHelp, lock_labels));
+    if (per_cgroup_)
+        out.push_back(wait_parts<std::string>(cgroups_, "lockscope_cgroup_wait_part_seconds_total",
+                                              std::string(kWaitPartsHelp) + ", by the cgroup's tasks", cgroup_labels));
     out.push_back(wait_histograms(locks_, "lockscope_wait_duration_seconds",
                                   "Episode wait time (first contention_begin to contention_end); buckets are exact "
                                   "sums of the kernel's log2 buckets, le = 2^k - 1 ns"));

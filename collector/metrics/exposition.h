@@ -177,9 +177,6 @@ std::map<std::string, std::string> build_info_labels(const std::map<std::string,
 // UsageError for a name Prometheus would refuse or one lockscope sets.
 std::map<std::string, std::string> parse_operator_labels(const std::vector<std::string>& args);
 
-// "mutex", or "rwsem/write" when the lock has a mode.
-std::string kind_label(const LockInfo& lock);
-
 // A counter field's family name after "lockscope_" (or "lockscope_cgroup_"),
 // and the factor to its unit: <field>_total, and a time in ns as seconds,
 // <stem>_seconds_total (wait_ns: wait_seconds_total).

@@ -187,11 +187,9 @@ std::vector<Feature> detect_features()
     out.push_back({"kprobes", file_exists("/sys/bus/event_source/devices/kprobe/type"), false, "optional extras only"});
     const std::string tracefs = tracefs_mount_point();
     out.push_back({"tracefs", !tracefs.empty(), false,
-                   tracefs.empty()
-                       ? "not mounted: lockscope does not need it (it attaches through BTF); perf, bpftrace's "
-                         "tracepoint: probes and the test suite's observer do (mount -t tracefs nodev "
-                         "/sys/kernel/tracing)"
-                       : "mounted at " + tracefs + " (lockscope does not need it; perf and bpftrace do)"});
+                   tracefs.empty() ? "not mounted: lockscope does not need it (it attaches through BTF); perf and "
+                                     "bpftrace's tracepoint: probes do (mount -t tracefs nodev /sys/kernel/tracing)"
+                                   : "mounted at " + tracefs + " (lockscope does not need it; perf and bpftrace do)"});
     out.push_back({"kernel config", file_exists("/proc/config.gz") || file_exists(("/boot/config-" + rel).c_str()),
                    false, "lock-relevant config lines in session metadata"});
     return out;

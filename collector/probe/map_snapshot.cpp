@@ -17,7 +17,7 @@
 #include "lockscope_abi.h"
 #include "lockscope_bpf.skel.h"
 #include "pipeline/sampled_timing.h"
-#include "probe/map_read.h"
+#include "bpfmap/map_read.h"
 #include "probe/probe.h"
 #include "probe/rwsem_spin.h"
 

@@ -12,7 +12,7 @@
 
 #include "lockscope_abi.h"
 #include "probe/libbpf_log.h"
-#include "probe/map_read.h"
+#include "bpfmap/map_read.h"
 #include "rwsem_spin_bpf.skel.h"
 
 namespace lockscope::probe {

@@ -433,9 +433,11 @@ private:
                     return id ? std::optional(id) : std::nullopt;
                 },
                 .stack_frames = [this](int32_t stack_id) { return rollup_->stack_frames(stack_id); }};
-            if (last)
+            if (last) {
                 run.user_locks->finish(run.id, batch, kernel);
-            else
+                for (const UserLockRow& row : batch.user_locks)  // the run's rows, whole
+                    result_.user_lock_waits += row.waits;
+            } else
                 run.user_locks->interval(run.id, batch, kernel);
         }
         // Episodes that ended before the baseline are not in the run's counters.

@@ -59,6 +59,7 @@ struct RecordResult {
     size_t runs = 0;
     size_t intervals = 0;
     uint64_t contentions = 0;
+    uint64_t user_lock_waits = 0;  // waits on the recorded processes' user-space locks
     uint64_t events = 0;
     uint64_t lost = 0;
     bool interrupted = false;

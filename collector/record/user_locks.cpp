@@ -1,5 +1,8 @@
 #include "record/user_locks.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <mutex>
 #include <cstdio>
@@ -172,6 +175,14 @@ void UserLockRecording::stop_draining()
 
 void UserLockRecording::drain()
 {
+    // At the recorder's real-time priority, where record --realtime gave its
+    // main thread one (which threads do not inherit: SCHED_RESET_ON_FORK
+    // keeps the workloads' threads and the command at the normal policy):
+    // samples are unwound while their processes still run.
+    sched_param param{};
+    const int policy = sched_getscheduler(getpid());
+    if (policy >= 0 && (policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO && sched_getparam(getpid(), &param) == 0)
+        sched_setscheduler(0, policy, &param);
     // A turn at least every 50 ms, at once when a sample arrives.
     while (!stop_ && recorder_)
         poll(false);

@@ -16,7 +16,7 @@ using detail::bump;
 using detail::my_counters;
 
 namespace {
-constexpr unsigned kKind = LCB_F_MUTEX;
+constexpr unsigned kMutex46Kind = LCB_F_MUTEX;
 }  // namespace
 
 void Mutex46::lock() noexcept
@@ -103,7 +103,7 @@ void Mutex46::lock_slow() noexcept
     auto& counters = my_counters();
     bump(counters.contended);
     detail::hook(HookPoint::SpinBegin, this);
-    detail::spin_begin(this, kKind);
+    detail::spin_begin(this, kMutex46Kind);
     SpinFail why = SpinFail::BudgetExhausted;
     if (optimistic_spin(why)) {
         detail::spin_succeeded(this);
@@ -121,7 +121,7 @@ void Mutex46::lock_slow() noexcept
     waiter.tid = detail::self_tid();
     waiters_.push_back(&waiter);
     detail::hook(HookPoint::SpinFailed, this);
-    detail::spin_failed_queue(this, kKind, why);
+    detail::spin_failed_queue(this, kMutex46Kind, why);
     // xchg to -1 so that the releaser knows to wake the others; only a
     // non-negative count is worth the xchg. A woken waiter does not spin.
     while (!(count_.load(relaxed) >= 0 && count_.exchange(-1, acquire) == 1)) {

@@ -1,5 +1,6 @@
 #include "unwind/user_unwinder.h"
 
+#include "unwind/proc_maps.h"
 #include "unwind/symbol_names.h"
 
 #include <dwarf.h>
@@ -215,7 +216,8 @@ int collect_frame(Dwfl_Frame* frame, void* arg)
 
 // Reads the process's memory maps into a Dwfl that unwinds from copies.
 // Returns nullptr and sets why when it cannot.
-std::unique_ptr<Process> open_process(pid_t pid, std::string& why)
+// `tid`, a thread of it: see report_process_maps().
+std::unique_ptr<Process> open_process(pid_t pid, std::string& why, pid_t tid = 0)
 {
     auto process = std::make_unique<Process>();
     process->pid = pid;
@@ -225,7 +227,7 @@ std::unique_ptr<Process> open_process(pid_t pid, std::string& why)
         return nullptr;
     }
     dwfl_report_begin(process->dwfl);
-    const int err = dwfl_linux_proc_report(process->dwfl, pid);
+    const int err = report_process_maps(process->dwfl, pid, tid);
     dwfl_report_end(process->dwfl, nullptr, nullptr);
     if (err != 0) {
         why = "cannot read the memory maps of process " + std::to_string(pid) + ": " +
@@ -283,7 +285,7 @@ void UserUnwinder::forget(pid_t pid)
     processes_.erase(pid);
 }
 
-UserUnwinder::Process* UserUnwinder::process(pid_t pid, uint64_t ip, std::string& why)
+UserUnwinder::Process* UserUnwinder::process(pid_t pid, uint64_t ip, std::string& why, pid_t tid)
 {
     const auto now = std::chrono::steady_clock::now();
     auto found = processes_.find(pid);
@@ -294,9 +296,16 @@ UserUnwinder::Process* UserUnwinder::process(pid_t pid, uint64_t ip, std::string
         if (dwfl_addrmodule(found->second->dwfl, ip) != nullptr || now - found->second->opened < kRereadMaps) {
             return found->second.get();
         }
-        processes_.erase(found);
+        auto reread = open_process(pid, why, tid);
+        if (!reread) {
+            found->second->opened = now;  // what was read stays, for its modules
+            return found->second.get();
+        }
+        reread->opened = now;
+        found->second = std::move(reread);
+        return found->second.get();
     }
-    auto opened = open_process(pid, why);
+    auto opened = open_process(pid, why, tid);
     if (!opened) {
         return nullptr;
     }
@@ -368,7 +377,8 @@ UnwoundStack UserUnwinder::name(pid_t pid, std::span<const uint64_t> pcs)
     return out;
 }
 
-UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base)
+UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base,
+                                  pid_t tid)
 {
     UnwoundStack out;
     if (regs.ip == 0 || regs.sp == 0) {
@@ -376,7 +386,7 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
         return out;
     }
     std::string why;
-    Process* process = this->process(pid, regs.ip, why);
+    Process* process = this->process(pid, regs.ip, why, tid);
     if (process == nullptr) {
         // Keep the one address known.
         out.frames.push_back(UserFrame{.pc = regs.ip});
@@ -396,6 +406,16 @@ UnwoundStack UserUnwinder::unwind(pid_t pid, const UserRegs& regs, std::span<con
 
     name_frames(*process, out);
     return out;
+}
+
+int report_process_maps(Dwfl* dwfl, pid_t pid, pid_t tid)
+{
+    int err = dwfl_linux_proc_report(dwfl, pid);
+    if (err != 0 && tid > 0 && tid != pid) {
+        dwfl_report_begin(dwfl);
+        err = dwfl_linux_proc_report(dwfl, tid);
+    }
+    return err;
 }
 
 }  // namespace lockscope::unwind

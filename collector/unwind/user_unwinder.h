@@ -40,8 +40,10 @@ public:
     // BPF program copied them, stack the bytes copied from stack_base (the
     // sampled sp) upward. The process must still be running, or at least its
     // modules must have been seen by an earlier unwind: its memory maps say
-    // which file lies where.
-    UnwoundStack unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base);
+    // which file lies where. `tid`, the sampled thread, is where the maps are
+    // read when the process's own entry has none (report_process_maps()).
+    UnwoundStack unwind(pid_t pid, const UserRegs& regs, std::span<const uint8_t> stack, uint64_t stack_base,
+                        pid_t tid = 0);
 
     // Names frames found otherwise (the kernel's frame-pointer walk of a user
     // stack, bpf_get_stack with BPF_F_USER_STACK): pcs[0] the sampled ip, the
@@ -68,7 +70,7 @@ private:
         uint64_t offset = 0;  // of the looked-up address from the symbol's start
     };
 
-    Process* process(pid_t pid, uint64_t ip, std::string& why);
+    Process* process(pid_t pid, uint64_t ip, std::string& why, pid_t tid = 0);
     void name_frames(Process& process, UnwoundStack& out);
     const Symbol& symbol(const std::string& module_key, uint64_t module_offset, void* module, uint64_t lookup);
 

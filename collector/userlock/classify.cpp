@@ -2,6 +2,7 @@
 #include "core/enum_names.h"
 
 #include <array>
+#include <cstdio>
 #include <utility>
 
 namespace lockscope::userlock {
@@ -120,6 +121,12 @@ Classification classify(const std::vector<unwind::UserFrame>& frames)
     return {};
 }
 
+Classification classify_pi(const Classification& by_stack)
+{
+    const bool glibc_mutex = by_stack.wait_class == WaitClass::lock && by_stack.kind == "pthread_mutex";
+    return {WaitClass::lock, glibc_mutex ? "pthread_mutex_pi" : "futex_pi"};
+}
+
 std::string without_parameters(std::string_view function)
 {
     // Drop trailing qualifiers (" const", " &&") after the parameter list,
@@ -144,15 +151,25 @@ std::string without_parameters(std::string_view function)
     return std::string(function.substr(0, end));
 }
 
-std::string first_caller(const std::vector<unwind::UserFrame>& frames)
+Caller first_caller_of(const std::vector<unwind::UserFrame>& frames)
 {
     for (const auto& frame : frames) {
         if (frame.module.empty() || in_locking_library(frame)) {
             continue;
         }
-        return frame.function.empty() ? std::string() : without_parameters(frame.function);
+        if (!frame.function.empty()) {
+            return {without_parameters(frame.function), false};
+        }
+        char offset[32];
+        std::snprintf(offset, sizeof(offset), "+0x%llx", static_cast<unsigned long long>(frame.module_offset));
+        return {std::string(base_name(frame.module)) + offset, true};
     }
     return {};
+}
+
+std::string first_caller(const std::vector<unwind::UserFrame>& frames)
+{
+    return first_caller_of(frames).name;
 }
 
 std::string caller_lock_name(std::string_view kind, std::string_view caller)

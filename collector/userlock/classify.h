@@ -25,8 +25,9 @@ std::string_view to_string(WaitClass wait_class);
 
 struct Classification {
     WaitClass wait_class = WaitClass::other;
-    // "pthread_mutex", "pthread_rwlock/r", "pthread_rwlock/w"; "futex" when
-    // the wait is not through a known lock function.
+    // "pthread_mutex", "pthread_rwlock/r", "pthread_rwlock/w"; for PI
+    // futexes "pthread_mutex_pi" (glibc's PTHREAD_PRIO_INHERIT mutexes) or
+    // "futex_pi"; "futex" when the wait is not through a known lock function.
     std::string kind = "futex";
 };
 
@@ -35,9 +36,23 @@ struct Classification {
 // mutex wait, not a condition wait.
 Classification classify(const std::vector<unwind::UserFrame>& frames);
 
+// A wait in FUTEX_LOCK_PI, FUTEX_LOCK_PI2 or FUTEX_WAIT_REQUEUE_PI: a lock
+// wait whatever the stack says (the kernel takes the futex as a lock whose
+// word holds its owner's TID); glibc's mutex functions on the stack make it
+// a pthread_mutex_pi, anything else (a program's own futex lock) a futex_pi.
+Classification classify_pi(const Classification& by_stack);
+
 // The first frame outside the locking libraries (libc, libpthread,
 // libstdc++, the dynamic loader, and the inlined std:: wrappers around
-// them), without its parameter list: "Cache::get". "" when none is named.
+// them), without its parameter list: "Cache::get". A frame whose module has
+// no symbol for it (a stripped binary with no debug file) is named by its
+// place, the same on every run of the same build: "stress-ng+0xf55ff"
+// (is_offset set). "" when no frame is outside those libraries.
+struct Caller {
+    std::string name;
+    bool is_offset = false;
+};
+Caller first_caller_of(const std::vector<unwind::UserFrame>& frames);
 std::string first_caller(const std::vector<unwind::UserFrame>& frames);
 
 // "Cache::get(int) const" -> "Cache::get"; "(anonymous namespace)::f()" ->

@@ -4,8 +4,11 @@
 #include <gelf.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <vector>
 
+#include "unwind/proc_maps.h"
 #include "unwind/symbol_names.h"
 
 namespace lockscope::userlock {
@@ -32,15 +35,42 @@ struct DataObject {
     std::string module;
 };
 
+struct Index {
+    std::vector<DataObject> objects;   // data symbols
+    std::vector<DataObject> sections;  // writable sections (.data, .bss, ...): symbol is the section's name
+};
+
+// Adds a module's writable sections, as mapped in the process.
+void index_sections(Dwfl_Module* module, const std::string& file, std::vector<DataObject>& sections)
+{
+    GElf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(module, &bias);
+    size_t strings = 0;
+    if (elf == nullptr || elf_getshdrstrndx(elf, &strings) != 0) {
+        return;
+    }
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr header;
+        if (gelf_getshdr(scn, &header) == nullptr || header.sh_size == 0 ||
+            (header.sh_flags & (SHF_ALLOC | SHF_WRITE)) != (SHF_ALLOC | SHF_WRITE)) {
+            continue;
+        }
+        const char* name = elf_strptr(elf, strings, header.sh_name);
+        sections.push_back({header.sh_addr + bias, header.sh_size, name != nullptr ? name : "?", file});
+    }
+}
+
 // Adds a module's data objects (STT_OBJECT, STT_TLS) to the index. Every
 // module's symbol table is read once: a module's range from /proc/PID/maps
 // can stop short of its .bss (the anonymous part after the file's last
 // page), so an address is not first matched to a module.
 int index_module(Dwfl_Module* module, void** /*userdata*/, const char* name, Dwarf_Addr /*start*/, void* arg)
 {
-    auto* objects = static_cast<std::vector<DataObject>*>(arg);
+    auto* index = static_cast<Index*>(arg);
+    auto* objects = &index->objects;
     const int count = dwfl_module_getsymtab(module);
     const std::string file = file_name(name);
+    index_sections(module, file, index->sections);
     for (int i = 1; i < count; ++i) {
         GElf_Sym sym;
         GElf_Addr value = 0;
@@ -57,30 +87,38 @@ int index_module(Dwfl_Module* module, void** /*userdata*/, const char* name, Dwa
 }  // namespace
 
 struct DataSymbols::Process {
-    std::vector<DataObject> objects;  // by start address
+    Index index;  // each by start address
 };
 
 DataSymbols::DataSymbols() = default;
 DataSymbols::~DataSymbols() = default;
 
-std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr)
+std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr, pid_t tid)
 {
     auto& process = processes_[pid];
     if (!process) {
         process = std::make_unique<Process>();
+        bool read = false;
         if (Dwfl* dwfl = dwfl_begin(&kCallbacks)) {
             dwfl_report_begin(dwfl);
-            const int err = dwfl_linux_proc_report(dwfl, pid);
+            const int err = unwind::report_process_maps(dwfl, pid, tid);
             dwfl_report_end(dwfl, nullptr, nullptr);
             if (err == 0) {
-                dwfl_getmodules(dwfl, index_module, &process->objects, 0);
+                dwfl_getmodules(dwfl, index_module, &process->index, 0);
+                read = true;
             }
             dwfl_end(dwfl);
         }
-        std::sort(process->objects.begin(), process->objects.end(),
-                  [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
+        if (!read) {
+            processes_.erase(pid);
+            return std::nullopt;
+        }
+        for (auto* list : {&process->index.objects, &process->index.sections}) {
+            std::sort(list->begin(), list->end(),
+                      [](const DataObject& a, const DataObject& b) { return a.start < b.start; });
+        }
     }
-    const auto& objects = process->objects;
+    const auto& objects = process->index.objects;
     auto after = std::upper_bound(objects.begin(), objects.end(), uaddr,
                                   [](uint64_t address, const DataObject& o) { return address < o.start; });
     // Objects can nest (a symbol for a struct and one for its member): the
@@ -93,6 +131,15 @@ std::optional<DataSymbol> DataSymbols::lookup(pid_t pid, uint64_t uaddr)
         if (uaddr - after->start > (1U << 20)) {
             break;  // no data object is that large: the address is in none
         }
+    }
+    const auto& sections = process->index.sections;
+    auto section = std::upper_bound(sections.begin(), sections.end(), uaddr,
+                                    [](uint64_t address, const DataObject& o) { return address < o.start; });
+    if (section != sections.begin() && uaddr - std::prev(section)->start < std::prev(section)->bytes) {
+        --section;
+        char offset[32];
+        std::snprintf(offset, sizeof(offset), "+0x%llx", static_cast<unsigned long long>(uaddr - section->start));
+        return DataSymbol{section->module + ":" + section->symbol + offset, section->module, "user-section"};
     }
     return std::nullopt;
 }

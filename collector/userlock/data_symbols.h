@@ -1,5 +1,8 @@
 // The symbol of a lock that lies in a binary's .data or .bss: `g_cache_lock`
-// in `myapp`, the same name on every run, where the address changes.
+// in `myapp`, the same name on every run, where the address changes. A
+// binary stripped of its symbol table, with no debug file for it, still
+// names it by its place: `myapp:.bss+0x1a40`, the same on every run of the
+// same build.
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +18,9 @@ namespace lockscope::userlock {
 struct DataSymbol {
     std::string symbol;  // demangled: "g_cache_lock", "Registry::lock_"
     std::string module;  // the binary's file name: "myapp", "libfoo.so.1"
+    // "user-symbol" (a symbol of the binary or of its debug file), or
+    // "user-section" (no symbol: the section and the offset in it).
+    std::string source = "user-symbol";
 };
 
 // Looks data addresses up in the symbol tables of a running process's
@@ -27,9 +33,13 @@ public:
     DataSymbols(const DataSymbols&) = delete;
     DataSymbols& operator=(const DataSymbols&) = delete;
 
-    // The data object (STT_OBJECT or STT_TLS) that contains uaddr, or none
-    // for an address outside every binary's data (the heap, a stack).
-    std::optional<DataSymbol> lookup(pid_t pid, uint64_t uaddr);
+    // The data object (STT_OBJECT or STT_TLS) that contains uaddr, else the
+    // writable section of a binary that does; none for an address outside
+    // every binary's data (the heap, a stack).
+    // `tid`, a thread of pid, is read where pid's own maps cannot be
+    // (unwind::report_process_maps()); a process none of whose maps could be read
+    // is tried again at its next lookup.
+    std::optional<DataSymbol> lookup(pid_t pid, uint64_t uaddr, pid_t tid = 0);
 
     // Drops what was read for pid: call when its maps may have changed.
     void forget(pid_t pid);

@@ -19,25 +19,23 @@
 
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
+#include "bpfmap/map_read.h"
 #include "unwind/user_unwinder.h"
 #include "userlock/data_symbols.h"
+#include "userlock/word_waits.h"
 #include "userlock_abi.h"
 #include "userlock_bpf.skel.h"
 
 namespace lockscope::userlock {
 namespace {
 
-// futex_waitv (5.16) and futex_wait (6.7) have the same numbers on x86_64
-// and in the generic table (arm64); older headers lack them.
+// The programs test the futex calls' numbers as constants.
+static_assert(SYS_futex == LS_ULOCK_NR_FUTEX, "userlock_abi.h: another futex number");
 #ifdef SYS_futex_waitv
-constexpr long kFutexWaitv = SYS_futex_waitv;
-#else
-constexpr long kFutexWaitv = 449;
+static_assert(SYS_futex_waitv == LS_ULOCK_NR_FUTEX_WAITV, "userlock_abi.h: another futex_waitv number");
 #endif
 #ifdef SYS_futex_wait
-constexpr long kFutexWait = SYS_futex_wait;
-#else
-constexpr long kFutexWait = 455;
+static_assert(SYS_futex_wait == LS_ULOCK_NR_FUTEX_WAIT, "userlock_abi.h: another futex_wait number");
 #endif
 
 constexpr const char* kRemedy = "run as root (or with CAP_BPF and CAP_PERFMON) on a kernel with BTF";
@@ -64,16 +62,21 @@ std::set<std::string> op_names(uint32_t ops)
 
 using Key = std::pair<pid_t, uint64_t>;  // (tgid, futex address)
 
+// The futex operations that take a PI futex: lock waits whatever the stack.
+constexpr uint32_t kPiOps = LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI;
+
 using Frames = std::vector<std::string>;
 
 // The samples of one lock kind on one futex address.
 struct KindSamples {
     uint64_t samples = 0;
     std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
+    std::set<std::string> offset_callers;     // of them, those named by module and offset (no symbol)
     std::map<Frames, SampledStack> stacks;    // at most kMaxStacks, then "[other stacks]"
 };
 
 constexpr std::size_t kMaxStacks = 32;
+constexpr uint32_t kSymbolTries = 4;  // samples of a word at which its data symbol is looked up
 
 // A frame as stored: its function, else where it is.
 std::string frame_text(const unwind::UserFrame& frame)
@@ -112,6 +115,12 @@ void add_stack(KindSamples& kind, const std::vector<unwind::UserFrame>& frames, 
 // phase futex.
 struct KeySamples {
     std::map<WaitClass, uint64_t> classes;
+    uint64_t not_unwound = 0;  // samples whose stack named no frame: no vote
+    uint32_t tid = 0;          // a thread that waited on it (whose maps are the process's)
+    // The lock's data symbol, looked up while the process runs (at its
+    // first samples: a process's maps can be unreadable for a moment).
+    std::optional<DataSymbol> symbol;
+    uint32_t symbol_tries = 0;
     std::map<std::string, KindSamples> lock_kinds;  // the samples of lock waits, per kind
     std::set<uint32_t> owner_tids;
 };
@@ -134,6 +143,7 @@ using KernelLockKey = std::pair<uint64_t, uint32_t>;         // (address, kind b
 struct RowBuilder {
     UserLock row;
     std::map<std::string, uint64_t> callers;
+    std::set<std::string> offset_callers;
     std::map<Frames, SampledStack> stacks;
     std::map<KernelLockKey, KernelChain> chains;
     std::map<uint32_t, Waker> wakers;  // by tid
@@ -168,32 +178,14 @@ void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chai
     }
 }
 
-// Calls fn(key, value) for each entry of a BPF hash map (an entry deleted
-// meanwhile is passed over).
-template <typename Key, typename Value, typename Fn>
-void for_each_entry(int fd, Fn&& fn)
-{
-    Key key{};
-    Key next{};
-    const Key* previous = nullptr;
-    while (bpf_map_get_next_key(fd, previous, &next) == 0) {
-        key = next;
-        previous = &key;
-        Value value{};
-        if (bpf_map_lookup_elem(fd, &key, &value) == 0) {
-            fn(key, value);
-        }
-    }
-}
-
 // The chain records of every futex word: (tgid, address) -> their keys and stats.
 std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> read_chains(
-    int fd)
+    bpf_map* map)
 {
     std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, ls_ulock_chain_stats>>> out;
-    for_each_entry<ls_ulock_chain_key, ls_ulock_chain_stats>(
-        fd, [&](const ls_ulock_chain_key& key, const ls_ulock_chain_stats& stats) {
-            out[{static_cast<pid_t>(key.tgid), key.uaddr}].emplace_back(key, stats);
+    probe::for_each_entry<ls_ulock_chain_key, ls_ulock_chain_stats>(
+        map, 1, [&](const ls_ulock_chain_key& key, const ls_ulock_chain_stats* stats) {
+            out[{static_cast<pid_t>(key.tgid), key.uaddr}].emplace_back(key, *stats);
         });
     return out;
 }
@@ -295,7 +287,8 @@ WordWaits take_share(const WordWaits& whole, WordWaits& left, uint64_t num, uint
 }
 
 // Adds one futex word's waits of one kind to the row of the lock it names.
-// Names, in order: the data symbol, the first caller, none.
+// Names, in order: the data symbol, the first caller's function, the data
+// section and offset, the first caller's module and offset, none.
 RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::string& kind,
                  const std::optional<DataSymbol>& symbol, const KindSamples& kind_samples, const WordWaits& word,
                  uint32_t ops, const KeySamples& sampled)
@@ -303,13 +296,15 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     UserLock lock;
     lock.tgid = tgid;
     lock.kind = kind;
-    if (symbol) {
+    const auto* caller = most_common(kind_samples.callers);
+    const bool caller_is_offset = caller != nullptr && kind_samples.offset_callers.count(*caller) != 0;
+    if (symbol && (symbol->source == "user-symbol" || caller == nullptr || caller_is_offset)) {
         lock.name = symbol->symbol;
         lock.module = symbol->module;
-        lock.name_source = "user-symbol";
-    } else if (const auto* caller = most_common(kind_samples.callers)) {
+        lock.name_source = symbol->source;
+    } else if (caller != nullptr) {
         lock.name = caller_lock_name(kind, *caller);
-        lock.name_source = "user-caller";
+        lock.name_source = caller_is_offset ? "user-caller-offset" : "user-caller";
     } else {
         lock.name = caller_lock_name(kind, "unknown");
         lock.name_source = "unknown";
@@ -344,9 +339,10 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     row.samples += kind_samples.samples;
     row.ops.merge(op_names(ops));
     row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
-    for (const auto& [caller, count] : kind_samples.callers) {
-        builder.callers[caller] += count;
+    for (const auto& [name, count] : kind_samples.callers) {
+        builder.callers[name] += count;
     }
+    builder.offset_callers.insert(kind_samples.offset_callers.begin(), kind_samples.offset_callers.end());
     for (const auto& [frames, stack] : kind_samples.stacks) {
         SampledStack& into = builder.stacks[frames];
         into.frames = frames;
@@ -369,7 +365,7 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
     if (sampled.lock_kinds.empty()) {
         return std::nullopt;  // no sample of this word was a lock wait
     }
-    const bool pi = stats.ops & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
+    const bool pi = stats.ops & kPiOps;
     std::optional<RowKey> owners_row;
     uint64_t lock_samples = 0;
     for (const auto& [kind, kind_samples] : sampled.lock_kinds) {
@@ -403,16 +399,16 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
 }
 
 // The wakers of every futex word: (tgid, address) -> its wakers.
-std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(int fd)
+std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(bpf_map* map)
 {
     std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> out;
-    for_each_entry<ls_ulock_waker_key, ls_ulock_waker>(
-        fd, [&](const ls_ulock_waker_key& key, const ls_ulock_waker& value) {
+    probe::for_each_entry<ls_ulock_waker_key, ls_ulock_waker>(
+        map, 1, [&](const ls_ulock_waker_key& key, const ls_ulock_waker* value) {
             Waker w;
             w.tid = key.waker_tid;
-            w.tgid = value.waker_tgid;
-            w.comm.assign(value.comm, strnlen(value.comm, sizeof(value.comm)));
-            w.wakes = value.wakes;
+            w.tgid = value->waker_tgid;
+            w.comm.assign(value->comm, strnlen(value->comm, sizeof(value->comm)));
+            w.wakes = value->wakes;
             out[{static_cast<pid_t>(key.tgid), key.uaddr}].push_back(std::move(w));
         });
     return out;
@@ -443,25 +439,38 @@ struct Recorder::State {
 
     // A copied user stack of process tgid, unwound; the process is marked as
     // running (its maps can be read).
-    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied)
+    unwind::UnwoundStack unwind_copy(uint32_t tgid, const ls_user_stack& copied, uint32_t tid)
     {
         sampled.insert(static_cast<pid_t>(tgid));
         const unwind::UserRegs regs{copied.regs.ip, copied.regs.sp, copied.regs.bp};
         const std::span<const uint8_t> copy(copied.data, std::min<uint32_t>(copied.size, LS_USER_STACK_BYTES));
-        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp);
+        return unwinder.unwind(static_cast<pid_t>(tgid), regs, copy, regs.sp, static_cast<pid_t>(tid));
     }
 
     void take(const ls_ulock_sample& sample)
     {
         ++received;
-        const auto stack = unwind_copy(sample.tgid, sample.stack);
+        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid);
         const bool named = std::any_of(stack.frames.begin(), stack.frames.end(),
                                        [](const auto& frame) { return !frame.function.empty(); });
         unwound += named ? 1 : 0;
         auto& key = samples[{static_cast<pid_t>(sample.tgid), sample.uaddr}];
-        const auto classification = classify(stack.frames);
+        key.tid = sample.tid;
+        if (!key.symbol && key.symbol_tries < kSymbolTries) {
+            ++key.symbol_tries;
+            key.symbol =
+                data_symbols.lookup(static_cast<pid_t>(sample.tgid), sample.uaddr, static_cast<pid_t>(sample.tid));
+        }
+        if (!named && !(sample.op & kPiOps)) {
+            // A stack with no named frame says nothing about what waited:
+            // it does not vote (a word with only such samples is left out
+            // as "not unwound", not as "other").
+            ++key.not_unwound;
+            return;
+        }
+        const bool pi = sample.op & kPiOps;
+        const auto classification = pi ? classify_pi(classify(stack.frames)) : classify(stack.frames);
         ++key.classes[classification.wait_class];
-        const bool pi = sample.op & (LS_ULOCK_OP_LOCK_PI | LS_ULOCK_OP_LOCK_PI2 | LS_ULOCK_OP_WAIT_REQUEUE_PI);
         const bool mutex = classification.wait_class == WaitClass::lock && classification.kind == "pthread_mutex";
         if ((pi || mutex) && sample.owner_tid != 0 && sample.owner_tid != sample.tid) {
             key.owner_tids.insert(sample.owner_tid);
@@ -469,8 +478,11 @@ struct Recorder::State {
         if (classification.wait_class == WaitClass::lock) {
             auto& kind = key.lock_kinds[classification.kind];
             ++kind.samples;
-            if (const auto caller = first_caller(stack.frames); !caller.empty()) {
-                ++kind.callers[caller];
+            if (const auto caller = first_caller_of(stack.frames); !caller.name.empty()) {
+                ++kind.callers[caller.name];
+                if (caller.is_offset) {
+                    kind.offset_callers.insert(caller.name);
+                }
             }
             add_stack(kind, stack.frames, sample.wait_ns);
         }
@@ -480,7 +492,7 @@ struct Recorder::State {
     void take_kernel(const ls_kernel_user_sample& sample)
     {
         ++kernel_received;
-        const auto stack = unwind_copy(sample.tgid, sample.stack);
+        const auto stack = unwind_copy(sample.tgid, sample.stack, sample.tid);
         KindSamples& under = kernel_stacks[{sample.lock, sample.flags, sample.stack_id, pid_t(sample.tgid)}];
         ++under.samples;
         add_stack(under, stack.frames, sample.wait_ns);
@@ -546,13 +558,13 @@ bool share_kernel_state(userlock_bpf* skel, const Options& options, std::string&
     return true;
 }
 
-// Every process of the machine: more threads asleep in futexes at once (a
-// desktop's idle thread pools), more futex words. 32,768 entries each: about
-// 11 MiB of kernel memory for the per-word map, 6 MiB for the wakers.
+// Every process of the machine: more futex words. 32,768 entries each: about
+// 7 MiB of kernel memory per CPU for the per-word rows, 6 MiB for the wakers.
 void size_for_every_process(userlock_bpf* skel)
 {
     constexpr uint32_t kEntries = 32768;
-    for (bpf_map* map : {skel->maps.waiting, skel->maps.waits, skel->maps.wakers}) {
+    skel->rodata->max_rows = kEntries;
+    for (bpf_map* map : {skel->maps.wait_index, skel->maps.wakers}) {
         if (const int err = bpf_map__set_max_entries(map, kEntries); err != 0) {
             throw Error("size the map", bpf_map__name(map), -err);
         }
@@ -573,21 +585,22 @@ Recorder Recorder::prepare(const Options& options)
     static_assert(sizeof(ls_ulock_waker_key) == 16 && sizeof(ls_ulock_waker) == 32, "userlock_abi.h changed");
     static_assert(LS_ULOCK_MAX_TARGETS == 1024, "record/user_locks.cpp says how many processes are followed");
     static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_cpu) == 16, "userlock_abi.h changed");
     auto state = std::make_unique<State>();
     state->skel = userlock_bpf::open();
     if (state->skel == nullptr) {
         throw Error("open BPF program", "userlock", errno, kRemedy);
     }
     auto* rodata = state->skel->rodata;
-    rodata->nr_futex = SYS_futex;
-    rodata->nr_futex_waitv = kFutexWaitv;
-    rodata->nr_futex_wait = kFutexWait;
+    rodata->nr_cpus = static_cast<uint32_t>(std::max(libbpf_num_possible_cpus(), 1));
+    if (const int err = bpf_map__set_max_entries(state->skel->maps.ulock_cpus, rodata->nr_cpus); err != 0) {
+        throw Error("size the map", "ulock_cpus", -err);
+    }
     rodata->sample_one_in = std::max<uint32_t>(options.sample_one_in, 1);
     rodata->max_samples_per_sec = options.max_samples_per_sec;
     rodata->follow_children = options.follow_children && !options.all_processes ? 1 : 0;
     rodata->all_processes = options.all_processes ? 1 : 0;
     rodata->self_tgid = static_cast<uint32_t>(getpid());
-    rodata->trace_waits = options.trace_waits ? 1 : 0;
     if (options.trace_waits) {
         if (const int err = bpf_map__set_max_entries(state->skel->maps.events, options.trace_buffer_bytes); err != 0) {
             throw Error("size the map", "events", -err);
@@ -596,9 +609,16 @@ Recorder Recorder::prepare(const Options& options)
     if (options.all_processes) {
         size_for_every_process(state->skel);
     }
+    // A row's entries, one per possible CPU (word_waits.cpp).
+    if (const int err = bpf_map__set_max_entries(state->skel->maps.wait_rows, rodata->max_rows * rodata->nr_cpus);
+        err != 0) {
+        throw Error("size the map", "wait_rows", -err);
+    }
     const bool chains = share_kernel_state(state->skel, options, state->chains);
-    bpf_program__set_autoload(state->skel->progs.userlock_enter, !chains);
-    bpf_program__set_autoload(state->skel->progs.userlock_enter_chains, chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_switch, !chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_switch_chains, chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_exit, !options.trace_waits);
+    bpf_program__set_autoload(state->skel->progs.userlock_exit_traced, options.trace_waits);
     // Every fork and exit of the machine runs these: only when children are followed.
     const bool children = options.follow_children && !options.all_processes;
     bpf_program__set_autoload(state->skel->progs.userlock_fork, children);
@@ -712,27 +732,38 @@ Recording Recorder::read()
     }
 
     std::map<RowKey, RowBuilder> rows;
-    const auto chains = read_chains(bpf_map__fd(state_->skel->maps.chain_waits));
-    const auto wakers = read_wakers(bpf_map__fd(state_->skel->maps.wakers));
+    const auto chains = read_chains(state_->skel->maps.chain_waits);
+    const auto wakers = read_wakers(state_->skel->maps.wakers);
     static const std::vector<Waker> kNoWakers;
     const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
-        const auto found = state_->samples.find({tgid, key.uaddr});
+        auto found = state_->samples.find({tgid, key.uaddr});
+        if (found == state_->samples.end() && (stats.ops & kPiOps)) {
+            // A PI futex is a lock even with no sample: counted, unnamed.
+            found = state_->samples.emplace(Key{tgid, key.uaddr}, KeySamples{}).first;
+            found->second.classes[WaitClass::lock] = 0;
+            found->second.lock_kinds["futex_pi"];
+        }
         const auto* decided = found != state_->samples.end() ? most_common(found->second.classes) : nullptr;
         if (decided != nullptr && *decided != WaitClass::lock) {
             out.other_words.insert({tgid, key.uaddr});
         }
         if (decided == nullptr || *decided != WaitClass::lock) {
-            auto& left = out.left_out[decided == nullptr ? "unsampled" : std::string(to_string(*decided))];
+            const bool failed_unwinds = found != state_->samples.end() && found->second.not_unwound != 0;
+            auto& left = out.left_out[decided != nullptr ? std::string(to_string(*decided))
+                                      : failed_unwinds   ? "not unwound"
+                                                         : "unsampled"];
             ++left.addresses;
             left.waits += stats.waits;
             return;
         }
         const auto word_wakers = wakers.find({tgid, key.uaddr});
         RowKey main_row;
-        const auto owners_row =
-            add_word(rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
-                     state_->data_symbols.lookup(tgid, key.uaddr), main_row);
+        const auto owners_row = add_word(
+            rows, tgid, found->second, stats, word_wakers != wakers.end() ? word_wakers->second : kNoWakers,
+            found->second.symbol ? found->second.symbol
+                                 : state_->data_symbols.lookup(tgid, key.uaddr, static_cast<pid_t>(found->second.tid)),
+            main_row);
         if (!std::get<1>(main_row).empty()) {
             out.lock_words[{tgid, key.uaddr}] = {std::get<1>(main_row), std::get<2>(main_row)};
         }
@@ -743,7 +774,9 @@ Recording Recorder::read()
             }
         }
     };
-    for_each_entry<ls_ulock_key, ls_ulock_stats>(bpf_map__fd(state_->skel->maps.waits), add_key);
+    for (const auto& [key, stats] : read_word_waits(state_->skel)) {
+        add_key(key, stats);
+    }
     for (auto& [id, builder] : rows) {
         if (const auto* caller = most_common(builder.callers)) {
             builder.row.caller = *caller;
@@ -773,15 +806,20 @@ Recording Recorder::read()
 
 std::size_t Recorder::in_flight() const
 {
-    const int fd = bpf_map__fd(state_->skel->maps.waiting);
-    std::size_t count = 0;
-    uint32_t tid = 0;
-    const uint32_t* previous = nullptr;
-    while (bpf_map_get_next_key(fd, previous, &tid) == 0) {
-        ++count;
-        previous = &tid;
+    // Each CPU counts the waits begun on it less those ended on it, at the
+    // head of its entry (one per possible CPU).
+    bpf_map* map = state_->skel->maps.ulock_cpus;
+    std::vector<uint8_t> value(bpf_map__value_size(map));
+    int64_t count = 0;
+    for (uint32_t cpu = 0; cpu < bpf_map__max_entries(map); ++cpu) {
+        if (bpf_map__lookup_elem(map, &cpu, sizeof(cpu), value.data(), value.size(), 0) != 0) {
+            throw Error("read the map", "ulock_cpus", errno);
+        }
+        ls_ulock_cpu counts;
+        std::memcpy(&counts, value.data(), sizeof(counts));
+        count += counts.in_flight;
     }
-    return count;
+    return static_cast<std::size_t>(std::max<int64_t>(count, 0));
 }
 
 std::vector<int> Recorder::prog_fds() const

@@ -128,8 +128,9 @@ struct UserLock : UserLockWaits {
 };
 
 // Futex waits that are no lock waits, per reason: "condition",
-// "semaphore", "other" (no known function on the stack), "unsampled" (no
-// stack of the address was sampled).
+// "semaphore", "other" (no known function on the stack), "not unwound"
+// (no sampled stack of the address named any frame), "unsampled" (no stack
+// of the address was sampled).
 struct LeftOut {
     uint64_t addresses = 0;
     uint64_t waits = 0;
@@ -142,7 +143,7 @@ struct Recording {
     uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
     uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
     uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
-    uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
+    uint64_t lost_inflight = 0;    // waits not timed: no room for a thread's wait state
     uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
     // Whether owners were followed into kernel locks: "on", "off (no kernel
     // recorder)" or "unavailable (why)".

@@ -54,7 +54,7 @@ QVariant metric_cell(const MetricDiff& m, Cell cell, int role)
     if (cell == Cell::Verdict && role == Qt::ForegroundRole)
         return display::verdict_colour(m.verdict);
     if (cell == Cell::Verdict && role == Qt::BackgroundRole && m.verdict != Verdict::NoSignificantDifference &&
-        m.verdict != Verdict::NotEnoughData) {
+        m.verdict != Verdict::NotEnoughData && m.verdict != Verdict::BelowMinEffect) {
         QColor tint = display::verdict_colour(m.verdict);
         tint.setAlpha(36);
         return tint;

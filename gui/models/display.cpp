@@ -1,6 +1,7 @@
 #include "models/display.h"
 
 #include "core/format.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,36 +27,25 @@ QString percent(double fraction, int decimals)
 }
 QString kind(const std::string& k, const std::string& mode)
 {
-    return QString::fromStdString(mode.empty() ? k : k + "/" + mode);
+    return QString::fromStdString(kind_text(k, mode));
 }
+
+static_assert(WaitPartCount == kWaitPartCount, "the dashboard shows every part of the wait");
 
 QString wait_part_name(int part)
 {
-    static const char* const names[WaitPartCount] = {"spinning", "queued on CPU", "asleep", "runnable"};
-    return part >= 0 && part < WaitPartCount ? QString::fromUtf8(names[part]) : QString();
+    return part >= 0 && part < WaitPartCount ? QString::fromUtf8(kWaitParts[size_t(part)].label) : QString();
 }
 
 uint64_t wait_part_ns(const LockCounters& c, int part)
 {
-    switch (part) {
-        case Spinning:
-            return c.spinning_ns();
-        case QueuedOnCpu:
-            return c.queued_on_cpu_ns();
-        case Asleep:
-            return c.asleep_ns();
-        case Runnable:
-            return c.runnable_ns();
-    }
-    return 0;
+    return part >= 0 && part < WaitPartCount ? (c.*kWaitParts[size_t(part)].ns)() : 0;
 }
 
 std::array<int, WaitPartCount> wait_part_percents(const LockCounters& c)
 {
-    std::vector<uint64_t> parts;
-    for (int part = 0; part < WaitPartCount; ++part)
-        parts.push_back(wait_part_ns(c, part));
-    const std::vector<int> whole = whole_percents(parts);
+    const auto ns = wait_parts(c);
+    const std::vector<int> whole = whole_percents({ns.begin(), ns.end()});
     std::array<int, WaitPartCount> percents{};
     std::copy_n(whole.begin(), WaitPartCount, percents.begin());
     return percents;
@@ -68,8 +58,10 @@ QString metric_label(const MetricDiff& m)
                                                                  {"spin_failure_rate", "spin-failure rate"},
                                                                  {"wait_per_op", "wait per op"},
                                                                  {"wait_per_s", "wait per second"},
-                                                                 {"spin_share", "share of wait spinning"},
-                                                                 {"offcpu_share", "share of wait off CPU"},
+                                                                 {"spinning_share", "share of wait spinning"},
+                                                                 {"queued_on_cpu_share", "share of wait queued on CPU"},
+                                                                 {"asleep_share", "share of wait asleep"},
+                                                                 {"runnable_share", "share of wait runnable"},
                                                                  {"idle_fraction", "CPU idle"}};
     for (const auto& [key, label] : labels)
         if (m.metric == key)
@@ -146,6 +138,7 @@ QColor verdict_colour(Verdict v)
         case Verdict::Lower:
             return QColor(0x15, 0x65, 0xc0);
         case Verdict::NoSignificantDifference:
+        case Verdict::BelowMinEffect:
             return QColor(0x61, 0x61, 0x61);
         case Verdict::NotEnoughData:
             return QColor(0x9e, 0x9e, 0x9e);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/analysis/diff.h"
+#include "core/analysis/report_parts.h"
 #include "core/model.h"
 
 #include <QColor>
@@ -19,8 +20,8 @@ QString rate(double per_s, const QString& unit = {});            // "12.3k/s"
 QString percent(double fraction, int decimals = 1);              // "42.1%"
 QString kind(const std::string& kind, const std::string& mode);  // "rwsem/write"
 
-// The wait's four parts (LockCounters::spinning_ns() and the rest), in the
-// order `lockscope report` prints them. Each nanosecond of a wait is in one.
+// The wait's four parts (core/analysis/report_parts.h), in the order
+// `lockscope report` prints them. Each nanosecond of a wait is in one.
 enum WaitPart { Spinning, QueuedOnCpu, Asleep, Runnable, WaitPartCount };
 QString wait_part_name(int part);  // "spinning", "queued on CPU", ...
 uint64_t wait_part_ns(const LockCounters& c, int part);

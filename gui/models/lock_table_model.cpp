@@ -74,11 +74,6 @@ int LockTableModel::rows() const
     return snapshot_ ? int(snapshot_->report.rows.size()) : 0;
 }
 
-QString LockTableModel::lockKey(const ReportRow& row)
-{
-    return QString::fromStdString(row.name + '\t' + row.kind + '\t' + row.mode);
-}
-
 QVariant LockTableModel::display(const ReportRow& r, int column) const
 {
     const LockCounters& c = r.counters;
@@ -110,7 +105,8 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
         case WaitMean:
             return display::duration(mean_wait(c));
         case WaitMax:
-            return display::duration(double(c.max_wait_ns));
+            // A maximum the session did not measure (report_max.h) is unknown.
+            return r.max_wait_known ? display::duration(double(c.max_wait_ns)) : QStringLiteral("–");
         case SpinningShare:
         case QueuedOnCpuShare:
         case AsleepShare:
@@ -171,7 +167,7 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
         case WaitMean:
             return mean_wait(c);
         case WaitMax:
-            return qulonglong(c.max_wait_ns);
+            return r.max_wait_known ? QVariant(qulonglong(c.max_wait_ns)) : QVariant(-1.0);
         case SpinningShare:
         case QueuedOnCpuShare:
         case AsleepShare:
@@ -200,6 +196,36 @@ QVariant LockTableModel::partPercent(const ReportRow& r, int column) const
     return display::wait_part_percents(c)[part_of(column)];
 }
 
+QVariant LockTableModel::exact(const ReportRow& r, int column) const
+{
+    const LockCounters& c = r.counters;
+    const bool timed = times_measured(c, timing_period_of(snapshot_));
+    switch (column) {
+        case Contentions:
+            return qulonglong(c.contentions);
+        case SpinAttempts:
+            return qulonglong(c.spin_attempts);
+        case Sleeps:
+            return qulonglong(c.sleeps);
+        case WaitTotal:
+            return timed ? QVariant(qulonglong(c.wait_ns)) : QVariant();
+        case WaitMax:
+            return timed && r.max_wait_known ? QVariant(qulonglong(c.max_wait_ns)) : QVariant();
+        case SpinningShare:
+        case QueuedOnCpuShare:
+        case AsleepShare:
+        case RunnableShare: {
+            // Off CPU is measured in every episode; the parts on CPU only
+            // where times were, and where the session splits the wait.
+            const bool on_cpu = column == SpinningShare || column == QueuedOnCpuShare;
+            if (on_cpu && (!timed || !split()))
+                return {};
+            return qulonglong(display::wait_part_ns(c, part_of(column)));
+        }
+    }
+    return {};
+}
+
 QVariant LockTableModel::cell(const QModelIndex& index, int role) const
 {
     const ReportRow& r = snapshot_->report.rows[size_t(index.row())];
@@ -211,9 +237,11 @@ QVariant LockTableModel::cell(const QModelIndex& index, int role) const
         case GroupIndexRole:
             return index.row();
         case LockKeyRole:
-            return lockKey(r);
+            return QVariant::fromValue(r.key());
         case PercentRole:
             return partPercent(r, index.column());
+        case ExactRole:
+            return exact(r, index.column());
         case Qt::TextAlignmentRole:
             return alignment(index.column() < Contentions || index.column() == Cgroups);
         case Qt::ToolTipRole:

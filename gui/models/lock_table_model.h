@@ -36,18 +36,20 @@ public:
     enum Roles {
         SortRole = Qt::UserRole + 1,  // raw number (exact integer for counters) or text
         GroupIndexRole,               // index into SessionSnapshot::groups
-        LockKeyRole,                  // "name\tkind\tmode": survives a reload
+        LockKeyRole,                  // the row's LockKey: survives a reload
         // int: a wait part's whole percentage, as shown; the four add up to
         // 100. Invalid where not known (no wait, not timed, not split).
         PercentRole,
+        // qulonglong: the exact count or nanoseconds behind a number column
+        // (a wait part's column: the part's ns), as `lockscope report
+        // --format json` has it; invalid where the report has null.
+        ExactRole,
     };
 
     explicit LockTableModel(QObject* parent = nullptr);
 
     void setSnapshot(SnapshotPtr snapshot);
     const SnapshotPtr& snapshot() const { return snapshot_; }
-
-    static QString lockKey(const ReportRow& row);
 
     // Every cgroup of the row, most sampled first, one per line.
     static QString cgroupList(const ReportRow& row);
@@ -58,9 +60,12 @@ private:
     QVariant display(const ReportRow& row, int column) const;
     QVariant sortValue(const ReportRow& row, int column) const;
     QVariant partPercent(const ReportRow& row, int column) const;
+    QVariant exact(const ReportRow& row, int column) const;
     bool split() const { return snapshot_ && snapshot_->report.wait_parts_split; }
 
     SnapshotPtr snapshot_;
 };
 
 }  // namespace lockscope::gui
+
+Q_DECLARE_METATYPE(lockscope::LockKey)

@@ -1,6 +1,7 @@
 #include "session/lock_detail.h"
 
 #include "core/analysis/user_code.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <map>
@@ -52,18 +53,18 @@ std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<
 LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
 {
     LockDetail d;
-    if (group >= snap.groups.size())
+    if (group >= snap.report.rows.size())
         return d;
-    const LockGroup& g = snap.groups[group];
+    const ReportRow& row = snap.report.rows[group];
     const Session& s = *snap.session;
-    d.name = g.row.name + " (" + (g.row.mode.empty() ? g.row.kind : g.row.kind + "/" + g.row.mode) + ")";
-    d.counters = g.row.counters;
+    d.name = row.name + " (" + kind_text(row.kind, row.mode) + ")";
+    d.counters = row.counters;
 
     const size_t n = snap.timeline.x_s.size();
     d.contentions_per_s = {"contentions/s", std::vector<double>(n)};
     d.spin_failures_per_s = {"spin failures/s", std::vector<double>(n)};
     d.sleeps_per_s = {"sleeps/s", std::vector<double>(n)};
-    for (int64_t id : g.lock_ids) {
+    for (int64_t id : row.lock_ids) {
         auto rows = snap.lock_rows.find(id);
         if (rows == snap.lock_rows.end())
             continue;
@@ -86,10 +87,10 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
     // The objects: one per address, numbered as `report --by instance` does.
     std::map<uint64_t, size_t> number;
     for (const LockInfo& l : s.locks)
-        if (l.name == g.row.name && !number.count(l.address))
+        if (l.name == row.name && !number.count(l.address))
             number.emplace(l.address, number.size() + 1);
     std::map<uint64_t, InstanceEntry> objects;
-    for (int64_t id : g.lock_ids) {
+    for (int64_t id : row.lock_ids) {
         const LockInfo* l = s.lock(id);
         if (!l)
             continue;
@@ -112,7 +113,7 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
     std::stable_sort(d.instances.begin(), d.instances.end(),
                      [](const InstanceEntry& a, const InstanceEntry& b) { return a.wait_ns > b.wait_ns; });
 
-    std::unordered_set<int64_t> ids(g.lock_ids.begin(), g.lock_ids.end());
+    std::unordered_set<int64_t> ids(row.lock_ids.begin(), row.lock_ids.end());
     const UserCodeIndex user_code(s);
     d.waiters = merge_stacks(s, ids, "waiter", &user_code);
     d.wakers = merge_stacks(s, ids, "waker");

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 namespace lockscope::gui {
 namespace {
@@ -82,15 +81,6 @@ void build_series(const Session& s, SessionSnapshot& snap)
                      [&](const Series& a, const Series& b) { return kind_total[a.name] > kind_total[b.name]; });
 }
 
-void build_groups(const Session& s, SessionSnapshot& snap)
-{
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<int64_t>> ids;
-    for (const LockInfo& l : s.locks)
-        ids[{l.name, l.kind, l.mode}].push_back(l.id);
-    for (const ReportRow& row : snap.report.rows)
-        snap.groups.push_back({row, ids[{row.name, row.kind, row.mode}]});
-}
-
 }  // namespace
 
 SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> session, SessionSnapshot::Level level)
@@ -106,7 +96,6 @@ SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> s
         std::any_of(session->runs.begin(), session->runs.end(), [](const RunInfo& r) { return r.status == "running"; });
     build_timeline(*session, *snap);
     build_series(*session, *snap);
-    build_groups(*session, *snap);
     return snap;
 }
 

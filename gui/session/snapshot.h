@@ -32,19 +32,12 @@ struct Timeline {
     double end_s() const { return x_s.empty() ? 0.0 : x_s.back(); }
 };
 
-// A row of the locks table: the report row plus the session locks (name,
-// kind, mode are equal; callers differ) it rolls up, so a selection can
-// reach the per-interval rows and stacks behind it.
-struct LockGroup {
-    ReportRow row;
-    std::vector<int64_t> lock_ids;
-};
-
 struct SessionSnapshot {
     QString path;
     std::shared_ptr<const Session> session;
-    Report report;                  // by lock, every row: the same numbers `lockscope report` prints
-    std::vector<LockGroup> groups;  // parallel to report.rows
+    // By lock, every row: the same numbers `lockscope report` prints; each
+    // row's lock ids reach the per-interval rows and stacks behind it.
+    Report report;
     Timeline timeline;
     Series spin_failure_rate;                 // fraction per interval (0 when nothing spun)
     Series idle_fraction;                     // fraction per interval
@@ -53,11 +46,11 @@ struct SessionSnapshot {
     bool recording = false;                   // a run is still being written
     // How much of the file this snapshot holds. A newly opened file comes
     // in three steps so the first paint does not wait for the per-lock rows:
-    //  Intervals: no per-lock rows at all (report rows, groups, lock_rows,
+    //  Intervals: no per-lock rows at all (report rows, lock_rows,
     //             contentions_by_kind empty; totals, timeline and the
     //             interval series final);
     //  Totals:    session->lock_intervals holds per-run totals per lock
-    //             (LoadOptions::lock_intervals off), so report and groups are
+    //             (LoadOptions::lock_intervals off), so report is
     //             final, the per-lock and per-kind time series still empty;
     //  Detailed:  everything.
     enum class Level { Intervals, Totals, Detailed };

@@ -93,13 +93,11 @@ void ModelTest::lockTableAgreesWithReport()
     uint64_t contentions = 0, wait = 0, spin_attempts = 0, sleeps = 0;
     for (int r = 0; r < model.rowCount(); ++r) {
         auto value = [&](int column) { return model.index(r, column).data(LockTableModel::SortRole); };
-        const QString key = model.index(r, 0).data(LockTableModel::LockKeyRole).toString();
-        const auto parts = key.split('\t');
+        const LockKey key = model.index(r, 0).data(LockTableModel::LockKeyRole).value<LockKey>();
         const auto it = std::find_if(locks.begin(), locks.end(), [&](const nlohmann::json& l) {
-            return l["name"] == parts[0].toStdString() && l["kind"] == parts[1].toStdString() &&
-                   l["mode"] == parts[2].toStdString();
+            return l["name"] == key.name && l["kind"] == key.kind && l["mode"] == key.mode;
         });
-        QVERIFY2(it != locks.end(), qPrintable(key));
+        QVERIFY2(it != locks.end(), key.name.c_str());
         const nlohmann::json& l = *it;
         QCOMPARE(value(LockTableModel::Contentions).toULongLong(), l["contentions"].get<uint64_t>());
         QCOMPARE(value(LockTableModel::SpinAttempts).toULongLong(), l["spin_attempts"].get<uint64_t>());
@@ -215,10 +213,10 @@ void ModelTest::detailModels()
     QAbstractItemModelTester t4(&wakers, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t6(&holders, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const auto& locks = report_["locks"];
-    for (size_t g = 0; g < snap_->groups.size(); ++g) {
+    for (size_t g = 0; g < snap_->report.rows.size(); ++g) {
         const LockDetail d = build_lock_detail(*snap_, g);
         const nlohmann::json& l = locks[g];  // snapshot rows are the report rows, same order
-        QCOMPARE(snap_->groups[g].row.name, l["name"].get<std::string>());
+        QCOMPARE(snap_->report.rows[g].name, l["name"].get<std::string>());
         histogram.setHistogram(d.counters.hist);
         uint64_t waits = 0;
         for (int r = 0; r < histogram.rowCount(); ++r)
@@ -239,7 +237,8 @@ void ModelTest::detailModels()
         // what the holder was doing.
         uint64_t holder_raw = 0, holder_shown = 0;
         for (const StackSample& s : snap_->session->stacks)
-            if (s.holder() && std::count(snap_->groups[g].lock_ids.begin(), snap_->groups[g].lock_ids.end(), s.lock_id))
+            if (s.holder() &&
+                std::count(snap_->report.rows[g].lock_ids.begin(), snap_->report.rows[g].lock_ids.end(), s.lock_id))
                 holder_raw += s.samples;
         for (const StackEntry& h : d.holders) {
             holder_shown += h.samples;
@@ -260,7 +259,7 @@ void ModelTest::detailModels()
         uint64_t raw = 0, shown = 0;
         for (const StackSample& s : snap_->session->stacks)
             if (s.role == "waiter" &&
-                std::count(snap_->groups[g].lock_ids.begin(), snap_->groups[g].lock_ids.end(), s.lock_id))
+                std::count(snap_->report.rows[g].lock_ids.begin(), snap_->report.rows[g].lock_ids.end(), s.lock_id))
                 raw += s.samples;
         for (int r = 0; r < waiters.rowCount(); ++r)
             shown += waiters.index(r, StackModel::Samples).data(StackModel::SortRole).toULongLong();
@@ -311,7 +310,7 @@ void ModelTest::callerStacksGoOnIntoTheWaitersUserCode()
                                            .samples = 1,
                                            .wait_ns = 1000});
     const SnapshotPtr snap = build_snapshot(QStringLiteral("user-code.lockscope"), session);
-    QCOMPARE(snap->groups.size(), size_t(1));
+    QCOMPARE(snap->report.rows.size(), size_t(1));
     const LockDetail d = build_lock_detail(*snap, 0);
     QCOMPARE(d.waiters.size(), size_t(2));
     StackModel waiters;
@@ -574,12 +573,11 @@ void ModelTest::stepsAgreeWithDetailed()
     }
     QVERIFY(first->report.rows.empty());
     QCOMPARE(totals->report.rows.size(), snap_->report.rows.size());
-    QCOMPARE(totals->groups.size(), snap_->groups.size());
     for (size_t i = 0; i < totals->report.rows.size(); ++i) {
         QVERIFY(totals->report.rows[i].name == snap_->report.rows[i].name);
         QVERIFY(totals->report.rows[i].caller == snap_->report.rows[i].caller);
         QVERIFY(totals->report.rows[i].counters == snap_->report.rows[i].counters);
-        QVERIFY(totals->groups[i].lock_ids == snap_->groups[i].lock_ids);
+        QVERIFY(totals->report.rows[i].lock_ids == snap_->report.rows[i].lock_ids);
     }
     QVERIFY(format_json(totals->report) == format_json(snap_->report));
 }

@@ -198,19 +198,16 @@ void DiffPage::setError(const QString& message)
 
 QString DiffPage::summary(const DiffResult& d) const
 {
-    QString method;
-    if (d.by_hosts)
-        method =
-            tr("Welch t-test on per-host values at α = %1: %2 vs %3 hosts").arg(d.alpha).arg(d.runs_a).arg(d.runs_b);
-    else
-        method = tr("%1 at α = %2: %3 vs %4 %5")
-                     .arg(d.by_runs ? tr("Welch t-test on per-run means") : tr("Mann–Whitney on per-interval samples"))
-                     .arg(d.alpha)
-                     .arg(d.by_runs ? d.runs_a : d.intervals_a)
-                     .arg(d.by_runs ? d.runs_b : d.intervals_b)
-                     .arg(d.by_runs ? tr("runs") : tr("intervals"));
+    const QString method = tr("Welch t-test with the %1 as samples: %2 vs %3 %1")
+                               .arg(d.by_hosts ? tr("hosts") : tr("runs"))
+                               .arg(d.runs_a)
+                               .arg(d.runs_b);
     QStringList lines;
-    lines << method + tr(". p-values of lock rows are Holm-adjusted; colour repeats the text.");
+    lines << method + tr(". α = %1 for the whole diff (all %2 p-values adjusted together); nothing below %3% is "
+                         "called; colour repeats the text.")
+                          .arg(d.alpha)
+                          .arg(d.hypotheses)
+                          .arg(100 * d.min_effect);
     for (const std::string& w : d.warnings)
         lines
             << QStringLiteral("<span style='color:#c62828'>⚠ %1</span>").arg(QString::fromStdString(w).toHtmlEscaped());

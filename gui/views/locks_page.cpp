@@ -233,7 +233,7 @@ void LocksPage::setUserLocks(const SnapshotPtr& snapshot)
 void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
 {
     setUserLocks(snapshot);
-    const QString keep = selected_key_;
+    const std::optional<LockKey> keep = selected_key_;
     table_->setSnapshot(snapshot);
     chains_->setGraph(snapshot ? build_chain_graph(snapshot->report.chains) : ChainGraph{});
     stacks_->setTabText(chains_tab_, chains_->graph().empty()
@@ -248,9 +248,9 @@ void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
         view_->setColumnWidth(LockTableModel::Caller, 170);
     updateCount();
     // A live reload replaces every row: find the selected lock again by name.
-    for (int r = 0; r < filter_->rowCount() && !keep.isEmpty(); ++r) {
+    for (int r = 0; r < filter_->rowCount() && keep; ++r) {
         QModelIndex index = filter_->index(r, 0);
-        if (index.data(LockTableModel::LockKeyRole).toString() == keep) {
+        if (index.data(LockTableModel::LockKeyRole).value<LockKey>() == *keep) {
             view_->selectionModel()->setCurrentIndex(index,
                                                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             return;
@@ -304,7 +304,7 @@ void LocksPage::showSelected()
     const QModelIndex current = view_->selectionModel()->currentIndex();
     const SnapshotPtr& snap = table_->snapshot();
     if (!current.isValid() || !snap) {
-        selected_key_.clear();
+        selected_key_.reset();
         chains_->setSelectedLock({});
         detail_title_->setText(tr("Select a lock to see its details"));
         histogram_->clear();
@@ -318,7 +318,7 @@ void LocksPage::showSelected()
         owner_chart_->setBars({});
         return;
     }
-    selected_key_ = current.data(LockTableModel::LockKeyRole).toString();
+    selected_key_ = current.data(LockTableModel::LockKeyRole).value<LockKey>();
     chains_->setSelectedLock(current.siblingAtColumn(LockTableModel::Name).data(Qt::DisplayRole).toString());
     const int group = current.data(LockTableModel::GroupIndexRole).toInt();
     const LockDetail detail = build_lock_detail(*snap, size_t(group));
@@ -355,7 +355,7 @@ void LocksPage::showSelected()
     wakers_->setStacks(detail.wakers);
     holders_->setStacks(detail.holders);
     instances_->setInstances(detail.instances);
-    emit lockSelected(selected_key_);
+    emit lockSelected(*selected_key_);
 }
 
 }  // namespace lockscope::gui

@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QLabel;
 class QTabWidget;
 class QLineEdit;
@@ -61,7 +63,7 @@ public:
     void focusFilter();
 
 signals:
-    void lockSelected(const QString& lock_key);
+    void lockSelected(const lockscope::LockKey& lock_key);
 
 private:
     void setupTable();
@@ -97,7 +99,7 @@ private:
     QTreeView* user_lock_view_;
     QPlainTextEdit* user_lock_stacks_;
     int user_locks_tab_ = -1;
-    QString selected_key_;  // kept across live reloads
+    std::optional<LockKey> selected_key_;  // kept across live reloads
 };
 
 }  // namespace lockscope::gui

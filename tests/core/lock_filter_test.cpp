@@ -158,5 +158,66 @@ TEST(LockFilter, LockListsAndCallstacks)
     EXPECT_EQ(f.describe(), "lock rtnl_mutex, inode.*; callstack pipe_");
 }
 
+// A session's user-space locks: two mutexes and a rwlock's readers, each
+// with a sampled stack and a waker.
+Session with_user_locks()
+{
+    Session s;
+    auto row = [&](const char* name, const char* kind, const char* caller, const char* frame) {
+        UserLockRow r;
+        r.run = 1;
+        r.pid = 40;
+        r.name = name;
+        r.kind = kind;
+        r.caller = caller;
+        r.waits = 10;
+        s.user_locks.push_back(r);
+        s.user_lock_stacks.push_back({1, 40, name, kind, {"__lll_lock_wait", frame}, 3, 300});
+        s.user_lock_wakers.push_back({1, 40, name, kind, 41, 40, "worker", 2});
+    };
+    row("g_cache_lock", "pthread_mutex", "Cache::get", "Cache::refill");
+    row("pthread_mutex@Queue::pop", "pthread_mutex", "Queue::pop", "Queue::pop");
+    row("g_table_lock", "pthread_rwlock/r", "lookup_table", "lookup_table");
+    return s;
+}
+
+std::vector<std::string> user_lock_names(const Session& s)
+{
+    std::vector<std::string> names;
+    for (const UserLockRow& r : s.user_locks)
+        names.push_back(r.name);
+    return names;
+}
+
+TEST(LockFilter, UserLocksAreFilteredByKindNameCallerAndStack)
+{
+    const Session s = with_user_locks();
+    auto kept = [&](auto add) {
+        LockFilter f;
+        add(f);
+        return user_lock_names(filter_session(s, f));
+    };
+    using Names = std::vector<std::string>;
+    EXPECT_EQ(kept([](LockFilter& f) { add_kind_filter(f, "pthread_mutex", "-Y"); }),
+              (Names{"g_cache_lock", "pthread_mutex@Queue::pop"}));
+    EXPECT_EQ(kept([](LockFilter& f) { add_kind_filter(f, "pthread_rwlock:R", "-Y"); }), Names{"g_table_lock"});
+    EXPECT_TRUE(kept([](LockFilter& f) { add_kind_filter(f, "pthread_rwlock:W", "-Y"); }).empty());
+    EXPECT_TRUE(kept([](LockFilter& f) { add_kind_filter(f, "mutex", "-Y"); }).empty()) << "a kernel kind";
+    EXPECT_EQ(kept([](LockFilter& f) { add_lock_list_filter(f, "g_*"); }), (Names{"g_cache_lock", "g_table_lock"}));
+    EXPECT_EQ(kept([](LockFilter& f) { add_pattern_filter(f.callers, "Queue::*", "--caller"); }),
+              Names{"pthread_mutex@Queue::pop"});
+    EXPECT_EQ(kept([](LockFilter& f) { add_callstack_filter(f, "refill"); }), Names{"g_cache_lock"});
+    LockFilter sides;
+    EXPECT_THROW(add_kind_filter(sides, "pthread_mutex:R", "-Y"), UsageError) << "a mutex has no sides";
+    // What belongs to a dropped row goes with it.
+    LockFilter one;
+    add_lock_list_filter(one, "g_cache_lock");
+    const Session cut = filter_session(s, one);
+    ASSERT_EQ(cut.user_lock_stacks.size(), 1u);
+    EXPECT_EQ(cut.user_lock_stacks[0].name, "g_cache_lock");
+    ASSERT_EQ(cut.user_lock_wakers.size(), 1u);
+    EXPECT_EQ(cut.user_lock_wakers[0].name, "g_cache_lock");
+}
+
 }  // namespace
 }  // namespace lockscope

@@ -673,3 +673,19 @@ TEST(ReportTest, CsvNumbersArePlainDecimals)
     EXPECT_EQ(csv.find("e+"), std::string::npos) << csv;
     EXPECT_NE(csv.find(",0.00000333333,"), std::string::npos) << csv;  // 1 failure in 300,000 attempts
 }
+
+TEST(ReportTest, OneSleepAndOneSwitchOutAreSaidInTheSingular)
+{
+    Report rep = build_report(sample(), {.top = 0});
+    rep.totals.counters.sleeps = 1;
+    rep.totals.counters.preemptions = 1;
+    std::string text = format_text(rep);
+    EXPECT_NE(text.find("switched out blocked, 1 sleep\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("switched out runnable, once\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("1 sleeps"), std::string::npos) << text;
+    rep.totals.counters.sleeps = 2;
+    rep.totals.counters.preemptions = 2;
+    text = format_text(rep);
+    EXPECT_NE(text.find("switched out blocked, 2 sleeps\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("switched out runnable, 2 times\n"), std::string::npos) << text;
+}

@@ -87,13 +87,14 @@ TEST(DiffTest, SameSystemTwiceIsNoSignificantDifference)
     EXPECT_TRUE(d.by_runs);
     EXPECT_TRUE(d.metadata.empty());
     EXPECT_TRUE(d.warnings.empty());
-    // Each total is its own question at alpha (a 5% false-positive rate each,
-    // checked over many trials in stats_test); the headline ones must hold here.
+    // Rates and times on the log scale, fractions as they are; the runs are
+    // the samples (the false-alarm rate over many diffs: diff_property_test).
     for (const MetricDiff& m : d.totals) {
-        EXPECT_EQ(m.test.method, stats::Method::Welch);
+        EXPECT_EQ(m.test.method, m.fraction() ? stats::Method::Welch : stats::Method::WelchLog) << m.metric;
         EXPECT_EQ(m.test.n_a, 5u);
         EXPECT_EQ(m.test.n_b, 5u);
     }
+    EXPECT_FALSE(d.any_change()) << format_diff_text(d);
     EXPECT_EQ(total(d, "throughput").verdict, Verdict::NoSignificantDifference);
     EXPECT_EQ(total(d, "spin_failure_rate").verdict, Verdict::NoSignificantDifference);
     EXPECT_EQ(total(d, "throughput").unit, "ops/s");
@@ -137,7 +138,6 @@ TEST(DiffTest, OneOrTwoShortRunsAreNotEnoughData)
         SessionSpec slow = baseline(6, runs, intervals);
         slow.ops = 10000;  // a huge difference must still not produce a verdict
         const DiffResult d = diff_specs(dir, baseline(5, runs, intervals), slow);
-        EXPECT_FALSE(d.by_runs);
         for (const MetricDiff& m : d.totals)
             EXPECT_EQ(m.verdict, Verdict::NotEnoughData) << m.metric << " " << runs << "x" << intervals;
         EXPECT_FALSE(d.any_change());
@@ -145,22 +145,27 @@ TEST(DiffTest, OneOrTwoShortRunsAreNotEnoughData)
     }
 }
 
-TEST(DiffTest, FewRunsFallBackToIntervalsWithRankTestAndSaySo)
+// Intervals of one run cannot show how much runs differ: a single long run
+// a side, however many intervals, gets values and changes but no verdict,
+// and the diff says how many runs are needed. (Intervals used to be tested
+// with a rank test, which called changes between two runs of one system.)
+TEST(DiffTest, FewerThanThreeRunsGetNoVerdictAndSayHowManyAreNeeded)
 {
     TempDir dir;
     SessionSpec slow = baseline(8, 1, 20);
     slow.ops = 40000;
     const DiffResult d = diff_specs(dir, baseline(7, 1, 20), slow);
-    EXPECT_FALSE(d.by_runs);
     const MetricDiff& tp = total(d, "throughput");
-    // Exact when nothing ties and the intervals show no positive autocorrelation.
-    EXPECT_TRUE(tp.test.method == stats::Method::MannWhitney || tp.test.method == stats::Method::MannWhitneyExact);
-    EXPECT_EQ(tp.test.n_a, 20u);
-    EXPECT_EQ(tp.verdict, Verdict::Worse);
-    EXPECT_EQ(total(d, "idle_fraction").direction, Direction::Neutral);
+    EXPECT_EQ(tp.test.n_a, 1u);
+    EXPECT_EQ(tp.verdict, Verdict::NotEnoughData);
+    EXPECT_NEAR(tp.test.relative, -0.2, 0.02) << "the change is still shown";
+    EXPECT_NE(tp.test.reason.find("at least 3 runs"), std::string::npos) << tp.test.reason;
+    EXPECT_NE(tp.test.reason.find("--repeat 3"), std::string::npos) << tp.test.reason;
+    EXPECT_FALSE(d.any_change());
     const std::string text = format_diff_text(d);
-    EXPECT_NE(text.find("autocorrelated"), std::string::npos);
-    EXPECT_NE(text.find(std::string(stats::method_name(tp.test.method)) + ", n 20/20"), std::string::npos);
+    EXPECT_NE(text.find("not enough data for throughput ops/s: the test needs at least 3 runs"), std::string::npos)
+        << text;
+    EXPECT_NE(tp.test.reason.find("(A has 1, B has 1)"), std::string::npos) << tp.test.reason;
 }
 
 TEST(DiffTest, AnotherKernelMatchesLocksByNameAndListsConfigFirst)
@@ -294,7 +299,7 @@ TEST(DiffTest, TextFitsHundredColumnsAndJsonIsComplete)
     const auto j = nlohmann::json::parse(format_diff_json(d));
     EXPECT_EQ(j["samples"], "runs");
     EXPECT_EQ(j["totals"][0]["metric"], "throughput");
-    EXPECT_EQ(j["totals"][0]["test"], "welch-t");
+    EXPECT_EQ(j["totals"][0]["test"], "welch-t-log");
     EXPECT_EQ(j["totals"][0]["n_a"], 5);
     EXPECT_TRUE(j["totals"][0].contains("relative_ci"));
     EXPECT_TRUE(j["totals"][0].contains("p_adjusted"));
@@ -503,14 +508,13 @@ TEST(DiffTest, UserLocksArePairedByNameAndKindAndComparedRunByRun)
     }));
 }
 
-TEST(DiffTest, UserLocksOfSingleRunSessionsAreLeftOutAndTheNotesSaySo)
+TEST(DiffTest, UserLocksOfSingleRunSessionsAreMatchedWithoutAVerdict)
 {
     TempDir dir;
     SessionSpec a = baseline(24, 1, 6), b = baseline(25, 1, 6);
     a.user_locks = b.user_locks = {{"g_cache_lock", "pthread_mutex"}};
     const DiffResult d = diff_specs(dir, a, b);
-    ASSERT_FALSE(d.by_runs);
-    EXPECT_THROW(lock(d, "g_cache_lock"), std::runtime_error);
-    EXPECT_TRUE(std::any_of(d.notes.begin(), d.notes.end(),
-                            [](const std::string& n) { return n.find("user-space locks left out") != n.npos; }));
+    const LockDiff& cache = lock(d, "g_cache_lock");
+    for (const MetricDiff& m : cache.metrics)
+        EXPECT_EQ(m.verdict, Verdict::NotEnoughData) << m.metric;
 }

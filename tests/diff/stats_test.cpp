@@ -342,3 +342,222 @@ TEST(Stats, HolmAdjustment)
     for (size_t i = 0; i < expected.size(); ++i)
         EXPECT_NEAR(adjusted[i], expected[i], 1e-12) << i;
 }
+
+TEST(Stats, WeightedHolmWithEqualWeightsIsHolm)
+{
+    const std::vector<double> p = {0.01, 0.04, 0.03, 0.005};
+    const std::vector<double> holm = holm_adjust(p), weighted = weighted_holm_adjust(p, {2, 2, 2, 2});
+    for (size_t i = 0; i < p.size(); ++i)
+        EXPECT_NEAR(weighted[i], holm[i], 1e-12) << i;
+}
+
+TEST(Stats, WeightedHolmStepsDownByPOverWeight)
+{
+    // Worked by hand: the order is by p/w; each adjusted p is p times the
+    // weight left at its step over its own weight, never below the one before.
+    const std::vector<double> a = weighted_holm_adjust({0.04, 0.001}, {0.9, 0.1});
+    EXPECT_NEAR(a[1], 0.001 * 1.0 / 0.1, 1e-12);
+    EXPECT_NEAR(a[0], 0.04 * 0.9 / 0.9, 1e-12);
+    const std::vector<double> b = weighted_holm_adjust({0.02, 0.01}, {0.25, 0.75});
+    EXPECT_NEAR(b[1], 0.01 / 0.75, 1e-12);
+    EXPECT_NEAR(b[0], 0.02, 1e-12);
+}
+
+TEST(Stats, WeightedHolmKeepsTheFamilyWiseErrorAtAlpha)
+{
+    // 20 metrics sharing three quarters and 40 call paths a quarter, all
+    // true null hypotheses: any false rejection at most alpha of the time.
+    std::mt19937_64 rng(6);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    std::vector<double> w;
+    for (int i = 0; i < 60; ++i)
+        w.push_back(i < 20 ? 0.75 / 20 : 0.25 / 40);
+    int any = 0;
+    for (int t = 0; t < kTrials; ++t) {
+        std::vector<double> p;
+        for (size_t i = 0; i < w.size(); ++i)
+            p.push_back(uniform(rng));
+        const std::vector<double> adjusted = weighted_holm_adjust(p, w);
+        any += *std::min_element(adjusted.begin(), adjusted.end()) < kAlpha;
+    }
+    EXPECT_LE(double(any) / kTrials, kAlpha + three_se(kAlpha));
+}
+
+TEST(Stats, HolmKeepsTheFamilyWiseErrorAtAlpha)
+{
+    // 40 true null hypotheses, as many as a diff of a few locks tests: any
+    // false rejection at most alpha of the time.
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    int any = 0;
+    for (int t = 0; t < kTrials; ++t) {
+        std::vector<double> p(40);
+        for (double& x : p)
+            x = uniform(rng);
+        const std::vector<double> adjusted = holm_adjust(p);
+        any += *std::min_element(adjusted.begin(), adjusted.end()) < kAlpha;
+    }
+    EXPECT_LE(double(any) / kTrials, kAlpha + three_se(kAlpha));
+}
+
+TEST(RatioTest, EachSampleIsItsOwnRatioAndTheValueIsTheRatioOfSums)
+{
+    const RatioSamples r = ratio_samples(std::vector<double>{1, 3, 7, 9}, std::vector<double>{1, 1, 0, 2});
+    EXPECT_EQ(r.values, (std::vector<double>{1, 3, 4.5})) << "a sample without a denominator has no value";
+    EXPECT_DOUBLE_EQ(r.pooled, 13.0 / 4.0);
+    const RatioSamples none = ratio_samples(std::vector<double>{1}, std::vector<double>{0});
+    EXPECT_TRUE(none.values.empty());
+    EXPECT_TRUE(std::isnan(none.pooled));
+}
+
+TEST(RatioTest, FewerThanThreeSamplesAreNotEnoughAndSaySo)
+{
+    const RatioSamples two = ratio_samples(std::vector<double>{1, 3}, std::vector<double>{1, 1});
+    const RatioSamples four = ratio_samples(std::vector<double>{1, 2, 3, 4}, std::vector<double>{1, 1, 1, 1});
+    const TestResult r = ratio_test(two, four, kAlpha, false);
+    EXPECT_FALSE(r.enough_data);
+    EXPECT_NE(r.reason.find("at least 3"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("A has 2, B has 4"), std::string::npos) << r.reason;
+    EXPECT_DOUBLE_EQ(r.center_a, 2.0) << "the values are shown all the same";
+}
+
+namespace {
+
+// Per-run (count, seconds) of a heavy-tailed rate: runs of unequal length,
+// the rate's log a scaled Student t with 3 degrees of freedom.
+RatioSamples heavy_rate(std::mt19937_64& rng, size_t runs, double rate, double sigma)
+{
+    std::student_t_distribution<double> t(3);
+    std::uniform_real_distribution<double> seconds(0.8, 1.2);
+    std::vector<double> num, den;
+    for (size_t i = 0; i < runs; ++i) {
+        den.push_back(seconds(rng));
+        num.push_back(den.back() * rate * std::exp(sigma * t(rng) / std::sqrt(3.0)));
+    }
+    return ratio_samples(num, den);
+}
+
+}  // namespace
+
+TEST(RatioTest, HeavyTailedRunsOfOneSystemAreCalledDifferentAtMostAlphaOfTheTime)
+{
+    std::mt19937_64 rng(11);
+    for (size_t runs : {3, 4, 8}) {
+        int rejected = 0;
+        for (int i = 0; i < kTrials; ++i)
+            rejected +=
+                ratio_test(heavy_rate(rng, runs, 5000, 0.4), heavy_rate(rng, runs, 5000, 0.4), kAlpha, false).p_value <
+                kAlpha;
+        EXPECT_LE(double(rejected) / kTrials, kAlpha + three_se(kAlpha)) << runs << " runs a side";
+    }
+}
+
+TEST(RatioTest, ARateIntervalNeverGoesBelowMinus100Percent)
+{
+    std::mt19937_64 rng(12);
+    int covered = 0;
+    for (int i = 0; i < kTrials; ++i) {
+        // Noisy runs and a true drop of 90%.
+        const TestResult r = ratio_test(heavy_rate(rng, 4, 1000, 0.5), heavy_rate(rng, 4, 100, 0.5), kAlpha, false);
+        ASSERT_TRUE(r.enough_data);
+        EXPECT_EQ(r.method, Method::WelchLog);
+        EXPECT_GE(r.center_a + r.diff_low, 0.0);
+        EXPECT_LE(r.diff_low, r.difference) << "the interval holds the change shown";
+        EXPECT_GE(r.diff_high, r.difference);
+        if (std::isfinite(r.rel_low)) {
+            EXPECT_GE(r.rel_low, -1.0);
+            EXPECT_NEAR(r.diff_low, r.center_a * r.rel_low, 1e-9 * r.center_a);
+        }
+        // rel_low and rel_high are left out where A's runs are too spread to
+        // take a ratio to; the difference is always there.
+        covered += r.diff_low / r.center_a <= -0.9 && -0.9 <= r.diff_high / r.center_a;
+    }
+    // The interval holds A's value fixed and is of the runs' typical ratio,
+    // so its coverage of the ratio of the means is approximate; it must not
+    // be far from nominal.
+    EXPECT_GE(double(covered) / kTrials, 1 - 2 * kAlpha);
+}
+
+// One run that waited 443 ms where the other three waited about 5 ms, all of
+// it asleep: that side's pooled asleep share (95%) rests on one run, and a
+// share of 0% on the other side is no evidence of a change.
+TEST(RatioTest, ARunThatOutweighsTheOthersIsOneRun)
+{
+    const RatioSamples one = ratio_samples(std::vector<double>{0, 0, 434, 0}, std::vector<double>{5.9, 5.3, 443, 4.4});
+    const RatioSamples none = ratio_samples(std::vector<double>{0, 0, 0, 0}, std::vector<double>{33.8, 35.6, 1.5, 6.0});
+    const TestResult r = ratio_test(one, none, kAlpha, true);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_NEAR(r.difference, -434.0 / 458.6, 1e-3);
+    EXPECT_GT(r.p_value, 0.2);
+    EXPECT_LE(r.diff_low, r.difference);
+}
+
+// Spin failures of two rwsem policies, six interleaved runs each (a real
+// session on a loaded machine): in one run of A the lock barely contended,
+// and each of its few spin attempts failed (100%). That run says next to nothing
+// and is no sample of the test; counted as one, it hid a five-fold change.
+TEST(RatioTest, AFractionsRunWithFewTrialsIsNoSample)
+{
+    const std::vector<double> attempts_a{16000, 150, 6000, 57000, 184000, 180000};
+    const std::vector<double> rate_a{0.012, 1.0, 0.027, 0.006, 0.003, 0.003};
+    const std::vector<double> attempts_b{5200, 5500, 198000, 211000, 188000, 210000};
+    const std::vector<double> rate_b{0.073, 0.033, 0.107, 0.121, 0.078, 0.100};
+    std::vector<double> failures_a, failures_b;
+    for (size_t i = 0; i < 6; ++i) {
+        failures_a.push_back(std::round(attempts_a[i] * rate_a[i]));
+        failures_b.push_back(std::round(attempts_b[i] * rate_b[i]));
+    }
+    const TestResult r =
+        ratio_test(ratio_samples(failures_a, attempts_a), ratio_samples(failures_b, attempts_b), kAlpha, true);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_EQ(r.n_a, 5u) << "the run of 150 attempts is left out";
+    EXPECT_EQ(r.n_b, 6u);
+    EXPECT_LT(r.p_value, 0.01);
+    EXPECT_GT(r.diff_low, 0.02);
+    // A rate keeps every run: a run of few operations is slow, not imprecise.
+    const TestResult rate =
+        ratio_test(ratio_samples(failures_a, attempts_a), ratio_samples(failures_b, attempts_b), kAlpha, false);
+    EXPECT_EQ(rate.n_a, 6u);
+}
+
+// A lock that barely contends on one side (0, 0, 1, 0 in four runs): a log
+// of its value alone would be −∞ in three runs; with the offset, a 200-fold
+// drop is plain.
+TEST(RatioTest, ASideNearZeroStaysTestable)
+{
+    const RatioSamples busy = ratio_samples(std::vector<double>{44, 51, 47, 49}, std::vector<double>{1, 1, 1, 1});
+    const RatioSamples quiet = ratio_samples(std::vector<double>{0, 0, 1, 0}, std::vector<double>{1, 1, 1, 1});
+    const TestResult r = ratio_test(busy, quiet, kAlpha, false);
+    ASSERT_TRUE(r.enough_data);
+    EXPECT_LT(r.p_value, 0.005);
+    EXPECT_GE(r.rel_low, -1.0);
+    EXPECT_LT(r.rel_high, -0.9);
+    const TestResult back = ratio_test(quiet, busy, kAlpha, false);
+    EXPECT_LT(back.p_value, 0.005);
+    EXPECT_TRUE(std::isnan(back.rel_low)) << "A is not clearly away from 0: no ratio to it";
+    EXPECT_GE(back.center_a + back.diff_low, 0.0);
+}
+
+TEST(RatioTest, AFractionsIntervalKeepsItsValueInsideZeroToOne)
+{
+    std::mt19937_64 rng(13);
+    std::uniform_real_distribution<double> share(0, 1);
+    for (int i = 0; i < kTrials; ++i) {
+        std::vector<double> ka, na, kb, nb;
+        for (int run = 0; run < 3; ++run) {
+            na.push_back(100);
+            ka.push_back(std::round(100 * share(rng) * 0.1));  // A near 0
+            nb.push_back(100);
+            kb.push_back(std::round(100 * (0.9 + 0.1 * share(rng))));  // B near 1
+        }
+        const TestResult r = ratio_test(ratio_samples(ka, na), ratio_samples(kb, nb), kAlpha, true);
+        ASSERT_TRUE(r.enough_data);
+        EXPECT_EQ(r.method, Method::Welch);
+        EXPECT_GE(r.center_a + r.diff_low, -1e-12);
+        EXPECT_LE(r.center_a + r.diff_high, 1 + 1e-12);
+        if (r.center_a > 0) {
+            EXPECT_GE(r.rel_low, -1.0);
+            EXPECT_LE(r.rel_high, 1 / r.center_a - 1 + 1e-9);
+        }
+    }
+}

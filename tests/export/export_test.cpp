@@ -98,6 +98,7 @@ LockCounters mutex_counters()
     c.spin_successes = 2;
     c.wait_ns = 6'500;
     c.spin_ns = 2'500;
+    c.max_wait_ns = 6'000;
     c.wakeups = 1;
     c.owner[0] = 1;
     return c;
@@ -109,6 +110,7 @@ LockCounters rwsem_counters()
     c.contentions = 1;
     c.wait_ns = 10'000;
     c.sleep_ns = 8'000;
+    c.max_wait_ns = 10'000;
     c.sleeps = 1;
     c.owner[2] = 1;
     return c;
@@ -362,13 +364,20 @@ TEST(ChromeTrace, CountersPerIntervalWithOrWithoutTrace)
         }
         EXPECT_EQ(slices, traced ? 7u : 0u);  // 5 phases, one split at its wake-up, the waker's mark
         // One interval: a sample at its start and one closing it at its end.
-        ASSERT_EQ(counters.size(), 4u);
+        ASSERT_EQ(counters.size(), 6u);
         EXPECT_EQ(counters[0]["name"], "CPU idle");
         EXPECT_DOUBLE_EQ(counters[0]["ts"].get<double>(), 0.0);
         EXPECT_DOUBLE_EQ(counters[0]["args"]["idle %"].get<double>(), 25.0);
         EXPECT_EQ(counters[1]["name"], "contentions/s");
         EXPECT_DOUBLE_EQ(counters[1]["args"]["contentions/s"].get<double>(), 3.0);
-        EXPECT_DOUBLE_EQ(counters[2]["ts"].get<double>(), 1e6);
+        // The wait's four parts in ms per second: 2.5 µs spinning, 6 µs
+        // queued on CPU, 8 µs asleep in the interval's second.
+        EXPECT_EQ(counters[2]["name"], "wait ms/s");
+        EXPECT_DOUBLE_EQ(counters[2]["args"]["spinning"].get<double>(), 0.0025);
+        EXPECT_DOUBLE_EQ(counters[2]["args"]["queued_on_cpu"].get<double>(), 0.006);
+        EXPECT_DOUBLE_EQ(counters[2]["args"]["asleep"].get<double>(), 0.008);
+        EXPECT_DOUBLE_EQ(counters[2]["args"]["runnable"].get<double>(), 0.0);
+        EXPECT_DOUBLE_EQ(counters[3]["ts"].get<double>(), 1e6);
     }
 }
 
@@ -383,12 +392,14 @@ TEST(Folded, LockTotalsAreSpreadOverSampledStacksExactly)
 {
     const std::string path = temp_file("folded.lockscope");
     write_session(path, true);
-    // 6500 ns of mutex wait over sampled waits 100 : 200 is 2166.7 : 4333.3;
-    // the largest remainder takes the odd nanosecond. The rwsem has no stack.
+    // The mutex's wait parts over sampled waits 100 : 200, each shared on
+    // its own (largest remainders): 2500 ns spinning is 833 : 1667, 4000 ns
+    // queued on CPU 1333 : 2667; a stack's wait is the sum of its parts. The
+    // rwsem has no stack.
     EXPECT_EQ(folded(path, FoldedWeight::WaitNs),
               "mmap_lock [rwsem/write];[no stack sampled] 10000\n"
-              "pipe->mutex [mutex];anon_pipe_write;__mutex_lock 4333\n"
-              "pipe->mutex [mutex];vfs_read;anon_pipe_read;__mutex_lock 2167\n");
+              "pipe->mutex [mutex];anon_pipe_write;__mutex_lock 4334\n"
+              "pipe->mutex [mutex];vfs_read;anon_pipe_read;__mutex_lock 2166\n");
     EXPECT_EQ(folded(path, FoldedWeight::Contentions),
               "mmap_lock [rwsem/write];[no stack sampled] 1\n"
               "pipe->mutex [mutex];anon_pipe_write;__mutex_lock 1\n"
@@ -427,22 +438,26 @@ TEST(Pprof, MutexProfileTypesAndValuesThatAddUpToTheLocksTotals)
     ASSERT_GT(p.string_table_size(), 0);
     EXPECT_EQ(p.string_table(0), "");
     auto str = [&](int64_t i) { return p.string_table(int(i)); };
-    ASSERT_EQ(p.sample_type_size(), 4);
+    ASSERT_EQ(p.sample_type_size(), 6);
     EXPECT_EQ(str(p.sample_type(0).type()) + "/" + str(p.sample_type(0).unit()), "contentions/count");
     EXPECT_EQ(str(p.sample_type(1).type()) + "/" + str(p.sample_type(1).unit()), "delay/nanoseconds");
-    EXPECT_EQ(str(p.sample_type(2).type()), "spin");
-    EXPECT_EQ(str(p.sample_type(3).type()), "offcpu");
+    const char* const parts[] = {"spinning", "queued_on_cpu", "asleep", "runnable"};
+    for (int i = 0; i < 4; ++i)
+        EXPECT_EQ(str(p.sample_type(2 + i).type()) + "/" + str(p.sample_type(2 + i).unit()),
+                  std::string(parts[i]) + "/nanoseconds");
     // Per lock (its root frame, the last location), the values are the lock's totals.
-    std::map<std::string, std::array<int64_t, 4>> by_lock;
+    std::map<std::string, std::array<int64_t, 6>> by_lock;
     std::map<uint64_t, std::string> name_of;
     for (const auto& f : p.function())
         name_of[f.id()] = str(f.name());
     for (const auto& s : p.sample()) {
-        ASSERT_EQ(s.value_size(), 4);
+        ASSERT_EQ(s.value_size(), 6);
         ASSERT_GT(s.location_id_size(), 0);
+        // In every sample the four parts add up to the delay.
+        EXPECT_EQ(s.value(2) + s.value(3) + s.value(4) + s.value(5), s.value(1));
         const std::string root =
             name_of[p.location(int(s.location_id(s.location_id_size() - 1) - 1)).line(0).function_id()];
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 6; ++i)
             by_lock[root][size_t(i)] += s.value(i);
     }
     const Report r = build_report(load(path), ReportOptions{.top = 0});
@@ -452,8 +467,10 @@ TEST(Pprof, MutexProfileTypesAndValuesThatAddUpToTheLocksTotals)
         ASSERT_TRUE(by_lock.count(root)) << root;
         EXPECT_EQ(uint64_t(by_lock[root][0]), row.counters.contentions) << root;
         EXPECT_EQ(uint64_t(by_lock[root][1]), row.counters.wait_ns) << root;
-        EXPECT_EQ(uint64_t(by_lock[root][2]), row.counters.spin_ns) << root;
-        EXPECT_EQ(uint64_t(by_lock[root][3]), row.counters.offcpu_ns()) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][2]), row.counters.spinning_ns()) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][3]), row.counters.queued_on_cpu_ns()) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][4]), row.counters.asleep_ns()) << root;
+        EXPECT_EQ(uint64_t(by_lock[root][5]), row.counters.runnable_ns()) << root;
     }
     // The same stacks as the folded export, innermost frame first.
     bool saw_write = false;
@@ -468,13 +485,22 @@ TEST(Csv, IntervalsAndLocks)
     const std::string path = temp_file("csv.lockscope");
     write_session(path, true);
     const Session s = load(path);
+    // The intervals table needs the per-interval lock rows (`export` loads
+    // them for it) to tell a measured maximum from a bound: the rows of the
+    // first interval of a run are measured. The wait's parts and the bound
+    // come after the older columns.
     std::ostringstream intervals;
-    export_csv(s, CsvTable::Intervals, intervals);
+    export_csv(load_session(path), CsvTable::Intervals, intervals);
     EXPECT_EQ(intervals.str(),
               "run,interval,start_s,end_s,seconds,contentions,spin_attempts,spin_failures,"
               "spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
-              "max_wait_ns,errors,wakeups,timed,wait_var_us2,spin_offcpu_ns,spin_yields,idle_fraction,events,lost,ops\n"
-              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,0,0,1,0,0,0,0,0.25,8,0,\n");
+              "max_wait_ns,errors,wakeups,timed,wait_var_us2,spin_offcpu_ns,spin_yields,idle_fraction,events,lost,ops,"
+              "spinning_ns,queued_on_cpu_ns,asleep_ns,runnable_ns,max_wait_bound_ns\n"
+              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,10000,0,1,0,0,0,0,0.25,8,0,,2500,6000,8000,0,10000\n");
+    // Loaded with per-run totals only, nothing says which maximum was measured.
+    std::ostringstream from_totals;
+    export_csv(s, CsvTable::Intervals, from_totals);
+    EXPECT_NE(from_totals.str().find(",1,0,,0,1,"), std::string::npos) << from_totals.str();
     std::ostringstream locks;
     export_csv(s, CsvTable::Locks, locks);
     ReportOptions all;

@@ -39,6 +39,10 @@ expect_has() {
 }
 
 expect "lockscope re" "record report"
+expect "lockscope con" "con contention"
+expect "lockscope con --lock-o" "--lock-owner"
+expect "lockscope contention --field" "--field-separator"
+expect_has "lockscope report --" "--lock-owner"
 expect "lockscope wo" "workload"
 expect "lockscope record --session" "--session-dir"
 expect "lockscope record --prometheus-t" "--prometheus-top"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`man lockscope-report`'s EXIT STATUS says what `lockscope report` returns:
-three bad inputs (no session file, a negative row count, a file that is not
-a session) each exit with the code whose line in the man page names that
-kind of failure.
+four bad inputs (no session file, a session file that does not exist, a
+negative row count, a file that is not a session) each exit with the code
+whose line in the man page names that kind of failure.
 
 usage: man_exit_status_test.py LOCKSCOPE MAN_DIR SESSION
 """
@@ -38,6 +38,7 @@ def main():
         junk.flush()
         cases = [
             ("no session file", [], "usage"),
+            ("a missing file", [junk.name + ".missing"], "missing file"),
             ("a negative row count", [session, "-E", "-1"], "usage"),
             ("a file that is not a session", [junk.name], "failure"),
         ]
@@ -56,7 +57,7 @@ def main():
         failures += 1
     if failures:
         return 1
-    print("ok: report's exit status on 3 bad inputs matches man lockscope-report (%s)" % codes)
+    print("ok: report's exit status on 4 bad inputs matches man lockscope-report (%s)" % codes)
     return 0
 
 

@@ -83,6 +83,23 @@ done
 wait "$exporter" || fail "the installed exporter with a web config failed: $(cat "$work/tls.err")"
 [ "$(man -w lockscope-record)" = /usr/share/man/man1/lockscope-record.1.gz ] || fail "man lockscope-record is not installed"
 [ -f /usr/share/bash-completion/completions/lockscope ] || fail "no bash completion installed"
+# The documentation, where record --help points: README.md and docs/, whose links hold.
+for doc in README.md docs/cost.md docs/perf-options.md docs/report.md docs/screenshots/overview.png \
+  examples/grafana/lockscope-dashboard.json; do
+  [ -f "/usr/share/doc/lockscope/$doc" ] || fail "/usr/share/doc/lockscope/$doc is not installed"
+done
+/usr/bin/lockscope record --help | tr -s ' \n' ' ' | grep -q "docs/cost.md, in /usr/share/doc/lockscope" ||
+  fail "record --help does not point to the installed docs/cost.md"
+for page in /usr/share/doc/lockscope/README.md /usr/share/doc/lockscope/docs/*.md; do
+  # Its links to other pages, pictures and examples (links into the sources point to the repository).
+  for target in $(grep -o '](\([^)#:]*\)' "$page" | sed 's/^](//' | sort -u); do
+    resolved=$(realpath -m "$(dirname "$page")/$target")
+    case $resolved in
+      /usr/share/doc/lockscope/README.md | /usr/share/doc/lockscope/docs/* | /usr/share/doc/lockscope/examples/*)
+        [ -e "$resolved" ] || fail "$page links to $target, which is not installed" ;;
+    esac
+  done
+done
 [ -f /lib/systemd/system/lockscope-exporter.service ] || fail "lockscope-exporter.service is not installed"
 grep -q '^ExecStart=/usr/bin/lockscope record --prometheus' /lib/systemd/system/lockscope-exporter.service ||
   fail "the unit does not run the installed lockscope"

@@ -80,7 +80,8 @@ TEST(CliErrors, ReportOfANonSessionIsOneSentence)
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_NE(f.err.find("not a lockscope session"), std::string::npos) << f.err;
     f = test::run_lockscope({"report", test::temp_path("missing.lockscope")});
-    EXPECT_EQ(f.exit_code, 1);
+    EXPECT_EQ(f.exit_code, 2) << "a missing file is a usage error, as --help says";
+    EXPECT_NE(f.err.find("no such session file"), std::string::npos) << f.err;
     f = test::run_lockscope({"report"});
     EXPECT_EQ(f.exit_code, 2);
 }
@@ -120,7 +121,8 @@ TEST(CliErrors, InfoDoesNotMarkBpfStatsOffAsOk)
 
 TEST(CliErrors, EveryHelpEndsWithExamples)
 {
-    for (const char* cmd : {"record", "top", "report", "diff", "export", "workload", "info", "bench", "lab"}) {
+    for (const char* cmd :
+         {"record", "top", "report", "contention", "diff", "export", "workload", "info", "bench", "lab"}) {
         test::Finished f = test::run_lockscope({cmd, "--help"});
         ASSERT_EQ(f.exit_code, 0) << cmd;
         const size_t examples = f.out.rfind("\nexamples:\n");
@@ -139,7 +141,7 @@ TEST(CliErrors, EveryHelpEndsWithExamples)
 
 TEST(CliErrors, HelpTeaches)
 {
-    for (const char* cmd : {"record", "report", "workload", "info"}) {
+    for (const char* cmd : {"record", "report", "contention", "workload", "info"}) {
         test::Finished f = test::run_lockscope({cmd, "--help"});
         EXPECT_EQ(f.exit_code, 0) << cmd;
         std::string out = f.out;

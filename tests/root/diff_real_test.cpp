@@ -42,23 +42,18 @@ TEST(DiffReal, SameWorkloadTwiceIsNoSignificantDifference)
     const Session b = select_runs(s, "run [2468]");
     ASSERT_EQ(a.runs.size(), 4u);
     ASSERT_EQ(b.runs.size(), 4u);
-    // At alpha 0.05 an A/A comparison says "different" one time in twenty by
-    // design. Three claims (throughput, and the spin-failure rate both ways)
-    // at 0.01 each still failed a CI run once: the pipe's spin failures are a
-    // few dozen per run, and four run means of so rare an event gave p = 0.009.
-    // At 0.001 a sound test fails CI about once in 300 runs; a broken one (an
-    // A/A whose p is near 0) still fails every time.
+    // Alpha bounds the chance that a diff calls anything at all (its
+    // totals, lock rows and call paths are one family): at 0.001 a sound
+    // diff fails this test about once in 1000 runs, a broken one (each
+    // total tested on its own called something in one A/A diff in ten, and
+    // call paths in half of them) far more often. bench/diff_calibration.py
+    // measures the rate at the default alpha.
     DiffOptions strict;
     strict.alpha = 0.001;
     const DiffResult d = diff_sessions(a, b, strict);
-    ASSERT_TRUE(d.by_runs) << "4 runs a side should use Welch over run means";
-    const MetricDiff* throughput = total(d, "throughput");
-    ASSERT_NE(throughput, nullptr) << format_diff_text(d);
-    EXPECT_EQ(throughput->verdict, Verdict::NoSignificantDifference) << format_diff_text(d);
-    const MetricDiff* fail = total(d, "spin_failure_rate");
-    ASSERT_NE(fail, nullptr);
-    EXPECT_NE(fail->verdict, Verdict::Worse) << format_diff_text(d);
-    EXPECT_NE(fail->verdict, Verdict::Better) << format_diff_text(d);
+    ASSERT_TRUE(d.by_runs);
+    ASSERT_NE(total(d, "throughput"), nullptr) << format_diff_text(d);
+    EXPECT_FALSE(d.any_change()) << format_diff_text(d);
 }
 
 TEST(DiffReal, PipeAtOneAgainstFourThreadsIsSignificantInTheRightDirection)

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <sstream>
 
+#include "doors.h"
 #include "root_helpers.h"
 #include "subprocess.h"
 
@@ -22,41 +23,6 @@ namespace {
 uint64_t ns_of(const nlohmann::json& us)
 {
     return uint64_t(std::llround(us.get<double>() * 1000.0));
-}
-
-// RFC 4180 lines as written by lockscope (quoted fields may hold commas).
-std::vector<std::vector<std::string>> parse_csv(const std::string& text)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += c;
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row.push_back(std::move(field));
-            field.clear();
-        } else if (c == '\n') {
-            row.push_back(std::move(field));
-            field.clear();
-            rows.push_back(std::move(row));
-            row.clear();
-        } else {
-            field += c;
-        }
-    }
-    return rows;
 }
 
 struct Slice {
@@ -278,34 +244,27 @@ TEST_F(ExportReal, CsvTablesMatchTheJsonReport)
 {
     test::Finished f = test::run_lockscope({"export", *session_, "--format", "csv", "--table", "locks"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
-    const auto rows = parse_csv(f.out);
-    ASSERT_GE(rows.size(), 2u);
-    const auto& header = rows[0];
-    auto column = [&](const std::string& name) {
-        return size_t(std::find(header.begin(), header.end(), name) - header.begin());
-    };
+    const auto rows = doors::csv_records(f.out);
     const auto& locks = (*report_)["locks"];
-    ASSERT_EQ(rows.size() - 1, locks.size());
+    ASSERT_EQ(rows.size(), locks.size());
     for (size_t i = 0; i < locks.size(); ++i) {
-        const auto& row = rows[i + 1];
+        const auto& row = rows[i];
         SCOPED_TRACE(locks[i]["name"].get<std::string>());
-        EXPECT_EQ(row[column("name")], locks[i]["name"]);
-        EXPECT_EQ(row[column("kind")], locks[i]["kind"]);
+        EXPECT_EQ(row.at("name"), locks[i]["name"]);
+        EXPECT_EQ(row.at("kind"), locks[i]["kind"]);
         for (const char* counter : {"contentions", "spin_attempts", "spin_failures", "wait_ns", "spin_ns", "offcpu_ns",
                                     "sleeps", "max_wait_ns"})
-            EXPECT_EQ(std::stoull(row.at(column(counter))), locks[i][counter].get<uint64_t>()) << counter;
+            EXPECT_EQ(std::stoull(row.at(counter)), locks[i][counter].get<uint64_t>()) << counter;
     }
 
     f = test::run_lockscope({"export", *session_, "--format", "csv", "--table", "intervals"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
-    const auto intervals = parse_csv(f.out);
-    ASSERT_EQ(intervals.size() - 1, totals()["intervals"].get<size_t>());
+    const auto intervals = doors::csv_records(f.out);
+    ASSERT_EQ(intervals.size(), totals()["intervals"].get<size_t>());
     uint64_t contentions = 0, wait = 0;
-    const size_t c = size_t(std::find(intervals[0].begin(), intervals[0].end(), "contentions") - intervals[0].begin());
-    const size_t w = size_t(std::find(intervals[0].begin(), intervals[0].end(), "wait_ns") - intervals[0].begin());
-    for (size_t i = 1; i < intervals.size(); ++i) {
-        contentions += std::stoull(intervals[i].at(c));
-        wait += std::stoull(intervals[i].at(w));
+    for (const auto& interval : intervals) {
+        contentions += std::stoull(interval.at("contentions"));
+        wait += std::stoull(interval.at("wait_ns"));
     }
     EXPECT_EQ(contentions, totals()["contentions"].get<uint64_t>());
     EXPECT_EQ(wait, totals()["wait_ns"].get<uint64_t>());

@@ -38,7 +38,8 @@ void HolderObserver::follow(pid_t holder_tid)
 ObservedHolder HolderObserver::read() const
 {
     const auto* b = skel_->bss;
-    return {__atomic_load_n(&b->lock_addr, __ATOMIC_ACQUIRE), __atomic_load_n(&b->observed_runnable_ns, __ATOMIC_ACQUIRE),
+    return {__atomic_load_n(&b->lock_addr, __ATOMIC_ACQUIRE),
+            __atomic_load_n(&b->observed_runnable_ns, __ATOMIC_ACQUIRE),
             __atomic_load_n(&b->observed_asleep_ns, __ATOMIC_ACQUIRE),
             __atomic_load_n(&b->observed_waits, __ATOMIC_ACQUIRE)};
 }

@@ -308,12 +308,13 @@ TEST(HolderSplit, PipeWorkloadPartsAddUpToTheWait)
 {
     LOCKSCOPE_REQUIRE_BPF();
     const std::string out = test::temp_path("holder-pipe.lockscope");
-    test::Finished r = test::run({test::lockscope_bin(), "record", "--workload", "pipe", "-t", "4", "-d", "3", "-o", out},
-                                 120);
+    test::Finished r =
+        test::run({test::lockscope_bin(), "record", "--workload", "pipe", "-t", "4", "-d", "3", "-o", out}, 120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const Session s = load_session(out);
     for (const LockInterval& li : s.lock_intervals)
-        expect_parts_add_up(li.counters, "lock " + std::to_string(li.lock_id) + " interval " + std::to_string(li.index));
+        expect_parts_add_up(li.counters,
+                            "lock " + std::to_string(li.lock_id) + " interval " + std::to_string(li.index));
     for (const IntervalTotals& in : s.intervals)
         expect_parts_add_up(in.counters, "interval " + std::to_string(in.index));
     const Report rep = build_report(s, ReportOptions{.top = 0});
@@ -321,8 +322,17 @@ TEST(HolderSplit, PipeWorkloadPartsAddUpToTheWait)
     ASSERT_NE(row, nullptr) << format_text(rep);
     expect_parts_add_up(row->counters, "pipe mutex");
     EXPECT_GE(row->counters.holder_running_ns, row->counters.spinning_ns()) << format_text(rep);
-    ASSERT_FALSE(row->holder_times.empty()) << format_text(rep);
-    EXPECT_EQ(row->holder_times[0].comm.rfind("pipe-", 0), 0u) << format_text(rep);
+    // Its waiters mostly spin (holder running, by the spin rule); those that
+    // queued behind an owner followed it, and it was one of the workload's
+    // threads. How many queue depends on the machine's load.
+    const auto& owner = row->counters.owner;
+    const uint64_t queued_behind_owner = owner[LS_OWNER_ON_CPU] + owner[LS_OWNER_OFF_CPU];
+    std::cout << "pipe mutex: " << queued_behind_owner << " waits queued behind an owner, " << row->holder_times.size()
+              << " holders followed" << std::endl;
+    if (queued_behind_owner)
+        EXPECT_FALSE(row->holder_times.empty()) << format_text(rep);
+    for (const HolderTimeShare& h : row->holder_times)
+        EXPECT_EQ(h.comm.rfind("pipe-", 0), 0u) << h.comm << "\n" << format_text(rep);
     const nlohmann::json j = nlohmann::json::parse(format_json(rep));
     ASSERT_TRUE(j["holder_split_kept"].get<bool>());
     expect_json_parts_add_up(j["totals"], "totals");

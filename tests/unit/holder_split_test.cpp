@@ -187,7 +187,7 @@ TEST(HolderSplit, AMissedSwitchIsNeitherRunningNorOffCpu)
     ls_holder_switch_out(&s.holder, 500, 0);
     ls_holder_switch_out(&s.holder, 900, 0);  // nor this switch-in
     const Parts p = s.end(1000);
-    EXPECT_EQ(p.running, 100u);  // 400..500: seen both ends
+    EXPECT_EQ(p.running, 100u);   // 400..500: seen both ends
     EXPECT_EQ(p.runnable, 100u);  // 900..1000
     EXPECT_EQ(p.asleep, 0u);
     // 0..400 and 500..900 are unseen: the waiter's unknown

@@ -94,10 +94,37 @@ TEST(UserLockNames, ParametersAndQualifiersAreDropped)
     EXPECT_EQ(without_parameters("void f<(1)>(int)"), "void f<(1)>");
 }
 
-TEST(UserLockNames, FramesInNoFileAreSkippedAndAnUnnamedCallerIsNoName)
+TEST(UserLockNames, FramesInNoFileAreSkippedAndAnUnnamedCallerIsNamedByItsPlace)
 {
     EXPECT_EQ(first_caller({frame("pthread_mutex_lock", kLibc), frame("", "")}), "");
-    EXPECT_EQ(first_caller({frame("pthread_mutex_lock", kLibc), frame("", kProgram)}), "");
+    // A stripped binary with no debug file: its module and offset, the same
+    // on every run of the same build.
+    UserFrame stripped = frame("", kProgram);
+    stripped.module_offset = 0xf55ff;
+    const Caller caller = first_caller_of({frame("pthread_mutex_lock", kLibc), stripped});
+    EXPECT_EQ(caller.name, "myapp+0xf55ff");
+    EXPECT_TRUE(caller.is_offset);
+    EXPECT_EQ(caller_lock_name("pthread_mutex", caller.name), "pthread_mutex@myapp+0xf55ff");
+    const Caller named = first_caller_of({frame("pthread_mutex_lock", kLibc), frame("Cache::get(int)", kProgram)});
+    EXPECT_EQ(named.name, "Cache::get");
+    EXPECT_FALSE(named.is_offset);
+}
+
+TEST(UserWaitClassify, APiFutexIsALockWhateverTheStackSays)
+{
+    // glibc's PTHREAD_PRIO_INHERIT mutex: through __pthread_mutex_lock_full.
+    const auto glibc =
+        classify_pi(classify({frame("__pthread_mutex_lock_full", kLibc), frame("update_cache()", kProgram)}));
+    EXPECT_EQ(glibc.wait_class, WaitClass::lock);
+    EXPECT_EQ(glibc.kind, "pthread_mutex_pi");
+    // A program's own FUTEX_LOCK_PI (perf bench futex lock-pi), or a stack
+    // that says nothing, or one a condition variable would claim.
+    for (const auto& stack : {std::vector<UserFrame>{frame("syscall", kLibc), frame("workerfn", kProgram)},
+                              std::vector<UserFrame>{}, std::vector<UserFrame>{frame("pthread_cond_wait", kLibc)}}) {
+        const auto own = classify_pi(classify(stack));
+        EXPECT_EQ(own.wait_class, WaitClass::lock);
+        EXPECT_EQ(own.kind, "futex_pi");
+    }
 }
 
 }  // namespace

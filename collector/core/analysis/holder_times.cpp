@@ -47,7 +47,8 @@ Report::HolderSplit holder_split_of(const Session& session, const std::function<
 {
     Report::HolderSplit split;
     split.kept = holder_split_kept(session.schema_version);
-    split.by_task = merged_by_task(session, wanted, [](const HolderTime& h) { return h.role == "holder"; }, 0);
+    split.by_task = merged_by_task(
+        session, wanted, [](const HolderTime& h) { return h.role == "holder"; }, 0);
     return split;
 }
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
+#include "core/lock_key.h"
 #include "episode.h"
 #include "lockscope_abi.h"
 
@@ -32,6 +34,10 @@ constexpr KindName kKindNames[] = {
     {"semaphore", "semaphore", ""},
     {"user-mutex", "user-mutex", ""},
     {"user-rwsem", "user-rwsem", ""},
+    // the user-space locks' kinds, as their table prints them
+    {"pthread_mutex", "pthread_mutex", ""},
+    {"pthread_rwlock", "pthread_rwlock", ""},
+    {"futex", "futex", ""},
     // perf's
     {"mutex:spin", "mutex", kSpinPhases},
     {"mutex-spin", "mutex", ""},  // an older perf's alias: every mutex wait, as before
@@ -91,14 +97,30 @@ bool LockFilter::spin_phases_only(const std::string& kind, const std::string& mo
     return spin;
 }
 
+namespace {
+
+bool any_pattern(const std::vector<std::string>& patterns, const std::string& text)
+{
+    return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
+               return fnmatch(p.c_str(), text.c_str(), 0) == 0;
+           });
+}
+
+}  // namespace
+
 bool LockFilter::matches(const LockInfo& lock) const
 {
-    auto any = [](const std::vector<std::string>& patterns, const std::string& text) {
-        return patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-                   return fnmatch(p.c_str(), text.c_str(), 0) == 0;
-               });
-    };
-    return matches_kind(lock.kind, lock.mode) && any(locks, lock.name) && any(callers, lock.caller);
+    return matches_kind(lock.kind, lock.mode) && any_pattern(locks, lock.name) && any_pattern(callers, lock.caller);
+}
+
+bool LockFilter::matches(const UserLockWaits& lock) const
+{
+    // "pthread_rwlock/r": the kind and its side, as a kernel rwsem's
+    const size_t slash = lock.kind.find('/');
+    const std::string kind = lock.kind.substr(0, slash);
+    const std::string side = slash == std::string::npos ? "" : lock.kind.substr(slash + 1);
+    const std::string mode = side == "r" ? "read" : side == "w" ? "write" : side;
+    return matches_kind(kind, mode) && any_pattern(locks, lock.name) && any_pattern(callers, lock.caller);
 }
 
 std::string LockFilter::describe() const
@@ -113,7 +135,7 @@ std::string LockFilter::describe() const
     if (!kinds.empty()) {
         std::vector<std::string> names;
         for (const auto& [kind, mode] : kinds)
-            names.push_back(mode.empty() ? kind : mode == kSpinPhases ? kind + ":spin" : kind + "/" + mode);
+            names.push_back(mode == kSpinPhases ? kind + ":spin" : kind_text(kind, mode));
         parts.push_back("kind " + join(names));
     }
     if (!locks.empty())
@@ -172,7 +194,8 @@ void add_kind_filter(LockFilter& filter, const std::string& list, const char* op
         if (!found)
             throw UsageError(opt + ": unknown lock kind '" + item + "'; kinds are " + valid_names());
         const std::string kind = found->kind;
-        const bool rw = kind == "rwsem" || kind == "rwlock" || kind == "rt-rwlock" || kind == "percpu-rwsem";
+        const bool rw = kind == "rwsem" || kind == "rwlock" || kind == "rt-rwlock" || kind == "percpu-rwsem" ||
+                        kind == "pthread_rwlock";
         if (!mode.empty() && !rw)
             throw UsageError(opt + ": '" + kind + "' has no reader and writer sides");
         filter.kinds.emplace_back(kind, mode.empty() ? std::string(found->mode) : mode);
@@ -259,6 +282,33 @@ std::set<int64_t> locks_on_callstacks(const Session& s, const std::vector<std::s
     return out;
 }
 
+// The user-space locks' rows the filter keeps, as (run, pid, name, kind),
+// and the session's user-lock tables cut to them.
+void filter_user_locks(Session& s, const LockFilter& filter)
+{
+    using Key = std::tuple<int64_t, uint32_t, std::string, std::string>;
+    auto has = [&](const std::string& frame) {
+        return std::any_of(filter.callstacks.begin(), filter.callstacks.end(),
+                           [&](const std::string& t) { return frame.find(t) != std::string::npos; });
+    };
+    std::set<Key> on_stacks;
+    for (const UserLockStack& st : s.user_lock_stacks)
+        if (std::any_of(st.frames.begin(), st.frames.end(), has))
+            on_stacks.insert({st.run, st.pid, st.name, st.kind});
+    std::set<Key> keep;
+    for (const UserLockRow& r : s.user_locks) {
+        const Key key{r.run, r.pid, r.name, r.kind};
+        if (filter.matches(r) && (filter.callstacks.empty() || has(r.caller) || on_stacks.count(key)))
+            keep.insert(key);
+    }
+    auto dropped = [&](const auto& row) { return !keep.count(Key{row.run, row.pid, row.name, row.kind}); };
+    std::erase_if(s.user_locks, dropped);
+    std::erase_if(s.user_lock_chains, dropped);
+    std::erase_if(s.user_lock_wakers, dropped);
+    std::erase_if(s.user_lock_stacks, dropped);
+    std::erase_if(s.user_lock_words, dropped);
+}
+
 }  // namespace
 
 Session filter_session(const Session& s, const LockFilter& filter)
@@ -282,6 +332,8 @@ Session filter_session(const Session& s, const LockFilter& filter)
                   [&](const WaitEdge& e) { return !keep.count(e.lock_id) || !keep.count(e.holder_lock_id); });
     std::erase_if(out.holder_tasks, [&](const HolderTask& h) { return !keep.count(h.lock_id); });
     std::erase_if(out.lock_cgroups, [&](const LockCgroup& c) { return !keep.count(c.lock_id); });
+    std::erase_if(out.kernel_user_stacks, [&](const KernelUserStack& u) { return !keep.count(u.lock_id); });
+    filter_user_locks(out, filter);
     for (LockInterval& li : out.lock_intervals)
         if (spin_only.count(li.lock_id))
             li.counters = spin_phase_counters(li.counters);

@@ -1,8 +1,8 @@
 // Filters in `perf lock contention`'s vocabulary, for record, top, report
 // and export: --kind/-Y (lockscope's kinds and perf's spellings: mutex,
 // mutex:spin, rwsem:R, rwsem:W, spinlock, rwlock:R, rwlock:W, pcpu-sem,
-// rt-mutex, ...), --lock NAME|GLOB and -L NAME,..., --caller FUNC|GLOB and
-// -S TEXT (a sampled stack of the lock has a frame containing TEXT).
+// rt-mutex, ...; the user-space locks' pthread_mutex, pthread_rwlock, futex), --lock NAME|GLOB and -L NAME,...,
+// --caller FUNC|GLOB and -S TEXT (a sampled stack of the lock has a frame containing TEXT).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,9 @@ struct LockFilter {
     // without a plain mutex).
     bool spin_phases_only(const std::string& kind, const std::string& mode) const;
     bool matches(const LockInfo& lock) const;  // kind, name and caller (not callstacks)
+    // A user-space lock's row, by the same kind, name and caller (its kind
+    // as the user-lock table prints it: pthread_mutex, pthread_rwlock/r, ...).
+    bool matches(const UserLockWaits& lock) const;
     // "kind mutex, rwsem/write; lock pipe*; caller anon_pipe_*", "" when empty.
     std::string describe() const;
     // For the kernel (record --kind): 1 << ls_kind_bit() of each kept kind; 0: all.
@@ -56,7 +59,9 @@ LockCounters spin_phase_counters(const LockCounters& c);
 
 // The session with only the matching locks (their interval rows and stacks),
 // each interval's lock counters recomputed from them (CPU idle, events and
-// losses stay the whole machine's); meta "filters" says which applied.
+// losses stay the whole machine's); meta "filters" says which applied. The
+// user-space locks' rows are filtered alike (-S: their caller or a frame
+// of their sampled stacks).
 // Under mutex:spin alone, mutex rows hold their spin phases only.
 Session filter_session(const Session& session, const LockFilter& filter);
 

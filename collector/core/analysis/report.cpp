@@ -2,6 +2,8 @@
 #include "core/analysis/report.h"
 
 #include "core/analysis/holder_times.h"
+#include "core/analysis/report_max.h"
+#include "core/analysis/report_split.h"
 #include "core/analysis/stack_frames.h"
 #include "core/error.h"
 
@@ -9,8 +11,9 @@
 #include <functional>
 #include <iterator>
 #include <set>
-#include <tuple>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 
 namespace lockscope {
 namespace {
@@ -27,10 +30,16 @@ struct Group {
     std::set<std::string> callers;  // named after, or in sampled waiter stacks
     // The sampled waiter stacks' callers: (wait, samples) of each.
     std::map<std::string, std::pair<uint64_t, uint64_t>> sampled_callers;
+    MaxWait max_wait;
 };
 
-// The rows by what the user groups on (lock, caller, ...).
-using GroupMap = std::map<std::tuple<std::string, std::string, std::string>, Group>;
+// What a row groups on: a lock row's key by lock; by the other groupings
+// two names: (kind, mode), (class, instance), (caller, ""), (pid, comm) or
+// (cgroup, "").
+using Names = std::pair<std::string, std::string>;
+using GroupKey = std::variant<LockKey, Names>;
+// The rows by what the user groups on.
+using GroupMap = std::map<GroupKey, Group>;
 
 // Which row each lock row (lock id) was rolled into.
 std::map<int64_t, Group*> group_of_lock(GroupMap& groups)
@@ -204,77 +213,6 @@ const Key& dominant(const std::map<Key, uint64_t>& wait)
     return best->first;
 }
 
-std::string kind_label(const std::string& kind, const std::string& mode)
-{
-    return mode.empty() ? kind : kind + "/" + mode;
-}
-
-// Splits c into parts in proportion to `shares` (which sum to 1), each count
-// apportioned exactly: the parts add up to c again (largest remainder). A
-// part's max wait is c's, an upper bound; nothing finer is known.
-std::vector<LockCounters> split_counters(const LockCounters& c, const std::vector<double>& shares)
-{
-    std::vector<LockCounters> parts(shares.size());
-    std::vector<std::pair<double, size_t>> rest(shares.size());
-    auto split = [&](uint64_t total, auto field) {
-        uint64_t given = 0;
-        for (size_t i = 0; i < shares.size(); ++i) {
-            const double exact = double(total) * shares[i];
-            // Near 2^64 a double is coarser than 1: clamp before converting.
-            const uint64_t whole = exact >= double(total - given) ? total - given : uint64_t(exact);
-            field(parts[i]) = whole;
-            given += whole;
-            rest[i] = {exact - double(whole), i};
-        }
-        std::stable_sort(rest.begin(), rest.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-        for (size_t r = 0; r < rest.size() && given < total; ++r, ++given)
-            ++field(parts[rest[r].second]);
-        if (given < total)  // rounding of huge counts: the largest remainder takes the rest
-            field(parts[rest[0].second]) += total - given;
-    };
-    for (const CounterField& f : kCounterFields) {
-        const auto member = f.member;
-        if (f.merge == Merge::sum)
-            split(c.*member, [member](LockCounters& p) -> uint64_t& { return p.*member; });
-        else
-            for (LockCounters& p : parts)
-                p.*member = c.*member;
-    }
-    for (size_t k = 0; k < c.owner.size(); ++k)
-        split(c.owner[k], [k](LockCounters& p) -> uint64_t& { return p.owner[k]; });
-    for (size_t k = 0; k < c.hist.size(); ++k)
-        split(c.hist[k], [k](LockCounters& p) -> uint64_t& { return p.hist[k]; });
-    return parts;
-}
-
-// --by caller: each lock's callers and their shares, from the sampled waiter
-// stacks of the wanted runs (by sampled wait; by samples where no wait was
-// sampled). Locks without a sampled waiter stack are absent.
-template <typename Wanted>
-std::map<int64_t, std::vector<std::pair<std::string, double>>> callers_of_locks(const Session& s, Wanted wanted)
-{
-    std::map<int64_t, std::map<std::string, std::pair<uint64_t, uint64_t>>> seen;  // (wait, samples)
-    for (const StackSample& st : s.stacks) {
-        if (st.role != "waiter" || !wanted(st.run) || st.samples == 0)
-            continue;
-        auto& [wait, samples] = seen[st.lock_id][caller_function(st.frames)];
-        wait = sat_add(wait, st.wait_ns);
-        samples = sat_add(samples, st.samples);
-    }
-    std::map<int64_t, std::vector<std::pair<std::string, double>>> out;
-    for (const auto& [lock, callers] : seen) {
-        uint64_t wait = 0, samples = 0;
-        for (const auto& [caller, ws] : callers) {
-            wait = sat_add(wait, ws.first);
-            samples = sat_add(samples, ws.second);
-        }
-        auto& list = out[lock];
-        for (const auto& [caller, ws] : callers)
-            list.emplace_back(caller, wait ? double(ws.first) / double(wait) : double(ws.second) / double(samples));
-    }
-    return out;
-}
-
 // Every grouping by its name, in the order the usage error lists them.
 constexpr std::pair<GroupBy, const char*> kGroupByNames[] = {
     {GroupBy::Lock, "lock"}, {GroupBy::Caller, "caller"},     {GroupBy::Task, "task"},
@@ -293,6 +231,20 @@ GroupBy parse_group_by(const std::string& text)
         names += (names.empty() ? "" : ", ") + std::string(name);
     }
     throw UsageError("invalid grouping '" + text + "': use one of " + names);
+}
+
+bool ReportRow::keeps(std::string_view field) const
+{
+    if (field == "max_wait_ns")
+        return max_wait_known;
+    if (!per_task)
+        return true;
+    if (field == "hist" || field == "owner_at_queueing" || field == "max_wait_bound_ns")
+        return false;
+    for (const CounterField& f : kCounterFields)
+        if (field == f.name)
+            return f.per_task;
+    return true;  // computed from counters a task keeps
 }
 
 const char* group_by_name(GroupBy by)
@@ -374,10 +326,12 @@ class Grouping {
 public:
     using Key = GroupMap::key_type;
 
-    Group& add(Key key, const LockInfo* lock, const LockCounters& c)
+    // max_measured: whether c's max_wait_ns is a measurement (report_max.h).
+    Group& add(Key key, const LockInfo* lock, const LockCounters& c, bool max_measured = true)
     {
         Group& g = groups_[std::move(key)];
         g.row.counters.add(c);
+        g.max_wait.add(c.max_wait_ns, max_measured);
         if (lock) {
             uint64_t& by_caller = g.wait_by_caller[lock->caller];
             by_caller = sat_add(by_caller, c.wait_ns);
@@ -410,7 +364,7 @@ void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
         for (const TaskStats& task : session.tasks) {
             if (!wanted(task.run))
                 continue;
-            Group& g = grouping.add({std::to_string(task.pid), task.comm, {}}, nullptr, task.counters);
+            Group& g = grouping.add(Names{std::to_string(task.pid), task.comm}, nullptr, task.counters);
             g.row.name = task.comm + "[" + std::to_string(task.pid) + "]";
         }
         return;
@@ -420,7 +374,7 @@ void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
         if (!wanted(task.run))
             continue;
         const std::string name = task.cgroup.empty() ? "(cgroup unknown)" : task.cgroup;
-        grouping.add({name, {}, {}}, nullptr, task.counters).row.name = name;
+        grouping.add(Names{name, {}}, nullptr, task.counters).row.name = name;
         attributed.add(task.counters);
     }
     // Tasks publish their totals when switched out: what a task did since
@@ -433,10 +387,42 @@ void group_tasks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
     for (const CounterField& f : kCounterFields)
         if (f.per_task)
             rest.*f.member = all.*f.member > attributed.*f.member ? all.*f.member - attributed.*f.member : 0;
-    grouping.add({"(not attributed)", {}, {}}, nullptr, rest).row.name = "(not attributed)";
+    grouping.add(Names{"(not attributed)", {}}, nullptr, rest).row.name = "(not attributed)";
     rep.notes.push_back(
         "(not attributed): contention of tasks not switched out since their last "
         "episodes when the recording stopped, or beyond the task map");
+}
+
+// --by caller: each lock's totals per run shared among its sampled waiter
+// stacks (report_split.h), each share under the stack's caller; a lock
+// without a sampled stack under its identity's caller. A lock whose shares
+// go to several callers leaves each of them its maximum as a bound only.
+void group_callers(const Session& session, const RunFilter& wanted,
+                   const std::unordered_map<int64_t, const LockInfo*>& locks, Grouping& grouping, Report& rep)
+{
+    const std::vector<StackShare> shares = kernel_stack_shares(session, wanted);
+    std::map<int64_t, std::set<std::string>> callers_of;
+    auto caller_of = [&](const StackShare& s, const LockInfo& l) {
+        return s.kernel ? caller_function(s.kernel->frames) : l.caller;
+    };
+    for (const StackShare& s : shares)
+        if (auto l = locks.find(s.lock_id); l != locks.end())
+            callers_of[s.lock_id].insert(caller_of(s, *l->second));
+    bool split = false;
+    for (const StackShare& s : shares) {
+        auto l = locks.find(s.lock_id);
+        if (l == locks.end())
+            continue;
+        const std::set<std::string>& callers = callers_of[s.lock_id];
+        const bool whole = callers.size() == 1;
+        split |= !whole || *callers.begin() != l->second->caller;
+        grouping.add(Names{caller_of(s, *l->second), {}}, l->second, s.counters, whole);
+    }
+    if (split)
+        rep.notes.push_back(
+            "a lock taken from several callers is split among them by its sampled waiter stacks: counts "
+            "in proportion to their samples, times to their sampled wait; those rows are estimates, and "
+            "their max is unknown (-) where a lock's waits went to several callers");
 }
 
 // --by lock, caller, kind or instance: the lock rows' totals, and the shares
@@ -455,47 +441,26 @@ void group_locks(const Session& session, const RunFilter& wanted, GroupBy by, Gr
             instance_number[{l.name, l.address}] = ++instances_of_class[l.name];
     auto instance_label = [&](const LockInfo& l) { return "#" + std::to_string(instance_number[{l.name, l.address}]); };
     std::set<uint64_t> sources_seen;
-    std::map<int64_t, std::vector<std::pair<std::string, double>>> callers;
-    if (by == GroupBy::Caller) {
-        callers = callers_of_locks(session, wanted);
-        bool split = false;
-        for (const auto& [lock, list] : callers)
-            split |= list.size() > 1 || (locks.count(lock) && list[0].first != locks.at(lock)->caller);
-        if (split)
-            rep.notes.push_back(
-                "a lock taken from several callers is split among them in proportion to its "
-                "sampled waiter stacks' wait; those rows are estimates and their max is the "
-                "lock's");
-    }
-    for (const LockInterval& li : session.lock_intervals) {
+    if (by == GroupBy::Caller)
+        group_callers(session, wanted, locks, grouping, rep);
+    const std::vector<bool> measured = measured_maxima(session);
+    for (size_t i = 0; i < session.lock_intervals.size(); ++i) {
+        const LockInterval& li = session.lock_intervals[i];
         auto it = locks.find(li.lock_id);
         if (!wanted(li.run) || it == locks.end())
             continue;
         const LockInfo& l = *it->second;
         switch (by) {
             case GroupBy::Lock:
-                grouping.add({l.name, l.kind, l.mode}, &l, li.counters);
+                grouping.add(key_of(l), &l, li.counters, measured[i]);
                 break;
-            case GroupBy::Caller: {
-                auto c = callers.find(l.id);
-                if (c == callers.end()) {
-                    grouping.add({l.caller, {}, {}}, &l, li.counters);
-                    break;
-                }
-                std::vector<double> shares;
-                for (const auto& entry : c->second)
-                    shares.push_back(entry.second);
-                const std::vector<LockCounters> parts = split_counters(li.counters, shares);
-                for (size_t i = 0; i < parts.size(); ++i)
-                    grouping.add({c->second[i].first, {}, {}}, &l, parts[i]);
-                break;
-            }
             case GroupBy::Kind:
-                grouping.add({l.kind, l.mode, {}}, &l, li.counters);
+                grouping.add(Names{l.kind, l.mode}, &l, li.counters, measured[i]);
                 break;
             case GroupBy::Instance:
-                grouping.add({l.name, instance_label(l), {}}, &l, li.counters);
+                grouping.add(Names{l.name, instance_label(l)}, &l, li.counters, measured[i]);
                 break;
+            case GroupBy::Caller:
             case GroupBy::Task:
             case GroupBy::Cgroup:
                 break;
@@ -534,6 +499,7 @@ ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const Repor
         row.callers = by == GroupBy::Caller ? 0 : g.callers.size();
         row.name_source = dominant(g.wait_by_source);
         row.instances = g.objects.size();
+        row.lock_ids.assign(g.lock_ids.begin(), g.lock_ids.end());
     }
     if (by != GroupBy::Instance) {
         row.detail.clear();
@@ -541,22 +507,25 @@ ReportRow finish_row(const Grouping::Key& key, Group& g, GroupBy by, const Repor
     }
     switch (by) {
         case GroupBy::Lock:
-            row.name = std::get<0>(key);
+            row.name = std::get<LockKey>(key).name;
             break;
         case GroupBy::Caller:
-            row.caller = std::get<0>(key);
+            row.caller = std::get<Names>(key).first;
             row.name = row.caller.empty() ? "(unknown caller)" : row.caller;
             break;
         case GroupBy::Kind:
-            row.name = kind_label(row.kind, row.mode);
+            row.name = kind_text(row.kind, row.mode);
             break;
         case GroupBy::Instance:
-            row.name = std::get<0>(key) + " " + std::get<1>(key);
+            row.name = std::get<Names>(key).first + " " + std::get<Names>(key).second;
             break;
         case GroupBy::Task:
         case GroupBy::Cgroup:
             break;
     }
+    // A task keeps only the counters the kernel keeps per task: no maximum.
+    row.per_task = groups_tasks(by);
+    row.max_wait_known = !row.per_task && g.max_wait.known();
     if (t.counters.wait_ns)
         row.share_of_wait = double(row.counters.wait_ns) / double(t.counters.wait_ns);
     return std::move(row);
@@ -685,7 +654,7 @@ Report build_report(const Session& session, const ReportOptions& options)
         rep.rows.resize(options.top);
     rep.scope = options.scope;
     if (options.scope != LockScope::Kernel)
-        rep.user_locks = user_lock_report(session, options.run, options.top);
+        rep.user_locks = user_lock_report(session, options.run, options.top, options.by == GroupBy::Instance);
     if (options.scope == LockScope::User) {
         rep.rows.clear();
         rep.rows_total = 0;

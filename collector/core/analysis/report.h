@@ -5,6 +5,7 @@
 
 #include "core/analysis/chains.h"
 #include "core/analysis/user_locks.h"
+#include "core/lock_key.h"
 #include "core/model.h"
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockscope {
@@ -101,12 +103,13 @@ struct ReportRow {
     std::string name;  // lock name, caller function, kind(/mode) or "comm[pid]"
     std::string kind;
     std::string mode;
-    std::string caller;       // for a lock: the caller with the most wait
-    size_t callers = 0;       // by lock, kind or instance: distinct callers seen (named, or in waiter stacks)
-    std::string name_source;  // where the name came from (the source with the most wait); "" if unknown
-    std::string detail;       // --by instance: the evidence behind the name
-    std::string instance;     // --by instance: which object, where known
-    size_t instances = 0;     // lock objects rolled into the row
+    std::string caller;             // for a lock: the caller with the most wait
+    size_t callers = 0;             // by lock, kind or instance: distinct callers seen (named, or in waiter stacks)
+    std::string name_source;        // where the name came from (the source with the most wait); "" if unknown
+    std::string detail;             // --by instance: the evidence behind the name
+    std::string instance;           // --by instance: which object, where known
+    size_t instances = 0;           // lock objects rolled into the row
+    std::vector<int64_t> lock_ids;  // the session's lock rows (LockInfo::id) rolled into it, ascending
     LockCounters counters;
     double share_of_wait = 0;                   // of the totals' wait_ns
     std::vector<HolderShare> holders;           // by lock or instance: the top holder stacks, by wait
@@ -117,11 +120,25 @@ struct ReportRow {
     // holders followed, and the tasks that had preempted a runnable holder.
     std::vector<HolderTimeShare> holder_times;
     std::vector<HolderTimeShare> preemptors;
-    std::vector<UserCodeShare> user_code;       // by lock or instance: the top user stacks, by wait
-    uint64_t user_code_samples = 0;             // all of the row's sampled user stacks
+    std::vector<UserCodeShare> user_code;  // by lock or instance: the top user stacks, by wait
+    uint64_t user_code_samples = 0;        // all of the row's sampled user stacks
     // By lock or instance: the cgroups whose tasks were sampled waiting on
     // it (path, sampled waiter stacks), most samples first; every one.
     std::vector<std::pair<std::string, uint64_t>> cgroups;
+    // What the row keeps (DESIGN.md "One truth": a value not kept is null in
+    // JSON, an empty cell in CSV, "-" in text). A task's row (by task or
+    // cgroup) keeps the counters the kernel keeps per task
+    // (CounterField::per_task) and what they give; no row keeps a maximum
+    // it did not measure (report_max.h; counters.max_wait_ns is then an
+    // upper bound).
+    bool per_task = false;
+    bool max_wait_known = true;
+    // Whether the row keeps a counter, a value computed from them (a JSON
+    // key of a row: "spinning_ns", "mean_wait_ns"), "hist",
+    // "owner_at_queueing" or "max_wait_bound_ns".
+    bool keeps(std::string_view field) const;
+    // By lock: the row's lock key.
+    LockKey key() const { return {name, kind, mode}; }
 };
 
 struct ReportTotals {
@@ -204,6 +221,9 @@ struct TextOptions {
     // Names whole, however wide the table; else it fits 100 columns, its
     // names cut where needed but never so that two rows look alike.
     bool full_names = false;
+    // The rows alone (report -q): no header, totals, legend or notes; the
+    // kernel locks' table, or with LockScope::User the user-space locks'.
+    bool rows_only = false;
 };
 
 std::string format_text(const Report& report, const TextOptions& options = {});

@@ -119,8 +119,8 @@ double median(std::vector<double> xs)
 
 const char* method_name(Method m)
 {
-    static constexpr std::array kNames{"none", "welch-t", "mann-whitney", "mann-whitney-exact"};
-    return enum_name<Method::MannWhitneyExact>(kNames, m);
+    static constexpr std::array kNames{"none", "welch-t", "mann-whitney", "mann-whitney-exact", "welch-t-log"};
+    return enum_name<Method::WelchLog>(kNames, m);
 }
 
 TestResult welch_test(std::span<const double> a, std::span<const double> b, double alpha)
@@ -381,6 +381,123 @@ ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t 
     const double se = std::sqrt(pooled * (1 - pooled) * (1.0 / double(n_a) + 1.0 / double(n_b)));
     r.p_value = se > 0 ? normal_two_sided_p(r.difference / se) : 1.0;
     return r;
+}
+
+RatioSamples ratio_samples(std::span<const double> num, std::span<const double> den)
+{
+    RatioSamples r;
+    double sum_num = 0, sum_den = 0;
+    for (size_t i = 0; i < num.size() && i < den.size(); ++i)
+        if (den[i] > 0) {
+            r.values.push_back(num[i] / den[i]);
+            r.denominators.push_back(den[i]);
+            sum_num += num[i];
+            sum_den += den[i];
+        }
+    r.pooled = r.values.empty() ? kNaN : sum_num / sum_den;
+    return r;
+}
+
+namespace {
+
+// The mean of the samples is clearly away from 0: its standard error is at
+// most a third of it.
+bool clearly_positive(const std::vector<double>& xs)
+{
+    const Summary s = summarize(xs);
+    return s.mean > 0 && std::sqrt(s.variance / double(s.n)) <= s.mean / 3;
+}
+
+// A fraction's samples without the runs whose denominator is under
+// kFewTrials of the side's median: one spin attempt that failed is a run
+// at 100%, and says next to nothing.
+std::vector<double> fraction_samples(const RatioSamples& s)
+{
+    const double floor = kFewTrials * median(s.denominators);
+    std::vector<double> kept;
+    for (size_t i = 0; i < s.values.size(); ++i)
+        if (s.denominators[i] >= floor)
+            kept.push_back(s.values[i]);
+    return kept;
+}
+
+}  // namespace
+
+TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha, bool fraction, size_t min_samples)
+{
+    TestResult r;
+    std::vector<double> xa = fraction ? fraction_samples(a) : a.values;
+    std::vector<double> xb = fraction ? fraction_samples(b) : b.values;
+    r.n_a = xa.size();
+    r.n_b = xb.size();
+    r.center_a = a.pooled;
+    r.center_b = b.pooled;
+    r.difference = b.pooled - a.pooled;
+    r.relative = a.pooled > 0 ? b.pooled / a.pooled - 1 : kNaN;
+    r.diff_low = r.diff_high = r.rel_low = r.rel_high = kNaN;
+    r.method = fraction ? Method::Welch : Method::WelchLog;
+    min_samples = std::max<size_t>(min_samples, 3);  // Welch's t-test's own
+    if (r.n_a < min_samples || r.n_b < min_samples) {
+        r.reason = "the test needs at least " + std::to_string(min_samples) +
+                   " samples with a value on each side (A has " + std::to_string(r.n_a) + ", B has " +
+                   std::to_string(r.n_b) + ")";
+        return r;
+    }
+    r.enough_data = true;
+    // The offset: a hundredth of the values' geometric mean, which is small
+    // beside either of them; a ten-thousandth of the larger when one is 0.
+    const double c = a.pooled > 0 && b.pooled > 0 ? kLogOffset * std::sqrt(a.pooled * b.pooled)
+                                                  : kLogOffset * kLogOffset * std::max(a.pooled, b.pooled);
+    if (!fraction) {
+        for (auto* xs : {&xa, &xb})
+            for (double& x : *xs)
+                x = c > 0 ? std::log(x + c) : 0.0;  // c is 0 only when every value is
+    }
+    const TestResult w = welch_test(xa, xb, alpha);
+    r.p_value = w.p_value;
+    r.statistic = w.statistic;
+    r.df = w.df;
+    if (fraction) {
+        // B's value is in [0, 1]: so is the interval's.
+        r.diff_low = std::max(w.diff_low, -a.pooled);
+        r.diff_high = std::min(w.diff_high, 1.0 - a.pooled);
+    } else if (c > 0) {
+        // B's value at each end of the ratio's interval, A's value held.
+        r.diff_low = std::max(std::exp(w.diff_low) * (a.pooled + c) - c - a.pooled, -a.pooled);
+        r.diff_high = std::exp(w.diff_high) * (a.pooled + c) - c - a.pooled;
+    } else {
+        r.diff_low = r.diff_high = 0;
+    }
+    // The test weighs each sample alike, the pooled values weigh them by
+    // their denominators: where a sample outweighs the others the two can
+    // differ, and the interval widens to hold the change shown.
+    r.diff_low = std::min(r.diff_low, r.difference);
+    r.diff_high = std::max(r.diff_high, r.difference);
+    if (a.pooled > 0 && (fraction || clearly_positive(a.values))) {
+        r.rel_low = r.diff_low / a.pooled;
+        r.rel_high = r.diff_high / a.pooled;
+    }
+    return r;
+}
+
+std::vector<double> weighted_holm_adjust(const std::vector<double>& p, const std::vector<double>& weights)
+{
+    std::vector<size_t> order(p.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return p[x] * weights[y] < p[y] * weights[x]; });
+    // remaining[k]: the weight of the hypotheses from step k on.
+    std::vector<double> remaining(p.size() + 1, 0.0);
+    for (size_t k = p.size(); k-- > 0;)
+        remaining[k] = remaining[k + 1] + weights[order[k]];
+    std::vector<double> adjusted(p.size());
+    double running = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const size_t i = order[k];
+        running = std::max(running, std::min(1.0, p[i] * remaining[k] / weights[i]));
+        adjusted[i] = running;
+    }
+    return adjusted;
 }
 
 std::vector<double> holm_adjust(const std::vector<double>& p)

@@ -23,8 +23,10 @@ Summary summarize(std::span<const double> xs);
 
 double median(std::vector<double> xs);  // NaN when empty
 
-enum class Method { None, Welch, MannWhitney, MannWhitneyExact };
-const char* method_name(Method m);  // "welch-t", "mann-whitney", "mann-whitney-exact", "none"
+// WelchLog: Welch's t on the log of each side's value (ratio_test).
+enum class Method { None, Welch, MannWhitney, MannWhitneyExact, WelchLog };
+// "welch-t", "mann-whitney", "mann-whitney-exact", "welch-t-log", "none"
+const char* method_name(Method m);
 
 struct TestResult {
     Method method = Method::None;
@@ -97,8 +99,60 @@ struct ProportionDifference {
 };
 ProportionDifference proportion_difference(uint64_t k_a, uint64_t n_a, uint64_t k_b, uint64_t n_b, double alpha);
 
+// A side's samples of a ratio metric (contentions per second, failures per
+// attempt, ...): each sample's (a run's, or a host's) numerator over its
+// denominator, for the samples whose denominator is positive, and the value
+// a report shows, the sum of their numerators over the sum of their
+// denominators.
+struct RatioSamples {
+    std::vector<double> values;
+    std::vector<double> denominators;  // of each value
+    double pooled = 0;                 // Σ num / Σ den; NaN when no sample has a denominator
+};
+RatioSamples ratio_samples(std::span<const double> num, std::span<const double> den);
+
+// Welch's t-test between two sides' samples, each sample counting once (a
+// run that outweighs the others in the sums, one long sleep of another
+// program, moves the pooled value but is one sample here), with at least
+// `min_samples` (3 at the least) a side. The centers are the pooled values, and the
+// difference and relative change are theirs.
+//
+// A rate or time (fraction false) is tested on the log scale, on
+// log(value + c) with c = kLogOffset times the pooled values' geometric mean
+// (kLogOffset² times the larger when one of them is 0): the
+// multiplicative, heavy-tailed spread between runs that rates and times
+// show becomes closer to symmetric, as the test wants, and the interval is
+// a ratio, so B's value is never shown below 0 (the relative change never
+// below −100%); c keeps a side at or near 0 (a lock that barely contended
+// there) testable, where a log alone would be −∞, and is small beside
+// either value. The interval is where B's value lies with
+// A's held fixed, as a difference, and relative to A's value where that is
+// clearly away from 0 (the standard error of its samples' mean at most a
+// third of it; NaN otherwise: a ratio to a value that may be near 0 would
+// claim too much). It is widened, where needed, to hold the pooled change.
+//
+// A fraction is tested as a difference of the samples' values, its
+// interval cut to what B's value can take, [0, 1] (so the relative
+// interval stays in [−100%, 1/A − 100%]). A sample whose denominator is
+// under kFewTrials of its side's median is left out of a fraction's test
+// (it still counts in the pooled value): a run with one spin attempt, which
+// failed, is at 100% and would swamp runs of thousands. A rate or time keeps
+// every sample: a run with a tenth of the others' operations is slow, not
+// imprecise.
+inline constexpr double kLogOffset = 0.01;
+inline constexpr double kFewTrials = 0.01;
+TestResult ratio_test(const RatioSamples& a, const RatioSamples& b, double alpha, bool fraction,
+                      size_t min_samples = 3);
+
 // Holm–Bonferroni adjusted p-values (same order as the input); controls the
 // chance of any false positive across a family of comparisons.
 std::vector<double> holm_adjust(const std::vector<double>& p);
+
+// Holm's weighted procedure (Holm 1979): hypothesis i gets a share w_i of
+// alpha; the step-down order is by p_i / w_i, and a rejected hypothesis hands
+// its share on to the rest. It controls the family-wise error at alpha for
+// any dependence between the tests, as Holm's does; equal weights give
+// Holm's adjustment. Weights must be positive (their scale does not matter).
+std::vector<double> weighted_holm_adjust(const std::vector<double>& p, const std::vector<double>& weights);
 
 }  // namespace lockscope::stats

@@ -1,6 +1,7 @@
 #include "core/analysis/user_locks.h"
 
 #include "core/error.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <functional>
@@ -29,7 +30,15 @@ void add_counters(UserLockRun& sum, const UserLockRun& r)
     sum.lost_wakers += r.lost_wakers;
 }
 
-using RowId = std::tuple<std::string, std::string, std::string>;  // (name, kind, module)
+// A user lock's row: its lock key (a user lock has no mode) in its module;
+// by instance (report --by instance), in its process too (0 otherwise).
+struct RowId {
+    LockKey lock;
+    std::string module;
+    uint32_t pid = 0;
+
+    auto operator<=>(const RowId&) const = default;
+};
 
 // Wakers and stacks name their lock by (run, process, name, kind): its
 // module is that lock row's.
@@ -45,14 +54,15 @@ ModuleOf modules_of(const Session& session)
 
 // Each row's wakers, over the runs wanted, by wakes, most first.
 void add_wakers(const Session& session, const std::function<bool(int64_t)>& wanted, const ModuleOf& module_of,
-                std::map<RowId, UserLockReportRow>& rows)
+                bool by_process, std::map<RowId, UserLockReportRow>& rows)
 {
     std::map<RowId, std::map<std::pair<uint32_t, uint32_t>, UserLockReportWaker>> wakers;
     for (const UserLockWaker& w : session.user_lock_wakers) {
         const auto module = module_of.find({w.run, w.pid, w.name, w.kind});
         if (!wanted(w.run) || module == module_of.end())
             continue;
-        UserLockReportWaker& into = wakers[{w.name, w.kind, module->second}][{w.waker_pid, w.waker_tid}];
+        UserLockReportWaker& into =
+            wakers[RowId{{w.name, w.kind, {}}, module->second, by_process ? w.pid : 0}][{w.waker_pid, w.waker_tid}];
         into.tid = w.waker_tid;
         into.pid = w.waker_pid;
         into.comm = w.waker_comm;
@@ -71,14 +81,15 @@ void add_wakers(const Session& session, const std::function<bool(int64_t)>& want
 
 // Each row's sampled stacks, over the runs wanted, by sampled wait.
 void add_stacks(const Session& session, const std::function<bool(int64_t)>& wanted, const ModuleOf& module_of,
-                std::map<RowId, UserLockReportRow>& rows)
+                bool by_process, std::map<RowId, UserLockReportRow>& rows)
 {
     std::map<RowId, std::map<std::vector<std::string>, UserLockReportStack>> stacks;
     for (const UserLockStack& s : session.user_lock_stacks) {
         const auto module = module_of.find({s.run, s.pid, s.name, s.kind});
         if (!wanted(s.run) || module == module_of.end())
             continue;
-        UserLockReportStack& into = stacks[{s.name, s.kind, module->second}][s.frames];
+        UserLockReportStack& into =
+            stacks[RowId{{s.name, s.kind, {}}, module->second, by_process ? s.pid : 0}][s.frames];
         into.frames = s.frames;
         into.samples += s.samples;
         into.wait_ns += s.wait_ns;
@@ -109,15 +120,21 @@ LockScope parse_lock_scope(const std::string& text)
     throw UsageError("--scope must be all, kernel or user, not '" + text + "'");
 }
 
+bool named_by_symbol(const std::string& name_source)
+{
+    return name_source == "user-symbol" || name_source == "user-caller";
+}
+
 const char* lock_scope_name(LockScope scope)
 {
     return scope == LockScope::Kernel ? "kernel" : scope == LockScope::User ? "user" : "all";
 }
 
-UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top)
+UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top, bool by_process)
 {
     const auto wanted = [&](int64_t id) { return !run || *run == id; };
     UserLockReport rep;
+    rep.by_process = by_process;
     rep.split = session.schema_version == 0 || session.schema_version >= 6;
     for (const UserLockRun& r : session.user_lock_runs) {
         if (!wanted(r.run))
@@ -141,7 +158,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
     for (const UserLockRow& l : session.user_locks) {
         if (!wanted(l.run))
             continue;
-        const auto key = std::make_tuple(l.name, l.kind, l.module);
+        const RowId key{{l.name, l.kind, {}}, l.module, by_process ? l.pid : 0};
         UserLockReportRow& row = rows[key];
         row.name = l.name;
         row.kind = l.kind;
@@ -166,10 +183,12 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
         add_words(row.ops, l.ops);
         rep.waits += l.waits;
         rep.wait_ns += l.wait_ns;
+        if (named_by_symbol(l.name_source))
+            rep.symbol_named_wait_ns += l.wait_ns;
     }
     const ModuleOf module_of = modules_of(session);
-    add_wakers(session, wanted, module_of, rows);
-    add_stacks(session, wanted, module_of, rows);
+    add_wakers(session, wanted, module_of, by_process, rows);
+    add_stacks(session, wanted, module_of, by_process, rows);
     for (auto& [key, row] : rows) {
         row.share_of_wait = rep.wait_ns ? double(row.wait_ns) / double(rep.wait_ns) : 0.0;
         rep.rows.push_back(std::move(row));

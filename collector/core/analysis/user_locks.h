@@ -68,11 +68,13 @@ struct UserLockReportRow {
 struct UserLockReport {
     bool tried = false;                    // some run reported tried to record user locks
     bool all_processes = false;            // some run recorded every process's (record --user-locks=all)
+    bool by_process = false;               // a row per process's lock (report --by instance)
     std::vector<std::string> unavailable;  // why a run recorded none, one line each
     std::vector<UserLockReportRow> rows;   // by wait, longest first; at most `top`
     size_t rows_total = 0;                 // before the cut
     uint64_t waits = 0;                    // all rows'
     uint64_t wait_ns = 0;
+    uint64_t symbol_named_wait_ns = 0;  // of it, the rows named by a symbol (named_by_symbol())
     // Whether the session's format splits a user lock's wait into on CPU,
     // asleep and runnable (format 6 on, or a session built in memory).
     bool split = true;
@@ -81,7 +83,14 @@ struct UserLockReport {
 };
 
 // Rows keyed by (name, kind, module): one lock over every run, whichever
-// process ran it. `run`: one run only; `top` 0: every row.
-UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top);
+// process ran it; `by_process`, also by process (report --by instance: each
+// process's lock apart, as stress-ng's stressors' own mutexes). `run`: one
+// run only; `top` 0: every row.
+UserLockReport user_lock_report(const Session& session, std::optional<int64_t> run, size_t top,
+                                bool by_process = false);
+
+// Whether a row's name came from a symbol (the lock's own, or its caller's
+// function) rather than from a place (module and offset) or nowhere.
+bool named_by_symbol(const std::string& name_source);
 
 }  // namespace lockscope

@@ -3,6 +3,7 @@
 #include "core/analysis/diff.h"
 #include "core/format.h"
 #include "core/enum_names.h"
+#include "core/lock_key.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,25 +28,19 @@ std::string pad(const std::string& s, size_t width, bool right)
 
 std::string label_of(const MetricDiff& m)
 {
+    // The wait's parts are indented under the wait's row: shares of it.
+    static constexpr std::pair<const char*, const char*> kLabels[] = {
+        {"throughput", "throughput ops/s"},         {"contentions_per_s", "contentions/s"},
+        {"spin_failure_rate", "spin-failure rate"}, {"wait_per_op", "wait per op"},
+        {"wait_per_s", "wait per second"},          {"spinning_share", "  spinning"},
+        {"queued_on_cpu_share", "  queued on CPU"}, {"asleep_share", "  asleep"},
+        {"runnable_share", "  runnable"},           {"idle_fraction", "CPU idle"}};
     // diff --prometheus over hosts of different sizes: rates per CPU.
     if (m.metric.ends_with("_per_cpu"))
         return label_of(MetricDiff{m.metric.substr(0, m.metric.size() - 8)}) + "/CPU";
-    if (m.metric == "throughput")
-        return "throughput ops/s";
-    if (m.metric == "contentions_per_s")
-        return "contentions/s";
-    if (m.metric == "spin_failure_rate")
-        return "spin-failure rate";
-    if (m.metric == "wait_per_op")
-        return "wait per op";
-    if (m.metric == "wait_per_s")
-        return "wait per second";
-    if (m.metric == "spin_share")
-        return "spin share";
-    if (m.metric == "offcpu_share")
-        return "off-CPU share";
-    if (m.metric == "idle_fraction")
-        return "CPU idle";
+    for (const auto& [metric, label] : kLabels)
+        if (m.metric == metric)
+            return label;
     return m.metric;
 }
 
@@ -74,9 +69,22 @@ std::string signed_percent(double fraction)
     return buf;
 }
 
+// A fraction's change in percentage points: "+2.5pp", "-100pp".
+std::string signed_points(double fraction)
+{
+    char buf[32];
+    const double points = 100 * fraction;
+    std::snprintf(buf, sizeof buf, std::fabs(points) >= 99.95 ? "%+.0fpp" : "%+.1fpp", points);
+    return buf;
+}
+
+// A rate's or time's change relative to A; a fraction's in points (a share
+// going from 1% to 2% is not "+100%" worth of anything).
 std::string change_of(const MetricDiff& m)
 {
     const stats::TestResult& t = m.test;
+    if (m.fraction())
+        return std::isfinite(t.difference) ? signed_points(t.difference) : "-";
     if (std::isfinite(t.relative))
         return signed_percent(t.relative);
     return t.center_a == 0 && t.center_b > 0 ? "from 0" : "-";
@@ -85,23 +93,15 @@ std::string change_of(const MetricDiff& m)
 std::string ci_of(const MetricDiff& m)
 {
     const stats::TestResult& t = m.test;
-    if (!t.enough_data)
+    if (!t.enough_data || !std::isfinite(t.diff_low) || !std::isfinite(t.diff_high))
         return "-";
+    if (m.fraction())
+        return "[" + signed_points(t.diff_low) + ", " + signed_points(t.diff_high) + "]";
     if (std::isfinite(t.rel_low) && std::isfinite(t.rel_high))
         return "[" + signed_percent(t.rel_low) + ", " + signed_percent(t.rel_high) + "]";
-    if (std::isfinite(t.diff_low) && std::isfinite(t.diff_high)) {
-        // The relative interval is unbounded (A's value is not clearly away
-        // from 0): the absolute difference instead, which for a fraction is in
-        // percentage points, so it is not read as a relative change.
-        if (m.unit == "fraction") {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "[%+.1f pp, %+.1f pp]", 100 * t.diff_low, 100 * t.diff_high);
-            return buf;
-        }
-        auto sign = [&](double v) { return (v >= 0 ? "+" : "") + value_of(m, v); };
-        return "[" + sign(t.diff_low) + ", " + sign(t.diff_high) + "]";
-    }
-    return "unbounded";
+    // From 0: no relative change, the difference in the metric's unit.
+    auto sign = [&](double v) { return (v >= 0 ? "+" : "") + value_of(m, v); };
+    return "[" + sign(t.diff_low) + ", " + sign(t.diff_high) + "]";
 }
 
 std::string p_of(const MetricDiff& m)
@@ -134,8 +134,7 @@ std::string table_header(const DiffResult& d, const char* first)
 {
     char ci[32];
     std::snprintf(ci, sizeof ci, "%.3g%% CI", 100 * (1 - d.alpha));
-    return row(first, d.by_runs ? "mean A" : "median A", d.by_runs ? "mean B" : "median B", "change", ci, "p",
-               "verdict");
+    return row(first, "A", "B", "change", ci, "p adj", "verdict");
 }
 
 std::string samples_of(const stats::TestResult& t)
@@ -154,14 +153,14 @@ const char* direction_name(Direction d)
     return enum_name<Direction::Neutral>(kNames, d);
 }
 
-nlohmann::json metric_json(const MetricDiff& m, bool by_runs)
+nlohmann::json metric_json(const MetricDiff& m)
 {
     const stats::TestResult& t = m.test;
     nlohmann::json j = {{"metric", m.metric},
                         {"unit", m.unit},
                         {"direction", direction_name(m.direction)},
                         {"test", stats::method_name(t.method)},
-                        {"center", by_runs ? "mean" : "median"},
+                        {"center", "ratio_of_sums"},
                         {"n_a", t.n_a},
                         {"n_b", t.n_b},
                         {"a", number(t.center_a)},
@@ -172,13 +171,11 @@ nlohmann::json metric_json(const MetricDiff& m, bool by_runs)
                         {"relative_ci", {number(t.rel_low), number(t.rel_high)}},
                         {"p_value", t.enough_data ? number(t.p_value) : nullptr},
                         {"p_adjusted", t.enough_data ? number(m.p_adjusted) : nullptr},
+                        {"effect", number(m.effect())},
                         {"verdict", verdict_name(m.verdict)}};
     if (!t.reason.empty())
         j["reason"] = t.reason;
-    if (t.method == stats::Method::Welch)
-        j["df"] = number(t.df);
-    else
-        j["autocorrelation"] = number(m.autocorrelation);
+    j["df"] = t.enough_data ? number(t.df) : nullptr;
     return j;
 }
 
@@ -202,7 +199,7 @@ std::string wrap(const std::string& text, const std::string& first, size_t inden
 
 std::string lock_title(const std::string& name, const std::string& kind, const std::string& mode)
 {
-    return name + " (" + kind + (mode.empty() ? "" : "/" + mode) + ")";
+    return name + " (" + kind_text(kind, mode) + ")";
 }
 
 // "waiting in" / "held while sleeping in": what a path's role means.
@@ -234,7 +231,7 @@ void stack_shifts_text(const DiffResult& d, std::ostream& out)
     out << "\ncall paths that moved (share of the lock's sampled waiter or holder stacks)\n";
     if (d.stack_paths_compared == 0) {
         out << "  none compared: no lock in both sessions has " << kMinStackSamples
-            << "+ sampled waiter or holder stacks on each side\n";
+            << "+ sampled waiter or holder stacks a side, in " << kMinRuns << "+ runs\n";
         return;
     }
     if (d.stack_shifts.empty()) {
@@ -346,7 +343,9 @@ std::string format_diff_text(const DiffResult& d)
     out << "\nnotes\n";
     for (const MetricDiff& m : d.totals)
         if (!m.test.enough_data && !m.test.reason.empty()) {
-            out << wrap(d.by_hosts ? m.test.reason : "not enough data: " + m.test.reason, "  - ", 4);
+            const std::string label = label_of(m);
+            const std::string what = label.substr(label.find_first_not_of(' '));
+            out << wrap(d.by_hosts ? m.test.reason : "not enough data for " + what + ": " + m.test.reason, "  - ", 4);
             break;
         }
     for (const std::string& n : d.notes)
@@ -360,7 +359,9 @@ std::string format_diff_json(const DiffResult& d)
     j["a"] = d.label_a;
     j["b"] = d.label_b;
     j["alpha"] = d.alpha;
-    j["samples"] = d.by_hosts ? "hosts" : d.by_runs ? "runs" : "intervals";
+    j["min_effect"] = d.min_effect;
+    j["hypotheses"] = d.hypotheses;
+    j["samples"] = d.by_hosts ? "hosts" : "runs";
     if (d.by_hosts)
         j["hosts"] = {{"a", d.runs_a}, {"b", d.runs_b}};
     j["runs"] = {{"a", d.runs_a}, {"b", d.runs_b}};
@@ -372,12 +373,12 @@ std::string format_diff_json(const DiffResult& d)
     j["notes"] = d.notes;
     j["totals"] = nlohmann::json::array();
     for (const MetricDiff& m : d.totals)
-        j["totals"].push_back(metric_json(m, d.by_runs));
+        j["totals"].push_back(metric_json(m));
     j["locks"] = nlohmann::json::array();
     for (const LockDiff& l : d.locks) {
         nlohmann::json metrics = nlohmann::json::array();
         for (const MetricDiff& m : l.metrics)
-            metrics.push_back(metric_json(m, d.by_runs));
+            metrics.push_back(metric_json(m));
         nlohmann::json lock = {
             {"name", l.name}, {"kind", l.kind}, {"mode", l.mode}, {"effect", number(l.effect)}, {"metrics", metrics}};
         if (!l.name_b.empty())

@@ -8,6 +8,7 @@
 //   pprof         gzipped profile.proto, for go tool pprof and continuous profilers
 #pragma once
 
+#include "core/analysis/report.h"      // RowSort
 #include "core/analysis/user_locks.h"  // LockScope
 #include "core/model.h"
 
@@ -58,23 +59,29 @@ ChromeTraceSummary export_chrome_trace(const std::string& path, const Session& s
 // Sampled waiter stacks, root first, under a root frame naming the lock
 // ("pipe->mutex [mutex]"); frame offsets dropped so equal paths merge.
 // Stacks are sampled (one episode in --stack-period per CPU), so each lock's
-// exact total (wait ns or contentions, from its counters) is distributed
-// over its sampled stacks in proportion to their sampled wait (or samples):
-// per lock, and so in all, the weights add up to the report's totals. A
-// lock with no sampled stack gets one "[no stack sampled]" line.
+// exact totals are shared among its sampled stacks (export_stacks.h:
+// contentions in proportion to their samples, wait to their sampled wait,
+// as `report --by caller` shares them): per lock, and so in all, the weights
+// add up to the report's totals. A lock with no sampled stack gets one
+// "[no stack sampled]" line.
 void export_folded(const Session& session, FoldedWeight weight, std::ostream& out);
 
 // The same stacks as a gzipped pprof profile (profile.proto): sample types
-// contentions/count and delay/nanoseconds (Go's mutex profile), spin and
-// offcpu nanoseconds; locations are the stacks' functions, rooted at a frame
-// naming the lock; labels lock, kind and name_source. Values add up to the
-// report's totals per lock, as the folded export's do.
+// contentions/count and delay/nanoseconds (Go's mutex profile), then the
+// wait's four parts in nanoseconds (spinning, queued_on_cpu, asleep,
+// runnable), which add up to delay in every sample; locations are the
+// stacks' functions, rooted at a frame naming the lock; labels lock, kind
+// and name_source. Values add up to the report's totals per lock, as the
+// folded export's do.
 void export_pprof(const Session& session, std::ostream& out);
 const std::vector<std::pair<std::string, std::string>>& pprof_sample_types();  // (type, unit) in order
 
-// Locks: the report's per-lock CSV (every row, `report --format csv`).
-// Intervals: one row per run and interval with its totals. UserLocks: the
-// user-space locks (`report --scope user --format csv`, every row).
-void export_csv(const Session& session, CsvTable table, std::ostream& out);
+// Locks: the report's per-lock CSV (`report --format csv`: the `top` rows
+// first in the `sort` order, 0 every row; shares of the whole session's
+// wait). Intervals: one row per run and interval with its totals, the
+// wait's parts and its longest wait where measured (empty where not).
+// UserLocks: the user-space locks (`report --scope user --format csv`).
+void export_csv(const Session& session, CsvTable table, std::ostream& out, size_t top = 0,
+                RowSort sort = RowSort::Wait);
 
 }  // namespace lockscope

@@ -1,11 +1,10 @@
 // `lockscope export --format folded`: sampled waiter stacks weighted so that
-// they add up to the exact per-lock totals.
+// they add up to the exact per-lock totals (export_stacks.h).
 #include "core/render/export.h"
 #include "core/render/export_stacks.h"
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <vector>
 
 namespace lockscope {
@@ -36,8 +35,8 @@ std::string folded_line(const WeightedStack& w)
 void export_folded(const Session& session, FoldedWeight weight, std::ostream& out)
 {
     const StackMeasure measure = weight == FoldedWeight::WaitNs
-                                     ? StackMeasure{[](const LockCounters& c) { return c.wait_ns; }, true}
-                                     : StackMeasure{[](const LockCounters& c) { return c.contentions; }, false};
+                                     ? StackMeasure([](const LockCounters& c) { return c.wait_ns; })
+                                     : StackMeasure([](const LockCounters& c) { return c.contentions; });
     std::map<std::string, uint64_t> lines;  // sorted output, equal stacks merged
     for (const WeightedStack& w : weigh_stacks(session, {measure})) {
         if (!w.values[0])

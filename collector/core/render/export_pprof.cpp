@@ -1,11 +1,15 @@
 // `lockscope export --format pprof`: the sampled waiter stacks as a gzipped
 // profile.proto profile, in the convention of Go's mutex profile
-// (contentions/count, delay/nanoseconds) plus spin and off-CPU nanoseconds,
-// rooted at a frame naming the lock. Like the folded export, each lock's
-// exact totals are spread over its sampled stacks, so a profile's values add
-// up to the report's totals, per lock and overall.
+// (contentions/count, delay/nanoseconds) plus the wait's four parts in
+// nanoseconds (spinning, queued_on_cpu, asleep, runnable: they add up to
+// delay in every sample), rooted at a frame naming the lock. Like the folded
+// export, each lock's exact totals are shared among its sampled stacks
+// (export_stacks.h), so a profile's values add up to the report's totals,
+// per lock and overall.
 #include "core/render/export.h"
 #include "core/render/export_stacks.h"
+
+#include "core/analysis/report_parts.h"
 
 #include <zlib.h>
 
@@ -85,8 +89,12 @@ std::string gzip(const std::string& data)
 
 const std::vector<std::pair<std::string, std::string>>& pprof_sample_types()
 {
-    static const std::vector<std::pair<std::string, std::string>> types = {
-        {"contentions", "count"}, {"delay", "nanoseconds"}, {"spin", "nanoseconds"}, {"offcpu", "nanoseconds"}};
+    static const std::vector<std::pair<std::string, std::string>> types = [] {
+        std::vector<std::pair<std::string, std::string>> t = {{"contentions", "count"}, {"delay", "nanoseconds"}};
+        for (const WaitPart& part : kWaitParts)
+            t.emplace_back(part.name, "nanoseconds");
+        return t;
+    }();
     return types;
 }
 
@@ -115,12 +123,11 @@ void export_pprof(const Session& session, std::ostream& out)
     if (!host.empty() || !kernel.empty())
         p.add_comment(strings.at("host " + host + ", kernel " + kernel));
 
-    const std::vector<StackMeasure> measures = {
-        {[](const LockCounters& c) { return c.contentions; }, true},
-        {[](const LockCounters& c) { return c.wait_ns; }, true},
-        {[](const LockCounters& c) { return c.spin_ns; }, true},
-        {[](const LockCounters& c) { return c.offcpu_ns(); }, true},
-    };
+    // The order of pprof_sample_types(): contentions, delay, the wait's parts.
+    std::vector<StackMeasure> measures = {[](const LockCounters& c) { return c.contentions; },
+                                          [](const LockCounters& c) { return c.wait_ns; }};
+    for (const WaitPart& part : kWaitParts)
+        measures.push_back([ns = part.ns](const LockCounters& c) { return (c.*ns)(); });
     const int64_t lock_key = strings.at("lock"), kind_key = strings.at("kind"), source_key = strings.at("name_source"),
                   scope_key = strings.at("scope");
     for (const WeightedStack& w : weigh_stacks(session, measures)) {

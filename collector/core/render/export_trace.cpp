@@ -4,6 +4,9 @@
 // never sits in memory.
 #include "core/render/export.h"
 
+#include "core/analysis/report.h"  // wait_parts_split
+#include "core/analysis/report_parts.h"
+#include "core/lock_key.h"
 #include "core/storage/session_store.h"
 
 #include <nlohmann/json.hpp>
@@ -79,8 +82,23 @@ void counter(EventList& events, const Clock& clock, const char* name, uint64_t n
                   << R"(,"args":{")" << series << "\":" << nlohmann::json(value).dump() << "}}";
 }
 
+// The wait's four parts of an interval, in ms of wait per second of the
+// interval: one counter track, stacked (report_parts.h).
+void wait_parts_counter(EventList& events, const Clock& clock, uint64_t ns, const IntervalTotals& in)
+{
+    const double secs = in.seconds();
+    const auto parts = wait_parts(in.counters);
+    std::ostream& out = events.next();
+    out << R"({"name":"wait ms/s","ph":"C","pid":)" << kMachinePid << R"(,"ts":)" << clock.us(ns) << R"(,"args":{)";
+    for (size_t i = 0; i < kWaitPartCount; ++i)
+        out << (i ? "," : "") << '"' << kWaitParts[i].name
+            << "\":" << nlohmann::json(secs > 0 ? double(parts[i]) / 1e6 / secs : 0.0).dump();
+    out << "}}";
+}
+
 void counter_tracks(const Session& session, const Clock& clock, EventList& events)
 {
+    const bool split = wait_parts_split(session.schema_version);
     for (size_t i = 0; i < session.intervals.size(); ++i) {
         const IntervalTotals& in = session.intervals[i];
         const double secs = in.seconds();
@@ -88,12 +106,16 @@ void counter_tracks(const Session& session, const Clock& clock, EventList& event
         const double rate = secs > 0 ? double(in.counters.contentions) / secs : 0.0;
         counter(events, clock, "CPU idle", in.start_ns, "idle %", idle);
         counter(events, clock, "contentions/s", in.start_ns, "contentions/s", rate);
+        if (split)
+            wait_parts_counter(events, clock, in.start_ns, in);
         // A counter holds its value until the next sample: close the run's last
         // interval at its end so the track does not run on into the next run.
         const bool last_of_run = i + 1 == session.intervals.size() || session.intervals[i + 1].run != in.run;
         if (last_of_run) {
             counter(events, clock, "CPU idle", in.end_ns, "idle %", idle);
             counter(events, clock, "contentions/s", in.end_ns, "contentions/s", rate);
+            if (split)
+                wait_parts_counter(events, clock, in.end_ns, in);
         }
     }
 }
@@ -110,7 +132,7 @@ LockLabel label_of(const LockInfo* lock, const Episode& e)
         const std::string name = "lock@" + std::to_string(e.lock_address);
         return {quoted(name), R"("lock":)" + quoted(name)};
     }
-    const std::string kind = lock->kind + (lock->mode.empty() ? "" : "/" + lock->mode);
+    const std::string kind = kind_text(lock->kind, lock->mode);
     return {quoted(lock->name),
             R"("lock":)" + quoted(lock->name) + R"(,"kind":)" + quoted(kind) + R"(,"caller":)" + quoted(lock->caller)};
 }
@@ -145,8 +167,11 @@ void slice(EventList& events, const LockLabel& label, const Episode& e, const ch
         << label.args << R"(,"phase":")" << cat << '"';
     if (p.owner >= 0)
         out << R"(,"owner":")" << owner_state_name(p.owner) << '"';
+    // The episode's off-CPU parts (asleep, runnable) are exact; its spin
+    // phases' time includes whatever of it they spent off CPU.
     out << R"(,"episode_wait_ns":)" << e.wait_ns() << R"(,"episode_spin_ns":)" << e.spin_ns << R"(,"offcpu_ns":)"
-        << (e.sleep_ns + e.preempt_ns) << R"(,"sleeps":)" << e.sleeps << R"(,"preemptions":)" << e.preemptions;
+        << (e.sleep_ns + e.preempt_ns) << R"(,"asleep_ns":)" << e.sleep_ns << R"(,"runnable_ns":)" << e.preempt_ns
+        << R"(,"sleeps":)" << e.sleeps << R"(,"preemptions":)" << e.preemptions;
     if (e.waker_tid)
         out << R"(,"waker":)" << e.waker_tid;
     if (e.ret)

@@ -2,12 +2,14 @@
 #include "core/analysis/estimate.h"
 #include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
+#include "core/analysis/report_parts.h"
 #include "core/analysis/user_code.h"
 #include "core/format.h"
 #include "core/render/counter_columns.h"
 #include "core/render/report_holders.h"
 #include "core/render/report_shares.h"
 #include "core/render/report_user_locks.h"
+#include "core/lock_key.h"
 
 #include <algorithm>
 #include <array>
@@ -121,18 +123,19 @@ void wait_parts_block(std::ostringstream& out, const LockCounters& c, bool timed
         out << pad(std::string("  ") + label, 19, false) << pad(format_duration(double(ns)), 8, true)
             << pad(share, 6, true) << "  " << what << '\n';
     };
-    const std::string runnable = "switched out runnable, " + format_count(c.preemptions) + " times";
+    const std::string runnable =
+        "switched out runnable, " + (c.preemptions == 1 ? std::string("once") : format_count(c.preemptions) + " times");
     std::string spinning = "on CPU, in spin phases";
     if (c.spin_offcpu_ns)
         spinning += " (which also held " + format_duration(double(c.spin_offcpu_ns)) + " off CPU)";
-    const std::string asleep = "switched out blocked, " + format_count(c.sleeps) + " sleeps";
+    const std::string asleep =
+        "switched out blocked, " + format_count(c.sleeps) + (c.sleeps == 1 ? " sleep" : " sleeps");
     if (timed && split) {
-        const std::vector<int> p =
-            whole_percents({c.spinning_ns(), c.queued_on_cpu_ns(), c.asleep_ns(), c.runnable_ns()});
-        part("spinning", c.spinning_ns(), p[0], spinning);
-        part("queued on CPU", c.queued_on_cpu_ns(), p[1], "on CPU, after queueing");
-        part("asleep", c.asleep_ns(), p[2], asleep);
-        part("runnable", c.runnable_ns(), p[3], runnable);
+        const auto ns = wait_parts(c);
+        const std::vector<int> p = whole_percents({ns.begin(), ns.end()});
+        const std::string what[kWaitPartCount] = {spinning, "on CPU, after queueing", asleep, runnable};
+        for (size_t i = 0; i < kWaitPartCount; ++i)
+            part(kWaitParts[i].label, ns[i], p[i], what[i]);
         return;
     }
     if (timed)
@@ -204,14 +207,9 @@ std::vector<std::string> part_cells(const LockCounters& c, bool timed, bool spli
         return {"n/t", "n/t", "n/t", "n/t"};
     if (!c.wait_ns)
         return {"-", "-", "-", "-"};
-    const std::vector<int> p = whole_percents({c.spinning_ns(), c.queued_on_cpu_ns(), c.asleep_ns(), c.runnable_ns()});
+    const auto ns = wait_parts(c);
+    const std::vector<int> p = whole_percents({ns.begin(), ns.end()});
     return {cell(p[0]), cell(p[1]), cell(p[2]), cell(p[3])};
-}
-
-// "rwsem/write": the spelling --by kind, diff and the lock filter use.
-std::string kind_text(const ReportRow& r)
-{
-    return r.mode.empty() ? r.kind : r.kind + "/" + r.mode;
 }
 
 // "anon_pipe_read +1": the lock's top caller and how many others it has.
@@ -287,8 +285,8 @@ std::vector<std::string> number_cells(const Report& rep, const ReportRow& r, uin
     std::vector<std::string> cells = {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
                                       period > 1 ? format_wait_estimate(c, period, true) : time_cell(double(c.wait_ns)),
                                       time_cell(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0),
-                                      // per-task totals keep no maximum
-                                      groups_tasks(rep.by) ? std::string("-") : time_cell(double(c.max_wait_ns)),
+                                      // per-task totals keep no maximum, a split row no measured one
+                                      r.keeps("max_wait_ns") ? time_cell(double(c.max_wait_ns)) : std::string("-"),
                                       parts[0], parts[1], parts[2], parts[3]};
     if (!fitted)
         cells.push_back(format_count_short(double(c.sleeps)));
@@ -321,7 +319,7 @@ TextColumns text_columns(const Report& rep)
         t.names.push_back(r.name);
         t.name_w = std::max(t.name_w, display_width(r.name));
         if (t.show_kind) {
-            t.kinds.push_back(kind_text(r));
+            t.kinds.push_back(kind_text(r.kind, r.mode));
             t.kind_w = std::max(t.kind_w, display_width(t.kinds.back()));
         }
         t.thirds.push_back(t.instances ? (r.instance.empty() ? "-" : r.instance) : caller_text(r));
@@ -388,11 +386,23 @@ void table_legend(std::ostringstream& out, const Report& rep, uint32_t period, b
             << "); n/t: none of the row's episodes was timed; max: the longest timed wait.\n";
 }
 
+// Why the table has no rows: a filter that matched nothing says so.
+std::string no_rows_text(const Report& rep)
+{
+    const auto filters = rep.session.find("filters");
+    if (filters != rep.session.end() && !filters->second.empty())
+        return "no lock matched the filters (" + filters->second + ")";
+    return "no contention recorded";
+}
+
+// `options.rows_only`: the rows alone, no header line, legend or notes.
 void table_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
-    out << '\n';
+    if (!options.rows_only)
+        out << '\n';
     if (rep.rows.empty()) {
-        out << "no contention recorded\n";
+        if (!options.rows_only)
+            out << no_rows_text(rep) << '\n';
         return;
     }
     const uint32_t period = report_period(rep);
@@ -421,10 +431,13 @@ void table_block(std::ostringstream& out, const Report& rep, const TextOptions& 
     std::vector<std::string> headers;
     for (const auto& col : numbers)
         headers.push_back(col.header);
-    row_line(t.name_header, "kind", t.instances ? "object" : "caller", headers);
+    if (!options.rows_only)
+        row_line(t.name_header, "kind", t.instances ? "object" : "caller", headers);
     for (size_t i = 0; i < rep.rows.size(); ++i)
         row_line(t.names[i], t.show_kind ? t.kinds[i] : "", t.thirds[i],
                  number_cells(rep, rep.rows[i], period, fitted));
+    if (options.rows_only)
+        return;
     table_legend(out, rep, period, fitted);
     if (t.instances) {
         out << "\nwhere each name comes from:\n";
@@ -528,7 +541,7 @@ void holders_block(std::ostringstream& out, const Report& rep)
                     "); no waiter's wait belongs to a tick: their shares are of the on-cpu samples";
             out << "\n" << wrap_text(text, "held while: ", 4, 100);
         }
-        out << "  " << r.name << " " << kind_text(r) << "\n";
+        out << "  " << r.name << " " << kind_text(r.kind, r.mode) << "\n";
         for (const HolderShare& h : r.holders) {
             std::string where;
             for (size_t i = 0; i < h.frames.size() && i < kFrames; i++)
@@ -563,7 +576,7 @@ void user_code_block(std::ostringstream& out, const Report& rep)
                        "the waiters' own code above the kernel: user stacks sampled with their kernel "
                        "stacks, for sleeping locks (innermost first; shares are of the sampled wait)",
                        "user code: ", 4, 100);
-        out << "  " << r.name << " " << kind_text(r) << " (" << r.user_code_samples
+        out << "  " << r.name << " " << kind_text(r.kind, r.mode) << " (" << r.user_code_samples
             << (r.user_code_samples == 1 ? " sample" : " samples") << ")\n";
         for (const UserCodeShare& c : r.user_code) {
             std::string where;
@@ -594,6 +607,13 @@ std::string csv_field(const std::string& s)
 std::string format_text(const Report& rep, const TextOptions& options)
 {
     std::ostringstream out;
+    if (options.rows_only) {
+        if (rep.scope == LockScope::User)
+            report_user_locks::rows_block(out, rep);
+        else
+            table_block(out, rep, options);
+        return out.str();
+    }
     header_block(out, rep);
     if (rep.scope != LockScope::User) {
         totals_block(out, rep);
@@ -616,17 +636,24 @@ std::string format_text(const Report& rep, const TextOptions& options)
 constexpr std::initializer_list<DerivedCounter> kReportCsvDerived = {
     kSpinFailureRate, kOffcpuNs, kMeanWaitNs, kSpinningNs, kQueuedOnCpuNs, kAsleepNs, kRunnableNs};
 
+// A cell the JSON has null is empty (report_shares::counter_known); max_wait_bound_ns
+// is the upper bound of a maximum not measured (empty for a task's row).
 std::string format_csv(const Report& rep)
 {
-    std::string out =
-        "name,kind,mode,caller," + counter_csv_header(kReportCsvDerived) + ",share_of_wait,name_source,instance\n";
+    std::string out = "name,kind,mode,caller," + counter_csv_header(kReportCsvDerived) +
+                      ",share_of_wait,name_source,instance,max_wait_bound_ns\n";
+    const uint32_t period = report_period(rep);
+    auto known = [&](const ReportRow& r, const char* field) {
+        return report_shares::counter_known(r.counters, period, rep.wait_parts_split, &r, field);
+    };
     for (const ReportRow& r : rep.rows) {
         out += csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.mode) + ',' + csv_field(r.caller);
         for_each_counter_column(
-            r.counters, kReportCsvDerived, [&](const char*, uint64_t v) { out += ',' + std::to_string(v); },
-            [&](const char*, double v) { out += ',' + format_decimal(v); });
-        out +=
-            ',' + format_decimal(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) + '\n';
+            r.counters, kReportCsvDerived,
+            [&](const char* name, uint64_t v) { out += ',' + (known(r, name) ? std::to_string(v) : std::string()); },
+            [&](const char* name, double v) { out += ',' + (known(r, name) ? format_decimal(v) : std::string()); });
+        out += ',' + format_decimal(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) +
+               ',' + (known(r, "max_wait_bound_ns") ? std::to_string(r.counters.max_wait_ns) : std::string()) + '\n';
     }
     return out;
 }

@@ -53,8 +53,8 @@ std::string split_text(const LockCounters& c)
     const char* labels[] = {"running", "runnable", "asleep", "unknown"};
     std::string s;
     for (size_t i = 0; i < parts.size(); i++)
-        s += (i ? ", " : "") + std::string(labels[i]) + " " + (parts[i] ? format_duration(double(parts[i])) + " " : "") +
-             std::to_string(p[i]) + "%";
+        s += (i ? ", " : "") + std::string(labels[i]) + " " +
+             (parts[i] ? format_duration(double(parts[i])) + " " : "") + std::to_string(p[i]) + "%";
     return s;
 }
 
@@ -76,9 +76,10 @@ void text_block(std::ostringstream& out, const Report& rep)
         if (rep.holder_split.by_task.empty())
             return;
         out << "\n"
-            << wrap_text("the waiting each task caused as a lock's holder, over every lock, by what it was doing "
-                         "(followed through the scheduler)",
-                         "as holders: ", 4, 100);
+            << wrap_text(
+                   "the waiting each task caused as a lock's holder, over every lock, by what it was doing "
+                   "(followed through the scheduler)",
+                   "as holders: ", 4, 100);
         for (size_t i = 0; i < rep.holder_split.by_task.size() && i < kTasks; i++) {
             const HolderTimeShare& t = rep.holder_split.by_task[i];
             out << wrap_text(task_parts(t) + " (" + format_count(t.waits) + (t.waits == 1 ? " wait)" : " waits)"),
@@ -92,10 +93,11 @@ void text_block(std::ostringstream& out, const Report& rep)
             continue;
         if (shown++ == 0)
             out << "\n"
-                << wrap_text("each lock's wait by what its holder was doing meanwhile, followed through the "
-                             "scheduler (a mutex spins only while its owner runs: its spin is holder running); "
-                             "unknown: no owner to follow (spinlocks, readers), or one not seen",
-                             "holder split: ", 4, 100);
+                << wrap_text(
+                       "each lock's wait by what its holder was doing meanwhile, followed through the "
+                       "scheduler (a mutex spins only while its owner runs: its spin is holder running); "
+                       "unknown: no owner to follow (spinlocks, readers), or one not seen",
+                       "holder split: ", 4, 100);
         out << wrap_text(split_text(r.counters), "  " + r.name + (r.mode.empty() ? "" : "/" + r.mode) + "  ", 6, 100);
         std::string held;
         for (const HolderTimeShare& t : r.holder_times)

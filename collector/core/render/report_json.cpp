@@ -23,6 +23,18 @@ uint32_t report_period(const Report& rep)
     return timing_period(rep.session).value_or(1);
 }
 
+bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field,
+                   bool holder)
+{
+    // a row keeps the holder split's rest (holder_unknown_ns) where it keeps its parts
+    if (field.starts_with("holder_") && (!holder || (row && !row->keeps("holder_running_ns"))))
+        return false;
+    const bool unsplit = !split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
+                                    field == "spin_offcpu_ns" || field == "spin_yields");
+    const bool timed_field = is_timed_field(field) || field == "max_wait_bound_ns";
+    return (times_measured(c, period) || !timed_field) && !unsplit && (!row || row->keeps(field));
+}
+
 NamingShares naming_shares(const ReportTotals& t)
 {
     NamingShares n;
@@ -45,35 +57,37 @@ NamingShares naming_shares(const ReportTotals& t)
 
 namespace {
 
+using report_shares::counter_known;
 using report_shares::naming_shares;
 using report_shares::NamingShares;
 using report_shares::report_period;
 
-constexpr std::initializer_list<DerivedCounter> kJsonDerived = {
-    kSpinFailureRate, kQueuedNs,      kOffcpuNs,   kMeanWaitNs, kSpinningNs,
-    kQueuedOnCpuNs,   kAsleepNs,      kRunnableNs, kHolderUnknownNs};
+constexpr std::initializer_list<DerivedCounter> kJsonDerived = {kSpinFailureRate, kQueuedNs,   kOffcpuNs,
+                                                                kMeanWaitNs,      kSpinningNs, kQueuedOnCpuNs,
+                                                                kAsleepNs,        kRunnableNs, kHolderUnknownNs};
 
 // Under record --sample N, the times (is_timed_field) of a row none of whose
 // episodes was timed are unknown: null, never 0. wait_ns_stderr is the
 // standard error of the wait_ns estimate (0 with full timing; null where
 // unknown: per-task rows keep no variance).
 // Where the session cannot split the wait (`split` false), the parts that
-// need the off-CPU time of spin phases are null too; where the holder split
-// is not kept (`holder` false: older sessions, per-task rows), its parts.
-nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split, bool holder)
+// need the off-CPU time of spin phases are null too, and so is what a row
+// does not keep (ReportRow::keeps: a task's spin successes, any maximum
+// not measured); max_wait_bound_ns is then the upper bound the session has.
+// Where the session keeps no holder split (`holder` false), its parts are null.
+nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split, bool holder,
+                                     const ReportRow* row = nullptr)
 {
     nlohmann::ordered_json j;
     const bool timed = times_measured(c, period);
+    auto kept = [&](std::string_view field) { return !row || row->keeps(field); };
     auto put = [&](const char* name, auto value) {
         const std::string_view field = name;
-        const bool unsplit = (!split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
-                                         field == "spin_offcpu_ns" || field == "spin_yields")) ||
-                             (!holder && field.starts_with("holder_"));
-        if ((timed || !is_timed_field(name)) && !unsplit)
+        if (counter_known(c, period, split, row, field, holder))
             j[name] = value;
         else
             j[name] = nullptr;
-        if (std::string_view(name) == "wait_ns")
+        if (field == "wait_ns")
             j["wait_ns_stderr"] =
                 timed && stderr_known(c, period) ? nlohmann::ordered_json(wait_stderr_ns(c)) : nullptr;
     };
@@ -81,9 +95,12 @@ nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, boo
     nlohmann::ordered_json owner;
     for (int i = 0; i < kOwnerStates; ++i)
         owner[owner_state_name(i)] = c.owner[size_t(i)];
-    j["owner_at_queueing"] = owner;
-    j["hist"] = timed ? nlohmann::ordered_json(c.hist)
-                      : nullptr;  // bucket i: waits of [2^i, 2^(i+1)) ns; the last is open-ended
+    j["owner_at_queueing"] = kept("owner_at_queueing") ? owner : nlohmann::ordered_json(nullptr);
+    j["hist"] = timed && kept("hist") ? nlohmann::ordered_json(c.hist)
+                                      : nullptr;  // bucket i: waits of [2^i, 2^(i+1)) ns; the last is open-ended
+    if (row)
+        j["max_wait_bound_ns"] =
+            counter_known(c, period, split, row, "max_wait_bound_ns") ? nlohmann::ordered_json(c.max_wait_ns) : nullptr;
     return j;
 }
 
@@ -103,8 +120,7 @@ nlohmann::ordered_json row_json(const Report& rep, const ReportRow& r, uint32_t 
         row["instance"] = r.instance;
         row["detail"] = r.detail;
     }
-    row.update(counters_json(r.counters, period, rep.wait_parts_split,
-                             rep.holder_split.kept && !groups_tasks(rep.by)));
+    row.update(counters_json(r.counters, period, rep.wait_parts_split, rep.holder_split.kept, &r));
     row["share_of_wait"] = r.share_of_wait;
     if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
         auto holders = nlohmann::ordered_json::array();
@@ -202,9 +218,9 @@ std::string format_json(const Report& rep)
     // Per run and per interval, the wait and its parts (all locks).
     auto parts = [&](const LockCounters& c) {
         nlohmann::ordered_json p = counters_json(c, period, rep.wait_parts_split, rep.holder_split.kept), out;
-        for (const char* key : {"contentions", "wait_ns", "spinning_ns", "queued_on_cpu_ns", "asleep_ns", "runnable_ns",
-                                "spin_yields", "holder_running_ns", "holder_runnable_ns", "holder_asleep_ns",
-                                "holder_unknown_ns"})
+        for (const char* key :
+             {"contentions", "wait_ns", "spinning_ns", "queued_on_cpu_ns", "asleep_ns", "runnable_ns", "spin_yields",
+              "holder_running_ns", "holder_runnable_ns", "holder_asleep_ns", "holder_unknown_ns"})
             out[key] = p[key];
         return out;
     };

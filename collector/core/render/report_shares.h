@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "core/analysis/report.h"
 
@@ -30,5 +31,15 @@ struct NamingShares {
 };
 
 NamingShares naming_shares(const ReportTotals& t);
+
+// Whether a counter column (a field or a value computed from them:
+// counter_columns.h) of `c` is known, so JSON prints it and CSV fills its
+// cell: not where sampled timing timed none of the episodes (a time), not
+// where the session cannot split the wait (the parts that need the off-CPU
+// time of spin phases), and not where `row` does not keep it
+// (ReportRow::keeps; `row` null for totals, which keep everything), nor
+// the holder split's parts where the session keeps none (`holder` false).
+bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field,
+                   bool holder = true);
 
 }  // namespace lockscope::report_shares

@@ -1,7 +1,10 @@
 #include "core/render/report_user_locks.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/format.h"
@@ -17,6 +20,9 @@ const char* left_out_words(const std::string& reason)
         return "condition-variable waits";
     if (reason == "semaphore")
         return "semaphore waits";
+    if (reason == "not unwound")
+        return "waits on futexes whose sampled stacks named no frame (the process was gone before they were "
+               "read: record --realtime 99 reads them in time where real-time threads hog the CPUs)";
     if (reason == "unsampled")
         return "waits on futexes none of whose waits was sampled";
     return "other futex waits";
@@ -83,11 +89,20 @@ std::vector<std::string> part_cells(const UserLockReport& u, const UserLockRepor
     return cells;
 }
 
-void rows_table(std::ostringstream& out, const UserLockReport& u)
+// A row's name; by instance, with its process: "g_lock [pid 1234]".
+std::string row_name(const UserLockReport& u, const UserLockReportRow& r)
+{
+    if (!u.by_process || r.pids.size() != 1)
+        return r.name;
+    return r.name + " [pid " + std::to_string(*r.pids.begin()) + "]";
+}
+
+// `rows_only`: no header line and no "(top N of M ...)" line.
+void rows_table(std::ostringstream& out, const UserLockReport& u, bool rows_only = false)
 {
     size_t name_w = 4, kind_w = 4;
     for (const UserLockReportRow& r : u.rows) {
-        name_w = std::max(name_w, display_width(r.name));
+        name_w = std::max(name_w, display_width(row_name(u, r)));
         kind_w = std::max(kind_w, display_width(r.kind));
     }
     // waits, wait, wait%, max, mean, then cpu%, slp%, run%
@@ -102,16 +117,17 @@ void rows_table(std::ostringstream& out, const UserLockReport& u)
             s.pop_back();
         out << s << '\n';
     };
-    line("name", "kind", {"waits", "wait", "wait%", "max", "mean", "cpu%", "slp%", "run%"}, "caller");
+    if (!rows_only)
+        line("name", "kind", {"waits", "wait", "wait%", "max", "mean", "cpu%", "slp%", "run%"}, "caller");
     for (const UserLockReportRow& r : u.rows) {
         std::vector<std::string> cells = {format_count(r.waits), format_duration(double(r.wait_ns)),
                                           format_percent_cell(r.share_of_wait), format_duration(double(r.max_wait_ns)),
                                           format_duration(r.mean_wait_ns())};
         for (std::string& part : part_cells(u, r))
             cells.push_back(std::move(part));
-        line(r.name, r.kind, cells, r.caller);
+        line(row_name(u, r), r.kind, cells, r.caller);
     }
-    if (u.rows_total > u.rows.size())
+    if (!rows_only && u.rows_total > u.rows.size())
         out << "(top " << u.rows.size() << " of " << u.rows_total << " user-lock rows by wait)\n";
 }
 
@@ -144,6 +160,34 @@ void wakers_block(std::ostringstream& out, const UserLockReport& u)
 
 }  // namespace
 
+// The name sources the rows use, and how much of the wait a symbol named.
+std::string names_line(const UserLockReport& u)
+{
+    std::set<std::string> sources;
+    for (const UserLockReportRow& r : u.rows)
+        sources.insert(r.name_source);
+    static const std::pair<const char*, const char*> kSources[] = {
+        {"user-symbol", "the lock's global variable"},
+        {"user-caller", "kind@the function that takes it"},
+        {"user-section", "module:section+offset, a global of a binary without symbols"},
+        {"user-caller-offset", "kind@module+offset of the code that takes it, no symbol for it"},
+    };
+    std::string line = "names: ";
+    bool first = true;
+    for (const auto& [source, meaning] : kSources) {
+        // The first two are always explained; the others where a row has them.
+        const bool always = std::string_view(source) == "user-symbol" || std::string_view(source) == "user-caller";
+        if (!always && sources.count(source) == 0)
+            continue;
+        line += std::string(first ? "" : ", ") + source + " (" + meaning + ")";
+        first = false;
+    }
+    if (u.wait_ns != 0 && u.symbol_named_wait_ns != u.wait_ns)
+        line += "; " + format_percent_cell(double(u.symbol_named_wait_ns) / double(u.wait_ns)) +
+                " of the wait named by a symbol (install the binaries' debug files to name the rest)";
+    return wrap_text(line + ";", "", 2, 100);
+}
+
 void text_block(std::ostringstream& out, const Report& rep)
 {
     const UserLockReport& u = rep.user_locks;
@@ -153,8 +197,10 @@ void text_block(std::ostringstream& out, const Report& rep)
         << format_duration(double(u.wait_ns)) << "\n";
     for (const std::string& why : u.unavailable)
         out << wrap_text(why, "not recorded: ", 2, 100);
+    const auto filters = rep.session.find("filters");
     if (u.rows.empty())
-        out << "no user-space lock waits recorded\n";
+        out << (filters != rep.session.end() && !filters->second.empty() ? "no user-space lock matched the filters\n"
+                                                                         : "no user-space lock waits recorded\n");
     else
         rows_table(out, u);
     wakers_block(out, u);
@@ -163,13 +209,18 @@ void text_block(std::ostringstream& out, const Report& rep)
     if (c.lost_keys || c.lost_samples || c.lost_inflight)
         out << wrap_text("lost: " + std::to_string(c.lost_keys) + " waits not counted (the lock map was full), " +
                              std::to_string(c.lost_samples) + " stacks (the ring buffer was full), " +
-                             std::to_string(c.lost_inflight) + " waits not timed (too many threads asleep at once)",
+                             std::to_string(c.lost_inflight) + " waits not timed (no room for a thread's wait)",
                          "", 2, 100);
-    out << "names: user-symbol (the lock's global variable), user-caller (kind@the function that takes it);\n"
-           "mean and max are per wait; waits are counted per futex sleep; the wait's parts, adding up to 100%:\n"
+    out << names_line(u)
+        << "mean and max are per wait; waits are counted per futex sleep; the wait's parts, adding up to 100%:\n"
         << (u.split ? "cpu% in the futex syscall on a CPU, slp% asleep, run% runnable (woken or preempted, waiting "
                       "for a CPU)\n"
                     : "cpu%, slp%, run%: not split in this session's format\n");
+}
+
+void rows_block(std::ostringstream& out, const Report& rep)
+{
+    rows_table(out, rep.user_locks, true);
 }
 
 namespace {
@@ -224,6 +275,8 @@ nlohmann::ordered_json json(const Report& rep)
             {"rows_total", u.rows_total},
             {"waits", u.waits},
             {"wait_ns", u.wait_ns},
+            {"symbol_named_wait_ns", u.symbol_named_wait_ns},
+            {"by_process", u.by_process},
             {"left_out", std::move(left)},
             {"unavailable", u.unavailable},
             {"samples", c.samples},

@@ -12,6 +12,8 @@ namespace lockscope::report_user_locks {
 
 // The section after the kernel's table; nothing for a session without user locks.
 void text_block(std::ostringstream& out, const Report& rep);
+// Its rows alone, no header (report -q).
+void rows_block(std::ostringstream& out, const Report& rep);
 
 // {"rows": [{"scope": "user", ...}], "left_out": {...}, ...}.
 nlohmann::ordered_json json(const Report& rep);

@@ -4,6 +4,7 @@
 #include "core/storage/session_store.h"
 
 #include "core/error.h"
+#include "core/storage/atomic_file.h"
 #include "core/storage/session_schema.h"
 #include "core/storage/session_tables.h"
 
@@ -34,50 +35,84 @@ std::string placeholders(int n)
     return s;
 }
 
-// Opens (creating if needed) the file ourselves so that a symlink planted
-// at the path is refused rather than followed, before SQLite sees it.
-int open_output(const std::string& path, bool overwrite)
+constexpr const char* kCreateOp = "cannot create session file";
+
+[[noreturn]] void throw_symlink(const std::string& path)
 {
-    const char* op = "cannot create session file";
-    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-    if (!overwrite)
-        flags |= O_EXCL;
-    int fd = ::open(path.c_str(), flags, 0644);
-    if (fd < 0) {
-        int e = errno;
-        struct stat st {};
-        bool is_link = ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
-        if (e == ELOOP || is_link)
-            throw Error(op, path, 0, "it is a symbolic link, which lockscope will not follow");
-        if (e == EEXIST)
-            throw Error(op, path, e, "choose another name, or overwrite it with --force");
-        throw Error(op, path, e);
-    }
+    throw Error(kCreateOp, path, 0, "it is a symbolic link, which lockscope will not follow");
+}
+
+// What must not be replaced is refused before anything is written: a
+// symbolic link at the path (never followed), an existing file unless
+// `overwrite`, something that is not a regular file, a session another
+// lockscope is recording into. Returns the existing file, opened and
+// flock()ed so that no recorder starts on it before it is replaced; -1
+// where there is none.
+int check_target(const std::string& path, bool overwrite)
+{
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw Error(op, path, 0, "it exists and is not a regular file");
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT)
+            return -1;
+        throw Error(kCreateOp, path, errno);
+    }
+    if (S_ISLNK(st.st_mode))
+        throw_symlink(path);
+    if (!overwrite)
+        throw Error(kCreateOp, path, EEXIST, "choose another name, or overwrite it with --force");
+    if (!S_ISREG(st.st_mode))
+        throw Error(kCreateOp, path, 0, "it exists and is not a regular file");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            throw_symlink(path);
+        throw Error(kCreateOp, path, errno);
     }
     // One recorder per file, held until the writer closes: a second one
-    // (--force included) must not truncate a session being written or
-    // unlink its WAL. flock() is independent of SQLite's fcntl() locks.
+    // (--force included) must not replace a session being written.
+    // flock() is independent of SQLite's fcntl() locks.
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
+        const int e = errno;
         ::close(fd);
         if (e == EWOULDBLOCK)
-            throw Error(op, path, 0, "another lockscope is recording into it");
-        throw Error(op, path, e);
+            throw Error(kCreateOp, path, 0, "another lockscope is recording into it");
+        throw Error(kCreateOp, path, e);
     }
-    if (overwrite && ::ftruncate(fd, 0) != 0) {
-        int e = errno;
+    return fd;
+}
+
+// The new session's own file beside `path`, under a temporary name until
+// its schema is written (atomic_file.h): an interrupted start leaves no half
+// session at `path`. flock()ed: the lock stays with the file through the
+// rename, for as long as the writer has it open.
+int open_temporary(const std::string& path, std::string& temp)
+{
+    const int fd = create_temporary_beside(path, temp, 0644);
+    if (fd < 0)
+        throw Error(kCreateOp, path, errno);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
         ::close(fd);
-        throw Error(op, path, e);
+        ::unlink(temp.c_str());
+        throw Error(kCreateOp, path, e);
     }
+    return fd;
+}
+
+// The finished temporary file takes the name: over the old file with
+// `overwrite`, else only where there still is none.
+void put_in_place(const std::string& temp, const std::string& path, bool overwrite)
+{
     // Stale sidecars from an earlier session at this path would be replayed
-    // into the new, empty database.
+    // into the new database.
     for (const char* suffix : {"-wal", "-shm", "-journal"})
         ::unlink((path + suffix).c_str());
-    return fd;
+    const int e = rename_into_place(temp, path, overwrite);
+    if (e == 0)
+        return;
+    if (e == EEXIST)
+        throw Error(kCreateOp, path, EEXIST, "choose another name, or overwrite it with --force");
+    throw Error(kCreateOp, path, e);
 }
 
 }  // namespace
@@ -127,35 +162,57 @@ SessionWriter::~SessionWriter()
 
 SessionWriter SessionWriter::create(const std::string& path, bool overwrite)
 {
-    int fd = open_output(path, overwrite);
-    sqlite3* db = nullptr;
-    int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nullptr);
-    SessionWriter w(path, db);  // owns db from here, even on failure
-    w.lock_fd_ = fd;            // and the recorder's lock on the file
-    struct stat ours {
-    }, theirs{};
-    bool same = ::fstat(fd, &ours) == 0 && ::lstat(path.c_str(), &theirs) == 0 && ours.st_dev == theirs.st_dev &&
-                ours.st_ino == theirs.st_ino;
-    if (!same)
-        throw Error("cannot create session file", path, 0, "it was replaced while being opened");
+    const int old_fd = check_target(path, overwrite);
+    struct OldFile {
+        int fd;
+        ~OldFile()
+        {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    } old{old_fd};
+    std::string temp;
+    const int fd = open_temporary(path, temp);
+    SessionWriter w(path, nullptr);
+    w.lock_fd_ = fd;  // the recorder's lock on the file, from here
     try {
-        if (rc != SQLITE_OK)
-            w.fail("cannot create session file");
-        sqlite3_busy_timeout(db, 5000);
-        // WAL lets report/GUI read while we record; NORMAL sync loses
-        // nothing on a process kill (on power loss, the last intervals).
-        w.exec("PRAGMA journal_mode=WAL");
-        w.exec("PRAGMA synchronous=NORMAL");
+        // The schema, in the temporary file; closed before the rename, since
+        // SQLite names its sidecar files after the path it opened.
+        if (sqlite3_open_v2(temp.c_str(), &w.db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nullptr) != SQLITE_OK)
+            w.fail(kCreateOp);
         w.exec("BEGIN IMMEDIATE");
         w.exec(detail::schema_sql().c_str());
         w.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
         w.exec(("INSERT INTO meta(key, value) VALUES('schema_version', '" + std::to_string(kSchemaVersion) + "')")
                    .c_str());
         w.exec("COMMIT");
+        if (sqlite3_close(std::exchange(w.db_, nullptr)) != SQLITE_OK)
+            throw Error(kCreateOp, path, 0, "the new session could not be closed");
+        put_in_place(temp, path, overwrite);
+    } catch (...) {
+        sqlite3_close_v2(std::exchange(w.db_, nullptr));
+        ::unlink(temp.c_str());
+        throw;
+    }
+    const int rc = sqlite3_open_v2(path.c_str(), &w.db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nullptr);
+    struct stat ours {
+    }, theirs{};
+    const bool same = ::fstat(fd, &ours) == 0 && ::lstat(path.c_str(), &theirs) == 0 && ours.st_dev == theirs.st_dev &&
+                      ours.st_ino == theirs.st_ino;
+    if (!same)
+        throw Error(kCreateOp, path, 0, "it was replaced while being opened");
+    try {
+        if (rc != SQLITE_OK)
+            w.fail(kCreateOp);
+        sqlite3_busy_timeout(w.db_, 5000);
+        // WAL lets report/GUI read while we record; NORMAL sync loses
+        // nothing on a process kill (on power loss, the last intervals).
+        w.exec("PRAGMA journal_mode=WAL");
+        w.exec("PRAGMA synchronous=NORMAL");
         w.prepare();
     } catch (...) {
-        // Leave no half-made file behind to block the retry, unless it was
-        // the user's file to begin with.
+        // Leave no half-made file behind to block the retry, unless it
+        // replaced the user's file (that one is gone either way).
         w.close();
         if (!overwrite)
             ::unlink(path.c_str());

@@ -1,6 +1,6 @@
 #include "core/storage/session_tables.h"
 
-#include "core/storage/session_store.h"
+#include "core/storage/session_format.h"
 
 #include <sstream>
 #include <utility>

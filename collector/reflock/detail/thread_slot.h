@@ -6,8 +6,7 @@
 // touching freed memory.
 #pragma once
 
-#include "reflock/counters.h"
-#include "reflock/detail/futex.h"
+#include "reflock/spin_fail.h"
 
 #include <atomic>
 #include <cstdint>
@@ -33,6 +32,25 @@ inline void bump(std::atomic<std::uint64_t>& cell, std::uint64_t by = 1) noexcep
 {
     cell.store(cell.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
 }
+
+// A binary permit (like the kernel's task state + wake_up_process): unpark()
+// before park() is not lost, and park() may return spuriously, so every
+// caller re-checks its own condition in a loop - as kernel waiters do
+// around schedule(). Lives in static storage (ThreadSlot), so a waker may
+// touch it after the waiter has returned without a use-after-free.
+class Parker {
+public:
+    // Blocks until a permit is available and consumes it. Counts a sleep
+    // (and its duration) in the caller's counters only if it really blocked.
+    void park() noexcept;
+    // Makes a permit available; wakes the owner thread if it is blocked.
+    // Returns true if a futex wake was issued.
+    bool unpark() noexcept;
+
+private:
+    static constexpr std::uint32_t kEmpty = 0, kNotified = 1, kParked = ~0u;
+    std::atomic<std::uint32_t> state_{kEmpty};
+};
 
 struct alignas(64) ThreadSlot {
     std::uint32_t tid = 0;

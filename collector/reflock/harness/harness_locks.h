@@ -2,7 +2,7 @@
 // noise next to a contended acquisition, and it keeps the loop lock-agnostic.
 #pragma once
 
-#include "reflock/harness/harness.h"
+#include "reflock/harness/lock_spec.h"
 
 #include <memory>
 
