@@ -252,19 +252,37 @@ Preempted record_preempted_holder(bool preempt)
     return p;
 }
 
+// The pipe mutex's row in a recording of record_preempted_holder(), whose
+// split is printed; its parts add up to its wait.
+struct PipeSplit {
+    Report rep;
+    std::string text;
+    const ReportRow* row = nullptr;
+};
+
+PipeSplit pipe_split(const Preempted& p)
+{
+    PipeSplit out{build_report(p.session, ReportOptions{.top = 0})};
+    out.text = format_text(out.rep);
+    out.row = row_named(out.rep, "pipe_inode_info.mutex");
+    if (!out.row)
+        return out;
+    std::cout << out.text.substr(out.text.find("\nholder split:")) << std::flush;
+    EXPECT_GT(out.row->counters.wait_ns, 0u);
+    expect_parts_add_up(out.row->counters, "pipe mutex");
+    return out;
+}
+
 TEST(HolderSplit, APreemptedHolderIsRunnableAndItsPreempterNamed)
 {
     LOCKSCOPE_REQUIRE_BPF();
     ASSERT_GE(sysconf(_SC_NPROCESSORS_ONLN), 2) << "needs two CPUs: the holder's and the waiters'";
     const Preempted p = record_preempted_holder(true);
-    const Report rep = build_report(p.session, ReportOptions{.top = 0});
-    const std::string text = format_text(rep);
-    const ReportRow* row = row_named(rep, "pipe_inode_info.mutex");
+    const PipeSplit split = pipe_split(p);
+    const ReportRow* row = split.row;
+    const std::string& text = split.text;
     ASSERT_NE(row, nullptr) << text;
     const LockCounters& c = row->counters;
-    std::cout << text.substr(text.find("\nholder split:")) << std::flush;
-    ASSERT_GT(c.wait_ns, 0u);
-    expect_parts_add_up(c, "pipe mutex");
     // The holder is preempted for 2 ms in every 4 while it holds the mutex
     // most of the time: a large share of the waiters' wait is behind it runnable.
     EXPECT_GE(double(c.holder_runnable_ns), 0.3 * double(c.wait_ns)) << text;
@@ -287,15 +305,10 @@ TEST(HolderSplit, AHolderNothingPreemptsIsAlmostNeverRunnable)
 {
     LOCKSCOPE_REQUIRE_BPF();
     ASSERT_GE(sysconf(_SC_NPROCESSORS_ONLN), 2) << "needs two CPUs: the holder's and the waiters'";
-    const Preempted p = record_preempted_holder(false);
-    const Report rep = build_report(p.session, ReportOptions{.top = 0});
-    const std::string text = format_text(rep);
-    const ReportRow* row = row_named(rep, "pipe_inode_info.mutex");
-    ASSERT_NE(row, nullptr) << text;
-    const LockCounters& c = row->counters;
-    std::cout << text.substr(text.find("\nholder split:")) << std::flush;
-    ASSERT_GT(c.wait_ns, 0u);
-    expect_parts_add_up(c, "pipe mutex");
+    const PipeSplit split = pipe_split(record_preempted_holder(false));
+    ASSERT_NE(split.row, nullptr) << split.text;
+    const LockCounters& c = split.row->counters;
+    const std::string& text = split.text;
     EXPECT_LE(double(c.holder_runnable_ns), 0.02 * double(c.wait_ns)) << text;
     EXPECT_GE(double(c.holder_running_ns), 0.8 * double(c.wait_ns)) << text;
 }
@@ -322,15 +335,14 @@ TEST(HolderSplit, PipeWorkloadPartsAddUpToTheWait)
     ASSERT_NE(row, nullptr) << format_text(rep);
     expect_parts_add_up(row->counters, "pipe mutex");
     EXPECT_GE(row->counters.holder_running_ns, row->counters.spinning_ns()) << format_text(rep);
-    // Its waiters mostly spin (holder running, by the spin rule); those that
-    // queued behind an owner followed it, and it was one of the workload's
-    // threads. How many queue depends on the machine's load.
+    // Its waiters mostly spin (holder running, by the spin rule). Those that
+    // queued behind an owner followed it (a short wait whose owner let the
+    // lock go without waking anyone stays unknown: when it did is not seen),
+    // and every holder followed was one of the workload's threads. How many
+    // queue depends on the machine's load.
     const auto& owner = row->counters.owner;
-    const uint64_t queued_behind_owner = owner[LS_OWNER_ON_CPU] + owner[LS_OWNER_OFF_CPU];
-    std::cout << "pipe mutex: " << queued_behind_owner << " waits queued behind an owner, " << row->holder_times.size()
-              << " holders followed" << std::endl;
-    if (queued_behind_owner)
-        EXPECT_FALSE(row->holder_times.empty()) << format_text(rep);
+    std::cout << "pipe mutex: " << owner[LS_OWNER_ON_CPU] + owner[LS_OWNER_OFF_CPU] << " waits queued behind an owner, "
+              << row->holder_times.size() << " holders followed" << std::endl;
     for (const HolderTimeShare& h : row->holder_times)
         EXPECT_EQ(h.comm.rfind("pipe-", 0), 0u) << h.comm << "\n" << format_text(rep);
     const nlohmann::json j = nlohmann::json::parse(format_json(rep));

@@ -84,20 +84,9 @@ struct HolderTaskShare {
     uint64_t samples = 0;
 };
 
-// A task's part in a row's holder split (HolderTime, rolled up): as its
-// lock's holder, the waiting it caused while running, runnable and asleep;
-// or, as a task that ran instead of a runnable holder, the wait behind it.
-struct HolderTimeShare {
-    uint32_t tid = 0;
-    uint32_t tgid = 0;
-    std::string comm;
-    uint64_t running_ns = 0;
-    uint64_t runnable_ns = 0;
-    uint64_t asleep_ns = 0;
-    uint64_t waits = 0;  // followings with time in them
-
-    uint64_t total_ns() const { return sat_add(sat_add(running_ns, runnable_ns), asleep_ns); }
-};
+// A task's part in a row's holder split: its HolderTime rows rolled up
+// over runs and locks (their run, lock_id and role are then left unset).
+using HolderTimeShare = HolderTime;
 
 struct ReportRow {
     std::string name;  // lock name, caller function, kind(/mode) or "comm[pid]"

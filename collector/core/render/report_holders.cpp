@@ -9,6 +9,7 @@ namespace lockscope::report_holders {
 namespace {
 
 constexpr size_t kRows = 5, kTasks = 10;
+constexpr size_t kNameWidth = 40;  // a lock's name before its split, but with full names
 
 std::string task_name(const HolderTimeShare& t)
 {
@@ -68,7 +69,7 @@ void totals_line(std::ostringstream& out, const Report& rep, bool timed)
                          label, label.size(), 100);
 }
 
-void text_block(std::ostringstream& out, const Report& rep)
+void text_block(std::ostringstream& out, const Report& rep, bool full_names)
 {
     if (!rep.holder_split.kept)
         return;
@@ -98,7 +99,9 @@ void text_block(std::ostringstream& out, const Report& rep)
                        "scheduler (a mutex spins only while its owner runs: its spin is holder running); "
                        "unknown: no owner to follow (spinlocks, readers), or one not seen",
                        "holder split: ", 4, 100);
-        out << wrap_text(split_text(r.counters), "  " + r.name + (r.mode.empty() ? "" : "/" + r.mode) + "  ", 6, 100);
+        const std::string name = r.name + (r.mode.empty() ? "" : "/" + r.mode);
+        out << wrap_text(split_text(r.counters),
+                         "  " + (full_names ? name : truncate_middle(name, kNameWidth, 12)) + "  ", 6, 100);
         std::string held;
         for (const HolderTimeShare& t : r.holder_times)
             held += (held.empty() ? "" : "; ") + task_name(t) + " " + task_parts(t);

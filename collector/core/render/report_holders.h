@@ -18,9 +18,10 @@ std::string split_text(const LockCounters& c);
 // The totals' line under the wait's four parts (`timed`: its times are known).
 void totals_line(std::ostringstream& out, const Report& rep, bool timed);
 
-// By lock or instance: the rows' holder splits and the tasks behind them.
-// By task: the waiting each task caused as a holder.
-void text_block(std::ostringstream& out, const Report& rep);
+// By lock or instance: the rows' holder splits and the tasks behind them
+// (names cut to fit, but with `full_names`). By task: the waiting each
+// task caused as a holder.
+void text_block(std::ostringstream& out, const Report& rep, bool full_names);
 
 // A lock row's holder tasks and preempters; the report's holders by task.
 nlohmann::ordered_json row_json(const ReportRow& r);
