@@ -139,7 +139,8 @@ LS_INLINE void ls_follow_begin(struct ls_holder_follow *f, const struct ls_holde
  * so it let it go: where no release was seen, in its current running period
  * (ls_holder_let_go()), up to whose start it is followed. 0 when it is
  * unknown: a release not seen and not placed, or more releases than it
- * keeps, none of them this lock's.
+ * keeps (the first of them, not kept, may have been this lock's: a later
+ * one is no stand-in).
  */
 LS_INLINE int ls_follow_end(const struct ls_holder_follow *f, const struct ls_holder_track *t, __u64 now, int changed,
 			    __u64 d[LS_HOLDER_PARTS])
@@ -150,7 +151,7 @@ LS_INLINE int ls_follow_end(const struct ls_holder_follow *f, const struct ls_ho
 	int i;
 
 	if (seen > LS_HOLDER_RELEASES)
-		first = t->releases - LS_HOLDER_RELEASES;
+		return 0;
 	for (i = 0; i < LS_HOLDER_RELEASES; i++) {
 		const struct ls_holder_release *r = &t->rel[(first + (__u32)i) & (LS_HOLDER_RELEASES - 1)];
 
@@ -162,8 +163,6 @@ LS_INLINE int ls_follow_end(const struct ls_holder_follow *f, const struct ls_ho
 		}
 	}
 	if (!v) {
-		if (seen > LS_HOLDER_RELEASES)
-			return 0;
 		if (changed) {
 			/* let go unseen: in its current running period, if it runs
 			 * and the switch-outs have checked this lock before */

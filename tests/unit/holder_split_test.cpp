@@ -180,6 +180,20 @@ TEST(HolderSplit, TooManyReleasesOfOtherLocksLeaveItUnknown)
     EXPECT_FALSE(known);  // the first of them may have been its own lock's
 }
 
+// Its own lock's first release fell out of the holder's few kept ones: a
+// later release of the same lock (taken again, let go again) is no stand-in.
+TEST(HolderSplit, AFirstReleaseNoLongerKeptLeavesItUnknown)
+{
+    Scene s(0, LS_HOLDER_RUNNING);
+    ls_holder_released(&s.holder, kLock, 100);
+    for (__u64 i = 0; i < LS_HOLDER_RELEASES - 1; i++)
+        ls_holder_released(&s.holder, kOtherLock + i, 200 + 10 * i);
+    ls_holder_released(&s.holder, kLock, 900);
+    bool known = true;
+    const Parts p = s.end(1000, &known);
+    EXPECT_FALSE(known) << "running " << p.running;
+}
+
 TEST(HolderSplit, AMissedSwitchIsNeitherRunningNorOffCpu)
 {
     Scene s(0, LS_HOLDER_RUNNING);
