@@ -372,7 +372,7 @@ LS_INLINE __u64 ls_on_cpu_wait(const struct ls_episode *ep, __u64 now)
 /*
  * A kernel mutex spins only while its owner runs on a CPU: mutex_spin_on_owner()
  * stops when the owner is not on one. A spin phase's time on CPU is thus time
- * its holder ran (the holder split, holder_split.h), by the kernel's rule.
+ * its holder ran (the holder split, holder_track.h), by the kernel's rule.
  */
 LS_INLINE __u64 ls_spin_holder_running(const struct ls_episode *ep)
 {

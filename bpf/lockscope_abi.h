@@ -513,7 +513,7 @@ struct ls_user_stack_counts {
 };
 
 /*
- * The holder split (DESIGN.md "Metrics"; bpf/holder_split.h): each waiter's
+ * The holder split (DESIGN.md "Metrics"; bpf/holder_track.h): each waiter's
  * wait in the parts its lock's holder spent running, runnable and asleep
  * (holder_*_ns of LS_LOCK_COUNTERS; the rest of the wait is unknown).
  *

@@ -1,4 +1,4 @@
-// Replays scheduler and contention events through bpf/holder_split.h, the
+// Replays scheduler and contention events through bpf/holder_track.h, the
 // code the BPF programs run, and checks the holder split DESIGN.md defines:
 // a waiter's wait by what its lock's holder was doing, parts that add up.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cstring>
 
 extern "C" {
-#include "holder_split.h"
+#include "holder_track.h"
 }
 
 namespace {
