@@ -7,14 +7,14 @@
 namespace lockscope {
 namespace {
 
-std::vector<HolderTimeShare> merged_by_task(const Session& session, const std::function<bool(int64_t)>& wanted,
-                                            const std::function<bool(const HolderTime&)>& keep, size_t top)
+std::vector<HolderTime> merged_by_task(const Session& session, const std::function<bool(int64_t)>& wanted,
+                                       const std::function<bool(const HolderTime&)>& keep, size_t top)
 {
-    std::map<std::pair<uint32_t, uint32_t>, HolderTimeShare> by_task;  // (tgid, tid): a tid may be reused
+    std::map<std::pair<uint32_t, uint32_t>, HolderTime> by_task;  // (tgid, tid): a tid may be reused
     for (const HolderTime& h : session.holder_times) {
         if (!wanted(h.run) || !keep(h))
             continue;
-        HolderTimeShare& t = by_task[{h.tgid, h.tid}];
+        HolderTime& t = by_task[{h.tgid, h.tid}];
         t.tid = h.tid;
         t.tgid = h.tgid;
         if (t.comm.empty())
@@ -24,11 +24,11 @@ std::vector<HolderTimeShare> merged_by_task(const Session& session, const std::f
         t.asleep_ns = sat_add(t.asleep_ns, h.asleep_ns);
         t.waits = sat_add(t.waits, h.waits);
     }
-    std::vector<HolderTimeShare> out;
+    std::vector<HolderTime> out;
     for (auto& [key, t] : by_task)
         out.push_back(std::move(t));
     std::stable_sort(out.begin(), out.end(),
-                     [](const HolderTimeShare& a, const HolderTimeShare& b) { return a.total_ns() > b.total_ns(); });
+                     [](const HolderTime& a, const HolderTime& b) { return a.total_ns() > b.total_ns(); });
     if (top && out.size() > top)
         out.resize(top);
     return out;
@@ -36,20 +36,17 @@ std::vector<HolderTimeShare> merged_by_task(const Session& session, const std::f
 
 }  // namespace
 
-std::vector<HolderTimeShare> holder_time_shares(const Session& session, const std::function<bool(int64_t)>& wanted,
-                                                const std::set<int64_t>& locks, const std::string& role, size_t top)
+std::vector<HolderTime> holder_time_shares(const Session& session, const std::function<bool(int64_t)>& wanted,
+                                           const std::set<int64_t>& locks, const std::string& role, size_t top)
 {
     return merged_by_task(
         session, wanted, [&](const HolderTime& h) { return h.role == role && locks.count(h.lock_id); }, top);
 }
 
-Report::HolderSplit holder_split_of(const Session& session, const std::function<bool(int64_t)>& wanted)
+std::vector<HolderTime> holder_times_by_task(const Session& session, const std::function<bool(int64_t)>& wanted)
 {
-    Report::HolderSplit split;
-    split.kept = holder_split_kept(session.schema_version);
-    split.by_task = merged_by_task(
+    return merged_by_task(
         session, wanted, [](const HolderTime& h) { return h.role == "holder"; }, 0);
-    return split;
 }
 
 }  // namespace lockscope

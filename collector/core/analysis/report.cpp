@@ -602,7 +602,7 @@ Report build_report(const Session& session, const ReportOptions& options)
     rep.by = options.by;
     rep.wait_parts_split = wait_parts_split(session.schema_version);
     const RunFilter wanted = [&](int64_t run) { return !options.run || *options.run == run; };
-    rep.holder_split = holder_split_of(session, wanted);
+    rep.holder_split = {holder_split_kept(session.schema_version), holder_times_by_task(session, wanted)};
     rep.totals = session_totals(session, wanted);
 
     Grouping grouping;
