@@ -369,6 +369,18 @@ LS_INLINE __u64 ls_on_cpu_wait(const struct ls_episode *ep, __u64 now)
 	return wait > off ? wait - off : 0;
 }
 
+/*
+ * A kernel mutex spins only while its owner runs on a CPU: mutex_spin_on_owner()
+ * stops when the owner is not on one. A spin phase's time on CPU is thus time
+ * its holder ran (the holder split, holder_track.h), by the kernel's rule.
+ */
+LS_INLINE __u64 ls_spin_holder_running(const struct ls_episode *ep)
+{
+	if ((ep->flags & (LCB_F_MUTEX | LS_F_USER)) != LCB_F_MUTEX)
+		return 0;
+	return ep->spin_ns > ep->spin_offcpu_ns ? ep->spin_ns - ep->spin_offcpu_ns : 0;
+}
+
 /* Adds a finished episode to the task's own totals; @sampled as ls_account's. */
 LS_INLINE void ls_account_task(struct ls_task_state *ts, const struct ls_episode *ep, __u64 now, int sampled)
 {
@@ -453,6 +465,9 @@ LS_INLINE void ls_account(struct ls_lock_stats *s, const struct ls_episode *ep, 
 		s->wait_ns += sampled ? ls_on_cpu_wait(ep, now) : wait;
 		s->spin_ns += ep->spin_ns;
 		s->spin_offcpu_ns += ep->spin_offcpu_ns;
+		/* a followed episode's end added all its holder parts */
+		if (!ep->holder_follow)
+			s->holder_running_ns += ls_spin_holder_running(ep);
 		if (wait > s->max_wait_ns)
 			s->max_wait_ns = wait;
 		b = ls_log2_bucket(wait);

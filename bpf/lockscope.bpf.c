@@ -669,6 +669,9 @@ static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *
 	return ts;
 }
 
+/* The holder split's programs' part: it uses the definitions above. */
+#include "holder_split.h"
+
 static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct ls_counters *cnt,
 					u64 pid_tgid, u64 lock, u32 flags, bool holders)
 {
@@ -710,6 +713,7 @@ static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct l
 	if (action == LS_BEGIN_QUEUED) {
 		owner = owner_of(lock, ep->flags, &holder);
 		ls_note_owner(ts, owner);
+		holder_queued(cnt, ep, lock, holder, owner);
 		if (holders && holder && holder_due(cnt))
 			sample_holder(cnt, lock, ep, holder);
 		if (oncpu_holders && owner == LS_OWNER_ON_CPU)
@@ -992,7 +996,9 @@ full:
  * needs the end's own moment stays here: its stack, the task's totals, a
  * traced episode. An episode whose holder was sampled adds its wait to the
  * holder's stack and chain edge here too (hash lookups, at one queued
- * episode in holder_period). USDT programs run preemptible, where a switch
+ * episode in holder_period); one whose holder was followed, its holder
+ * split (holder_split.h: queued episodes only, a lookup of its following).
+ * USDT programs run preemptible, where a switch
  * could fold a half-written slot: they account at once, as they always did.
  */
 static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
@@ -1036,7 +1042,7 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
 		sample_stack(ctx, cnt, lock, ep->flags, LS_ROLE_WAITER, now - ep->begin_ns);
 	if (trace_episodes)
 		trace_episode(ep, ts->depth, now, ret, pid_tgid, cnt);
-	if (!user && !ep->holder_stack && !ep->chain_lock) {
+	if (!user && !ep->holder_stack && !ep->chain_lock && !ep->holder_follow) {
 		cpu_state->pending.end_ns = now;
 		cpu_state->pending.ret = ret;
 		cpu_state->pending.row_plus1 = row;
@@ -1047,6 +1053,8 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
 	if (!s)
 		return;
 	ls_account(s, ep, now, ret, time_period > 1);
+	if (ep->holder_follow)
+		holder_end(cnt, s, ep, lock, now);
 	if (ep->holder_stack) {
 		/* the wait its holder's stack explains ("held while") */
 		struct ls_stack_key hk = { .lock = lock, .flags = ep->flags, .stack_id = (s32)ep->holder_stack,
@@ -1140,11 +1148,13 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	fold_pending(cpu_state);
 	/* A preempted task stays runnable whatever its state says. */
 	blocked = !preempt && prev_state != 0;
+	holder_switch(prev, next, blocked);
 	if (cpu_state->resident == (u64)prev->pid + 1) {
 		if (cpu_state->ts.depth || cpu_state->ts.dirty) {
 			if (!now)
 				now = bpf_ktime_get_ns();
 			ls_switch_out(&cpu_state->ts, now, blocked);
+			holder_spin_out(&cpu_state->cnt, &cpu_state->ts, blocked);
 			prev_ts = bpf_task_storage_get(&task_state, prev, 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 			if (prev_ts) {
@@ -1186,6 +1196,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 				now = bpf_ktime_get_ns();
 			ls_switch_in(&cpu_state->ts, now);
 		}
+		holder_spin_in(&cpu_state->cnt, &cpu_state->ts, next);
 	}
 	return 0;
 }
@@ -1197,6 +1208,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	struct ls_cpu_state *cpu_state;
 	struct ls_episode *ep;
 
+	holder_task_woken(p);
 	ts = bpf_task_storage_get(&task_state, p, 0, 0);
 	if (!ts)
 		return 0;
@@ -1212,6 +1224,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	ls_woken(ts);
 	if (ls_wants_wake_time(ts))
 		ls_mark_woken(ts, bpf_ktime_get_ns());
+	holder_waiter_woken(p, ep);
 	if (trace_episodes) {
 		struct ls_trace_task *tt = bpf_task_storage_get(&trace_state, p, 0, 0);
 

@@ -130,7 +130,10 @@ struct ls_lock_key {
 	X(timed, sum, "Episodes whose times were measured (all, unless record --sample)")        \
 	X(wait_var_us2, sum, "Variance of the wait_ns estimate in us^2 (0: every wait timed)")  \
 	X(spin_offcpu_ns, sum, "Time inside spin phases that waiters were switched out")         \
-	X(spin_yields, sum, "Spin phases in which the spinner gave up its CPU, still runnable")
+	X(spin_yields, sum, "Spin phases in which the spinner gave up its CPU, still runnable")  \
+	X(holder_running_ns, sum, "Time waiters waited while the lock's holder ran on a CPU")    \
+	X(holder_runnable_ns, sum, "Time waiters waited while the lock's holder was runnable, not running") \
+	X(holder_asleep_ns, sum, "Time waiters waited while the lock's holder was blocked")
 
 /* The subset a task keeps (ls_task_stats, episode.h's ls_task_totals): X(name). */
 #define LS_TASK_COUNTERS(X)                                                                     \
@@ -177,7 +180,8 @@ struct ls_lock_key {
 	X(holder_samples, 3) /* holder stacks captured */                                       \
 	X(holder_changed, 3) /* holder stacks dropped: the lock changed hands while one was taken */ \
 	X(holder_oncpu_samples, 5) /* running holders' stacks taken on their own CPU (timer) */  \
-	X(holder_oncpu_dropped, 5) /* timer ticks on a holder still holding its lock, no stack taken */
+	X(holder_oncpu_dropped, 5) /* timer ticks on a holder still holding its lock, no stack taken */ \
+	X(holder_untracked, 7) /* holders not followed, or their times not kept: holder maps full or busy */
 
 #define LS_U64_COUNTER(name, merge, help) __u64 name;
 #define LS_U64_FIELD(name) __u64 name;
@@ -299,6 +303,7 @@ struct ls_counters {
 	__u64 holder_samples;        /* holder stacks captured */
 	__u64 holder_changed;        /* holder stacks dropped: the lock changed hands while one was taken */
 	__u64 oncpu_tick;            /* countdown to the next spin begin that registers a running owner */
+	__u64 holder_untracked;      /* holders not followed, or their times not kept (holder_split.h) */
 	/* written by the CPU-clock program only (an interrupt: it must not
 	 * share a counter with the begin/end programs it may interrupt) */
 	__u64 holder_oncpu_samples;  /* running holders' stacks taken on their own CPU */
@@ -334,7 +339,7 @@ struct ls_episode {
 	__u64 chain_lock;   /* the lock that sampled holder was itself waiting for; 0: none */
 	__u32 chain_flags;  /* and its kind bits (a lock row's key, as flags above) */
 	__u16 spin_yields;  /* spin phases switched out runnable (the spinner gave up its CPU) */
-	__u16 pad2;
+	__u16 holder_follow; /* its holder is followed (holder_split.h): its end adds the holder's parts */
 };
 
 /* A task's cumulative totals; copied to the task_stats map when it is
@@ -505,6 +510,105 @@ struct ls_user_stack_counts {
 	__u64 rate_limited; /* not sent: max_user_stacks_per_sec reached */
 	__u64 lost;	    /* not sent: the ring buffer was full */
 	__u64 no_user;	    /* not sent: the waiter had no user registers (a kernel thread) */
+};
+
+/*
+ * The holder split (DESIGN.md "Metrics"; bpf/holder_track.h): each waiter's
+ * wait in the parts its lock's holder spent running, runnable and asleep
+ * (holder_*_ns of LS_LOCK_COUNTERS; the rest of the wait is unknown).
+ *
+ * A holder a queued waiter finds in its lock's owner word is watched: it has
+ * a slot in holder_tracks (its task pointer in holder_keys, at one of
+ * LS_HOLDER_WAYS places its pointer hashes to), where the scheduler programs
+ * keep the time it spent in each state while it has followers. A follower
+ * takes the holder's times when it queues and again when it stops following
+ * (its wakeup, a new owner, its end, or the holder's release of its lock,
+ * whichever comes first); the differences are its wait's parts.
+ */
+#define LS_HOLDER_RUNNING  0 /* on a CPU */
+#define LS_HOLDER_RUNNABLE 1 /* switched out runnable (preempted), or woken and not yet running */
+#define LS_HOLDER_ASLEEP   2 /* switched out blocked */
+#define LS_HOLDER_UNSEEN   3 /* between two events that do not follow on (a switch the programs missed) */
+#define LS_HOLDER_PARTS    3 /* the parts a waiter's wait keeps: running, runnable, asleep */
+#define LS_HOLDER_STATES   4
+#define LS_HOLDER_SLOT_BITS 10
+#define LS_HOLDER_SLOTS (1U << LS_HOLDER_SLOT_BITS)
+#define LS_HOLDER_WAYS 4      /* places per task, in one cache line of holder_keys */
+#define LS_HOLDER_RELEASES 4  /* releases a holder keeps (a power of two) */
+
+/* A release seen: the holder woke a waiter of `lock`, having let it go. */
+struct ls_holder_release {
+	__u64 lock;
+	__u64 ns;
+	__u64 v[LS_HOLDER_PARTS]; /* the holder's times then (ls_holder_times()) */
+};
+
+/* One watched holder (map holder_tracks). Written under its lock word `seq`
+ * (odd while held); user space does not read it. */
+struct ls_holder_track {
+	__u64 since_ns;              /* when the current state began */
+	__u64 cum[LS_HOLDER_STATES]; /* time in each state before since_ns, while followed */
+	__u64 touched_ns;            /* a follower's last join or leave: a slot untouched long is taken back */
+	__u32 seq;
+	__u32 gen;                   /* bumped when the slot is given to a task */
+	__u32 state;                 /* LS_HOLDER_* */
+	__u32 followers;             /* waiters following it; 0: the scheduler programs leave it alone */
+	__u32 early_wake;            /* woken while still on its CPU, going to sleep */
+	__u32 releases;              /* releases seen; rel[releases % LS_HOLDER_RELEASES] is the next */
+	__u32 tid;
+	__u32 tgid;
+	__u32 preempt_tid;           /* the task its CPU switched to when it was last switched out runnable */
+	__u32 preempt_tgid;
+	__u64 lock;                  /* the lock its first follower waits for: checked at each switch-out */
+	__u32 lock_flags;
+	__u32 holds;                 /* it held that lock at its last look */
+	char comm[16];
+	char preempt_comm[16];
+	struct ls_holder_release rel[LS_HOLDER_RELEASES];
+};
+
+/* The watched holders' task pointers, slot by slot (0: a free slot). */
+struct ls_holder_keys {
+	__u64 task[LS_HOLDER_SLOTS];
+};
+
+/* A waiter's following (task storage holder_follow): its open episode's
+ * lock, the holder it follows now and that holder's times when it began. */
+struct ls_holder_follow {
+	__u64 lock;                    /* the followed episode's lock; 0: none */
+	__u64 task;                    /* the holder followed now; 0: none (its time is unknown) */
+	__u64 snap_ns;
+	__u64 snap[LS_HOLDER_PARTS];
+	__u64 part[LS_HOLDER_PARTS];   /* the episode's parts so far */
+	__u32 flags;                   /* the lock's kind bits */
+	__u32 slot;
+	__u32 gen;
+	__u32 releases;                /* the holder's release count at the snapshot */
+};
+
+/*
+ * Map holder_times: per lock row, the waiting each holder task caused in
+ * each of its states (role HOLDER), and the holder-runnable wait behind the
+ * task that had preempted the holder (role PREEMPTOR: ns[LS_HOLDER_RUNNABLE]
+ * only). waits: followings closed with some time in them.
+ */
+#define LS_HOLDER_TIME_HOLDER    0
+#define LS_HOLDER_TIME_PREEMPTOR 1
+#define LS_MAX_HOLDER_TIMES 4096
+struct ls_holder_time_key {
+	__u64 lock;
+	__u32 flags;
+	__u32 tid;
+	__u32 role;
+	__u32 pad;
+};
+
+struct ls_holder_time {
+	__u64 ns[LS_HOLDER_PARTS];
+	__u64 waits;
+	__u32 tgid;
+	__u32 pad;
+	char comm[16];
 };
 
 #endif /* LOCKSCOPE_ABI_H */

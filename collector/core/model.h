@@ -72,6 +72,19 @@ struct LockCounters {
         const uint64_t other = sat_add(spinning_ns(), offcpu_ns());
         return wait_ns > other ? wait_ns - other : 0;
     }
+    // The holder split (DESIGN.md "Metrics"), a second partition of the
+    // same wait, by what the lock's holder was doing: holder_running_ns,
+    // holder_runnable_ns, holder_asleep_ns (counters) and unknown, the rest.
+    // Sessions older than version 7 keep none of them (holder_split_kept()).
+    uint64_t holder_known_ns() const
+    {
+        return sat_add(sat_add(holder_running_ns, holder_runnable_ns), holder_asleep_ns);
+    }
+    uint64_t holder_unknown_ns() const
+    {
+        const uint64_t known = holder_known_ns();
+        return wait_ns > known ? wait_ns - known : 0;
+    }
     // failures / attempts; 0 when there were no attempts.
     double spin_failure_rate() const;
     void add(const LockCounters& o);  // sums, max of max_wait_ns
@@ -159,6 +172,27 @@ struct HolderTask {
     uint32_t tgid = 0;
     std::string comm;
     uint64_t samples = 0;
+};
+
+// What a task did while waiters of lock_id waited for it (the holder
+// split, followed, not sampled): as the lock's holder (role "holder"), the
+// waiters' wait while it ran, was runnable and was asleep; or as the task
+// its CPU ran instead of a runnable holder (role "preemptor"), the wait
+// behind the holder it had preempted (runnable_ns only). Sessions from
+// version 7.
+struct HolderTime {
+    int64_t run = 0;
+    int64_t lock_id = 0;
+    std::string role;  // "holder" or "preemptor"
+    uint32_t tid = 0;
+    uint32_t tgid = 0;
+    std::string comm;
+    uint64_t running_ns = 0;
+    uint64_t runnable_ns = 0;
+    uint64_t asleep_ns = 0;
+    uint64_t waits = 0;  // waiters' followings of it that had time in them
+
+    uint64_t total_ns() const { return sat_add(sat_add(running_ns, runnable_ns), asleep_ns); }
 };
 
 // A cgroup whose tasks were sampled waiting on lock_id (waiter stacks).
@@ -384,8 +418,10 @@ struct RunInfo {
     LostCounters lost;
     // One per LS_RUN_COUNTS entry: unmatched_ends (ends whose begin preceded
     // the recording), stack_samples, holder_samples (holder stacks captured;
-    // sessions from version 3) and holder_changed (holder stacks dropped: the
-    // lock changed hands while one was taken). kRunFields lists them.
+    // sessions from version 3), holder_changed (holder stacks dropped: the
+    // lock changed hands while one was taken), and from version 7
+    // holder_untracked (holders not followed for the holder split: their
+    // waiters' time is unknown). kRunFields lists them.
 #define LOCKSCOPE_X(name, version) uint64_t name = 0;
     LS_RUN_COUNTS(LOCKSCOPE_X)
 #undef LOCKSCOPE_X
@@ -455,6 +491,7 @@ struct IntervalBatch {
     std::vector<StackSample> stacks;       // the run's cumulative samples: replace that run's rows
     std::vector<WaitEdge> edges;           // the same, for the wait-chain edges
     std::vector<HolderTask> holder_tasks;  // the same, for the sampled holders' tasks
+    std::vector<HolderTime> holder_times;  // the same, for the followed holders' and their preemptors' times
     std::vector<LockCgroup> lock_cgroups;  // the same, for the sampled waiters' cgroups
     std::vector<TaskStats> tasks;          // cumulative per task: replace that run's rows
     // User-space locks (record's user-lock recorder): the run's rows, given
@@ -485,6 +522,7 @@ struct Session {
     std::vector<WaitEdge> edges;           // sessions from version 3
     std::vector<HolderTask> holder_tasks;  // table holder_tasks, added to version 3 without a bump
     std::vector<LockCgroup> lock_cgroups;  // table lock_cgroups, the same
+    std::vector<HolderTime> holder_times;  // sessions from version 7
     std::vector<TaskStats> tasks;
     // User-space locks: tables added to version 5 without a bump (older
     // files have none: no user locks were recorded); wakers and stacks from

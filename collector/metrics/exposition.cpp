@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/analysis/counter_delta.h"
+#include "core/analysis/holder_parts.h"
 #include "core/analysis/report_parts.h"
 #include "core/error.h"
 #include "core/lock_key.h"
@@ -126,6 +127,24 @@ MetricFamily wait_parts(const BoundedSeries<Key>& series, const std::string& nam
             f.metric.push_back(counter(seconds(ns[i]), std::move(l)));
         }
     }
+    return f;
+}
+
+// The holder split's four parts (core/analysis/holder_parts.h), per lock:
+// they add up to the lock's wait_seconds_total too.
+MetricFamily holder_parts(const LockSeries& locks)
+{
+    MetricFamily f = family("lockscope_holder_part_seconds_total",
+                            "The wait in parts by what the lock's holder was doing meanwhile, adding up to it: "
+                            "part=running (on a CPU), runnable (preempted, or woken and waiting for a CPU), "
+                            "asleep (blocked while holding), unknown (no owner to follow, or one not seen)",
+                            MetricType::Counter);
+    for (const auto& [key, c] : locks.series())
+        for (const HolderPart& part : kHolderParts) {
+            std::vector<ClientMetric::Label> l = lock_labels(key);
+            l.push_back({"part", part.name});
+            f.metric.push_back(counter(seconds(part.ns(c)), std::move(l)));
+        }
     return f;
 }
 
@@ -338,6 +357,7 @@ std::vector<MetricFamily> MetricsState::families() const
     if (per_cgroup_)
         out.push_back(wait_parts<std::string>(cgroups_, "lockscope_cgroup_wait_part_seconds_total",
                                               std::string(kWaitPartsHelp) + ", by the cgroup's tasks", cgroup_labels));
+    out.push_back(holder_parts(locks_));
     out.push_back(wait_histograms(locks_, "lockscope_wait_duration_seconds",
                                   "Episode wait time (first contention_begin to contention_end); buckets are exact "
                                   "sums of the kernel's log2 buckets, le = 2^k - 1 ns"));

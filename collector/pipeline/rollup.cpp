@@ -50,6 +50,9 @@ void Rollup::baseline(const RawSnapshot& snap)
     run_start_holder_tasks_.clear();
     for (const RawHolderTask& h : snap.holder_tasks)
         run_start_holder_tasks_[{h.address, h.flags, h.task.tid}] = h.task.samples;
+    run_start_holder_times_.clear();
+    for (const RawHolderTime& h : snap.holder_times)
+        run_start_holder_times_[{h.address, h.flags, h.time.role, h.time.tid}] = h.time;
     run_start_lock_cgroups_.clear();
     for (const RawLockCgroup& c : snap.lock_cgroups)
         run_start_lock_cgroups_[{c.address, c.flags, c.cgroup_id}] = c.samples;
@@ -181,7 +184,7 @@ void Rollup::add_stacks(const RawSnapshot& snap, IntervalBatch& b)
 }
 
 // The sampled holders: which lock each waited for (edges), which tasks they
-// were, and which cgroups the waiters were in.
+// were, and which cgroups the waiters were in; and the followed holders' times.
 void Rollup::add_holders(const RawSnapshot& snap, IntervalBatch& b) const
 {
     const int64_t run = b.totals.run;
@@ -202,6 +205,22 @@ void Rollup::add_holders(const RawSnapshot& snap, IntervalBatch& b) const
         const uint64_t samples = h.task.samples - (base == run_start_holder_tasks_.end() ? 0 : base->second);
         if (lock_id && samples)
             b.holder_tasks.push_back({run, lock_id, h.task.tid, h.task.tgid, h.task.comm, samples});
+    }
+
+    for (const RawHolderTime& h : snap.holder_times) {
+        const int64_t lock_id = kept_row(h.address, h.flags);
+        auto base = run_start_holder_times_.find({h.address, h.flags, h.time.role, h.time.tid});
+        HolderTime t = h.time;
+        if (base != run_start_holder_times_.end()) {
+            t.running_ns -= std::min(t.running_ns, base->second.running_ns);
+            t.runnable_ns -= std::min(t.runnable_ns, base->second.runnable_ns);
+            t.asleep_ns -= std::min(t.asleep_ns, base->second.asleep_ns);
+            t.waits -= std::min(t.waits, base->second.waits);
+        }
+        t.run = run;
+        t.lock_id = lock_id;
+        if (lock_id && t.waits)
+            b.holder_times.push_back(std::move(t));
     }
 
     for (const RawLockCgroup& c : snap.lock_cgroups) {

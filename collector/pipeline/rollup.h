@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "core/analysis/counter_delta.h"
@@ -87,6 +88,7 @@ private:
     std::map<std::tuple<uint64_t, uint32_t, int32_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_stacks_;
     std::map<std::tuple<uint64_t, uint32_t, uint64_t, uint32_t>, std::pair<uint64_t, uint64_t>> run_start_edges_;
     std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint64_t> run_start_holder_tasks_;  // samples
+    std::map<std::tuple<uint64_t, uint32_t, std::string, uint32_t>, HolderTime> run_start_holder_times_;
     std::map<std::tuple<uint64_t, uint32_t, uint64_t>, uint64_t> run_start_lock_cgroups_;  // samples
     RunInfo run_;
 };

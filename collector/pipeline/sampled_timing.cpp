@@ -17,6 +17,10 @@ void scale_timed(LockCounters& c, uint32_t period)
     c.wait_ns = sat_add(c.wait_ns, c.offcpu_ns());
     scale(c.spin_ns);
     scale(c.spin_offcpu_ns);  // of the timed episodes' spin phases, as spin_ns
+    // the holder split is kept for the timed episodes only
+    scale(c.holder_running_ns);
+    scale(c.holder_runnable_ns);
+    scale(c.holder_asleep_ns);
     for (uint64_t& b : c.hist)
         scale(b);
     // Read from the kernel, the field holds the timed waits' sum of squares

@@ -47,6 +47,14 @@ struct RawHolderTask {
     HolderTask task;  // run and lock_id are 0 here
 };
 
+// A holder's (or its preempter's) followed times under the kernel's key of
+// its lock; the roll-up files it under the session's run and lock id.
+struct RawHolderTime {
+    uint64_t address = 0;
+    uint32_t flags = 0;
+    HolderTime time;  // run and lock_id are 0 here
+};
+
 struct RawLockCgroup {
     uint64_t address = 0;
     uint32_t flags = 0;
@@ -78,6 +86,7 @@ struct RawSnapshot {
     std::vector<RawTask> tasks;
     std::vector<RawEdge> edges;
     std::vector<RawHolderTask> holder_tasks;       // the sampled holders' tasks, per lock row
+    std::vector<RawHolderTime> holder_times;       // the followed holders' and preempters' times, per lock row
     std::vector<RawLockCgroup> lock_cgroups;       // the sampled waiters' cgroups, per lock row
     std::map<uint64_t, std::string> cgroup_paths;  // the tasks' cgroup ids, as paths ("/" the root)
     uint64_t idle_ns = 0;                          // summed over CPUs, including ongoing idle periods

@@ -18,9 +18,9 @@ static_assert(sizeof(ls_stack_key) == 24);
 static_assert(sizeof(ls_stack_stats) == 16);
 static_assert(sizeof(ls_task_stats) == 112);
 static_assert(sizeof(ls_cpu_idle) == 16);
-// ls_counters: twelve event and sampling counters and one lost_<name> per
+// ls_counters: thirteen event and sampling counters and one lost_<name> per
 // cause of LS_LOST_CAUSES (a missing one fails below, an extra one here).
-static_assert(sizeof(ls_counters) == sizeof(uint64_t) * (12 + std::size(kLostFields)));
+static_assert(sizeof(ls_counters) == sizeof(uint64_t) * (13 + std::size(kLostFields)));
 #define LOCKSCOPE_X(name, label) static_assert(sizeof(ls_counters::lost_##name) == sizeof(uint64_t));
 LS_LOST_CAUSES(LOCKSCOPE_X)
 #undef LOCKSCOPE_X

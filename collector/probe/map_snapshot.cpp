@@ -79,6 +79,7 @@ RawSnapshot Probe::snapshot()
     read_stacks(out);
     read_edges(out);
     read_holder_tasks(out);
+    read_holder_times(out);
     read_lock_cgroups(out);
     std::vector<uint64_t> ids;
     for (const RawTask& t : out.tasks)
@@ -240,6 +241,24 @@ void Probe::read_holder_tasks(RawSnapshot& out)
                                          .tgid = v->tgid,
                                          .comm = std::string(v->comm, strnlen(v->comm, sizeof v->comm)),
                                          .samples = v->samples}});
+        });
+}
+
+// Times of timed episodes only, like the locks' (record --sample), so scaled alike.
+void Probe::read_holder_times(RawSnapshot& out)
+{
+    for_each_entry<ls_holder_time_key, ls_holder_time>(
+        skel_->maps.holder_times, 1, [&](const ls_holder_time_key& key, const ls_holder_time* v) {
+            HolderTime t;
+            t.role = key.role == LS_HOLDER_TIME_PREEMPTOR ? "preemptor" : "holder";
+            t.tid = key.tid;
+            t.tgid = v->tgid;
+            t.comm.assign(v->comm, strnlen(v->comm, sizeof v->comm));
+            t.running_ns = v->ns[LS_HOLDER_RUNNING] * time_period_;
+            t.runnable_ns = v->ns[LS_HOLDER_RUNNABLE] * time_period_;
+            t.asleep_ns = v->ns[LS_HOLDER_ASLEEP] * time_period_;
+            t.waits = v->waits;
+            out.holder_times.push_back({key.lock, key.flags, std::move(t)});
         });
 }
 

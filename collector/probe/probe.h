@@ -134,6 +134,7 @@ private:
     void read_tasks(RawSnapshot& out);
     void read_edges(RawSnapshot& out);
     void read_holder_tasks(RawSnapshot& out);
+    void read_holder_times(RawSnapshot& out);
     void read_lock_cgroups(RawSnapshot& out);
     void read_cpu_state(RawSnapshot& out);
     const RawIdentity& identity_of(uint32_t row);

@@ -201,6 +201,52 @@ TEST(DiffGate, TheWaitsFourPartsAreSharesThatAddUpAsReportShowsThem)
     EXPECT_EQ(text.find("off-CPU share"), std::string::npos) << text;
 }
 
+// The holder split's four parts are shares of the wait too, adding up to
+// 100%, where both sessions keep them (a session of an older format keeps
+// none: no such metric, rather than an unknown part of 100%).
+TEST(DiffGate, TheHolderSplitsPartsAreSharesOfTheWait)
+{
+    Session a = noisy_session(spec(13)), b = noisy_session(spec(14));
+    // B's holders more often runnable than A's, in every lock and interval
+    auto split = [](LockCounters& c, uint64_t runnable_divisor, size_t i) {
+        c.holder_running_ns = c.wait_ns / 2;
+        c.holder_runnable_ns = c.wait_ns / runnable_divisor;
+        c.holder_asleep_ns = (c.wait_ns - c.holder_running_ns - c.holder_runnable_ns) / (i % 2 ? 2 : 3);
+    };
+    for (Session* s : {&a, &b}) {
+        for (size_t i = 0; i < s->lock_intervals.size(); ++i)
+            split(s->lock_intervals[i].counters, s == &a ? 8 : 3, i);
+        for (size_t i = 0; i < s->intervals.size(); ++i)
+            split(s->intervals[i].counters, s == &a ? 8 : 3, i);
+    }
+    const char* const parts[] = {"holder_running_share", "holder_runnable_share", "holder_asleep_share",
+                                 "holder_unknown_share"};
+    const DiffResult d = diff_sessions(a, b, {});
+    const LockDiff* pipe = find_lock(d, "pipe_inode_info.mutex");
+    ASSERT_NE(pipe, nullptr);
+    for (const auto& [metrics, where] : {std::pair{&d.totals, "totals"}, std::pair{&pipe->metrics, "pipe"}}) {
+        double sum_a = 0, sum_b = 0;
+        for (const char* part : parts) {
+            const MetricDiff* m = find_metric(*metrics, part);
+            ASSERT_NE(m, nullptr) << where << " has no " << part;
+            sum_a += m->test.center_a;
+            sum_b += m->test.center_b;
+        }
+        EXPECT_NEAR(sum_a, 1.0, 1e-9) << where;
+        EXPECT_NEAR(sum_b, 1.0, 1e-9) << where;
+        EXPECT_NEAR(find_metric(*metrics, "holder_runnable_share")->test.center_a, 1.0 / 8, 1e-3) << where;
+        EXPECT_NEAR(find_metric(*metrics, "holder_runnable_share")->test.center_b, 1.0 / 3, 1e-3) << where;
+    }
+    const std::string text = format_diff_text(d);
+    for (const char* label : {"  holder running ", "  holder runnable ", "  holder asleep ", "  holder unknown "})
+        EXPECT_NE(text.find(label), std::string::npos) << label << "\n" << text;
+
+    a.schema_version = 6;  // before the holder split
+    const DiffResult older = diff_sessions(a, b, {});
+    for (const char* part : parts)
+        EXPECT_EQ(find_metric(older.totals, part), nullptr) << part;
+}
+
 // A lock the session knows but never counted (its first episode had not
 // ended when the recording stopped, as mutex@arch_jump_label_transform_apply
 // in a real session) is no row of report, so no lock of the diff.

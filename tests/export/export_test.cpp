@@ -488,15 +488,18 @@ TEST(Csv, IntervalsAndLocks)
     // The intervals table needs the per-interval lock rows (`export` loads
     // them for it) to tell a measured maximum from a bound: the rows of the
     // first interval of a run are measured. The wait's parts and the bound
-    // come after the older columns.
+    // come after the older columns, then the holder split's (none of this
+    // wait's holders was followed: all of it is unknown).
     std::ostringstream intervals;
     export_csv(load_session(path), CsvTable::Intervals, intervals);
     EXPECT_EQ(intervals.str(),
               "run,interval,start_s,end_s,seconds,contentions,spin_attempts,spin_failures,"
               "spin_successes,wait_ns,spin_ns,offcpu_ns,sleep_ns,preempt_ns,sleeps,preemptions,"
               "max_wait_ns,errors,wakeups,timed,wait_var_us2,spin_offcpu_ns,spin_yields,idle_fraction,events,lost,ops,"
-              "spinning_ns,queued_on_cpu_ns,asleep_ns,runnable_ns,max_wait_bound_ns\n"
-              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,10000,0,1,0,0,0,0,0.25,8,0,,2500,6000,8000,0,10000\n");
+              "spinning_ns,queued_on_cpu_ns,asleep_ns,runnable_ns,max_wait_bound_ns,"
+              "holder_running_ns,holder_runnable_ns,holder_asleep_ns,holder_unknown_ns\n"
+              "1,0,0,1,1,3,3,1,2,16500,2500,8000,8000,0,1,0,10000,0,1,0,0,0,0,0.25,8,0,,2500,6000,8000,0,10000,"
+              "0,0,0,16500\n");
     // Loaded with per-run totals only, nothing says which maximum was measured.
     std::ostringstream from_totals;
     export_csv(s, CsvTable::Intervals, from_totals);

@@ -64,6 +64,12 @@ LockCounters lock_counters(Random& r, const LockInfo& lock, uint64_t& running_ma
     c.spin_offcpu_ns = r.between(0, spinlock ? c.preempt_ns : std::min(c.offcpu_ns(), uint64_t(5'000'000)));
     c.spin_ns = spinning + c.spin_offcpu_ns;
     c.wait_ns = spinning + queued + c.sleep_ns + c.preempt_ns;
+    // the holder split: a spinlock records no owner (all unknown)
+    if (!spinlock) {
+        c.holder_running_ns = r.between(0, c.wait_ns);
+        c.holder_runnable_ns = r.between(0, c.wait_ns - c.holder_running_ns);
+        c.holder_asleep_ns = r.between(0, c.wait_ns - c.holder_running_ns - c.holder_runnable_ns);
+    }
     if (lock.kind == "mutex") {
         c.spin_attempts = c.contentions + r.between(0, c.contentions);
         c.spin_failures = r.between(0, c.spin_attempts);

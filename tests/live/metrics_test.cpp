@@ -332,6 +332,25 @@ TEST(MetricsText, EverySummedCounterHasAFamily)
         EXPECT_NE(find(released), nullptr) << released;
 }
 
+// The holder split per lock: four parts of the wait, by what the holder
+// was doing, the last (unknown) the rest of the wait.
+TEST(MetricsText, TheHolderSplitsPartsAddUpToTheWait)
+{
+    MetricsState state(50, {});
+    IntervalBatch batch;
+    batch.totals.end_ns = 1'000'000'000;
+    LockInterval d = delta(1, 4, 2'000'000'000ull);
+    d.counters.holder_running_ns = 500'000'000;
+    d.counters.holder_runnable_ns = 1'000'000'000;
+    d.counters.holder_asleep_ns = 250'000'000;
+    batch.locks = {d};
+    state.add_interval(batch, {lock(1, "pipe->mutex")});
+    const std::string text = prometheus::TextSerializer().Serialize(state.families());
+    const std::string series = "lockscope_holder_part_seconds_total{kind=\"mutex\",lock=\"pipe->mutex\",part=";
+    for (const char* part : {"running\"} 0.5", "runnable\"} 1", "asleep\"} 0.25", "unknown\"} 0.25"})
+        EXPECT_NE(text.find(series + "\"" + part), std::string::npos) << part << "\n" << text;
+}
+
 TaskStats task(int64_t run, uint32_t pid, const std::string& cgroup, uint64_t contentions, uint64_t wait_ns)
 {
     TaskStats t;

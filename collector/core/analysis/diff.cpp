@@ -4,6 +4,7 @@
 #include "core/analysis/diff_sides.h"
 #include "core/analysis/diff_verdicts.h"
 #include "core/analysis/estimate.h"
+#include "core/analysis/holder_parts.h"
 #include "core/analysis/report.h"
 
 #include "core/error.h"
@@ -174,15 +175,28 @@ Metric share_metric(const char* name, int part)
             }};
 }
 
+// The holder split's parts (core/analysis/holder_parts.h), each as a share
+// of the wait they add up to.
+Metric holder_share_metric(const HolderPart& part)
+{
+    return {part.share, "fraction", Direction::Neutral,
+            [ns = part.ns](const LockCounters& c, const Unit&) { return of(double(ns(c)), double(c.wait_ns)); }};
+}
+
 // What diff compares, per unit (a run, or a host).
 struct Metrics {
     Metric throughput, wait, contentions, spin_failures;
-    std::vector<Metric> parts;  // spinning, queued on CPU, asleep, runnable
+    std::vector<Metric> parts;         // spinning, queued on CPU, asleep, runnable
+    std::vector<Metric> holder_parts;  // holder running, runnable, asleep, unknown: where both sides keep them
     Metric idle;
 };
 
-Metrics make_metrics(bool per_op)
+Metrics make_metrics(bool per_op, bool holder_split)
 {
+    std::vector<Metric> holder_parts;
+    if (holder_split)
+        for (const HolderPart& part : kHolderParts)
+            holder_parts.push_back(holder_share_metric(part));
     auto ops = [](const Unit& u) { return u.ops.value_or(0); };
     return Metrics{
         {"throughput", "ops/s", Direction::HigherIsBetter,
@@ -197,6 +211,7 @@ Metrics make_metrics(bool per_op)
          [](const LockCounters& c, const Unit&) { return of(double(c.spin_failures), double(c.spin_attempts)); }},
         {share_metric("spinning_share", 0), share_metric("queued_on_cpu_share", 1), share_metric("asleep_share", 2),
          share_metric("runnable_share", 3)},
+        std::move(holder_parts),
         {"idle_fraction", "fraction", Direction::Neutral,
          [](const LockCounters&, const Unit& u) { return of(double(u.idle_ns), double(u.cpu_ns)); }}};
 }
@@ -289,6 +304,8 @@ void compare_totals(const Side& sa, const Side& sb, const Metrics& m, bool unrel
         total_metrics.push_back(&m.wait);  // its parts under it
         for (const Metric& part : m.parts)
             total_metrics.push_back(&part);
+        for (const Metric& part : m.holder_parts)
+            total_metrics.push_back(&part);
     }
     total_metrics.push_back(&m.idle);
     for (const Metric* metric : total_metrics)
@@ -307,6 +324,8 @@ void compare_locks(const Side& sa, const Side& sb, const std::vector<Match>& mat
     if (timed) {
         lock_metrics.push_back(&m.wait);
         for (const Metric& part : m.parts)
+            lock_metrics.push_back(&part);
+        for (const Metric& part : m.holder_parts)
             lock_metrics.push_back(&part);
     }
     lock_metrics.push_back(&m.contentions);
@@ -394,7 +413,8 @@ DiffResult diff_sessions(const Session& a, const Session& b, const DiffOptions& 
     d.metadata = meta_differences(a, b);
 
     const bool unrelated = warn_about_sessions(a, b, d);
-    const Metrics metrics = make_metrics(sa.all_ops && sb.all_ops);
+    const Metrics metrics = make_metrics(sa.all_ops && sb.all_ops,
+                                         holder_split_kept(a.schema_version) && holder_split_kept(b.schema_version));
     const bool timed = times_waits(a) && times_waits(b);
     totals_notes(a, b, sa, sb, unrelated, timed, d);
     compare_totals(sa, sb, metrics, unrelated, timed, d);

@@ -49,7 +49,9 @@ struct MetricDiff {
     // "throughput", "contentions_per_s", "spin_failure_rate", "wait_per_op",
     // "wait_per_s", the wait's parts "spinning_share", "queued_on_cpu_share",
     // "asleep_share", "runnable_share" (shares of the wait adding up to 1),
-    // "idle_fraction"
+    // the holder split's "holder_running_share", "holder_runnable_share",
+    // "holder_asleep_share", "holder_unknown_share" (another four adding up
+    // to 1, where both sessions keep it), "idle_fraction"
     std::string metric;
     std::string unit;  // "ops/s", "/s", "ns/op", "ns/s", "fraction"
     Direction direction = Direction::Neutral;

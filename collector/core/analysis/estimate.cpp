@@ -36,7 +36,8 @@ bool is_timed_field(std::string_view name)
 {
     // sleep_ns, preempt_ns and offcpu_ns are measured in every episode
     for (std::string_view timed : {"wait_ns", "spin_ns", "max_wait_ns", "wait_var_us2", "queued_ns", "mean_wait_ns",
-                                   "spin_offcpu_ns", "spinning_ns", "queued_on_cpu_ns"})
+                                   "spin_offcpu_ns", "spinning_ns", "queued_on_cpu_ns", "holder_running_ns",
+                                   "holder_runnable_ns", "holder_asleep_ns", "holder_unknown_ns"})
         if (name == timed)
             return true;
     return false;

@@ -1,6 +1,7 @@
 // Rolling a session up into a Report. Rendering is in report_format.cpp.
 #include "core/analysis/report.h"
 
+#include "core/analysis/holder_times.h"
 #include "core/analysis/report_max.h"
 #include "core/analysis/report_split.h"
 #include "core/analysis/stack_frames.h"
@@ -83,7 +84,8 @@ uint64_t share_out(std::vector<HolderShare>& list)
 }
 
 // What the sampled stacks say about each lock group: its top holder stacks,
-// the holders' tasks, and the cgroups of its sampled waiters.
+// the holders' tasks, and the cgroups of its sampled waiters; and the tasks
+// of its holder split (followed, not sampled).
 void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted, GroupMap& groups)
 {
     const std::map<int64_t, Group*> group_of = group_of_lock(groups);
@@ -174,6 +176,10 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         if (list.size() > kHoldersPerRow)
             list.resize(kHoldersPerRow);
         g->row.holder_tasks = std::move(list);
+    }
+    for (auto& [key, g] : groups) {
+        g.row.holder_times = holder_time_shares(session, wanted, g.lock_ids, "holder", kHoldersPerRow);
+        g.row.preemptors = holder_time_shares(session, wanted, g.lock_ids, "preemptor", kHoldersPerRow);
     }
 }
 
@@ -613,6 +619,7 @@ Report build_report(const Session& session, const ReportOptions& options)
     rep.by = options.by;
     rep.wait_parts_split = wait_parts_split(session.schema_version);
     const RunFilter wanted = [&](int64_t run) { return !options.run || *options.run == run; };
+    rep.holder_split = {holder_split_kept(session.schema_version), holder_times_by_task(session, wanted)};
     rep.totals = session_totals(session, wanted);
 
     Grouping grouping;

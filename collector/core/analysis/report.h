@@ -84,6 +84,10 @@ struct HolderTaskShare {
     uint64_t samples = 0;
 };
 
+// A task's part in a row's holder split: its HolderTime rows rolled up
+// over runs and locks (their run, lock_id and role are then left unset).
+using HolderTimeShare = HolderTime;
+
 struct ReportRow {
     std::string name;  // lock name, caller function, kind(/mode) or "comm[pid]"
     std::string kind;
@@ -101,8 +105,12 @@ struct ReportRow {
     uint64_t holder_samples = 0;                // all of the row's holder samples at queueings
     uint64_t holder_oncpu_samples = 0;          // the row's on-cpu holder samples (timer ticks)
     std::vector<HolderTaskShare> holder_tasks;  // the tasks behind those samples, most samples first
-    std::vector<UserCodeShare> user_code;       // by lock or instance: the top user stacks, by wait
-    uint64_t user_code_samples = 0;             // all of the row's sampled user stacks
+    // By lock or instance, the holder split's tasks, most wait first: the
+    // holders followed, and the tasks that had preempted a runnable holder.
+    std::vector<HolderTimeShare> holder_times;
+    std::vector<HolderTimeShare> preemptors;
+    std::vector<UserCodeShare> user_code;  // by lock or instance: the top user stacks, by wait
+    uint64_t user_code_samples = 0;        // all of the row's sampled user stacks
     // By lock or instance: the cgroups whose tasks were sampled waiting on
     // it (path, sampled waiter stacks), most samples first; every one.
     std::vector<std::pair<std::string, uint64_t>> cgroups;
@@ -161,6 +169,13 @@ struct Report {
     // The wait's four parts add up (LockCounters::spinning_ns()): false for
     // sessions recorded before the off-CPU time in spin phases was kept.
     bool wait_parts_split = true;
+    // The holder split (LockCounters::holder_unknown_ns()): whether the
+    // session keeps it (false for sessions before version 7), and the
+    // waiting each holder task caused over every lock, most first.
+    struct HolderSplit {
+        bool kept = true;
+        std::vector<HolderTimeShare> by_task;
+    } holder_split;
     // The runs and intervals reported, each with its counters (all locks).
     struct RunTotals {
         int64_t id = 0;
@@ -180,6 +195,12 @@ struct Report {
 inline bool wait_parts_split(int schema_version)
 {
     return schema_version == 0 || schema_version >= 5;
+}
+
+// Whether a session of this format keeps the holder split (0: built in memory).
+inline bool holder_split_kept(int schema_version)
+{
+    return schema_version == 0 || schema_version >= 7;
 }
 
 // Rows ordered by `sort`, largest first; rows it ties keep their order.

@@ -33,6 +33,9 @@ inline constexpr DerivedCounter kAsleepNs{"spin_yields", "asleep_ns",
                                           [](const LockCounters& c) { return c.asleep_ns(); }};
 inline constexpr DerivedCounter kRunnableNs{"spin_yields", "runnable_ns",
                                             [](const LockCounters& c) { return c.runnable_ns(); }};
+// The holder split's rest (LockCounters::holder_unknown_ns()), after its last field.
+inline constexpr DerivedCounter kHolderUnknownNs{"holder_asleep_ns", "holder_unknown_ns",
+                                                 [](const LockCounters& c) { return c.holder_unknown_ns(); }};
 inline constexpr DerivedCounter kMeanWaitNs{"max_wait_ns", "mean_wait_ns", nullptr, [](const LockCounters& c) {
                                                 return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
                                             }};
@@ -56,11 +59,22 @@ void for_each_counter_column(const LockCounters& c, std::initializer_list<Derive
     }
 }
 
-// "contentions,spin_attempts,...": the CSV header of those columns.
+// The CSV tables keep their released columns in place (scripts read CSV by
+// position): the holder split's counters (core/analysis/holder_parts.h)
+// are not among a row's counter columns but follow all of its other columns.
+inline bool csv_appended(std::string_view name)
+{
+    return name.starts_with("holder_");
+}
+
+// "contentions,spin_attempts,...": the CSV header of those columns, but
+// the appended ones (csv_appended()).
 inline std::string counter_csv_header(std::initializer_list<DerivedCounter> derived)
 {
     std::string out;
     auto add = [&](const char* name, auto) {
+        if (csv_appended(name))
+            return;
         if (!out.empty())
             out += ',';
         out += name;

@@ -28,13 +28,21 @@ std::string pad(const std::string& s, size_t width, bool right)
 
 std::string label_of(const MetricDiff& m)
 {
-    // The wait's parts are indented under the wait's row: shares of it.
-    static constexpr std::pair<const char*, const char*> kLabels[] = {
-        {"throughput", "throughput ops/s"},         {"contentions_per_s", "contentions/s"},
-        {"spin_failure_rate", "spin-failure rate"}, {"wait_per_op", "wait per op"},
-        {"wait_per_s", "wait per second"},          {"spinning_share", "  spinning"},
-        {"queued_on_cpu_share", "  queued on CPU"}, {"asleep_share", "  asleep"},
-        {"runnable_share", "  runnable"},           {"idle_fraction", "CPU idle"}};
+    // The wait's parts (and its holder split's) are indented under the wait's row: shares of it.
+    static constexpr std::pair<const char*, const char*> kLabels[] = {{"throughput", "throughput ops/s"},
+                                                                      {"contentions_per_s", "contentions/s"},
+                                                                      {"spin_failure_rate", "spin-failure rate"},
+                                                                      {"wait_per_op", "wait per op"},
+                                                                      {"wait_per_s", "wait per second"},
+                                                                      {"spinning_share", "  spinning"},
+                                                                      {"queued_on_cpu_share", "  queued on CPU"},
+                                                                      {"asleep_share", "  asleep"},
+                                                                      {"runnable_share", "  runnable"},
+                                                                      {"holder_running_share", "  holder running"},
+                                                                      {"holder_runnable_share", "  holder runnable"},
+                                                                      {"holder_asleep_share", "  holder asleep"},
+                                                                      {"holder_unknown_share", "  holder unknown"},
+                                                                      {"idle_fraction", "CPU idle"}};
     // diff --prometheus over hosts of different sizes: rates per CPU.
     if (m.metric.ends_with("_per_cpu"))
         return label_of(MetricDiff{m.metric.substr(0, m.metric.size() - 8)}) + "/CPU";

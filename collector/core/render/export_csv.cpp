@@ -2,6 +2,7 @@
 #include "core/render/export.h"
 
 #include "core/analysis/estimate.h"
+#include "core/analysis/holder_parts.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_max.h"
 #include "core/analysis/report_parts.h"
@@ -14,7 +15,8 @@ namespace {
 
 // One row per interval: its counters as the JSON report's intervals tell
 // them (a cell the JSON would have null is empty), then the wait's parts
-// and the maximum's upper bound, added after the first columns. The stored
+// and the maximum's upper bound, added after the first columns, then the
+// holder split's parts (counter_columns.h's csv_appended()). The stored
 // max_wait_ns of an interval is a measurement only where the kernel's
 // running maximum rose in it (report_max.h): elsewhere the cell is empty
 // and max_wait_bound_ns says what the session knows.
@@ -23,9 +25,13 @@ void intervals_csv(const Session& session, std::ostream& out)
     out << "run,interval,start_s,end_s,seconds," << counter_csv_header({kOffcpuNs}) << ",idle_fraction,events,lost,ops";
     for (const WaitPart& part : kWaitParts)
         out << ',' << part.key;
-    out << ",max_wait_bound_ns\n";
+    out << ",max_wait_bound_ns";
+    for (const HolderPart& part : kHolderParts)
+        out << ',' << part.key;
+    out << '\n';
     const uint32_t period = timing_period(session.meta).value_or(1);
     const bool split = wait_parts_split(session.schema_version);
+    const bool holder = holder_split_kept(session.schema_version);
     const std::vector<std::optional<uint64_t>> maxima = interval_max_waits(session);
     // Times in seconds since the session's first run started, like the trace.
     const uint64_t origin = session.runs.empty() ? 0 : session.runs.front().start_ns;
@@ -33,13 +39,15 @@ void intervals_csv(const Session& session, std::ostream& out)
     for (size_t i = 0; i < session.intervals.size(); ++i) {
         const IntervalTotals& in = session.intervals[i];
         auto known = [&](const char* field) {
-            return report_shares::counter_known(in.counters, period, split, nullptr, field);
+            return report_shares::counter_known(in.counters, period, split, nullptr, field, holder);
         };
         out << in.run << ',' << in.index << ',' << seconds_since(in.start_ns) << ',' << seconds_since(in.end_ns) << ','
             << format_decimal(in.seconds());
         for_each_counter_column(
             in.counters, {kOffcpuNs},
             [&](const char* name, uint64_t v) {
+                if (csv_appended(name))
+                    return;
                 out << ',';
                 if (std::string_view(name) == "max_wait_ns")
                     out << (maxima[i] && known(name) ? std::to_string(*maxima[i]) : std::string());
@@ -58,6 +66,11 @@ void intervals_csv(const Session& session, std::ostream& out)
         out << ',';
         if (known("max_wait_ns"))
             out << in.counters.max_wait_ns;
+        for (const HolderPart& part : kHolderParts) {
+            out << ',';
+            if (known(part.key))
+                out << part.ns(in.counters);
+        }
         out << '\n';
     }
 }

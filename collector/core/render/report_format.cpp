@@ -3,9 +3,11 @@
 #include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
 #include "core/analysis/report_parts.h"
+#include "core/analysis/holder_parts.h"
 #include "core/analysis/user_code.h"
 #include "core/format.h"
 #include "core/render/counter_columns.h"
+#include "core/render/report_holders.h"
 #include "core/render/report_shares.h"
 #include "core/render/report_user_locks.h"
 #include "core/lock_key.h"
@@ -168,6 +170,7 @@ void totals_block(std::ostringstream& out, const Report& rep)
                          format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0));
     }
     wait_parts_block(out, c, times_measured(c, period), rep.wait_parts_split);
+    report_holders::totals_line(out, rep, times_measured(c, period));
     uint64_t owner_total = 0;
     for (uint64_t n : c.owner)
         owner_total += n;
@@ -638,6 +641,7 @@ std::string format_text(const Report& rep, const TextOptions& options)
     if (rep.scope != LockScope::User) {
         totals_block(out, rep);
         table_block(out, rep, options);
+        report_holders::text_block(out, rep, options.full_names);
         holders_block(out, rep);
         user_code_block(out, rep);
         if (rep.show_chains)
@@ -660,19 +664,28 @@ constexpr std::initializer_list<DerivedCounter> kReportCsvDerived = {
 std::string format_csv(const Report& rep)
 {
     std::string out = "name,kind,mode,caller," + counter_csv_header(kReportCsvDerived) +
-                      ",share_of_wait,name_source,instance,max_wait_bound_ns\n";
+                      ",share_of_wait,name_source,instance,max_wait_bound_ns";
+    for (const HolderPart& part : kHolderParts)
+        out += std::string(",") + part.key;
+    out += '\n';
     const uint32_t period = report_period(rep);
     auto known = [&](const ReportRow& r, const char* field) {
-        return report_shares::counter_known(r.counters, period, rep.wait_parts_split, &r, field);
+        return report_shares::counter_known(r.counters, period, rep.wait_parts_split, &r, field, rep.holder_split.kept);
     };
     for (const ReportRow& r : rep.rows) {
         out += csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.mode) + ',' + csv_field(r.caller);
         for_each_counter_column(
             r.counters, kReportCsvDerived,
-            [&](const char* name, uint64_t v) { out += ',' + (known(r, name) ? std::to_string(v) : std::string()); },
+            [&](const char* name, uint64_t v) {
+                if (!csv_appended(name))
+                    out += ',' + (known(r, name) ? std::to_string(v) : std::string());
+            },
             [&](const char* name, double v) { out += ',' + (known(r, name) ? format_decimal(v) : std::string()); });
         out += ',' + format_decimal(r.share_of_wait) + ',' + csv_field(r.name_source) + ',' + csv_field(r.instance) +
-               ',' + (known(r, "max_wait_bound_ns") ? std::to_string(r.counters.max_wait_ns) : std::string()) + '\n';
+               ',' + (known(r, "max_wait_bound_ns") ? std::to_string(r.counters.max_wait_ns) : std::string());
+        for (const HolderPart& part : kHolderParts)
+            out += ',' + (known(r, part.key) ? std::to_string(part.ns(r.counters)) : std::string());
+        out += '\n';
     }
     return out;
 }

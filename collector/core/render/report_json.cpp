@@ -8,6 +8,7 @@
 #include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/report.h"
 #include "core/render/counter_columns.h"
+#include "core/render/report_holders.h"
 #include "core/render/report_shares.h"
 #include "core/render/report_user_locks.h"
 
@@ -22,8 +23,12 @@ uint32_t report_period(const Report& rep)
     return timing_period(rep.session).value_or(1);
 }
 
-bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field)
+bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field,
+                   bool holder)
 {
+    // a row keeps the holder split's rest (holder_unknown_ns) where it keeps its parts
+    if (field.starts_with("holder_") && (!holder || (row && !row->keeps("holder_running_ns"))))
+        return false;
     const bool unsplit = !split && (field == "spinning_ns" || field == "queued_on_cpu_ns" ||
                                     field == "spin_offcpu_ns" || field == "spin_yields");
     const bool timed_field = is_timed_field(field) || field == "max_wait_bound_ns";
@@ -57,8 +62,9 @@ using report_shares::naming_shares;
 using report_shares::NamingShares;
 using report_shares::report_period;
 
-constexpr std::initializer_list<DerivedCounter> kJsonDerived = {
-    kSpinFailureRate, kQueuedNs, kOffcpuNs, kMeanWaitNs, kSpinningNs, kQueuedOnCpuNs, kAsleepNs, kRunnableNs};
+constexpr std::initializer_list<DerivedCounter> kJsonDerived = {kSpinFailureRate, kQueuedNs,   kOffcpuNs,
+                                                                kMeanWaitNs,      kSpinningNs, kQueuedOnCpuNs,
+                                                                kAsleepNs,        kRunnableNs, kHolderUnknownNs};
 
 // Under record --sample N, the times (is_timed_field) of a row none of whose
 // episodes was timed are unknown: null, never 0. wait_ns_stderr is the
@@ -68,14 +74,16 @@ constexpr std::initializer_list<DerivedCounter> kJsonDerived = {
 // need the off-CPU time of spin phases are null too, and so is what a row
 // does not keep (ReportRow::keeps: a task's spin successes, any maximum
 // not measured); max_wait_bound_ns is then the upper bound the session has.
-nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split, const ReportRow* row = nullptr)
+// Where the session keeps no holder split (`holder` false), its parts are null.
+nlohmann::ordered_json counters_json(const LockCounters& c, uint32_t period, bool split, bool holder,
+                                     const ReportRow* row = nullptr)
 {
     nlohmann::ordered_json j;
     const bool timed = times_measured(c, period);
     auto kept = [&](std::string_view field) { return !row || row->keeps(field); };
     auto put = [&](const char* name, auto value) {
         const std::string_view field = name;
-        if (counter_known(c, period, split, row, field))
+        if (counter_known(c, period, split, row, field, holder))
             j[name] = value;
         else
             j[name] = nullptr;
@@ -112,7 +120,7 @@ nlohmann::ordered_json row_json(const Report& rep, const ReportRow& r, uint32_t 
         row["instance"] = r.instance;
         row["detail"] = r.detail;
     }
-    row.update(counters_json(r.counters, period, rep.wait_parts_split, &r));
+    row.update(counters_json(r.counters, period, rep.wait_parts_split, rep.holder_split.kept, &r));
     row["share_of_wait"] = r.share_of_wait;
     if (rep.by == GroupBy::Lock || rep.by == GroupBy::Instance) {
         auto holders = nlohmann::ordered_json::array();
@@ -130,6 +138,7 @@ nlohmann::ordered_json row_json(const Report& rep, const ReportRow& r, uint32_t 
         for (const HolderTaskShare& ht : r.holder_tasks)
             tasks.push_back({{"tid", ht.tid}, {"tgid", ht.tgid}, {"comm", ht.comm}, {"samples", ht.samples}});
         row["holder_tasks"] = std::move(tasks);
+        row["holder_split"] = report_holders::row_json(r);
         auto user_code = nlohmann::ordered_json::array();
         for (const UserCodeShare& c : r.user_code)
             user_code.push_back(
@@ -156,7 +165,7 @@ std::string format_json(const Report& rep)
     const ReportTotals& t = rep.totals;
     const uint32_t period = report_period(rep);
     j["timing"] = {{"mode", period > 1 ? "sampled" : "full"}, {"period", period}};
-    nlohmann::ordered_json totals = counters_json(t.counters, period, rep.wait_parts_split);
+    nlohmann::ordered_json totals = counters_json(t.counters, period, rep.wait_parts_split, rep.holder_split.kept);
     totals["idle_fraction"] = t.idle_fraction;
     totals["lost"] = t.lost;
     nlohmann::ordered_json by_cause = nlohmann::ordered_json::object();
@@ -204,11 +213,14 @@ std::string format_json(const Report& rep)
     }
     j["chains"] = std::move(chains);
     j["wait_parts_split"] = rep.wait_parts_split;
+    j["holder_split_kept"] = rep.holder_split.kept;
+    j["holders_by_task"] = report_holders::by_task_json(rep);  // the waiting each task caused as a holder
     // Per run and per interval, the wait and its parts (all locks).
     auto parts = [&](const LockCounters& c) {
-        nlohmann::ordered_json p = counters_json(c, period, rep.wait_parts_split), out;
+        nlohmann::ordered_json p = counters_json(c, period, rep.wait_parts_split, rep.holder_split.kept), out;
         for (const char* key :
-             {"contentions", "wait_ns", "spinning_ns", "queued_on_cpu_ns", "asleep_ns", "runnable_ns", "spin_yields"})
+             {"contentions", "wait_ns", "spinning_ns", "queued_on_cpu_ns", "asleep_ns", "runnable_ns", "spin_yields",
+              "holder_running_ns", "holder_runnable_ns", "holder_asleep_ns", "holder_unknown_ns"})
             out[key] = p[key];
         return out;
     };

@@ -37,7 +37,9 @@ NamingShares naming_shares(const ReportTotals& t);
 // cell: not where sampled timing timed none of the episodes (a time), not
 // where the session cannot split the wait (the parts that need the off-CPU
 // time of spin phases), and not where `row` does not keep it
-// (ReportRow::keeps; `row` null for totals, which keep everything).
-bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field);
+// (ReportRow::keeps; `row` null for totals, which keep everything), nor
+// the holder split's parts where the session keeps none (`holder` false).
+bool counter_known(const LockCounters& c, uint32_t period, bool split, const ReportRow* row, std::string_view field,
+                   bool holder = true);
 
 }  // namespace lockscope::report_shares

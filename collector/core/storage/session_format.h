@@ -29,6 +29,11 @@
 //      locks, naming --trace's user-lock waits: episodes with lock_flags
 //      bit LS_F_FUTEX_WAIT) and user_lock_instances (each futex word's part
 //      of its user lock's waits, for report --by instance) added within it
+//   7  counter columns holder_running_ns, holder_runnable_ns and
+//      holder_asleep_ns: the holder split, the wait by what the lock's holder
+//      was doing (LockCounters::holder_unknown_ns() is the rest; older files
+//      cannot split it); runs.holder_untracked; table holder_times (the
+//      followed holders' and their preemptors' times, per lock)
 #pragma once
 
 #include "core/model.h"
@@ -37,7 +42,7 @@
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // The `episodes` column encoding of phases: "s0 q1520:0 s80211", each a kind
 // (s spin, q queued), the start as ns after the episode's begin, and for a

@@ -33,7 +33,7 @@ std::string lost_columns(const std::vector<std::string>& missing)
 
 std::string counter_columns(int version)
 {
-    if (version >= 5)
+    if (version >= 7)
         return kCounterColumns;
     // What older files lack, read as the value that means "as then recorded".
     std::string out;
@@ -44,7 +44,9 @@ std::string counter_columns(int version)
         else if (name == "wait_var_us2")
             out += version >= 4 ? "wait_var_us2" : "0";
         else if (name == "spin_offcpu_ns" || name == "spin_yields")
-            out += "0";  // version 5; wait_parts_split() says the parts are unknown
+            out += version >= 5 ? f.name : "0";  // version 5; wait_parts_split() says the parts are unknown
+        else if (name.starts_with("holder_"))
+            out += "0";  // version 7; holder_split_kept() says the split is unknown
         else
             out += f.name;
         out += ", ";
