@@ -96,8 +96,7 @@ int main(int argc, char** argv)
                                   QStringLiteral("OUT.png"));
     QCommandLineOption page(
         QStringLiteral("page"),
-        QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph), "
-                       "user-locks (its user-space locks) or diff."),
+        QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph) or diff."),
         QStringLiteral("NAME"), QStringLiteral("overview"));
     parser.addOption(screenshot);
     parser.addOption(page);

@@ -28,7 +28,9 @@ constexpr const char* kTopUsage =
     "\n"
     "A live view of kernel lock contention, one frame per interval: the hottest\n"
     "locks (or callers, tasks, cgroups, kinds) with contentions/s, spin-failure rate, wait\n"
-    "per second split into spinning and off-CPU, and the CPUs' idle fraction.\n"
+    "per second split into spinning and off-CPU, and the CPUs' idle fraction. With -p or\n"
+    "-- COMMAND the target's user-space locks are rows too, by lock (SCOPE user: its futex\n"
+    "waits; SHARE of the user locks' wait).\n"
     "Keys: s cycles the sort (or w wait, c contentions, f spin failures), g cycles\n"
     "the grouping (lock, caller, task, cgroup, kind), q quits. When stdout is not a\n"
     "terminal it prints one plain block per interval instead.\n"
@@ -169,8 +171,8 @@ private:
             return;
         }
         TopSettings shown = settings_;
-        // Header, key help, blank line, titles and a "more" line take 6 rows.
-        shown.lines = std::min(settings_.lines, rows > 7 ? rows - 7 : size_t(1));
+        // Header, user-lock line, key help, blank line, titles and a "more" line take 7 rows.
+        shown.lines = std::min(settings_.lines, rows > 8 ? rows - 8 : size_t(1));
         terminal_->draw(render_top(model_.frame(shown), shown, scope_, columns, true));
     }
 
@@ -262,7 +264,7 @@ int cmd_top(const Args& given)
 {
     record::RecordOptions o;
     std::string by = "lock";
-    bool per_cgroup = false, use_bpf = false;
+    bool per_cgroup = false, use_bpf = false, no_user_locks = false;
     TargetArgs target;
     RowArgs rows;
     po::options_description visible("options");
@@ -275,7 +277,9 @@ int cmd_top(const Args& given)
     visible.add_options()("by", po::value(&by),
                           "group rows by lock (class), caller, task (-t), cgroup, kind or instance (key g)")(
         "lock-cgroup", po::bool_switch(&per_cgroup), "perf's per-cgroup rows: the same as --by cgroup")(
-        "use-bpf,b", po::bool_switch(&use_bpf), "accepted for perf's sake; lockscope always records with BPF");
+        "use-bpf,b", po::bool_switch(&use_bpf), "accepted for perf's sake; lockscope always records with BPF")(
+        "no-user-locks", po::bool_switch(&no_user_locks),
+        "kernel locks only: no rows for the target's user-space locks (-p PID, -- COMMAND)");
     add_row_options(visible, rows, 20, "rows at most (0: as many as fit)", "lines,n");
     FilterArgs filter_args;
     add_filter_options(visible, filter_args);
@@ -288,6 +292,8 @@ int cmd_top(const Args& given)
     o.filter = recording_filter(filter_args);
     apply_target(target, vm, o);
     apply_map_entries(vm, map_entries, o.probe);
+    // As record does for one target process: its user-space locks too.
+    o.user_locks = !no_user_locks && !o.with_workload && (o.pid != 0 || !o.command.empty());
 
     TopSettings settings;
     if (per_cgroup && vm.count("by"))

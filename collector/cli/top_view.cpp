@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "core/analysis/counter_delta.h"
+#include "core/analysis/user_lock_rows.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/lock_key.h"
@@ -50,24 +52,62 @@ struct Column {
 constexpr Column kColumns[] = {{"KIND", 12}, {"CONT/s", 7}, {"FAIL%", 6}, {"WAIT/s", 10},
                                {"MEAN", 8},  {"SPIN%", 6},  {"OFF%", 5},  {"SHARE", 6}};
 
-std::vector<std::string> cells(const ReportRow& r, double seconds)
+// Where user locks are recorded, KIND is wide enough for "pthread_rwlock/r"
+// and SCOPE follows it: kernel, or user (a user-space lock: CONT/s its
+// futex waits, no spin phases, SHARE of the user locks' wait).
+std::vector<Column> columns_of(const TopFrame& f)
 {
-    const LockCounters& c = r.counters;
-    return {kind_cell(r),
-            per_second(double(c.contentions), seconds),
-            c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
-            wait_per_second(c.wait_ns, seconds),
-            format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0, true),
-            format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
-            format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),
-            format_percent_cell(r.share_of_wait)};
+    std::vector<Column> columns(std::begin(kColumns), std::end(kColumns));
+    if (f.user_locks) {
+        columns[0].width = 16;
+        columns.insert(columns.begin() + 1, {"SCOPE", 6});
+    }
+    return columns;
 }
 
-std::string table_line(const std::string& name, const std::vector<std::string>& values, size_t name_width)
+std::vector<std::string> cells(const ReportRow& r, double seconds, bool scope)
+{
+    const LockCounters& c = r.counters;
+    const bool user = r.scope == LockScope::User;
+    std::vector<std::string> out = {
+        kind_cell(r),
+        per_second(double(c.contentions), seconds),
+        c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
+        wait_per_second(c.wait_ns, seconds),
+        format_duration(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0, true),
+        user ? "-" : format_percent_cell(ratio(c.spin_ns, c.wait_ns)),
+        format_percent_cell(ratio(c.offcpu_ns(), c.wait_ns)),
+        format_percent_cell(r.share_of_wait)};
+    if (scope)
+        out.insert(out.begin() + 1, lock_scope_name(r.scope));
+    return out;
+}
+
+// A run's user-lock row less what it had at the last interval.
+UserLockRow user_delta(const UserLockRow& now, const UserLockRow* before)
+{
+    if (!before)
+        return now;
+    UserLockRow d = now;
+    auto less = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
+    d.waits = less(now.waits, before->waits);
+    d.wait_ns = less(now.wait_ns, before->wait_ns);
+    d.samples = less(now.samples, before->samples);
+    d.oncpu_ns = less(now.oncpu_ns, before->oncpu_ns);
+    d.asleep_ns = less(now.asleep_ns, before->asleep_ns);
+    d.runnable_ns = less(now.runnable_ns, before->runnable_ns);
+    d.wakes = less(now.wakes, before->wakes);
+    for (size_t b = 0; b < d.hist.size(); ++b)
+        d.hist[b] = less(now.hist[b], before->hist[b]);
+    return d;  // max_wait_ns stays the run's: a maximum has no difference
+}
+
+std::string table_line(const std::string& name, const std::vector<std::string>& values,
+                       const std::vector<Column>& columns, size_t name_width)
 {
     std::string line = pad(name, name_width, false);
     for (size_t i = 0; i < values.size(); i++)
-        line += " " + pad(values[i], kColumns[i].width, true);
+        line += " " + pad(values[i], columns[i].width, true);
     return line;
 }
 
@@ -115,6 +155,7 @@ void TopModel::update(const IntervalBatch& batch, const std::vector<LockInfo>& l
         run_ = batch.totals.run;
         run_start_ns_ = batch.totals.start_ns;
         task_before_.clear();
+        user_before_.clear();
     }
     run_label_ = run_label;
     for (size_t i = latest_.locks.size(); i < locks.size(); i++)
@@ -131,6 +172,23 @@ void TopModel::update(const IntervalBatch& batch, const std::vector<LockInfo>& l
         if (!delta.counters.empty())
             latest_.tasks.push_back(std::move(delta));
     }
+    update_user_locks(batch);
+}
+
+// The interval's user-lock waits: the run's rows so far, less the last ones.
+void TopModel::update_user_locks(const IntervalBatch& batch)
+{
+    latest_.user_lock_runs = batch.user_lock_runs;
+    latest_.user_locks.clear();
+    for (const UserLockRow& now : batch.user_locks) {
+        auto key = std::tuple(now.pid, now.name, now.kind, now.module);
+        auto before = user_before_.find(key);
+        UserLockRow d = user_delta(now, before == user_before_.end() ? nullptr : &before->second);
+        d.run = batch.totals.run;
+        user_before_[key] = now;
+        if (d.waits > 0)
+            latest_.user_locks.push_back(std::move(d));
+    }
 }
 
 TopFrame TopModel::frame(const TopSettings& settings) const
@@ -146,7 +204,18 @@ TopFrame TopModel::frame(const TopSettings& settings) const
     f.run_label = run_label_;
     f.run_seconds = double(f.totals.end_ns - run_start_ns_) / 1e9;
     f.rows = std::move(rep.rows);
-    // Rows arrive by wait; ties in the chosen key keep that order.
+    f.user_locks = rep.user_locks.tried || !latest_.user_locks.empty();
+    f.user_waits = rep.user_locks.waits;
+    f.user_wait_ns = rep.user_locks.wait_ns;
+    if (settings.by == GroupBy::Lock || settings.by == GroupBy::Instance)
+        for (ReportRow& r : user_lock_rows(rep.user_locks))
+            f.rows.push_back(std::move(r));
+    // Both scopes by wait (each arrives so), then by the chosen key; its
+    // ties keep that order.
+    std::stable_sort(f.rows.begin(), f.rows.end(), [](const ReportRow& a, const ReportRow& b) {
+        return std::tie(a.counters.wait_ns, a.counters.contentions) >
+               std::tie(b.counters.wait_ns, b.counters.contentions);
+    });
     sort_rows(f.rows, settings.sort);
     f.rows_total = f.rows.size();
     if (f.rows.size() > settings.lines)
@@ -177,13 +246,19 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
                   format_percent(ratio(c.offcpu_ns(), c.wait_ns), 0).c_str(),
                   per_second(double(t.events), secs).c_str(), (unsigned long long)t.lost);
     out.push_back(line);
+    if (f.user_locks) {
+        std::snprintf(line, sizeof line, "user locks: %s waits/s, wait %s (scope user: futex waits, by lock)",
+                      per_second(double(f.user_waits), secs).c_str(), wait_per_second(f.user_wait_ns, secs).c_str());
+        out.push_back(line);
+    }
     if (keys)
         out.push_back("keys: s sort (w wait, c contentions, f spin failures)  g group  q quit");
     out.emplace_back();
 
     size_t numbers = 0;
     std::vector<std::string> titles;
-    for (const Column& col : kColumns) {
+    const std::vector<Column> columns = columns_of(f);
+    for (const Column& col : columns) {
         numbers += col.width + 1;
         titles.push_back(col.title);
     }
@@ -193,9 +268,9 @@ std::vector<std::string> render_top(const TopFrame& f, const TopSettings& settin
                              : settings.by == GroupBy::Task                                   ? "TASK"
                              : settings.by == GroupBy::Cgroup                                 ? "CGROUP"
                                                                                               : "KIND";
-    out.push_back(table_line(name_title, titles, name_width));
+    out.push_back(table_line(name_title, titles, columns, name_width));
     for (const ReportRow& r : f.rows)
-        out.push_back(table_line(r.name, cells(r, secs), name_width));
+        out.push_back(table_line(r.name, cells(r, secs, f.user_locks), columns, name_width));
     if (f.rows.empty())
         out.push_back("(no contention in this interval)");
     else if (f.rows_total > f.rows.size())

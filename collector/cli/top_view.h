@@ -1,5 +1,7 @@
 // `lockscope top`: the latest interval rolled up like a report (the same
-// build_report), sorted and rendered as lines. No terminal handling here
+// build_report), sorted and rendered as lines. By lock (or instance) the
+// recorded processes' user-space locks are rows too (scope user): their
+// waits in the interval, from the run's rows the recorder hands over. No terminal handling here
 // (top_terminal.h), so the view is tested without root or a terminal.
 #pragma once
 
@@ -7,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -36,8 +39,11 @@ struct TopFrame {
     IntervalTotals totals;   // the interval the rows cover
     double run_seconds = 0;  // since the run started
     std::string run_label;
-    std::vector<ReportRow> rows;  // sorted, at most TopSettings::lines
+    std::vector<ReportRow> rows;  // sorted, at most TopSettings::lines; kernel and user locks
     size_t rows_total = 0;        // before the cut
+    bool user_locks = false;      // the recorder records user locks: the header has their totals
+    uint64_t user_waits = 0;      // the user locks' futex waits in the interval, and their wait
+    uint64_t user_wait_ns = 0;
 };
 
 class TopModel {
@@ -55,6 +61,9 @@ private:
     int64_t run_ = -1;
     // Tasks come cumulative over the run; the view shows the interval's share.
     std::map<uint32_t, LockCounters> task_before_;
+    // So do a run's user-lock rows: by (process, name, kind, module).
+    std::map<std::tuple<uint32_t, std::string, std::string, std::string>, UserLockRow> user_before_;
+    void update_user_locks(const IntervalBatch& batch);
 };
 
 // Header, column titles and rows, each at most `width` columns. `keys`

@@ -133,8 +133,9 @@ QString KeyFiguresModel::detail(int figure) const
                                       : QStringLiteral("workload %1").arg(workload);
         }
         case TopLock:
-            return snapshot_->report.rows.empty()
-                       ? QStringLiteral("no contention recorded")
+            return snapshot_->report.rows.empty() ? QStringLiteral("no contention recorded")
+                   : snapshot_->report.rows[0].scope == LockScope::User
+                       ? QStringLiteral("%1 of all user-lock wait").arg(display::percent(value(TopLock).toDouble()))
                        : QStringLiteral("%1 of all wait").arg(display::percent(value(TopLock).toDouble()));
         case Lost:
             return t.lost ? QStringLiteral("results undercount") : QStringLiteral("nothing dropped");

@@ -23,8 +23,8 @@ bool LockFilterModel::filterAcceptsRow(int source_row, const QModelIndex& source
     const QString needle = text_.trimmed();
     if (needle.isEmpty())
         return true;
-    for (int column : {LockTableModel::Name, LockTableModel::Kind, LockTableModel::Caller, LockTableModel::Source,
-                       LockTableModel::Cgroups}) {
+    for (int column : {LockTableModel::Name, LockTableModel::Kind, LockTableModel::Scope, LockTableModel::Caller,
+                       LockTableModel::Source, LockTableModel::Cgroups}) {
         QModelIndex index = sourceModel()->index(source_row, column, source_parent);
         if (index.data(LockTableModel::SortRole).toString().contains(needle, Qt::CaseInsensitive))
             return true;

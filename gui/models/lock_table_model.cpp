@@ -29,22 +29,54 @@ double mean_wait(const LockCounters& c)
     return c.contentions ? double(c.wait_ns) / double(c.contentions) : 0.0;
 }
 
-// record --sample N's N (core/analysis/estimate.h); 1 with full timing.
-uint32_t timing_period_of(const SnapshotPtr& snapshot)
+// The row's own field behind a column, where a row may not keep it
+// (ReportRow::keeps): a user lock keeps no spins, sleeps or cgroups.
+bool kept(const ReportRow& r, int column)
 {
-    return snapshot ? timing_period(snapshot->report.session).value_or(1) : 1;
+    switch (column) {
+        case LockTableModel::SpinAttempts:
+            return r.keeps("spin_attempts");
+        case LockTableModel::SpinFailureRate:
+            return r.keeps("spin_failure_rate");
+        case LockTableModel::SpinningShare:
+            return r.keeps("spinning_ns");
+        case LockTableModel::Sleeps:
+            return r.keeps("sleeps");
+        case LockTableModel::Cgroups:
+            return r.keeps("cgroups");
+    }
+    return true;
 }
 
 }  // namespace
 
+bool LockTableModel::split(const ReportRow& row) const
+{
+    if (!snapshot_)
+        return false;
+    return row.scope == LockScope::User ? snapshot_->report.user_locks.split : snapshot_->report.wait_parts_split;
+}
+
+uint32_t LockTableModel::period(const ReportRow& row) const
+{
+    // record --sample N times one kernel episode in N; every futex wait is timed.
+    if (!snapshot_ || row.scope == LockScope::User)
+        return 1;
+    return timing_period(snapshot_->report.session).value_or(1);
+}
+
 LockTableModel::LockTableModel(QObject* parent)
     : TableModel(
-          {"Lock", "Kind", "Caller", "Name from", "Contentions", "Spins", "Spin fail", "Wait", "Mean", "Max", "Spin %",
-           "Queued %", "Asleep %", "Runnable %", "Sleeps", "Share", "Cgroups"},
+          {"Lock", "Kind", "Scope", "Caller", "Name from", "Contentions", "Spins", "Spin fail", "Wait", "Mean", "Max",
+           "Spin %", "Queued %", "Asleep %", "Runnable %", "Sleeps", "Share", "Cgroups"},
           parent,
           {"Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
            "the caller, or kind@caller",
-           "Lock kind and, for reader-writer locks, the mode", "The caller that accounts for most of this lock's wait",
+           "Lock kind and, for reader-writer locks, the mode",
+           "kernel: a kernel lock (the lock:contention tracepoints); user: a user-space lock of a recorded "
+           "process, from its futex waits (its spins, sleeps and cgroups are not recorded: –, and its share is "
+           "of the user locks' wait)",
+           "The caller that accounts for most of this lock's wait",
            "Where the name came from: slab (the object and member, from the slab cache and BTF), global, "
            "percpu, task (the waiter's own mm, files, signals), kernel-data (unnamed kernel image data), "
            "caller, unknown",
@@ -57,7 +89,10 @@ LockTableModel::LockTableModel(QObject* parent)
            "Queued on CPU: share of the wait on CPU after queueing (not spinning, not switched out)",
            "Asleep: share of the wait switched out blocked",
            "Runnable: share of the wait switched out runnable (preempted, or woken and not yet running)",
-           "Times the waiter went to sleep", "Share of wait: this lock's part of all wait in the session",
+           "Times the waiter went to sleep",
+           "Share of wait: this lock's part of all wait of its scope in the session (a kernel lock's of the kernel "
+           "locks' wait, a user lock's of the user locks' wait: a futex wait can contain kernel lock waits, so the "
+           "two do not add)",
            "The cgroups (containers, services) whose tasks were sampled waiting on this lock, most samples "
            "first: from the sampled waiter stacks, so every lock has at least one, but a cgroup that waited "
            "rarely may be missing. The filter matches any of them."})
@@ -77,7 +112,9 @@ int LockTableModel::rows() const
 QVariant LockTableModel::display(const ReportRow& r, int column) const
 {
     const LockCounters& c = r.counters;
-    const uint32_t period = timing_period_of(snapshot_);
+    const uint32_t period = this->period(r);
+    if (!kept(r, column))
+        return QStringLiteral("–");
     // Sampled timing: a lock none of whose episodes was timed has unknown
     // wait and spin times, not 0, and so the shares of its wait; an
     // estimated wait total carries its standard error.
@@ -90,6 +127,8 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
             return QString::fromStdString(r.name);
         case Kind:
             return display::kind(r.kind, r.mode);
+        case Scope:
+            return QString::fromLatin1(lock_scope_name(r.scope));
         case Caller:
             return r.caller.empty() ? QStringLiteral("–") : QString::fromStdString(r.caller);
         case Source:
@@ -116,6 +155,8 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
             const QVariant percent = partPercent(r, column);
             if (percent.isValid())
                 return QStringLiteral("%1%").arg(percent.toInt());
+            if (r.scope == LockScope::User)
+                return QStringLiteral("–");  // a format that does not split a user lock's wait
             // A format that cannot split the wait: the spin phases' whole
             // time (as `lockscope report` shows it), queued on CPU unknown.
             if (column == QueuedOnCpuShare)
@@ -148,9 +189,12 @@ QString LockTableModel::cgroupList(const ReportRow& r)
 QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
 {
     const LockCounters& c = r.counters;
+    if (!kept(r, column))  // below every known value; no text the filter could match
+        return column == Cgroups ? QVariant(QString()) : QVariant(-1.0);
     switch (column) {
         case Name:
         case Kind:
+        case Scope:
             return display(r, column);  // they sort as they read
         case Caller:
             return QString::fromStdString(r.caller);
@@ -173,10 +217,10 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
         case AsleepShare:
         case RunnableShare:
             // Unknown shares sort below every known one.
-            if (!c.wait_ns || !times_measured(c, timing_period_of(snapshot_)) ||
-                (!split() && column == QueuedOnCpuShare))
+            if (!c.wait_ns || !times_measured(c, period(r)) || (!split(r) && column == QueuedOnCpuShare) ||
+                (!split(r) && r.scope == LockScope::User))
                 return -1.0;
-            return ratio(!split() && column == SpinningShare ? c.spin_ns : display::wait_part_ns(c, part_of(column)),
+            return ratio(!split(r) && column == SpinningShare ? c.spin_ns : display::wait_part_ns(c, part_of(column)),
                          c.wait_ns);
         case Sleeps:
             return qulonglong(c.sleeps);
@@ -191,7 +235,7 @@ QVariant LockTableModel::sortValue(const ReportRow& r, int column) const
 QVariant LockTableModel::partPercent(const ReportRow& r, int column) const
 {
     const LockCounters& c = r.counters;
-    if (!is_part(column) || !split() || !c.wait_ns || !times_measured(c, timing_period_of(snapshot_)))
+    if (!is_part(column) || !kept(r, column) || !split(r) || !c.wait_ns || !times_measured(c, period(r)))
         return {};
     return display::wait_part_percents(c)[part_of(column)];
 }
@@ -199,7 +243,9 @@ QVariant LockTableModel::partPercent(const ReportRow& r, int column) const
 QVariant LockTableModel::exact(const ReportRow& r, int column) const
 {
     const LockCounters& c = r.counters;
-    const bool timed = times_measured(c, timing_period_of(snapshot_));
+    const bool timed = times_measured(c, period(r));
+    if (!kept(r, column))
+        return {};
     switch (column) {
         case Contentions:
             return qulonglong(c.contentions);
@@ -218,7 +264,7 @@ QVariant LockTableModel::exact(const ReportRow& r, int column) const
             // Off CPU is measured in every episode; the parts on CPU only
             // where times were, and where the session splits the wait.
             const bool on_cpu = column == SpinningShare || column == QueuedOnCpuShare;
-            if (on_cpu && (!timed || !split()))
+            if ((on_cpu && (!timed || !split(r))) || (r.scope == LockScope::User && !split(r)))
                 return {};
             return qulonglong(display::wait_part_ns(c, part_of(column)));
         }
@@ -251,17 +297,24 @@ QVariant LockTableModel::cell(const QModelIndex& index, int role) const
                     tip += QStringLiteral("\n  %1  %2").arg(display::count(samples), QString::fromStdString(path));
                 return tip;
             }
-            if (is_part(index.column()) && !split())
+            if (is_part(index.column()) && !split(r) && r.scope == LockScope::Kernel)
                 return tr("%1\nThis session's format keeps no off-CPU time of spin phases: Spinning is the spin "
                           "phases' whole time, off-CPU time included, queued on CPU is unknown (?), and the "
                           "shares need not add up to 100%.")
                     .arg(headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole).toString());
-            if (index.column() >= WaitTotal && index.column() <= RunnableShare && timing_period_of(snapshot_) > 1)
+            if (index.column() >= WaitTotal && index.column() <= RunnableShare && period(r) > 1)
                 return tr("%1\nSampled timing: one episode in %2 per CPU was timed; times are estimates "
                           "(± one standard error), max is the longest timed wait, and \"not timed\" means "
                           "none of this lock's episodes was.")
                     .arg(headerData(index.column(), Qt::Horizontal, Qt::ToolTipRole).toString())
-                    .arg(timing_period_of(snapshot_));
+                    .arg(period(r));
+            if (index.column() <= Source && r.scope == LockScope::User)
+                return tr("%1\n%2, a user-space lock, caller with the most wait: %3\nname from: %4, waited on in %5 "
+                          "process(es)")
+                    .arg(QString::fromStdString(r.name), QString::fromStdString(r.kind),
+                         r.caller.empty() ? tr("unknown") : QString::fromStdString(r.caller),
+                         QString::fromStdString(r.name_source))
+                    .arg(r.instances);
             if (index.column() <= Source)
                 return QStringLiteral("%1\n%2, caller with the most wait: %3\nname from: %4, %5 lock object(s)")
                     .arg(QString::fromStdString(r.name), display::kind(r.kind, r.mode),

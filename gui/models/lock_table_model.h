@@ -1,5 +1,7 @@
 // The locks table: one row per lock (name, kind, mode), exactly the rows of
-// `lockscope report --by lock`.
+// `lockscope report --by lock`, kernel and user-space locks alike; a
+// column a user lock's futex waits do not give (spins, sleeps, cgroups) is
+// "–" on its row.
 #pragma once
 
 #include "session/snapshot.h"
@@ -14,6 +16,7 @@ public:
     enum Columns {
         Name,
         Kind,
+        Scope,  // kernel or user: a kernel lock, or a user-space lock of a recorded process
         Caller,
         Source,
         Contentions,
@@ -61,7 +64,10 @@ private:
     QVariant sortValue(const ReportRow& row, int column) const;
     QVariant partPercent(const ReportRow& row, int column) const;
     QVariant exact(const ReportRow& row, int column) const;
-    bool split() const { return snapshot_ && snapshot_->report.wait_parts_split; }
+    // Whether the row's wait is split into parts that add up (a user lock's
+    // by its own format version).
+    bool split(const ReportRow& row) const;
+    uint32_t period(const ReportRow& row) const;  // record --sample N's N; 1 for user locks
 
     SnapshotPtr snapshot_;
 };

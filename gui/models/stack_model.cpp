@@ -43,6 +43,14 @@ bool lock_internal(const QString& function)
 
 StackModel::StackModel(QObject* parent) : QAbstractItemModel(parent) {}
 
+void StackModel::setCountTitle(const QString& title)
+{
+    if (title == count_title_)
+        return;
+    count_title_ = title;
+    emit headerDataChanged(Qt::Horizontal, Samples, Samples);
+}
+
 void StackModel::setStacks(std::vector<StackEntry> stacks)
 {
     beginResetModel();
@@ -70,7 +78,9 @@ QString StackModel::summary(const StackEntry& stack)
     if (picked.isEmpty())
         for (size_t i = 0; i < stack.frames.size() && i < 3; ++i)
             picked << function_of(stack.frames[i]);
-    QString text = picked.isEmpty() ? QStringLiteral("(no frames)") : picked.join(QStringLiteral(" ← "));
+    // A user lock's waiter stack has user frames alone.
+    QString text = picked.isEmpty() ? (stack.user_frames.empty() ? QStringLiteral("(no frames)") : QString())
+                                    : picked.join(QStringLiteral(" ← "));
     // The waiters' own code: the first user frames above the kernel's.
     // The C library's wrappers (__libc_pwrite, __lll_lock_wait) skipped
     // where the program's own frames follow.
@@ -81,7 +91,7 @@ QString StackModel::summary(const StackEntry& stack)
     for (size_t i = first; i < stack.user_frames.size() && i < first + 2; ++i)
         user << QString::fromStdString(short_user_frame(stack.user_frames[i]));
     if (!user.isEmpty())
-        text += QStringLiteral(" ⇐ ") + user.join(QStringLiteral(" ← "));
+        text += (text.isEmpty() ? QString() : QStringLiteral(" ⇐ ")) + user.join(QStringLiteral(" ← "));
     return text;
 }
 
@@ -139,10 +149,11 @@ QVariant StackModel::data(const QModelIndex& index, int role) const
             switch (index.column()) {
                 case Frames:
                     return summary(s);
+                // Entries that count nothing (a user lock's owners) say so.
                 case Samples:
-                    return display::count(s.samples);
+                    return total_samples_ ? display::count(s.samples) : QStringLiteral("–");
                 case Share:
-                    return display::percent(share);
+                    return total_samples_ ? display::percent(share) : QStringLiteral("–");
                 case Wait:
                     return s.wait_ns ? display::duration(double(s.wait_ns)) : QStringLiteral("–");
             }
@@ -178,6 +189,8 @@ QVariant StackModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount || role != Qt::DisplayRole)
         return QAbstractItemModel::headerData(section, orientation, role);
     static const char* const titles[ColumnCount] = {"Stack (expand for frames)", "Samples", "Share", "Sampled wait"};
+    if (section == Samples && !count_title_.isEmpty())
+        return count_title_;
     return QString::fromUtf8(titles[section]);
 }
 

@@ -17,6 +17,9 @@ public:
     explicit StackModel(QObject* parent = nullptr);
 
     void setStacks(std::vector<StackEntry> stacks);
+    // The Samples column's title where the entries count something else
+    // (a user lock's wakers: "Wakes"); empty: "Samples".
+    void setCountTitle(const QString& title);
     const std::vector<StackEntry>& stacks() const { return stacks_; }
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -33,6 +36,7 @@ public:
 private:
     std::vector<StackEntry> stacks_;
     uint64_t total_samples_ = 0;
+    QString count_title_;
 };
 
 }  // namespace lockscope::gui

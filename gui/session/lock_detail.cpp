@@ -48,6 +48,62 @@ std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<
     return out;
 }
 
+// Each run's waits per second over the run's intervals: what a lock kept
+// per run gives on the session's timeline.
+Series per_run_rate(const SessionSnapshot& snap, const std::map<int64_t, uint64_t>& waits_by_run)
+{
+    const Session& s = *snap.session;
+    std::map<int64_t, double> seconds;
+    for (const IntervalTotals& in : s.intervals)
+        seconds[in.run] += in.seconds();
+    Series out{"waits/s (mean of each run)", std::vector<double>(snap.timeline.x_s.size())};
+    for (size_t i = 0; i < s.intervals.size() && i < out.y.size(); ++i) {
+        auto waits = waits_by_run.find(s.intervals[i].run);
+        const double secs = seconds[s.intervals[i].run];
+        out.y[i] = waits == waits_by_run.end() || secs <= 0 ? 0.0 : double(waits->second) / secs;
+    }
+    return out;
+}
+
+// The panes of a user-space lock's row, from what the session keeps of it.
+LockDetail user_lock_detail(const SessionSnapshot& snap, const ReportRow& row, const UserLockReportRow& u)
+{
+    const Session& s = *snap.session;
+    LockDetail d;
+    d.user = true;
+    d.name = row.name + " (" + row.kind + ", user space)";
+    d.counters = row.counters;
+    std::map<int64_t, uint64_t> waits_by_run;
+    std::map<uint32_t, InstanceEntry> processes;
+    for (const UserLockRow& l : s.user_locks) {
+        if (l.name != u.name || l.kind != u.kind || l.module != u.module)
+            continue;
+        waits_by_run[l.run] += l.waits;
+        InstanceEntry& e = processes[l.pid];
+        e.label = "process " + std::to_string(l.pid);
+        e.detail = l.module.empty() ? l.name_source : l.name_source + " in " + l.module;
+        e.contentions += l.waits;
+        e.wait_ns += l.wait_ns;
+    }
+    d.contentions_per_s = per_run_rate(snap, waits_by_run);
+    for (auto& [pid, e] : processes)
+        d.instances.push_back(std::move(e));
+    std::stable_sort(d.instances.begin(), d.instances.end(),
+                     [](const InstanceEntry& a, const InstanceEntry& b) { return a.wait_ns > b.wait_ns; });
+    for (const UserLockReportStack& st : u.stacks)
+        d.waiters.push_back({{}, st.frames, st.samples, st.wait_ns});
+    for (const UserLockReportWaker& w : u.wakers)
+        d.wakers.push_back({{"thread " + std::to_string(w.tid) + " " + (w.comm.empty() ? "?" : w.comm) + " (process " +
+                             std::to_string(w.pid) + ")"},
+                            {},
+                            w.wakes,
+                            0});
+    for (uint32_t tid : u.owner_tids)
+        d.holders.push_back(
+            {{"thread " + std::to_string(tid) + " (an owner waiters saw; its stack is not recorded)"}, {}, 0, 0});
+    return d;
+}
+
 }  // namespace
 
 LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
@@ -56,6 +112,8 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
     if (group >= snap.report.rows.size())
         return d;
     const ReportRow& row = snap.report.rows[group];
+    if (const UserLockReportRow* u = snap.user_lock(group))
+        return user_lock_detail(snap, row, *u);
     const Session& s = *snap.session;
     d.name = row.name + " (" + kind_text(row.kind, row.mode) + ")";
     d.counters = row.counters;

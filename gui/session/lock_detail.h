@@ -30,8 +30,15 @@ struct InstanceEntry {
 };
 
 struct LockDetail {
-    std::string name;  // "pipe->mutex (mutex)"
+    std::string name;  // "pipe->mutex (mutex)"; a user lock's "g_lock (pthread_mutex, user space)"
     LockCounters counters;
+    // A user-space lock's row: its waits are kept per run, not per
+    // interval, so contentions_per_s is each run's mean (its waits per
+    // second over the run's intervals); its waiters' stacks are user
+    // stacks; its wakers the threads that woke its waiters (samples: their
+    // wakes); its holders the owner threads waiters saw (no stack is
+    // recorded for them); its objects one per process.
+    bool user = false;
     Series contentions_per_s;
     Series spin_failures_per_s;
     Series sleeps_per_s;

@@ -1,5 +1,6 @@
 #include "session/snapshot.h"
 
+#include "core/analysis/user_lock_rows.h"
 #include "core/storage/session_store.h"
 
 #include <algorithm>
@@ -92,6 +93,9 @@ SnapshotPtr build_snapshot(const QString& path, std::shared_ptr<const Session> s
     ReportOptions all;
     all.top = 0;
     snap->report = build_report(*session, all);
+    snap->user_rows_from = snap->report.rows.size();
+    for (ReportRow& row : user_lock_rows(snap->report.user_locks))
+        snap->report.rows.push_back(std::move(row));
     snap->recording =
         std::any_of(session->runs.begin(), session->runs.end(), [](const RunInfo& r) { return r.status == "running"; });
     build_timeline(*session, *snap);

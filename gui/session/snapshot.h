@@ -36,8 +36,12 @@ struct SessionSnapshot {
     QString path;
     std::shared_ptr<const Session> session;
     // By lock, every row: the same numbers `lockscope report` prints; each
-    // row's lock ids reach the per-interval rows and stacks behind it.
+    // row's lock ids reach the per-interval rows and stacks behind it. The
+    // kernel's rows come first, then from `user_rows_from` on the
+    // user-space locks' (report.user_locks.rows, in their order), so a
+    // session of a user program lists its locks like any other.
     Report report;
+    size_t user_rows_from = 0;
     Timeline timeline;
     Series spin_failure_rate;                 // fraction per interval (0 when nothing spun)
     Series idle_fraction;                     // fraction per interval
@@ -60,6 +64,14 @@ struct SessionSnapshot {
     std::unordered_map<uint64_t, size_t> slot_of;
     // Positions in session->lock_intervals for each lock id.
     std::unordered_map<int64_t, std::vector<size_t>> lock_rows;
+
+    // The user lock behind report row `row`, or none for a kernel row.
+    const UserLockReportRow* user_lock(size_t row) const
+    {
+        return row >= user_rows_from && row - user_rows_from < report.user_locks.rows.size()
+                   ? &report.user_locks.rows[row - user_rows_from]
+                   : nullptr;
+    }
 
     static uint64_t slot_key(int64_t run, int64_t index) { return (uint64_t(run) << 32) ^ uint64_t(uint32_t(index)); }
 };

@@ -2,13 +2,15 @@
 // pages from the keyboard, sort and filter the locks, select one, open a
 // diff, follow a session being recorded, and survive a file that is not a
 // session.
+#include "charts/bar_chart.h"
+#include "charts/time_series_chart.h"
 #include "models/diff_models.h"
 #include "models/histogram_model.h"
+#include "models/instance_model.h"
 #include "models/lock_filter_model.h"
 #include "models/lock_table_model.h"
 #include "models/owner_state_model.h"
 #include "models/stack_model.h"
-#include "models/user_lock_model.h"
 #include "session/follower.h"
 #include "test_session.h"
 #include "views/chain_view.h"
@@ -43,10 +45,14 @@ private slots:
     void clickingALockInTheChainGraphSelectsIt();
     void chartLinesStartAtTheFirstInterval();
     void everyChainArrowEndsOnALock();
-    void userLocksTabListsTheSessionsUserLocks();
+    void userLocksAreRowsOfTheLockTable();
+    void userLockRowFillsTheDetailPanes();
 
 private:
     bool open(MainWindow& w, const QString& path);
+    // Three runs of a program's user locks (g_cache_lock, g_table_lock) and
+    // `kernel_locks` kernel locks.
+    QString userSession(const QString& name, int kernel_locks);
     QTemporaryDir dir_;
     QString path_a_, path_b_;
 };
@@ -64,6 +70,17 @@ bool FlowTest::open(MainWindow& w, const QString& path)
     QSignalSpy loaded(&w, &MainWindow::sessionLoaded);
     w.openSession(path);
     return loaded.wait(30000);
+}
+
+QString FlowTest::userSession(const QString& name, int kernel_locks)
+{
+    testing::SessionShape shape;
+    shape.intervals = 4;
+    shape.locks = kernel_locks;
+    shape.user_locks = true;
+    const QString path = dir_.filePath(name);
+    testing::write_session(path, shape);
+    return path;
 }
 
 void FlowTest::openSwitchSortFilterSelect()
@@ -261,50 +278,107 @@ void FlowTest::everyChainArrowEndsOnALock()
     }
 }
 
-// The Locks page's User locks tab: the session's user-space locks over its
-// runs, longest wait first, with what was left out; a session without them
-// says how to record them.
-void FlowTest::userLocksTabListsTheSessionsUserLocks()
+// A session of a program with only user-lock contention opens on its
+// locks, on the Locks page: rows of the one table (scope user), longest wait first, with what
+// their futex waits give and "–" where they give nothing; a session with
+// kernel locks too lists both, and the filter finds either scope.
+void FlowTest::userLocksAreRowsOfTheLockTable()
 {
-    testing::SessionShape shape;
-    shape.intervals = 4;
-    shape.user_locks = true;
-    const QString path = dir_.filePath("user_locks.lockscope");
-    testing::write_session(path, shape);
     MainWindow w(false);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(open(w, path));
+    QVERIFY(open(w, userSession(QStringLiteral("user_only.lockscope"), 0)));
     LocksPage* page = w.locks();
-    QCOMPARE(page->detailTabs()->tabText(page->userLocksTab()), QStringLiteral("User locks (2)"));
-    UserLockModel* model = page->userLocks();
-    QCOMPARE(model->rowCount(), 2);
-    QCOMPARE(model->index(0, UserLockModel::Name).data().toString(), QStringLiteral("g_cache_lock"));
-    QCOMPARE(model->index(0, UserLockModel::Kind).data().toString(), QStringLiteral("pthread_mutex"));
-    QCOMPARE(model->index(0, UserLockModel::Waits).data().toString(), QStringLiteral("12,000"));  // 3 runs
-    QCOMPARE(model->index(0, UserLockModel::Mean).data().toString(), QStringLiteral("5.00 µs"));
-    QCOMPARE(model->index(1, UserLockModel::Kind).data().toString(), QStringLiteral("pthread_rwlock/r"));
-    page->detailTabs()->setCurrentIndex(page->userLocksTab());
-    const QString note = page->detailTabs()->currentWidget()->findChild<QLabel*>()->text();
-    QVERIFY2(note.contains(QStringLiteral("Left out (condition): 900 futex waits")), qPrintable(note));
-    // The first lock is selected, and its sampled stacks shown, innermost first.
-    const QString stacks = page->userLockStacks()->toPlainText();
-    QVERIFY2(stacks.startsWith(QStringLiteral("g_cache_lock (pthread_mutex): 1 sampled stacks")), qPrintable(stacks));
-    QVERIFY2(stacks.contains(QStringLiteral("100% of the sampled wait, 750 samples:\n    __lll_lock_wait\n"
-                                            "    update_g_cache_lock\n    worker")),
-             qPrintable(stacks));
-    page->userLockView()->setCurrentIndex(model->index(1, 0));
-    QVERIFY2(page->userLockStacks()->toPlainText().contains(QStringLiteral("update_g_table_lock")),
-             qPrintable(page->userLockStacks()->toPlainText()));
+    QAbstractItemModel* rows = page->filter();
+    QCOMPARE(rows->rowCount(), 2);
+    // No kernel contention: it opens on the Locks page, its first lock selected.
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Locks));
+    QCOMPARE(page->view()->selectionModel()->currentIndex().row(), 0);
+    auto cell = [&](int row, int column) { return rows->index(row, column).data().toString(); };
+    QCOMPARE(cell(0, LockTableModel::Name), QStringLiteral("g_cache_lock"));
+    QCOMPARE(cell(0, LockTableModel::Kind), QStringLiteral("pthread_mutex"));
+    QCOMPARE(cell(0, LockTableModel::Scope), QStringLiteral("user"));
+    QCOMPARE(cell(0, LockTableModel::Contentions), QStringLiteral("12,000"));  // 3 runs
+    QCOMPARE(cell(0, LockTableModel::WaitMean), QStringLiteral("5.00 µs"));
+    QCOMPARE(cell(0, LockTableModel::ShareOfWait), QStringLiteral("81.6%"));  // of the user locks' wait
+    for (int column : {int(LockTableModel::SpinAttempts), int(LockTableModel::SpinFailureRate),
+                       int(LockTableModel::SpinningShare), int(LockTableModel::Sleeps), int(LockTableModel::Cgroups)})
+        QCOMPARE(cell(0, column), QStringLiteral("–"));
+    QCOMPARE(cell(0, LockTableModel::QueuedOnCpuShare), QStringLiteral("10%"));  // on a CPU in the syscall
+    QCOMPARE(cell(0, LockTableModel::AsleepShare), QStringLiteral("70%"));
+    QCOMPARE(cell(0, LockTableModel::RunnableShare), QStringLiteral("20%"));
+    QCOMPARE(cell(1, LockTableModel::Kind), QStringLiteral("pthread_rwlock/r"));
+    QVERIFY2(page->userNote()->isVisibleTo(page), "the futex waits left out are said");
+    QVERIFY2(
+        page->userNote()->text().contains(QStringLiteral("Left out of the user locks (condition): 900 futex waits")),
+        qPrintable(page->userNote()->text()));
+
+    QVERIFY(open(w, userSession(QStringLiteral("kernel_and_user.lockscope"), 6)));
+    QCOMPARE(rows->rowCount(), 8);
+    QTest::keyClicks(page->filterEdit(), QStringLiteral("user"));
+    int user_rows = 0;  // and the kernel rows of a cgroup under /user.slice
+    for (int r = 0; r < rows->rowCount(); ++r)
+        user_rows += cell(r, LockTableModel::Scope) == QLatin1String("user");
+    QCOMPARE(user_rows, 2);
+    page->filterEdit()->clear();
+    QTest::keyClicks(page->filterEdit(), QStringLiteral("kernel"));
+    QCOMPARE(rows->rowCount(), 6);
+    page->filterEdit()->clear();
 
     QVERIFY(open(w, path_a_));
-    QCOMPARE(page->detailTabs()->tabText(page->userLocksTab()), QStringLiteral("User locks"));
-    QCOMPARE(page->userLocks()->rowCount(), 0);
-    QVERIFY(page->detailTabs()
-                ->widget(page->userLocksTab())
-                ->findChild<QLabel*>()
-                ->text()
-                .contains(QStringLiteral("recorded no user-space locks")));
+    QVERIFY2(!page->userNote()->isVisibleTo(page), "a session without user locks has no note");
+    for (int r = 0; r < rows->rowCount(); ++r)
+        QCOMPARE(cell(r, LockTableModel::Scope), QStringLiteral("kernel"));
+}
+
+// Selecting a user lock fills the panes from what the session keeps of it:
+// its histogram, each run's mean rate, its sampled user stacks, the threads
+// that woke its waiters, the owners they saw, the processes; the owner
+// state at queueing, which it does not have, says so.
+void FlowTest::userLockRowFillsTheDetailPanes()
+{
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(open(w, userSession(QStringLiteral("user_detail.lockscope"), 0)));
+    w.showPage(MainWindow::Locks);
+    LocksPage* page = w.locks();
+    page->selectFirstRow();
+    QVERIFY(page->view()->selectionModel()->currentIndex().isValid());
+
+    uint64_t waits = 0;
+    for (int r = 0; r < page->histogram()->rowCount(); ++r)
+        waits += page->histogram()->index(r, HistogramModel::Count).data(HistogramModel::SortRole).toULongLong();
+    QCOMPARE(waits, uint64_t(12'000));
+    QVERIFY(page->seriesChart()->hasData());
+    QVERIFY2(!page->ownerChart()->hasData(), "no owner state is recorded for a user lock");
+
+    QCOMPARE(page->waiters()->rowCount(), 1);
+    const QString stack = page->waiters()->index(0, StackModel::Frames).data().toString();
+    QVERIFY2(stack.startsWith(QStringLiteral("update_g_cache_lock")), qPrintable(stack));
+    QCOMPARE(page->waiters()->index(0, StackModel::Samples).data().toString(), QStringLiteral("750"));
+    QCOMPARE(page->wakers()->rowCount(), 3);  // one waker thread per run's process
+    QCOMPARE(page->wakers()->headerData(StackModel::Samples, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("Wakes"));
+    QVERIFY(page->wakers()->index(0, StackModel::Frames).data().toString().contains(QStringLiteral("worker-2")));
+    QCOMPARE(page->wakers()->index(0, StackModel::Samples).data().toString(), QStringLiteral("2,000"));
+    QCOMPARE(page->holders()->rowCount(), 3);  // the owner each run's waiters saw
+    QVERIFY(page->holders()->index(0, StackModel::Frames).data().toString().startsWith(QStringLiteral("thread 1011")));
+    QCOMPARE(page->instances()->rowCount(), 3);  // the three runs' processes
+
+    // Back on a kernel lock, its panes are the kernel's again.
+    QVERIFY(open(w, userSession(QStringLiteral("detail_mixed.lockscope"), 6)));
+    // A user lock's node in the wait-chain graph selects its row.
+    QVERIFY(page->chains()->graph().find("g_cache_lock (user pthread_mutex)") >= 0);
+    QVERIFY(page->selectLockNamed(QStringLiteral("g_cache_lock (user pthread_mutex)")));
+    const QModelIndex user_row = page->view()->selectionModel()->currentIndex();
+    QCOMPARE(user_row.siblingAtColumn(LockTableModel::Name).data().toString(), QStringLiteral("g_cache_lock"));
+    QCOMPARE(user_row.siblingAtColumn(LockTableModel::Scope).data().toString(), QStringLiteral("user"));
+    QVERIFY(page->selectLockNamed(QStringLiteral("pipe->mutex")));
+    QVERIFY(page->ownerChart()->hasData());
+    QCOMPARE(page->wakers()->headerData(StackModel::Samples, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("Samples"));
 }
 
 QTEST_MAIN(FlowTest)

@@ -315,10 +315,25 @@ struct LiveSession::State {
                              .wait_ns = waits * 5000ull,
                              .max_wait_ns = 90'000,
                              .samples = waits / 16}};
+            // The wait's parts (on a CPU, asleep, runnable) and its
+            // histogram: every wait in the 4 µs bucket.
+            row.oncpu_ns = row.wait_ns / 10;
+            row.asleep_ns = row.wait_ns * 7 / 10;
+            row.runnable_ns = row.wait_ns - row.oncpu_ns - row.asleep_ns;
+            row.wakes = waits / 2;
+            row.hist[12] = waits;
             row.run = run;
             row.pid = pid;
             row.owner_tids = std::to_string(pid + 1);
             b.user_locks.push_back(row);
+            b.user_lock_wakers.push_back({.run = run,
+                                          .pid = pid,
+                                          .name = name,
+                                          .kind = kind,
+                                          .waker_tid = pid + 2,
+                                          .waker_pid = pid,
+                                          .waker_comm = "worker-2",
+                                          .wakes = waits / 2});
             b.user_lock_stacks.push_back({.run = run,
                                           .pid = pid,
                                           .name = name,
@@ -327,6 +342,15 @@ struct LiveSession::State {
                                           .samples = waits / 16,
                                           .wait_ns = waits * 300ull});
         }
+        if (shape.locks >= 1)  // g_cache_lock's owners wait for pipe->mutex
+            b.user_lock_chains.push_back({.run = run,
+                                          .pid = pid,
+                                          .name = "g_cache_lock",
+                                          .kind = "pthread_mutex",
+                                          .kernel_lock_id = 1,
+                                          .waits = 40,
+                                          .wait_ns = 40 * 9000,
+                                          .max_wait_ns = 20'000});
         b.user_lock_left_out.push_back({.run = run, .reason = "condition", .addresses = 2, .waits = 300});
         b.user_lock_runs.push_back({.run = run, .status = "recorded", .pids = std::to_string(pid), .samples = 300});
     }

@@ -9,7 +9,6 @@
 #include "models/lock_table_model.h"
 #include "models/owner_state_model.h"
 #include "models/stack_model.h"
-#include "models/user_lock_model.h"
 #include "session/lock_detail.h"
 #include "views/chain_view.h"
 #include "views/chart_feed.h"
@@ -17,10 +16,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QFontDatabase>
 #include <QItemSelectionModel>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
@@ -57,12 +54,15 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     wakers_ = new StackModel(this);
     holders_ = new StackModel(this);
     instances_ = new InstanceModel(this);
-    user_locks_ = new UserLockModel(this);
 
     filter_edit_ = new QLineEdit(this);
     filter_edit_->setPlaceholderText(tr("Filter by lock, kind, caller, name source or cgroup  (Ctrl+F)"));
     filter_edit_->setClearButtonEnabled(true);
     count_ = new QLabel(this);
+    // What the user-lock rows leave out, or why a run recorded none.
+    user_note_ = new QLabel(this);
+    user_note_->setWordWrap(true);
+    user_note_->hide();
     connect(filter_edit_, &QLineEdit::textChanged, this, [this](const QString& text) {
         filter_->setFilterText(text);
         updateCount();
@@ -106,6 +106,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     filter_row->addWidget(count_);
     top_layout->addLayout(filter_row);
     top_layout->addWidget(view_);
+    top_layout->addWidget(user_note_);
     auto* bottom = new QWidget(this);
     auto* bottom_layout = new QVBoxLayout(bottom);
     bottom_layout->setContentsMargins(0, 0, 0, 0);
@@ -168,71 +169,33 @@ QTabWidget* LocksPage::buildStackTabs()
     chain_scroll->setFrameShape(QFrame::NoFrame);
     stacks->addTab(chain_scroll, tr("Wait chains"));
     chains_tab_ = stacks->indexOf(chain_scroll);
-    stacks->addTab(buildUserLocks(), tr("User locks"));
-    user_locks_tab_ = stacks->count() - 1;
     stacks_ = stacks;
     connect(chains_, &ChainView::lockClicked, this, &LocksPage::selectLockNamed);
     return stacks;
 }
 
-// The session's user-space locks, whichever kernel lock is selected: a
-// table as `report --scope user` prints it, and what was left out.
-QWidget* LocksPage::buildUserLocks()
+// Under the table: the futex waits the user-lock rows leave out, and why a
+// run recorded no user locks; nothing for a session that did not try.
+void LocksPage::setUserNote(const SnapshotPtr& snapshot)
 {
-    auto* box = new QWidget(this);
-    auto* layout = new QVBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* split = new QSplitter(Qt::Vertical, box);
-    user_lock_view_ = new QTreeView(split);
-    user_lock_view_->setModel(user_locks_);
-    user_lock_view_->setRootIsDecorated(false);
-    user_lock_view_->setUniformRowHeights(true);
-    user_lock_view_->setAlternatingRowColors(true);
-    user_lock_view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    // The selected lock's sampled stacks, where its waiters were.
-    user_lock_stacks_ = new QPlainTextEdit(split);
-    user_lock_stacks_->setReadOnly(true);
-    user_lock_stacks_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    user_lock_stacks_->setPlaceholderText(tr("Select a user lock to see where its waiters waited."));
-    connect(user_lock_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                user_lock_stacks_->setPlainText(user_locks_->stacksText(current.row()));
-            });
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 1);
-    user_locks_note_ = new QLabel(box);
-    user_locks_note_->setWordWrap(true);
-    layout->addWidget(split);
-    layout->addWidget(user_locks_note_);
-    return box;
-}
-
-void LocksPage::setUserLocks(const SnapshotPtr& snapshot)
-{
-    UserLockReport report =
-        snapshot && snapshot->session ? user_lock_report(*snapshot->session, std::nullopt, 0) : UserLockReport{};
     QStringList note;
-    if (!report.tried)
-        note << tr("This session recorded no user-space locks (record -- COMMAND or -p PID records them).");
-    for (const std::string& why : report.unavailable)
-        note << QString::fromStdString(why);
-    for (const auto& [reason, left] : report.left_out)
-        note << tr("Left out (%1): %2 futex %3 on %4 %5")
-                    .arg(QString::fromStdString(reason), display::count(left.waits),
-                         left.waits == 1 ? tr("wait") : tr("waits"), display::count(left.addresses),
-                         left.addresses == 1 ? tr("address") : tr("addresses"));
-    user_locks_note_->setText(note.join(QLatin1Char('\n')));
-    stacks_->setTabText(user_locks_tab_,
-                        report.rows.empty() ? tr("User locks") : tr("User locks (%1)").arg(report.rows.size()));
-    user_locks_->setReport(std::move(report));
-    user_lock_stacks_->clear();
-    if (user_locks_->rowCount() > 0)
-        user_lock_view_->setCurrentIndex(user_locks_->index(0, 0));
+    if (snapshot) {
+        const UserLockReport& u = snapshot->report.user_locks;
+        for (const std::string& why : u.unavailable)
+            note << tr("User locks not recorded: %1").arg(QString::fromStdString(why));
+        for (const auto& [reason, left] : u.left_out)
+            note << tr("Left out of the user locks (%1): %2 futex %3 on %4 %5")
+                        .arg(QString::fromStdString(reason), display::count(left.waits),
+                             left.waits == 1 ? tr("wait") : tr("waits"), display::count(left.addresses),
+                             left.addresses == 1 ? tr("address") : tr("addresses"));
+    }
+    user_note_->setText(note.join(QStringLiteral("; ")));
+    user_note_->setVisible(!note.isEmpty());
 }
 
 void LocksPage::setSnapshot(const SnapshotPtr& snapshot)
 {
-    setUserLocks(snapshot);
+    setUserNote(snapshot);
     const std::optional<LockKey> keep = selected_key_;
     table_->setSnapshot(snapshot);
     chains_->setGraph(snapshot ? build_chain_graph(snapshot->report.chains) : ChainGraph{});
@@ -266,12 +229,23 @@ void LocksPage::selectFirstRow()
                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
+// The row's name in the wait-chain graph: a user lock's carries its kind
+// ("g_lock (user pthread_mutex)", core/analysis/chains.h).
+QString LocksPage::chainName(const QModelIndex& row)
+{
+    const QString name = row.siblingAtColumn(LockTableModel::Name).data(Qt::DisplayRole).toString();
+    if (row.siblingAtColumn(LockTableModel::Scope).data(Qt::DisplayRole).toString() != QLatin1String("user"))
+        return name;
+    return QString::fromStdString(user_lock_label(
+        name.toStdString(), row.siblingAtColumn(LockTableModel::Kind).data(Qt::DisplayRole).toString().toStdString()));
+}
+
 bool LocksPage::selectLockNamed(const QString& name)
 {
     auto find = [&]() -> QModelIndex {
         for (int r = 0; r < filter_->rowCount(); ++r) {
             const QModelIndex index = filter_->index(r, LockTableModel::Name);
-            if (index.data(Qt::DisplayRole).toString() == name)
+            if (index.data(Qt::DisplayRole).toString() == name || chainName(index) == name)
                 return index;
         }
         return {};
@@ -296,7 +270,11 @@ void LocksPage::focusFilter()
 
 void LocksPage::updateCount()
 {
-    count_->setText(tr("%1 of %2 locks").arg(filter_->rowCount()).arg(table_->rowCount()));
+    const SnapshotPtr& snap = table_->snapshot();
+    const size_t user = snap ? snap->report.rows.size() - snap->user_rows_from : 0;
+    count_->setText(
+        user ? tr("%1 of %2 locks (%3 in user space)").arg(filter_->rowCount()).arg(table_->rowCount()).arg(user)
+             : tr("%1 of %2 locks").arg(filter_->rowCount()).arg(table_->rowCount()));
 }
 
 void LocksPage::showSelected()
@@ -319,11 +297,18 @@ void LocksPage::showSelected()
         return;
     }
     selected_key_ = current.data(LockTableModel::LockKeyRole).value<LockKey>();
-    chains_->setSelectedLock(current.siblingAtColumn(LockTableModel::Name).data(Qt::DisplayRole).toString());
+    chains_->setSelectedLock(chainName(current));
     const int group = current.data(LockTableModel::GroupIndexRole).toInt();
     const LockDetail detail = build_lock_detail(*snap, size_t(group));
     detail_title_->setText(QString::fromStdString(detail.name));
 
+    // A user lock's panes hold what its futex waits keep (LockDetail::user).
+    owner_chart_->setEmptyText(detail.user
+                                   ? tr("Not recorded for user locks")
+                                   : tr("No spinner queued on this lock\n(spinlocks do not record owner state)"));
+    // A user lock's waits are kept per run: each run's mean rate.
+    series_chart_->setYAxis(detail.user ? tr("waits/s, each run's mean") : tr("events/s"), charts::Unit::PerSecond);
+    wakers_->setCountTitle(detail.user ? tr("Wakes") : QString());
     histogram_->setHistogram(detail.counters.hist);
     QList<charts::Bar> bars;
     for (int r = 0; r < histogram_->rowCount(); ++r)

@@ -1,7 +1,7 @@
 // Locks: the sortable, filterable table and, for the selected row, its wait
 // histogram, time series, owner state at queueing, caller, waker and holder
-// stacks, the session's wait chains (a graph; clicking a lock selects it),
-// and its user-space locks.
+// stacks, the session's wait chains (a graph; clicking a lock selects it).
+// User-space locks are rows like the kernel's (scope user).
 #pragma once
 
 #include "session/snapshot.h"
@@ -11,11 +11,11 @@
 #include <optional>
 
 class QLabel;
+class QModelIndex;
 class QTabWidget;
 class QLineEdit;
 class QTableView;
 class QTreeView;
-class QPlainTextEdit;
 
 namespace lockscope::gui {
 
@@ -25,7 +25,6 @@ class LockTableModel;
 class OwnerStateModel;
 class StackModel;
 class InstanceModel;
-class UserLockModel;
 class ChainView;
 namespace charts {
 class BarChart;
@@ -49,16 +48,16 @@ public:
     StackModel* holders() const { return holders_; }
     InstanceModel* instances() const { return instances_; }
     ChainView* chains() const { return chains_; }
-    UserLockModel* userLocks() const { return user_locks_; }
-    QTreeView* userLockView() const { return user_lock_view_; }
-    QPlainTextEdit* userLockStacks() const { return user_lock_stacks_; }
+    QLabel* userNote() const { return user_note_; }
+    charts::TimeSeriesChart* seriesChart() const { return series_chart_; }
+    charts::BarChart* ownerChart() const { return owner_chart_; }
     int chainsTab() const { return chains_tab_; }
-    int userLocksTab() const { return user_locks_tab_; }
     QTabWidget* detailTabs() const { return stacks_; }
 
     void selectFirstRow();
-    // Selects the lock row of that name (clearing a filter that hides it);
-    // false when the table has no such lock.
+    // Selects the lock row of that name, or of that wait-chain name (a user
+    // lock's "g_lock (user pthread_mutex)"), clearing a filter that hides
+    // it; false when the table has no such lock.
     bool selectLockNamed(const QString& name);
     void focusFilter();
 
@@ -68,8 +67,8 @@ signals:
 private:
     void setupTable();
     QTabWidget* buildStackTabs();
-    QWidget* buildUserLocks();
-    void setUserLocks(const SnapshotPtr& snapshot);
+    void setUserNote(const SnapshotPtr& snapshot);
+    static QString chainName(const QModelIndex& row);
     void showSelected();
     void updateCount();
 
@@ -94,11 +93,7 @@ private:
     ChainView* chains_;
     QTabWidget* stacks_;
     int chains_tab_ = -1;
-    UserLockModel* user_locks_;
-    QLabel* user_locks_note_;
-    QTreeView* user_lock_view_;
-    QPlainTextEdit* user_lock_stacks_;
-    int user_locks_tab_ = -1;
+    QLabel* user_note_;
     std::optional<LockKey> selected_key_;  // kept across live reloads
 };
 

@@ -192,6 +192,13 @@ void MainWindow::onLoaded(const SnapshotPtr& snapshot)
     setWindowTitle(tr("%1 — lockscope").arg(QFileInfo(snapshot->path).fileName()));
     if (first)
         RecentFiles::add(snapshot->path);
+    // A program's session with user-lock waits and no kernel contention
+    // (the totals are final at every level) opens on its locks.
+    if (first && snapshot->report.totals.counters.contentions == 0 &&
+        snapshot->report.rows.size() > snapshot->user_rows_from) {
+        showPage(Locks);
+        locks_->selectFirstRow();
+    }
     if (snapshot->recording) {
         follower_->follow(snapshot->path);
         live_label_->setText(tr("● live: %1 intervals").arg(snapshot->session->intervals.size()));

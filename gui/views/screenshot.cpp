@@ -72,15 +72,12 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
         if (!error.isEmpty())
             return error;
     }
-    const bool locks =
-        r.page == QLatin1String("locks") || r.page == QLatin1String("chains") || r.page == QLatin1String("user-locks");
+    const bool locks = r.page == QLatin1String("locks") || r.page == QLatin1String("chains");
     w.showPage(diff ? MainWindow::Diff : locks ? MainWindow::Locks : MainWindow::Overview);
     if (locks)
         w.locks()->selectFirstRow();
     if (r.page == QLatin1String("chains"))  // the Locks page with its Wait chains tab open
         w.locks()->detailTabs()->setCurrentIndex(w.locks()->chainsTab());
-    if (r.page == QLatin1String("user-locks"))  // ... with its User locks tab open
-        w.locks()->detailTabs()->setCurrentIndex(w.locks()->userLocksTab());
     // Let layouts settle and charts lay out their plot areas.
     for (int i = 0; i < 5; ++i)
         QApplication::processEvents();
@@ -90,8 +87,8 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
 int render_screenshot(const ScreenshotRequest& r)
 {
     if (r.page != QLatin1String("overview") && r.page != QLatin1String("locks") && r.page != QLatin1String("chains") &&
-        r.page != QLatin1String("user-locks") && r.page != QLatin1String("diff")) {
-        std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains, user-locks or diff\n",
+        r.page != QLatin1String("diff")) {
+        std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains or diff\n",
                      qPrintable(r.page));
         return 2;
     }

@@ -16,7 +16,7 @@ class MainWindow;
 
 struct ScreenshotRequest {
     QString output;
-    QString page = QStringLiteral("overview");  // overview, locks, chains, user-locks or diff
+    QString page = QStringLiteral("overview");  // overview, locks, chains or diff
     QStringList files;                          // diff: A and B
     std::optional<fleet::FleetRequest> fleet;   // diff: two groups of hosts instead of files
 };

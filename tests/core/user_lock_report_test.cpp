@@ -267,8 +267,10 @@ TEST(UserLockReport, TheWaitsPartsWakesAndWakersComeBackAndAddUp)
 
     const Report rep = report_of(s, LockScope::User);
     const std::string text = format_text(rep, {.full_names = true});
-    EXPECT_NE(text.find("cpu% slp% run%"), std::string::npos) << text;
-    EXPECT_NE(text.find(" 10%  60%  30%  update_cache"), std::string::npos) << text;
+    // The kernel table's columns: no spin phase, the wait on a CPU in que%.
+    EXPECT_NE(text.find("spin% que% slp% run%"), std::string::npos) << text;
+    EXPECT_NE(text.find("update_cache   1,000     - 50.0 ms 50.0 µs  900 µs     -  10%  60%  30%"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("g_cache_lock (pthread_mutex): 500 of 1,000 waits woken, by 2 threads: 4243 worker-1 60%,"),
               std::string::npos)
         << text;
@@ -301,7 +303,8 @@ TEST(UserLockReport, AVersion5FilesUserLocksLoadWithTheirWaitNotSplit)
     EXPECT_EQ(s.user_locks[0].asleep_ns, 0u);
     const Report rep = report_of(s, LockScope::User);
     const std::string text = format_text(rep, {.full_names = true});
-    EXPECT_NE(text.find("   -    -    -  update_cache"), std::string::npos) << text;
+    EXPECT_NE(text.find("update_cache   1,000     - 50.0 ms 50.0 µs  900 µs     -    -    -    -"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("not split in this session's format"), std::string::npos) << text;
     const auto j = nlohmann::json::parse(format_json(rep));
     EXPECT_TRUE(j["user_locks"]["rows"][0]["asleep_ns"].is_null());

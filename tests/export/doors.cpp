@@ -366,14 +366,12 @@ std::vector<TextRow> text_table(const std::string& text, const std::string& firs
     };
     // Text columns are left-aligned at their headers; number columns are
     // right-aligned under them, as wide as the report makes them with names
-    // in full (report_format.cpp, report_user_locks.cpp).
+    // in full (report_format.cpp; the user-lock section has the same columns).
     static const std::set<std::string> text_headers = {"name", "kind", "caller", "object", "task", "cgroup"};
     static const std::map<std::string, size_t> lock_widths = {{"contend", 7}, {"fail%", 5}, {"wait", 7}, {"mean", 7},
                                                               {"max", 7},     {"spin%", 5}, {"que%", 4}, {"slp%", 4},
                                                               {"run%", 4},    {"sleeps", 6}};
-    static const std::map<std::string, size_t> user_widths = {{"waits", 8}, {"wait", 9}, {"wait%", 6}, {"max", 9},
-                                                              {"mean", 9},  {"cpu%", 4}, {"slp%", 4},  {"run%", 4}};
-    const auto& widths = marker == "waits" ? user_widths : lock_widths;
+    const auto& widths = lock_widths;
     std::vector<TextRow> rows;
     std::istringstream in(text);
     std::vector<Column> columns;
@@ -458,51 +456,42 @@ bool expect_same(const View& a, const char* a_name, const View& b, const char* b
 
 void expect_text_matches(const std::string& text, const View& json)
 {
+    // The kernel's table, then the user-space locks' section: the same
+    // columns, its rows keyed as user locks.
+    const size_t section = text.find("\nuser-space locks");
     size_t kernel_rows = 0, user_rows = 0;
-    for (const TextRow& row : text_table(text, "name", "contend")) {
-        ++kernel_rows;
-        const auto found = json.find(row.at("name") + " [" + row.at("kind") + "]");
-        if (found == json.end()) {
-            ADD_FAILURE() << "the text's " << row.at("name") << " " << row.at("kind") << " is not in the JSON";
-            continue;
-        }
-        const LockView& lock = found->second;
-        const uint64_t n = lock.contentions;
-        EXPECT_EQ(row.at("contend"), n < 1'000'000 ? format_count(n) : format_count_short(double(n))) << row.at("name");
-        if (lock.wait_ns) {
-            EXPECT_EQ(row.at("wait"), format_duration(double(*lock.wait_ns))) << row.at("name");
-        }
-        if (lock.parts && lock.wait_ns && *lock.wait_ns) {
-            const std::vector<int> percents = whole_percents({lock.parts->begin(), lock.parts->end()});
-            const char* const headers[] = {"spin%", "que%", "slp%", "run%"};
-            for (size_t i = 0; i < 4; ++i)
-                EXPECT_EQ(row.at(headers[i]), std::to_string(percents[i]) + "%") << row.at("name");
-        }
-    }
-    for (const TextRow& row : text_table(text, "name", "waits")) {
-        ++user_rows;
-        const auto found = json.find(user_lock_key(row.at("name"), row.at("kind")));
-        if (found == json.end()) {
-            ADD_FAILURE() << "the text's user lock " << row.at("name") << " " << row.at("kind")
-                          << " is not in the JSON";
-            continue;
-        }
-        const LockView& lock = found->second;
-        EXPECT_EQ(row.at("waits"), format_count(lock.contentions)) << row.at("name");
-        EXPECT_EQ(row.at("wait"), format_duration(double(lock.wait_ns.value_or(0)))) << row.at("name");
-        if (lock.parts && lock.wait_ns && *lock.wait_ns) {
-            // on CPU (queued on CPU: no spin phases), asleep, runnable
-            const std::vector<int> percents = whole_percents({(*lock.parts)[1], (*lock.parts)[2], (*lock.parts)[3]});
-            const char* const headers[] = {"cpu%", "slp%", "run%"};
-            for (size_t i = 0; i < 3; ++i)
-                EXPECT_EQ(row.at(headers[i]), std::to_string(percents[i]) + "%") << row.at("name");
+    for (const bool user : {false, true}) {
+        const std::string part =
+            user ? (section == std::string::npos ? "" : text.substr(section)) : text.substr(0, section);
+        for (const TextRow& row : text_table(part, "name", "contend")) {
+            ++(user ? user_rows : kernel_rows);
+            const std::string key =
+                user ? user_lock_key(row.at("name"), row.at("kind")) : row.at("name") + " [" + row.at("kind") + "]";
+            const auto found = json.find(key);
+            if (found == json.end()) {
+                ADD_FAILURE() << "the text's " << key << " is not in the JSON";
+                continue;
+            }
+            const LockView& lock = found->second;
+            const uint64_t n = lock.contentions;
+            EXPECT_EQ(row.at("contend"), n < 1'000'000 ? format_count(n) : format_count_short(double(n))) << key;
+            if (lock.wait_ns) {
+                EXPECT_EQ(row.at("wait"), format_duration(double(*lock.wait_ns))) << key;
+            }
+            if (lock.parts && lock.wait_ns && *lock.wait_ns) {
+                // A user lock's wait has no spin phase: "-", the rest its three parts.
+                const std::vector<int> percents = whole_percents({lock.parts->begin(), lock.parts->end()});
+                const char* const headers[] = {"spin%", "que%", "slp%", "run%"};
+                for (size_t i = 0; i < 4; ++i)
+                    EXPECT_EQ(row.at(headers[i]), user && i == 0 ? "-" : std::to_string(percents[i]) + "%") << key;
+            }
         }
     }
     size_t kernel = 0;
     for (const auto& [key, v] : json)
         kernel += key.find("[user ") == std::string::npos ? 1 : 0;
     EXPECT_EQ(kernel_rows, kernel) << "the text's lock table has a row per lock";
-    EXPECT_EQ(user_rows, json.size() - kernel) << "the text's user-lock table has a row per user lock";
+    EXPECT_EQ(user_rows, json.size() - kernel) << "the text's user-lock section has a row per user lock";
 }
 
 }  // namespace lockscope::doors

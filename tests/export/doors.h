@@ -53,7 +53,7 @@ std::vector<std::map<std::string, std::string>> csv_records(const std::string& c
 
 // One text table row: its cells by column header ("contend", "wait",
 // "spin%", ...), for the table whose headers start with `first_header` and
-// include `marker` ("contend": locks, tasks; "waits": user locks).
+// include `marker` ("contend": locks, tasks, and the user-lock section's locks).
 using TextRow = std::map<std::string, std::string>;
 std::vector<TextRow> text_table(const std::string& text, const std::string& first_header,
                                 const std::string& marker = "contend");

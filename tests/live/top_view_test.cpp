@@ -1,7 +1,9 @@
 // The `top` view: one interval rolled up by each grouping, sorted by each
-// key, tasks shown per interval although the recorder hands them over
-// cumulative, and a frame that fits the terminal.
+// key, tasks and user locks shown per interval although the recorder hands
+// them over cumulative, and a frame that fits the terminal.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "cli/top_view.h"
 #include "core/error.h"
@@ -123,6 +125,69 @@ TEST(TopView, FrameShowsRatesIdleAndFitsTheWidth)
     EXPECT_NE(all.find("keys:"), std::string::npos) << all;
     EXPECT_NE(all.find("pipe->mutex"), std::string::npos) << all;
     EXPECT_EQ(render_top(model.frame(s), s, "x", 80, false).size(), lines.size() - 1);
+    EXPECT_EQ(all.find("SCOPE"), std::string::npos) << "no user locks recorded: no scope column\n" << all;
+}
+
+// A run's user-lock rows, cumulative over the run as the recorder hands them over.
+UserLockRow user_lock(const std::string& name, uint64_t waits, uint64_t wait_ns)
+{
+    // Half of the wait asleep, a quarter runnable, the rest on a CPU.
+    UserLockRow u{{.name = name,
+                   .name_source = "user-symbol",
+                   .module = "app",
+                   .kind = "pthread_mutex",
+                   .waits = waits,
+                   .wait_ns = wait_ns,
+                   .oncpu_ns = wait_ns - wait_ns / 2 - wait_ns / 4,
+                   .asleep_ns = wait_ns / 2,
+                   .runnable_ns = wait_ns / 4}};
+    u.run = 1;
+    u.pid = 4242;
+    return u;
+}
+
+// By lock, the recorded process's user locks are rows beside the kernel's,
+// with their waits in the interval (not the run's so far), ordered with
+// them by wait; the header gives the user locks' totals.
+TEST(TopView, UserLocksAreRowsWithTheirScope)
+{
+    TopModel model;
+    IntervalBatch first = interval(0, {row(1, 100, 5000, 0)});
+    first.user_lock_runs.push_back({.run = 1, .status = "recorded", .pids = "4242"});
+    first.user_locks = {user_lock("g_cache_lock", 300, 900000), user_lock("g_idle_lock", 5, 100)};
+    model.update(first, kLocks, "run");
+    IntervalBatch second = interval(1, {row(1, 100, 5000, 0)});
+    second.user_lock_runs = first.user_lock_runs;
+    // g_cache_lock: 100 more waits and 2000 ns more wait; g_idle_lock: none.
+    second.user_locks = {user_lock("g_cache_lock", 400, 902000), user_lock("g_idle_lock", 5, 100)};
+    model.update(second, kLocks, "run");
+
+    TopSettings s;
+    const TopFrame f = model.frame(s);
+    ASSERT_EQ(f.rows.size(), 2u);
+    EXPECT_EQ(f.rows[0].name, "pipe->mutex");  // 5000 ns of wait
+    EXPECT_EQ(f.rows[0].scope, LockScope::Kernel);
+    EXPECT_EQ(f.rows[1].name, "g_cache_lock");  // 2000 ns
+    EXPECT_EQ(f.rows[1].scope, LockScope::User);
+    EXPECT_EQ(f.rows[1].counters.contentions, 100u);
+    EXPECT_EQ(f.rows[1].counters.wait_ns, 2000u);
+    EXPECT_EQ(f.rows[1].counters.sleep_ns, 1000u);
+    EXPECT_EQ(f.user_waits, 100u);
+
+    const std::vector<std::string> lines = render_top(f, s, "command app", 100, false);
+    std::string all;
+    for (const std::string& l : lines)
+        all += l + "\n";
+    EXPECT_NE(all.find("user locks: 50 waits/s"), std::string::npos) << all;  // 100 in 2 s
+    const auto user_line =
+        std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("g_cache_lock"); });
+    ASSERT_NE(user_line, lines.end()) << all;
+    EXPECT_NE(user_line->find(" user "), std::string::npos) << *user_line;
+    EXPECT_NE(all.find("SCOPE"), std::string::npos) << all;
+
+    s.by = GroupBy::Caller;  // the kernel's callers alone
+    for (const ReportRow& r : model.frame(s).rows)
+        EXPECT_EQ(r.scope, LockScope::Kernel) << r.name;
 }
 
 TEST(TopView, KeysCycleAndBadNamesAreUsageErrors)

@@ -233,10 +233,27 @@ GroupBy parse_group_by(const std::string& text)
     throw UsageError("invalid grouping '" + text + "': use one of " + names);
 }
 
+namespace {
+
+// What a user lock's row (user_lock_rows.h) keeps: what its futex waits
+// give, no spin counters, sleeps, preemptions, errors, owner states or cgroups.
+bool user_row_keeps(std::string_view field)
+{
+    static constexpr std::string_view kKept[] = {"contentions", "wait_ns",    "max_wait_ns",  "mean_wait_ns",
+                                                 "sleep_ns",    "preempt_ns", "wakeups",      "timed",
+                                                 "hist",        "asleep_ns",  "runnable_ns",  "queued_on_cpu_ns",
+                                                 "offcpu_ns",   "queued_ns",  "share_of_wait"};
+    return std::find(std::begin(kKept), std::end(kKept), field) != std::end(kKept);
+}
+
+}  // namespace
+
 bool ReportRow::keeps(std::string_view field) const
 {
     if (field == "max_wait_ns")
         return max_wait_known;
+    if (scope == LockScope::User)
+        return user_row_keeps(field);
     if (!per_task)
         return true;
     if (field == "hist" || field == "owner_at_queueing" || field == "max_wait_bound_ns")

@@ -122,6 +122,9 @@ struct ReportRow {
     // upper bound).
     bool per_task = false;
     bool max_wait_known = true;
+    // A user-space lock's row (user_lock_rows.h) keeps what its futex waits
+    // give: no spin counters, sleeps, owner states or cgroups.
+    LockScope scope = LockScope::Kernel;
     // Whether the row keeps a counter, a value computed from them (a JSON
     // key of a row: "spinning_ns", "mean_wait_ns"), "hist",
     // "owner_at_queueing" or "max_wait_bound_ns".

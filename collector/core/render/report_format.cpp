@@ -282,7 +282,13 @@ std::vector<std::string> number_cells(const Report& rep, const ReportRow& r, uin
         c.contentions < exact_below ? format_count(c.contentions) : format_count_short(double(c.contentions));
     const bool timed = times_measured(c, period);
     auto time_cell = [&](double ns) { return timed ? format_duration(ns, fitted) : std::string("n/t"); };
-    const std::vector<std::string> parts = part_cells(c, timed, rep.wait_parts_split);
+    // A user lock's wait has no spin phase (spin% "-"), and is not split
+    // at all in a format that splits the kernel's only.
+    std::vector<std::string> parts = r.scope == LockScope::User && !rep.wait_parts_split
+                                         ? std::vector<std::string>(4, "-")
+                                         : part_cells(c, timed, rep.wait_parts_split);
+    if (!r.keeps("spinning_ns"))
+        parts[0] = "-";
     std::vector<std::string> cells = {contend, c.spin_attempts ? format_percent_cell(c.spin_failure_rate()) : "-",
                                       period > 1 ? format_wait_estimate(c, period, true) : time_cell(double(c.wait_ns)),
                                       time_cell(c.contentions ? double(c.wait_ns) / double(c.contentions) : 0),
@@ -290,7 +296,7 @@ std::vector<std::string> number_cells(const Report& rep, const ReportRow& r, uin
                                       r.keeps("max_wait_ns") ? time_cell(double(c.max_wait_ns)) : std::string("-"),
                                       parts[0], parts[1], parts[2], parts[3]};
     if (!fitted)
-        cells.push_back(format_count_short(double(c.sleeps)));
+        cells.push_back(r.keeps("sleeps") ? format_count_short(double(c.sleeps)) : std::string("-"));
     return cells;
 }
 
@@ -396,16 +402,12 @@ std::string no_rows_text(const Report& rep)
     return "no contention recorded";
 }
 
-// `options.rows_only`: the rows alone, no header line, legend or notes.
-void table_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
+}  // namespace
+
+namespace report_table {
+
+void rows(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
-    if (!options.rows_only)
-        out << '\n';
-    if (rep.rows.empty()) {
-        if (!options.rows_only)
-            out << no_rows_text(rep) << '\n';
-        return;
-    }
     const uint32_t period = report_period(rep);
     const bool fitted = !options.full_names;
     const std::vector<Column> numbers = number_columns(fitted, period);
@@ -437,10 +439,30 @@ void table_block(std::ostringstream& out, const Report& rep, const TextOptions& 
     for (size_t i = 0; i < rep.rows.size(); ++i)
         row_line(t.names[i], t.show_kind ? t.kinds[i] : "", t.thirds[i],
                  number_cells(rep, rep.rows[i], period, fitted));
+}
+
+}  // namespace report_table
+
+namespace {
+
+// `options.rows_only`: the rows alone, no header line, legend or notes.
+void table_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
+{
+    if (!options.rows_only)
+        out << '\n';
+    if (rep.rows.empty()) {
+        if (!options.rows_only)
+            out << no_rows_text(rep) << '\n';
+        return;
+    }
+    report_table::rows(out, rep, options);
     if (options.rows_only)
         return;
+    const uint32_t period = report_period(rep);
+    const bool fitted = !options.full_names;
     table_legend(out, rep, period, fitted);
-    if (t.instances) {
+    const bool instances = rep.by == GroupBy::Instance;
+    if (instances) {
         out << "\nwhere each name comes from:\n";
         for (const auto& r : rep.rows)
             if (!r.detail.empty() || !r.instance.empty())
@@ -610,7 +632,7 @@ std::string format_text(const Report& rep, const TextOptions& options)
     std::ostringstream out;
     if (options.rows_only) {
         if (rep.scope == LockScope::User)
-            report_user_locks::rows_block(out, rep);
+            report_user_locks::rows_block(out, rep, options);
         else
             table_block(out, rep, options);
         return out.str();
@@ -625,7 +647,7 @@ std::string format_text(const Report& rep, const TextOptions& options)
         if (rep.show_chains)
             chains_block(out, rep);
     }
-    report_user_locks::text_block(out, rep);
+    report_user_locks::text_block(out, rep, options);
     if (rep.scope == LockScope::User && !rep.user_locks.tried)
         out << "\nno user-space locks in this session (record -p PID or -- COMMAND records them)\n";
     else if (rep.scope == LockScope::User && rep.show_chains)

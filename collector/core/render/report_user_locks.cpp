@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/user_lock_rows.h"
 #include "core/format.h"
 
 namespace lockscope {
@@ -46,14 +47,6 @@ std::string left_out_line(const UserLockReport& u)
     return line + " (futex sleeps that are no lock waits)";
 }
 
-std::string pad(const std::string& s, size_t width, bool right)
-{
-    const size_t w = display_width(s);
-    if (w >= width)
-        return s;
-    return right ? std::string(width - w, ' ') + s : s + std::string(width - w, ' ');
-}
-
 // " of process 1234", " of processes 1234, 1250", " of every process (12 with
 // lock waits: 1234, 1250, 1301, 1302, 1410, 1411, ...)".
 std::string pids_text(const UserLockReport& u)
@@ -77,18 +70,6 @@ std::string pids_text(const UserLockReport& u)
     return pids.empty() ? std::string() : (pids.size() == 1 ? " of process " : " of processes ") + out;
 }
 
-// The wait's parts as whole percentages that add up to 100 ("-" where the
-// session does not split it, or there was no wait).
-std::vector<std::string> part_cells(const UserLockReport& u, const UserLockReportRow& r)
-{
-    if (!u.split || r.wait_ns == 0)
-        return {"-", "-", "-"};
-    std::vector<std::string> cells;
-    for (int p : whole_percents({r.oncpu_ns, r.asleep_ns, r.runnable_ns}))
-        cells.push_back(std::to_string(p) + "%");
-    return cells;
-}
-
 // A row's name; by instance, with its process: "g_lock [pid 1234]".
 std::string row_name(const UserLockReport& u, const UserLockReportRow& r)
 {
@@ -97,37 +78,19 @@ std::string row_name(const UserLockReport& u, const UserLockReportRow& r)
     return r.name + " [pid " + std::to_string(*r.pids.begin()) + "]";
 }
 
-// `rows_only`: no header line and no "(top N of M ...)" line.
-void rows_table(std::ostringstream& out, const UserLockReport& u, bool rows_only = false)
+// The rows as lock rows in the kernel table's columns; `rows_only`: no
+// header line and no "(top N of M ...)" line.
+void rows_table(std::ostringstream& out, const UserLockReport& u, const TextOptions& options)
 {
-    size_t name_w = 4, kind_w = 4;
+    Report table;  // no session: every futex wait is timed (no --sample period)
+    table.by = GroupBy::Lock;
+    table.wait_parts_split = u.split;
     for (const UserLockReportRow& r : u.rows) {
-        name_w = std::max(name_w, display_width(row_name(u, r)));
-        kind_w = std::max(kind_w, display_width(r.kind));
+        table.rows.push_back(user_lock_row(r, u.split));
+        table.rows.back().name = row_name(u, r);
     }
-    // waits, wait, wait%, max, mean, then cpu%, slp%, run%
-    static constexpr size_t kWidths[] = {8, 9, 6, 9, 9, 4, 4, 4};
-    auto line = [&](const std::string& name, const std::string& kind, const std::vector<std::string>& cells,
-                    const std::string& caller) {
-        std::string s = pad(name, name_w, false) + "  " + pad(kind, kind_w, false);
-        for (size_t i = 0; i < cells.size(); ++i)
-            s += " " + pad(cells[i], kWidths[i], true);
-        s += "  " + caller;
-        while (!s.empty() && s.back() == ' ')
-            s.pop_back();
-        out << s << '\n';
-    };
-    if (!rows_only)
-        line("name", "kind", {"waits", "wait", "wait%", "max", "mean", "cpu%", "slp%", "run%"}, "caller");
-    for (const UserLockReportRow& r : u.rows) {
-        std::vector<std::string> cells = {format_count(r.waits), format_duration(double(r.wait_ns)),
-                                          format_percent_cell(r.share_of_wait), format_duration(double(r.max_wait_ns)),
-                                          format_duration(r.mean_wait_ns())};
-        for (std::string& part : part_cells(u, r))
-            cells.push_back(std::move(part));
-        line(row_name(u, r), r.kind, cells, r.caller);
-    }
-    if (!rows_only && u.rows_total > u.rows.size())
+    report_table::rows(out, table, options);
+    if (!options.rows_only && u.rows_total > u.rows.size())
         out << "(top " << u.rows.size() << " of " << u.rows_total << " user-lock rows by wait)\n";
 }
 
@@ -188,7 +151,7 @@ std::string names_line(const UserLockReport& u)
     return wrap_text(line + ";", "", 2, 100);
 }
 
-void text_block(std::ostringstream& out, const Report& rep)
+void text_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
     const UserLockReport& u = rep.user_locks;
     if (!u.tried)
@@ -202,7 +165,7 @@ void text_block(std::ostringstream& out, const Report& rep)
         out << (filters != rep.session.end() && !filters->second.empty() ? "no user-space lock matched the filters\n"
                                                                          : "no user-space lock waits recorded\n");
     else
-        rows_table(out, u);
+        rows_table(out, u, options);
     wakers_block(out, u);
     out << wrap_text(left_out_line(u), "", 2, 100);
     const UserLockRun& c = u.counters;
@@ -212,15 +175,20 @@ void text_block(std::ostringstream& out, const Report& rep)
                              std::to_string(c.lost_inflight) + " waits not timed (no room for a thread's wait)",
                          "", 2, 100);
     out << names_line(u)
-        << "mean and max are per wait; waits are counted per futex sleep; the wait's parts, adding up to 100%:\n"
-        << (u.split ? "cpu% in the futex syscall on a CPU, slp% asleep, run% runnable (woken or preempted, waiting "
-                      "for a CPU)\n"
-                    : "cpu%, slp%, run%: not split in this session's format\n");
+        << wrap_text(
+               "the lock table's columns: contentions are futex waits, counted per futex sleep; mean and max "
+               "are per wait; fail%, spin% and sleeps are - (a futex wait has no spin phase, and its sleeps are its "
+               "waits);",
+               "", 0, 100)
+        << wrap_text(u.split ? "the wait's parts, adding up to 100%: que% in the futex syscall on a CPU, slp% asleep, "
+                               "run% runnable (woken or preempted, waiting for a CPU)"
+                             : "que%, slp%, run%: not split in this session's format",
+                     "", 0, 100);
 }
 
-void rows_block(std::ostringstream& out, const Report& rep)
+void rows_block(std::ostringstream& out, const Report& rep, const TextOptions& options)
 {
-    rows_table(out, rep.user_locks, true);
+    rows_table(out, rep.user_locks, options);
 }
 
 namespace {
