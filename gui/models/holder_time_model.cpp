@@ -11,7 +11,7 @@ HolderTimeModel::HolderTimeModel(QObject* parent)
     : TableModel(
           {"Task", "Role", "Running", "Runnable", "Asleep", "Waits"}, parent,
           {"The task: command [thread id]",
-           "holder: it held the lock while waiters waited; preempted a holder: its CPU ran it instead of a "
+           "holder: it held the lock while waiters waited; preemptor: its CPU ran it instead of a "
            "runnable holder",
            "The waiters' wait while this holder ran on a CPU",
            "A holder's: the waiters' wait while it was runnable, not on a CPU. A preemptor's: the wait "
@@ -67,7 +67,7 @@ QVariant HolderTimeModel::cell(const QModelIndex& index, int role) const
                     .arg(t.comm.empty() ? QStringLiteral("?") : QString::fromStdString(t.comm))
                     .arg(t.tid);
             if (column == Role)
-                return preemptor(row) ? tr("preempted a holder") : tr("holder");
+                return preemptor(row) ? tr("preemptor") : tr("holder");
             if (!exact(row, column).isValid())
                 return QStringLiteral("–");
             return column == Waits ? display::count(t.waits) : display::duration(exact(row, column).toDouble());

@@ -434,7 +434,7 @@ void FlowTest::holderSplitShowsInTheCardTheColumnsAndTheTab()
     for (int t = 0; t < 3; ++t)
         QCOMPARE(tasks->index(t, HolderTimeModel::Role).data().toString(), QStringLiteral("holder"));
     QCOMPARE(tasks->index(3, HolderTimeModel::Task).data().toString(), QStringLiteral("cc1plus[9000]"));
-    QCOMPARE(tasks->index(3, HolderTimeModel::Role).data().toString(), QStringLiteral("preempted a holder"));
+    QCOMPARE(tasks->index(3, HolderTimeModel::Role).data().toString(), QStringLiteral("preemptor"));
     QCOMPARE(tasks->index(4, HolderTimeModel::Task).data().toString(), QStringLiteral("ksoftirqd/0[14]"));
     QVERIFY(page->holders()->rowCount() > 0);  // the sampled holder stacks beside them
 

@@ -618,7 +618,7 @@ void ModelTest::holderSplitAgreesWithReport()
                 QCOMPARE(cell(HolderTimeModel::Asleep).toULongLong(), j["asleep_ns"].get<uint64_t>());
             } else {  // a preemptor keeps only the wait behind the holder it preempted
                 QCOMPARE(tasks.index(t, HolderTimeModel::Running).data().toString(), QStringLiteral("–"));
-                QCOMPARE(tasks.index(t, HolderTimeModel::Role).data().toString(), QStringLiteral("preempted a holder"));
+                QCOMPARE(tasks.index(t, HolderTimeModel::Role).data().toString(), QStringLiteral("preemptor"));
             }
         }
         QVERIFY(!preempted_by.empty());

@@ -87,7 +87,6 @@ HolderTab::HolderTab(StackModel* stacks, QWidget* parent) : QWidget(parent)
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     times_view_ = table_view(times_, this);
-    times_view_->header()->setSectionResizeMode(HolderTimeModel::Task, QHeaderView::Stretch);
 
     auto* stack_view = table_view(stacks, this);
     stack_view->setRootIsDecorated(true);
@@ -95,16 +94,17 @@ HolderTab::HolderTab(StackModel* stacks, QWidget* parent) : QWidget(parent)
     auto* stacks_box = new QWidget(this);
     auto* stacks_layout = new QVBoxLayout(stacks_box);
     stacks_layout->setContentsMargins(0, 0, 0, 0);
-    auto* stacks_title = new QLabel(tr("Sampled holder stacks: the holder's stack when a waiter queued"), this);
-    stacks_title->setWordWrap(true);
+    auto* stacks_title = new QLabel(tr("Sampled holder stacks"), this);
+    stacks_title->setToolTip(tr("The holder's kernel stack when a waiter queued, sampled; first what it was doing"));
     stacks_layout->addWidget(stacks_title);
     stacks_layout->addWidget(stack_view);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(times_view_);
     split->addWidget(stacks_box);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    // The tasks' five numbers need the wider half; frames elide.
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
