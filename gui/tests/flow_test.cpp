@@ -370,6 +370,11 @@ void FlowTest::userLockRowFillsTheDetailPanes()
     QCOMPARE(page->wakers()->index(0, StackModel::Samples).data().toString(), QStringLiteral("2,000"));
     QCOMPARE(page->holders()->rowCount(), 3);  // the owner each run's waiters saw
     QVERIFY(page->holders()->index(0, StackModel::Frames).data().toString().startsWith(QStringLiteral("thread 1011")));
+    // A user lock has no holder split: the tab says so, the columns are "–".
+    QCOMPARE(page->holderTab()->summary()->text(), QStringLiteral("User-space locks have no holder split."));
+    QCOMPARE(page->holderTab()->times()->rowCount(), 0);
+    QCOMPARE(page->view()->currentIndex().siblingAtColumn(LockTableModel::HolderRunnableShare).data().toString(),
+             QStringLiteral("–"));
     QCOMPARE(page->instances()->rowCount(), 3);  // the three runs' processes
 
     // Back on a kernel lock, its panes are the kernel's again.
