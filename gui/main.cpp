@@ -96,7 +96,8 @@ int main(int argc, char** argv)
                                   QStringLiteral("OUT.png"));
     QCommandLineOption page(
         QStringLiteral("page"),
-        QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph) or diff."),
+        QStringLiteral("Page to render: overview, locks, chains (the Locks page's wait-chain graph), holders "
+                       "(its Holders tab) or diff."),
         QStringLiteral("NAME"), QStringLiteral("overview"));
     parser.addOption(screenshot);
     parser.addOption(page);

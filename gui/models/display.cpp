@@ -1,11 +1,13 @@
 #include "models/display.h"
 
+#include "core/analysis/holder_parts.h"
 #include "core/format.h"
 #include "core/lock_key.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace lockscope::gui::display {
 
@@ -48,6 +50,29 @@ std::array<int, WaitPartCount> wait_part_percents(const LockCounters& c)
     const std::vector<int> whole = whole_percents({ns.begin(), ns.end()});
     std::array<int, WaitPartCount> percents{};
     std::copy_n(whole.begin(), WaitPartCount, percents.begin());
+    return percents;
+}
+
+static_assert(HolderPartCount == kHolderParts.size(), "the dashboard shows every part of the holder split");
+
+QString holder_part_name(int part)
+{
+    return part >= 0 && part < HolderPartCount ? QString::fromUtf8(kHolderParts[size_t(part)].name) : QString();
+}
+
+uint64_t holder_part_ns(const LockCounters& c, int part)
+{
+    return part >= 0 && part < HolderPartCount ? kHolderParts[size_t(part)].ns(c) : 0;
+}
+
+std::array<int, HolderPartCount> holder_part_percents(const LockCounters& c)
+{
+    std::vector<uint64_t> ns;
+    for (int part = 0; part < HolderPartCount; ++part)
+        ns.push_back(holder_part_ns(c, part));
+    const std::vector<int> whole = whole_percents(ns);
+    std::array<int, HolderPartCount> percents{};
+    std::copy_n(whole.begin(), HolderPartCount, percents.begin());
     return percents;
 }
 

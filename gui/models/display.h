@@ -30,6 +30,14 @@ uint64_t wait_part_ns(const LockCounters& c, int part);
 // session's format splits the wait (Report::wait_parts_split).
 std::array<int, WaitPartCount> wait_part_percents(const LockCounters& c);
 
+// The holder split's four parts (core/analysis/holder_parts.h): the same
+// wait by what the lock's holder was doing. Only meaningful where the
+// session keeps the split (Report::holder_split.kept).
+enum HolderPart { HolderRunning, HolderRunnable, HolderAsleep, HolderUnknown, HolderPartCount };
+QString holder_part_name(int part);  // "running", "runnable", "asleep", "unknown"
+uint64_t holder_part_ns(const LockCounters& c, int part);
+std::array<int, HolderPartCount> holder_part_percents(const LockCounters& c);  // add up to 100
+
 // Diff values, in the units the engine reports them.
 QString metric_label(const MetricDiff& m);  // "wait per op"
 QString metric_value(const MetricDiff& m, double v);

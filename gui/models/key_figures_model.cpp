@@ -42,6 +42,32 @@ bool KeyFiguresModel::partsKnown() const
     return rep.wait_parts_split && times_measured(rep.totals.counters, timing_period(rep.session).value_or(1));
 }
 
+bool KeyFiguresModel::holderKnown() const
+{
+    const Report& rep = snapshot_->report;
+    const LockCounters& c = rep.totals.counters;
+    return rep.holder_split.kept && c.wait_ns && times_measured(c, timing_period(rep.session).value_or(1));
+}
+
+// "1% / 45% / 0%", and the times behind it with the unknown part.
+QString KeyFiguresModel::holderText(int column) const
+{
+    const LockCounters& c = snapshot_->report.totals.counters;
+    if (!holderKnown()) {
+        if (column == Value)
+            return QStringLiteral("–");
+        return snapshot_->report.holder_split.kept ? QStringLiteral("no timed wait")
+                                                   : QStringLiteral("not kept in this session's format");
+    }
+    const auto percents = display::holder_part_percents(c);
+    if (column == Value)
+        return QStringLiteral("%1% / %2% / %3%")
+            .arg(percents[display::HolderRunning])
+            .arg(percents[display::HolderRunnable])
+            .arg(percents[display::HolderAsleep]);
+    return QStringLiteral("unknown %1%: no holder followed").arg(percents[display::HolderUnknown]);
+}
+
 QVariant KeyFiguresModel::value(int figure) const
 {
     const ReportTotals& t = snapshot_->report.totals;
@@ -59,6 +85,8 @@ QVariant KeyFiguresModel::value(int figure) const
             if (!partsKnown() && (figure == WaitSpinning || figure == WaitQueuedOnCpu))
                 return {};
             return ratio(display::wait_part_ns(c, wait_part(figure)), c.wait_ns);
+        case HolderSplit:  // the share of the wait whose holder was followed
+            return holderKnown() ? QVariant(ratio(c.holder_known_ns(), c.wait_ns)) : QVariant();
         case IdleFraction:
             return t.idle_fraction;
         case Throughput:
@@ -89,6 +117,8 @@ QString KeyFiguresModel::valueText(int figure) const
             if (partsKnown())
                 return QStringLiteral("%1%").arg(display::wait_part_percents(rep.totals.counters)[wait_part(figure)]);
             return v.isValid() ? display::percent(v.toDouble()) : QStringLiteral("?");
+        case HolderSplit:
+            return holderText(Value);
         case IdleFraction:
             return display::percent(v.toDouble());
         case Throughput:
@@ -125,6 +155,8 @@ QString KeyFiguresModel::detail(int figure) const
         case WaitRunnable:
             return QStringLiteral("%1 in %2 switch-outs")
                 .arg(display::duration(double(c.runnable_ns())), display::count(c.preemptions));
+        case HolderSplit:
+            return holderText(Detail);
         case IdleFraction:
             return QStringLiteral("of all online CPUs");
         case Throughput: {
@@ -165,8 +197,21 @@ QVariant KeyFiguresModel::cell(const QModelIndex& index, int role) const
             if (!is_wait_part(figure) || !partsKnown())
                 return {};
             return display::wait_part_percents(snapshot_->report.totals.counters)[wait_part(figure)];
+        case HolderPercentsRole: {
+            if (figure != HolderSplit || !holderKnown())
+                return {};
+            QVariantList percents;
+            for (int p : display::holder_part_percents(snapshot_->report.totals.counters))
+                percents << p;
+            return percents;
+        }
         case Qt::ToolTipRole: {
             QString tip = headerData(figure, Qt::Vertical, Qt::ToolTipRole).toString();
+            if (figure == HolderSplit && holderKnown())
+                for (int part = 0; part < display::HolderPartCount; ++part)
+                    tip += QStringLiteral("\n%1: %2")
+                               .arg(display::holder_part_name(part), display::duration(double(display::holder_part_ns(
+                                                                         snapshot_->report.totals.counters, part))));
             if (is_wait_part(figure) && !snapshot_->report.wait_parts_split)
                 tip += QStringLiteral(
                     "\nThis session's format keeps no off-CPU time of spin phases: the spin phases' time "
@@ -184,9 +229,17 @@ QVariant KeyFiguresModel::headerData(int section, Qt::Orientation orientation, i
         return TableModel::headerData(section, orientation, role);
     if (section < 0 || section >= FigureCount)
         return {};
-    static const char* const labels[FigureCount] = {
-        "Contentions/s", "Spin-failure rate", "Wait: spinning", "Wait: queued on CPU", "Wait: asleep", "Wait: runnable",
-        "CPU idle",      "Throughput",        "Top lock",       "Lost events"};
+    static const char* const labels[FigureCount] = {"Contentions/s",
+                                                    "Spin-failure rate",
+                                                    "Wait: spinning",
+                                                    "Wait: queued on CPU",
+                                                    "Wait: asleep",
+                                                    "Wait: runnable",
+                                                    "Holder: run / runnable / asleep",
+                                                    "CPU idle",
+                                                    "Throughput",
+                                                    "Top lock",
+                                                    "Lost events"};
     static const char* const tips[FigureCount] = {
         "Contention episodes per second of recording",
         "Spin failures / spin attempts: optimistic spins that ended with the task queueing",
@@ -194,6 +247,9 @@ QVariant KeyFiguresModel::headerData(int section, Qt::Orientation orientation, i
         "Share of all wait time on CPU after queueing (not spinning, not switched out)",
         "Share of all wait time switched out blocked (asleep)",
         "Share of all wait time switched out runnable: preempted, or woken and not yet running",
+        "The same wait by what the lock's holder was doing: running on a CPU (a long critical section), runnable "
+        "(preempted: lock-holder preemption), asleep (blocked while holding); the rest, unknown, had no holder "
+        "followed",
         "Idle time / (recorded time × online CPUs)",
         "Workload operations per second",
         "The lock with the most wait time",

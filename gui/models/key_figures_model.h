@@ -18,6 +18,9 @@ public:
         WaitQueuedOnCpu,
         WaitAsleep,
         WaitRunnable,
+        // The holder split: running / runnable / asleep as shares of the
+        // wait (display::HolderPart), unknown in its detail.
+        HolderSplit,
         IdleFraction,
         Throughput,
         TopLock,
@@ -31,6 +34,10 @@ public:
         // int: a wait part's whole percentage; the four add up to 100.
         // Invalid for other figures and where the session cannot split the wait.
         PercentRole,
+        // QVariantList of four ints: the holder split's whole percentages
+        // (display::HolderPart order), adding up to 100. Invalid for other
+        // figures and where the session keeps no split or has no timed wait.
+        HolderPercentsRole,
     };
 
     explicit KeyFiguresModel(QObject* parent = nullptr);
@@ -47,6 +54,9 @@ private:
     // Whether the four wait parts are known and add up (a session format
     // that splits the wait, with timed episodes).
     bool partsKnown() const;
+    // Whether the holder split is kept and the wait it splits is known.
+    bool holderKnown() const;
+    QString holderText(int column) const;
 
     SnapshotPtr snapshot_;
 };

@@ -19,6 +19,16 @@ int part_of(int column)
     return column - LockTableModel::SpinningShare;
 }
 
+bool is_holder_part(int column)
+{
+    return column >= LockTableModel::HolderRunningShare && column <= LockTableModel::HolderUnknownShare;
+}
+
+int holder_part_of(int column)
+{
+    return column - LockTableModel::HolderRunningShare;
+}
+
 double ratio(uint64_t part, uint64_t whole)
 {
     return whole ? double(part) / double(whole) : 0.0;
@@ -57,6 +67,66 @@ bool LockTableModel::split(const ReportRow& row) const
     return row.scope == LockScope::User ? snapshot_->report.user_locks.split : snapshot_->report.wait_parts_split;
 }
 
+bool LockTableModel::holderFollowed(const ReportRow& row, bool kept)
+{
+    if (!kept || row.scope != LockScope::Kernel || row.per_task)
+        return false;
+    return row.counters.holder_known_ns() > 0 || !row.holder_times.empty();
+}
+
+QString LockTableModel::noHolderSplitReason(const ReportRow& row, bool kept)
+{
+    if (!kept)
+        return tr("This session's format keeps no holder split.");
+    if (row.scope == LockScope::User)
+        return tr("User-space locks have no holder split.");
+    if (!holderFollowed(row, kept))
+        return tr(
+            "No holder of this lock was followed: spinlocks and rwlocks record no owner, a reader-owned "
+            "rwsem has none.");
+    return {};
+}
+
+bool LockTableModel::holderSplit(const ReportRow& row) const
+{
+    return snapshot_ && holderFollowed(row, snapshot_->report.holder_split.kept);
+}
+
+// A holder part's cell; "–" where the row has no holder split, with a
+// tooltip that says why.
+QVariant LockTableModel::holderCell(const ReportRow& r, int column, int role) const
+{
+    const LockCounters& c = r.counters;
+    const int part = holder_part_of(column);
+    const bool known = holderSplit(r) && c.wait_ns && times_measured(c, period(r));
+    switch (role) {
+        case Qt::DisplayRole:
+            if (holderSplit(r) && c.wait_ns && !times_measured(c, period(r)))
+                return tr("not timed");
+            return known ? QStringLiteral("%1%").arg(display::holder_part_percents(c)[size_t(part)])
+                         : QStringLiteral("–");
+        case SortRole:  // unknown shares sort below every known one
+            return known ? ratio(display::holder_part_ns(c, part), c.wait_ns) : -1.0;
+        case PercentRole:
+            return known ? QVariant(display::holder_part_percents(c)[size_t(part)]) : QVariant();
+        case ExactRole:
+            return holderSplit(r) && times_measured(c, period(r))
+                       ? QVariant(qulonglong(display::holder_part_ns(c, part)))
+                       : QVariant();
+        case Qt::ToolTipRole: {
+            const QString tip = headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString();
+            if (!holderSplit(r))
+                return QStringLiteral("%1\n%2").arg(tip, noHolderSplitReason(r, snapshot_->report.holder_split.kept));
+            if (known)
+                return tr("%1\n%2 of %3 wait")
+                    .arg(tip, display::duration(double(display::holder_part_ns(c, part))),
+                         display::duration(double(c.wait_ns)));
+            return tip;
+        }
+    }
+    return {};
+}
+
 uint32_t LockTableModel::period(const ReportRow& row) const
 {
     // record --sample N times one kernel episode in N; every futex wait is timed.
@@ -67,8 +137,28 @@ uint32_t LockTableModel::period(const ReportRow& row) const
 
 LockTableModel::LockTableModel(QObject* parent)
     : TableModel(
-          {"Lock", "Kind", "Scope", "Caller", "Name from", "Contentions", "Spins", "Spin fail", "Wait", "Mean", "Max",
-           "Spin %", "Queued %", "Asleep %", "Runnable %", "Sleeps", "Share", "Cgroups"},
+          {"Lock",
+           "Kind",
+           "Scope",
+           "Caller",
+           "Name from",
+           "Contentions",
+           "Spins",
+           "Spin fail",
+           "Wait",
+           "Mean",
+           "Max",
+           "Spin %",
+           "Queued %",
+           "Asleep %",
+           "Runnable %",
+           "Holder running %",
+           "Holder runnable %",
+           "Holder asleep %",
+           "Holder unknown %",
+           "Sleeps",
+           "Share",
+           "Cgroups"},
           parent,
           {"Lock class: struct.member from kernel data (inode.i_rwsem), a global symbol, a class known from "
            "the caller, or kind@caller",
@@ -83,12 +173,22 @@ LockTableModel::LockTableModel(QObject* parent)
            "Contention episodes: first contention_begin to contention_end",
            "Spin attempts: optimistic spin phases (mutex)",
            "Spin-failure rate = spin failures / spin attempts: spin phases that ended with the task queueing",
-           "Total wait time of all episodes", "Mean wait time per contention", "Longest single wait",
+           "Total wait time of all episodes",
+           "Mean wait time per contention",
+           "Longest single wait",
            "Spinning: share of this lock's wait on CPU in optimistic spin phases. The four parts of the wait "
            "(spin, queued, asleep, runnable) add up to 100%",
            "Queued on CPU: share of the wait on CPU after queueing (not spinning, not switched out)",
            "Asleep: share of the wait switched out blocked",
            "Runnable: share of the wait switched out runnable (preempted, or woken and not yet running)",
+           "Holder running: share of the wait while the lock's holder ran on a CPU (a long or hot critical "
+           "section). The four holder parts add up to 100%",
+           "Holder runnable: share of the wait while the holder was preempted or waiting for a CPU (lock-holder "
+           "preemption)",
+           "Holder asleep: share of the wait while the holder was blocked holding the lock (I/O, a page fault, "
+           "another lock)",
+           "Holder unknown: share of the wait with no holder followed (no owner to follow, or after a release "
+           "until the waiter looked again)",
            "Times the waiter went to sleep",
            "Share of wait: this lock's part of all wait of its scope in the session (a kernel lock's of the kernel "
            "locks' wait, a user lock's of the user locks' wait: a futex wait can contain kernel lock waits, so the "
@@ -115,6 +215,8 @@ QVariant LockTableModel::display(const ReportRow& r, int column) const
     const uint32_t period = this->period(r);
     if (!kept(r, column))
         return QStringLiteral("–");
+    if (is_holder_part(column))
+        return holderCell(r, column, Qt::DisplayRole);
     // Sampled timing: a lock none of whose episodes was timed has unknown
     // wait and spin times, not 0, and so the shares of its wait; an
     // estimated wait total carries its standard error.
@@ -275,6 +377,9 @@ QVariant LockTableModel::exact(const ReportRow& r, int column) const
 QVariant LockTableModel::cell(const QModelIndex& index, int role) const
 {
     const ReportRow& r = snapshot_->report.rows[size_t(index.row())];
+    if (is_holder_part(index.column()) && role != Qt::TextAlignmentRole && role != GroupIndexRole &&
+        role != LockKeyRole)
+        return holderCell(r, index.column(), role);
     switch (role) {
         case Qt::DisplayRole:
             return display(r, index.column());

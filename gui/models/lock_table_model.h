@@ -31,6 +31,13 @@ public:
         QueuedOnCpuShare,
         AsleepShare,
         RunnableShare,
+        // The holder split: the same wait by what the lock's holder was
+        // doing (display::HolderPart order), whole percentages that add up
+        // to 100; "–" where the session or the lock keeps none.
+        HolderRunningShare,
+        HolderRunnableShare,
+        HolderAsleepShare,
+        HolderUnknownShare,
         Sleeps,
         ShareOfWait,
         Cgroups,  // the cgroups whose tasks were sampled waiting on it
@@ -40,8 +47,9 @@ public:
         SortRole = Qt::UserRole + 1,  // raw number (exact integer for counters) or text
         GroupIndexRole,               // index into SessionSnapshot::groups
         LockKeyRole,                  // the row's LockKey: survives a reload
-        // int: a wait part's whole percentage, as shown; the four add up to
-        // 100. Invalid where not known (no wait, not timed, not split).
+        // int: a wait part's (or holder part's) whole percentage, as shown;
+        // the four add up to 100. Invalid where not known (no wait, not
+        // timed, not split).
         PercentRole,
         // qulonglong: the exact count or nanoseconds behind a number column
         // (a wait part's column: the part's ns), as `lockscope report
@@ -53,6 +61,13 @@ public:
 
     void setSnapshot(SnapshotPtr snapshot);
     const SnapshotPtr& snapshot() const { return snapshot_; }
+
+    // Whether a row has a holder split: the session keeps it (`kept`), and
+    // it is a kernel lock's row with a holder followed (spinlocks, rwlocks
+    // and reader-owned rwsems have no owner to follow). Otherwise, why not,
+    // in one sentence (empty where it has one).
+    static bool holderFollowed(const ReportRow& row, bool kept);
+    static QString noHolderSplitReason(const ReportRow& row, bool kept);
 
     // Every cgroup of the row, most sampled first, one per line.
     static QString cgroupList(const ReportRow& row);
@@ -67,6 +82,8 @@ private:
     // Whether the row's wait is split into parts that add up (a user lock's
     // by its own format version).
     bool split(const ReportRow& row) const;
+    bool holderSplit(const ReportRow& row) const;
+    QVariant holderCell(const ReportRow& row, int column, int role) const;
     uint32_t period(const ReportRow& row) const;  // record --sample N's N; 1 for user locks
 
     SnapshotPtr snapshot_;

@@ -6,6 +6,8 @@
 #include "charts/time_series_chart.h"
 #include "models/diff_models.h"
 #include "models/histogram_model.h"
+#include "models/holder_time_model.h"
+#include "models/key_figures_model.h"
 #include "models/instance_model.h"
 #include "models/lock_filter_model.h"
 #include "models/lock_table_model.h"
@@ -16,8 +18,10 @@
 #include "views/chain_view.h"
 #include "views/chart_feed.h"
 #include "views/diff_page.h"
+#include "views/holder_tab.h"
 #include "views/locks_page.h"
 #include "views/main_window.h"
+#include "views/overview_page.h"
 
 #include <QFile>
 #include <QHeaderView>
@@ -47,6 +51,7 @@ private slots:
     void everyChainArrowEndsOnALock();
     void userLocksAreRowsOfTheLockTable();
     void userLockRowFillsTheDetailPanes();
+    void holderSplitShowsInTheCardTheColumnsAndTheTab();
 
 private:
     bool open(MainWindow& w, const QString& path);
@@ -365,6 +370,11 @@ void FlowTest::userLockRowFillsTheDetailPanes()
     QCOMPARE(page->wakers()->index(0, StackModel::Samples).data().toString(), QStringLiteral("2,000"));
     QCOMPARE(page->holders()->rowCount(), 3);  // the owner each run's waiters saw
     QVERIFY(page->holders()->index(0, StackModel::Frames).data().toString().startsWith(QStringLiteral("thread 1011")));
+    // A user lock has no holder split: the tab says so, the columns are "–".
+    QCOMPARE(page->holderTab()->summary()->text(), QStringLiteral("User-space locks have no holder split."));
+    QCOMPARE(page->holderTab()->times()->rowCount(), 0);
+    QCOMPARE(page->view()->currentIndex().siblingAtColumn(LockTableModel::HolderRunnableShare).data().toString(),
+             QStringLiteral("–"));
     QCOMPARE(page->instances()->rowCount(), 3);  // the three runs' processes
 
     // Back on a kernel lock, its panes are the kernel's again.
@@ -379,6 +389,80 @@ void FlowTest::userLockRowFillsTheDetailPanes()
     QVERIFY(page->ownerChart()->hasData());
     QCOMPARE(page->wakers()->headerData(StackModel::Samples, Qt::Horizontal, Qt::DisplayRole).toString(),
              QStringLiteral("Samples"));
+}
+
+// The holder split as a user meets it: a card on the overview, four columns
+// in the lock table, and the Holders tab of the selected lock with the
+// holders and the tasks that preempted them. A lock with no owner to
+// follow, and a session older than the split, show "–" and say why.
+void FlowTest::holderSplitShowsInTheCardTheColumnsAndTheTab()
+{
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(open(w, path_a_));
+    auto card_shows = [&](const QString& text) {
+        for (const QLabel* label : w.overview()->findChildren<QLabel*>())
+            if (label->text() == text)
+                return true;
+        return false;
+    };
+    const QString card =
+        w.overview()->keyFigures()->index(KeyFiguresModel::HolderSplit, KeyFiguresModel::Value).data().toString();
+    QVERIFY2(QRegularExpression(QStringLiteral("^\\d+% / \\d+% / \\d+%$")).match(card).hasMatch(), qPrintable(card));
+    QVERIFY(card_shows(QStringLiteral("Holder: run / runnable / asleep")));
+    QVERIFY(card_shows(card));
+
+    QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
+    LocksPage* page = w.locks();
+    QAbstractItemModel* rows = page->filter();
+    QVERIFY(page->selectLockNamed(QStringLiteral("pipe->mutex")));
+    const int pipe = page->view()->currentIndex().row();
+    auto cell = [&](int row, int column) { return rows->index(row, column).data().toString(); };
+    // The test session's mutex holders ran 20%, were runnable 45% and asleep 10% of the wait.
+    QCOMPARE(cell(pipe, LockTableModel::HolderRunningShare), QStringLiteral("20%"));
+    QCOMPARE(cell(pipe, LockTableModel::HolderRunnableShare), QStringLiteral("45%"));
+    QCOMPARE(cell(pipe, LockTableModel::HolderAsleepShare), QStringLiteral("10%"));
+    QCOMPARE(cell(pipe, LockTableModel::HolderUnknownShare), QStringLiteral("25%"));
+    QVERIFY(page->view()->horizontalHeader()->sectionSize(LockTableModel::HolderRunnableShare) > 0);
+
+    HolderTab* tab = page->holderTab();
+    page->detailTabs()->setCurrentWidget(tab);
+    QCOMPARE(page->detailTabs()->tabText(page->detailTabs()->currentIndex()), QStringLiteral("Holders"));
+    QVERIFY2(tab->summary()->text().contains(QStringLiteral("runnable")) &&
+                 tab->summary()->text().contains(QStringLiteral("45%")),
+             qPrintable(tab->summary()->text()));
+    HolderTimeModel* tasks = tab->times();
+    // The holders first (each run's two threads, the top three), then the
+    // compiler and the softirq thread that preempted them.
+    QCOMPARE(tasks->rowCount(), 5);
+    for (int t = 0; t < 3; ++t)
+        QCOMPARE(tasks->index(t, HolderTimeModel::Role).data().toString(), QStringLiteral("holder"));
+    QCOMPARE(tasks->index(3, HolderTimeModel::Task).data().toString(), QStringLiteral("cc1plus[9000]"));
+    QCOMPARE(tasks->index(3, HolderTimeModel::Role).data().toString(), QStringLiteral("preemptor"));
+    QCOMPARE(tasks->index(4, HolderTimeModel::Task).data().toString(), QStringLiteral("ksoftirqd/0[14]"));
+    QVERIFY(page->holders()->rowCount() > 0);  // the sampled holder stacks beside them
+
+    // A spinlock has no owner to follow: "–", and the tab says why.
+    QVERIFY(page->selectLockNamed(QStringLiteral("pipe->mutex.wait_lock")));
+    const int spin = page->view()->currentIndex().row();
+    for (int column = LockTableModel::HolderRunningShare; column <= LockTableModel::HolderUnknownShare; ++column)
+        QCOMPARE(cell(spin, column), QStringLiteral("–"));
+    QVERIFY(tab->summary()->text().contains(QStringLiteral("No holder of this lock was followed")));
+    QCOMPARE(tasks->rowCount(), 0);
+
+    // A session older than the split: every holder cell "–", the card too.
+    auto older = std::make_shared<SessionSnapshot>(*w.snapshot());
+    older->report.holder_split.kept = false;
+    page->setSnapshot(older);
+    w.overview()->setSnapshot(older);
+    for (int r = 0; r < rows->rowCount(); ++r)
+        for (int column = LockTableModel::HolderRunningShare; column <= LockTableModel::HolderUnknownShare; ++column)
+            QCOMPARE(cell(r, column), QStringLiteral("–"));
+    QVERIFY(page->selectLockNamed(QStringLiteral("pipe->mutex")));
+    QCOMPARE(tab->summary()->text(), QStringLiteral("This session's format keeps no holder split."));
+    QCOMPARE(tasks->rowCount(), 0);
+    QVERIFY(card_shows(QStringLiteral("not kept in this session's format")));
 }
 
 QTEST_MAIN(FlowTest)

@@ -5,6 +5,7 @@
 #include "models/diff_models.h"
 #include "models/display.h"
 #include "models/histogram_model.h"
+#include "models/holder_time_model.h"
 #include "models/instance_model.h"
 #include "models/key_figures_model.h"
 #include "models/lock_filter_model.h"
@@ -18,6 +19,7 @@
 
 #include "core/analysis/estimate.h"
 #include "core/analysis/report.h"
+#include "core/format.h"
 #include "core/storage/session_store.h"
 
 #include <QAbstractItemModelTester>
@@ -44,6 +46,8 @@ private slots:
     void cgroupColumnShowsAndFiltersTheWaitersCgroups();
     void lockTableShowsEstimatesAndWhatWasNotTimed();
     void waitPartsSortAndAnOlderFormatSaysItCannotSplit();
+    void holderSplitAgreesWithReport();
+    void holderSplitOfAnOlderFormatIsADash();
     void everyColumnHasATitle();
     void callerStacksGoOnIntoTheWaitersUserCode();
 
@@ -552,6 +556,116 @@ void ModelTest::everyColumnHasATitle()
     LockTableModel locks;
     for (int column = 0; column < locks.columnCount(); ++column)
         QVERIFY(!locks.headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+}
+
+// The holder split's columns, card and tasks: the report's holder parts of
+// each lock, whole percentages that add up to 100; "–" on a lock with no
+// owner to follow, never a made-up 100% unknown.
+void ModelTest::holderSplitAgreesWithReport()
+{
+    LockTableModel model;
+    model.setSnapshot(snap_);
+    const auto& locks = report_["locks"];
+    const char* const keys[] = {"holder_running_ns", "holder_runnable_ns", "holder_asleep_ns", "holder_unknown_ns"};
+    int with_split = 0, without = 0;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        const ReportRow& row = snap_->report.rows[size_t(r)];
+        const auto it = std::find_if(locks.begin(), locks.end(), [&](const nlohmann::json& l) {
+            return l["name"] == row.name && l["kind"] == row.kind && l["mode"] == row.mode;
+        });
+        QVERIFY(it != locks.end());
+        const bool owned = row.kind == "mutex" || (row.kind == "rwsem" && row.mode == "write");
+        int percents = 0;
+        for (int part = 0; part < 4; ++part) {
+            const QModelIndex cell = model.index(r, LockTableModel::HolderRunningShare + part);
+            if (!owned) {
+                QCOMPARE(cell.data().toString(), QStringLiteral("–"));
+                QVERIFY(!cell.data(LockTableModel::PercentRole).isValid());
+                QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("No holder of this lock")));
+                continue;
+            }
+            QCOMPARE(cell.data(LockTableModel::ExactRole).toULongLong(), (*it)[keys[part]].get<uint64_t>());
+            const QVariant percent = cell.data(LockTableModel::PercentRole);
+            QVERIFY(percent.isValid());
+            QCOMPARE(cell.data().toString(), QStringLiteral("%1%").arg(percent.toInt()));
+            percents += percent.toInt();
+        }
+        (owned ? with_split : without)++;
+        if (!owned)
+            continue;
+        QCOMPARE(percents, 100);
+        // The test session's holders: running 20%, runnable 45%, asleep 10%.
+        QCOMPARE(model.index(r, LockTableModel::HolderRunnableShare).data().toString(), QStringLiteral("45%"));
+        // The holder tab's tasks: the report's holders, then the tasks that preempted them.
+        HolderTimeModel tasks;
+        QAbstractItemModelTester tester(&tasks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tasks.setTasks(row.holder_times, row.preemptors);
+        const auto& holders = (*it)["holder_split"]["holders"];
+        const auto& preempted_by = (*it)["holder_split"]["preempted_by"];
+        QCOMPARE(size_t(tasks.rowCount()), holders.size() + preempted_by.size());
+        for (int t = 0; t < tasks.rowCount(); ++t) {
+            const bool holder = size_t(t) < holders.size();
+            const auto& j = holder ? holders[size_t(t)] : preempted_by[size_t(t) - holders.size()];
+            auto cell = [&](int column) { return tasks.index(t, column).data(HolderTimeModel::ExactRole); };
+            QCOMPARE(tasks.index(t, HolderTimeModel::Task).data().toString().toStdString(),
+                     j["comm"].get<std::string>() + "[" + std::to_string(j["tid"].get<uint32_t>()) + "]");
+            QCOMPARE(cell(HolderTimeModel::Runnable).toULongLong(), j["runnable_ns"].get<uint64_t>());
+            QCOMPARE(cell(HolderTimeModel::Waits).toULongLong(), j["waits"].get<uint64_t>());
+            if (holder) {
+                QCOMPARE(cell(HolderTimeModel::Running).toULongLong(), j["running_ns"].get<uint64_t>());
+                QCOMPARE(cell(HolderTimeModel::Asleep).toULongLong(), j["asleep_ns"].get<uint64_t>());
+            } else {  // a preemptor keeps only the wait behind the holder it preempted
+                QCOMPARE(tasks.index(t, HolderTimeModel::Running).data().toString(), QStringLiteral("–"));
+                QCOMPARE(tasks.index(t, HolderTimeModel::Role).data().toString(), QStringLiteral("preemptor"));
+            }
+        }
+        QCOMPARE(preempted_by.at(0)["comm"].get<std::string>(), std::string("cc1plus"));
+    }
+    QVERIFY(with_split > 0 && without > 0);
+
+    // The card: running / runnable / asleep of all wait, unknown beside.
+    KeyFiguresModel figures;
+    figures.setSnapshot(snap_);
+    const auto& totals = report_["totals"];
+    std::vector<uint64_t> parts;
+    for (const char* key : keys)
+        parts.push_back(totals[key].get<uint64_t>());
+    const std::vector<int> whole = whole_percents(parts);
+    QCOMPARE(figures.index(KeyFiguresModel::HolderSplit, KeyFiguresModel::Value).data().toString(),
+             QStringLiteral("%1% / %2% / %3%").arg(whole[0]).arg(whole[1]).arg(whole[2]));
+    QCOMPARE(figures.index(KeyFiguresModel::HolderSplit, KeyFiguresModel::Detail).data().toString(),
+             QStringLiteral("unknown %1%: no holder followed").arg(whole[3]));
+    QVERIFY(whole[1] > 0 && whole[3] > 0);  // the spinlocks' and readers' wait is unknown
+    const QVariant percents = figures.index(KeyFiguresModel::HolderSplit, 0).data(KeyFiguresModel::HolderPercentsRole);
+    QCOMPARE(percents, QVariant(QVariantList{whole[0], whole[1], whole[2], whole[3]}));
+}
+
+// A session older than the split: every holder cell and the card say "–",
+// with the reason in the tooltip; nothing is made up.
+void ModelTest::holderSplitOfAnOlderFormatIsADash()
+{
+    auto older = std::make_shared<SessionSnapshot>(*snap_);
+    older->report.holder_split.kept = false;
+    LockTableModel table;
+    QAbstractItemModelTester tester(&table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    table.setSnapshot(older);
+    QVERIFY(table.rowCount() > 0);
+    for (int r = 0; r < table.rowCount(); ++r)
+        for (int column = LockTableModel::HolderRunningShare; column <= LockTableModel::HolderUnknownShare; ++column) {
+            const QModelIndex cell = table.index(r, column);
+            QCOMPARE(cell.data().toString(), QStringLiteral("–"));
+            QVERIFY(!cell.data(LockTableModel::PercentRole).isValid());
+            QVERIFY(!cell.data(LockTableModel::ExactRole).isValid());
+            QCOMPARE(cell.data(LockTableModel::SortRole).toDouble(), -1.0);
+            QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("keeps no holder split")));
+        }
+    KeyFiguresModel figures;
+    figures.setSnapshot(older);
+    QCOMPARE(figures.index(KeyFiguresModel::HolderSplit, KeyFiguresModel::Value).data().toString(),
+             QStringLiteral("–"));
+    QCOMPARE(figures.index(KeyFiguresModel::HolderSplit, KeyFiguresModel::Detail).data().toString(),
+             QStringLiteral("not kept in this session's format"));
+    QVERIFY(!figures.index(KeyFiguresModel::HolderSplit, 0).data(KeyFiguresModel::HolderPercentsRole).isValid());
 }
 
 QTEST_GUILESS_MAIN(ModelTest)

@@ -4,8 +4,10 @@
 // grid.
 #include "charts/chart_base.h"
 #include "charts/time_series_chart.h"
+#include "models/holder_time_model.h"
 #include "test_session.h"
 #include "views/chain_view.h"
+#include "views/holder_tab.h"
 #include "views/locks_page.h"
 #include "views/main_window.h"
 #include "views/screenshot.h"
@@ -80,6 +82,7 @@ void ScreenshotTest::everyPageHasInk_data()
     QTest::newRow("overview") << "overview" << 4;
     QTest::newRow("locks") << "locks" << 3;
     QTest::newRow("chains") << "chains" << 3;
+    QTest::newRow("holders") << "holders" << 3;
     QTest::newRow("diff") << "diff" << 1;
 }
 
@@ -127,6 +130,16 @@ void ScreenshotTest::everyPageHasInk()
                                                    .arg(ink.drawn_fraction * 100, 0, 'f', 2)));
         QVERIFY2(graph->nodeRect(graph->graph().nodes.size() - 1).bottom() <= graph->height(),
                  "every lock box is inside the view");
+    }
+    if (page == QLatin1String("holders")) {
+        // The first lock's holder split: a bar in colour, not the grey of no split.
+        HolderSplitBar* bar = w.locks()->holderTab()->bar();
+        QVERIFY(bar->isVisible());
+        const QImage b = bar->grab().toImage();
+        const Ink ink = measure(b, b.rect());
+        QVERIFY2(ink.distinct_colours >= 3,
+                 qPrintable(QStringLiteral("holder bar has %1 colours").arg(ink.distinct_colours)));
+        QVERIFY(w.locks()->holderTab()->times()->rowCount() > 0);
     }
 }
 

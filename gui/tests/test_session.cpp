@@ -4,7 +4,9 @@
 
 #include <QDir>
 
+#include <array>
 #include <cmath>
+#include <map>
 #include <random>
 #include <tuple>
 #include <string>
@@ -94,6 +96,8 @@ struct LiveSession::State {
     double run_ops = 0;
     LostCounters lost;
     std::vector<TaskStats> tasks;
+    // The run's holder split so far, per lock: running, runnable, asleep.
+    std::map<int, std::array<uint64_t, 3>> holder_parts;
 
     State(const QString& path, const SessionShape& s)
         : shape(s), writer(SessionWriter::create(path.toStdString(), true)), rng(s.seed)
@@ -117,6 +121,7 @@ struct LiveSession::State {
         run_ops = 0;
         lost = {};
         tasks.clear();
+        holder_parts.clear();
         for (uint32_t t = 0; t < 4; ++t) {
             TaskStats task;
             task.run = run;
@@ -192,6 +197,64 @@ struct LiveSession::State {
         return out;
     }
 
+    // The holder split of a lock with an owner to follow (mutexes, writers'
+    // rwsems): its holders ran for a fifth of the wait, were preempted for
+    // 45% and asleep for a tenth; the rest is unknown.
+    void split_by_holder(const LockInfo& l, LockCounters& c)
+    {
+        if (!shape.holder_split || !(l.kind == "mutex" || (l.kind == "rwsem" && l.mode == "write")))
+            return;
+        c.holder_running_ns = c.wait_ns * 2 / 10;
+        c.holder_runnable_ns = c.wait_ns * 45 / 100;
+        c.holder_asleep_ns = c.wait_ns / 10;
+        std::array<uint64_t, 3>& sum = holder_parts[int(l.id)];
+        sum[0] += c.holder_running_ns;
+        sum[1] += c.holder_runnable_ns;
+        sum[2] += c.holder_asleep_ns;
+    }
+
+    // The run's holder tasks so far, cumulative: two of the workload's
+    // threads held each lock (60% and 40% of each part), and a compiler and
+    // a softirq thread preempted them (two thirds and the rest of the wait
+    // behind a runnable holder).
+    std::vector<HolderTime> holder_times() const
+    {
+        std::vector<HolderTime> out;
+        for (const auto& [id, sum] : holder_parts) {
+            HolderTime first{.run = run,
+                             .lock_id = id,
+                             .role = "holder",
+                             .tid = tasks[0].pid,
+                             .tgid = tasks[0].tgid,
+                             .comm = tasks[0].comm,
+                             .running_ns = sum[0] * 6 / 10,
+                             .runnable_ns = sum[1] * 6 / 10,
+                             .asleep_ns = sum[2] * 6 / 10,
+                             .waits = uint64_t(next_index + 1) * 30};
+            HolderTime second = first;
+            second.tid = tasks[1].pid;
+            second.running_ns = sum[0] - first.running_ns;
+            second.runnable_ns = sum[1] - first.runnable_ns;
+            second.asleep_ns = sum[2] - first.asleep_ns;
+            second.waits = uint64_t(next_index + 1) * 20;
+            HolderTime compiler{.run = run,
+                                .lock_id = id,
+                                .role = "preemptor",
+                                .tid = 9000,
+                                .tgid = 9000,
+                                .comm = "cc1plus",
+                                .runnable_ns = sum[1] * 2 / 3,
+                                .waits = uint64_t(next_index + 1) * 12};
+            HolderTime softirq = compiler;
+            softirq.tid = softirq.tgid = 14;
+            softirq.comm = "ksoftirqd/0";
+            softirq.runnable_ns = sum[1] - compiler.runnable_ns;
+            softirq.waits = uint64_t(next_index + 1) * 5;
+            out.insert(out.end(), {first, second, compiler, softirq});
+        }
+        return out;
+    }
+
     // The sampled waiters' cgroups, cumulative per run: the pipe is shared by
     // a web service and a user session, the rest is the database's.
     std::vector<LockCgroup> lock_cgroups(int locks) const
@@ -256,6 +319,7 @@ struct LiveSession::State {
             c.sleep_ns = l.kind == "spinlock" ? 0 : (c.wait_ns - c.spin_ns) * 7 / 10;
             c.preempt_ns = (c.wait_ns - c.spin_ns) / 10;
             c.preemptions = c.contentions / 50;
+            split_by_holder(l, c);
             // Why the spinners queued: mostly a sleeping or reader owner.
             const uint64_t shares[kOwnerStates] = {queued * 2 / 10, queued * 4 / 10,
                                                    l.kind == "rwsem" ? queued * 3 / 10 : 0, queued / 20, 0};
@@ -289,6 +353,7 @@ struct LiveSession::State {
         b.stacks = stacks(locks);
         b.edges = edges(locks);
         b.lock_cgroups = lock_cgroups(locks);
+        b.holder_times = holder_times();
         b.tasks = tasks;
         b.run.id = run;
         b.run.lost = lost;

@@ -19,6 +19,7 @@ struct SessionShape {
     uint64_t seed = 1;
     bool finish_last_run = true;  // false: the session looks still recorded
     bool user_locks = false;      // each run also recorded g_cache_lock, g_table_lock and condition waits
+    bool holder_split = true;     // mutexes and writers' rwsems have a holder split and holder tasks
 };
 
 // Writes (overwriting) a session at `path`.

@@ -35,7 +35,7 @@ void KeyFiguresView::rebuild()
     if (!model_)
         return;
     const int rows = model_->rowCount();
-    const int per_line = 5;  // two lines of five cards fit 1280 px with room to breathe
+    const int per_line = 6;  // two lines of six cards fit 1280 px
     for (int r = 0; r < rows; ++r) {
         auto* card = new QFrame(this);
         card->setObjectName(QStringLiteral("keyFigure"));
@@ -59,8 +59,11 @@ void KeyFiguresView::rebuild()
             value->setStyleSheet(QStringLiteral("color: #c62828;"));
         auto* detail = new QLabel(model_->index(r, KeyFiguresModel::Detail).data().toString(), card);
         detail->setStyleSheet(QStringLiteral("color: #57606a;"));
+        // Title and detail wrap, so six cards fit a line at 1280 px.
+        label->setWordWrap(true);
+        detail->setWordWrap(true);
         for (QLabel* l : {label, value, detail})
-            l->setMinimumWidth(0), box->addWidget(l);
+            box->addWidget(l);
         grid_->addWidget(card, r / per_line, r % per_line);
     }
 }

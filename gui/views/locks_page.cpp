@@ -11,6 +11,7 @@
 #include "models/stack_model.h"
 #include "session/lock_detail.h"
 #include "views/chain_view.h"
+#include "views/holder_tab.h"
 #include "views/chart_feed.h"
 
 #include <QHBoxLayout>
@@ -142,17 +143,18 @@ void LocksPage::setupTable()
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &LocksPage::showSelected);
 }
 
-// The tabs under the charts: caller, waker and holder stacks, the lock's
+// The tabs under the charts: caller and waker stacks, the holders (split
+// and sampled stacks), the lock's
 // objects and the session's wait chains.
 QTabWidget* LocksPage::buildStackTabs()
 {
     waiter_view_ = stack_view(waiters_, this);
     waker_view_ = stack_view(wakers_, this);
-    holder_view_ = stack_view(holders_, this);
+    holder_tab_ = new HolderTab(holders_, this);
     auto* stacks = new QTabWidget(this);
     stacks->addTab(waiter_view_, tr("Caller stacks"));
     stacks->addTab(waker_view_, tr("Waker stacks"));
-    stacks->addTab(holder_view_, tr("Holder stacks"));
+    stacks->addTab(holder_tab_, tr("Holders"));
     auto* objects = new QTreeView(this);
     objects->setModel(instances_);
     objects->setRootIsDecorated(false);
@@ -290,6 +292,7 @@ void LocksPage::showSelected()
         waiters_->setStacks({});
         wakers_->setStacks({});
         holders_->setStacks({});
+        holder_tab_->setRow(nullptr, true);
         instances_->setInstances({});
         histogram_chart_->setBars({});
         series_chart_->setLines({}, snap ? snap->timeline.end_s() : 1.0);
@@ -339,6 +342,7 @@ void LocksPage::showSelected()
     waiters_->setStacks(detail.waiters);
     wakers_->setStacks(detail.wakers);
     holders_->setStacks(detail.holders);
+    holder_tab_->setRow(&snap->report.rows[size_t(group)], snap->report.holder_split.kept);
     instances_->setInstances(detail.instances);
     emit lockSelected(*selected_key_);
 }

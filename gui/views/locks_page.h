@@ -26,6 +26,7 @@ class OwnerStateModel;
 class StackModel;
 class InstanceModel;
 class ChainView;
+class HolderTab;
 namespace charts {
 class BarChart;
 class TimeSeriesChart;
@@ -48,6 +49,7 @@ public:
     StackModel* holders() const { return holders_; }
     InstanceModel* instances() const { return instances_; }
     ChainView* chains() const { return chains_; }
+    HolderTab* holderTab() const { return holder_tab_; }
     QLabel* userNote() const { return user_note_; }
     charts::TimeSeriesChart* seriesChart() const { return series_chart_; }
     charts::BarChart* ownerChart() const { return owner_chart_; }
@@ -89,7 +91,7 @@ private:
     charts::BarChart* owner_chart_;
     QTreeView* waiter_view_;
     QTreeView* waker_view_;
-    QTreeView* holder_view_;
+    HolderTab* holder_tab_;
     ChainView* chains_;
     QTabWidget* stacks_;
     int chains_tab_ = -1;

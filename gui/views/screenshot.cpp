@@ -1,5 +1,6 @@
 #include "views/screenshot.h"
 
+#include "views/holder_tab.h"
 #include "views/locks_page.h"
 
 #include <QTabWidget>
@@ -8,6 +9,7 @@
 #include <QApplication>
 #include <QEventLoop>
 #include <QPixmap>
+#include <QStringList>
 #include <QTimer>
 
 #include <cstdio>
@@ -72,12 +74,15 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
         if (!error.isEmpty())
             return error;
     }
-    const bool locks = r.page == QLatin1String("locks") || r.page == QLatin1String("chains");
+    const bool locks =
+        r.page == QLatin1String("locks") || r.page == QLatin1String("chains") || r.page == QLatin1String("holders");
     w.showPage(diff ? MainWindow::Diff : locks ? MainWindow::Locks : MainWindow::Overview);
     if (locks)
         w.locks()->selectFirstRow();
     if (r.page == QLatin1String("chains"))  // the Locks page with its Wait chains tab open
         w.locks()->detailTabs()->setCurrentIndex(w.locks()->chainsTab());
+    if (r.page == QLatin1String("holders"))  // the Locks page with its Holders tab open
+        w.locks()->detailTabs()->setCurrentWidget(w.locks()->holderTab());
     // Let layouts settle and charts lay out their plot areas.
     for (int i = 0; i < 5; ++i)
         QApplication::processEvents();
@@ -86,9 +91,9 @@ QString prepare_page(MainWindow& w, const ScreenshotRequest& r, int timeout_ms)
 
 int render_screenshot(const ScreenshotRequest& r)
 {
-    if (r.page != QLatin1String("overview") && r.page != QLatin1String("locks") && r.page != QLatin1String("chains") &&
-        r.page != QLatin1String("diff")) {
-        std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains or diff\n",
+    static const QStringList pages = {"overview", "locks", "chains", "holders", "diff"};
+    if (!pages.contains(r.page)) {
+        std::fprintf(stderr, "lockscope-gui: unknown page '%s': use overview, locks, chains, holders or diff\n",
                      qPrintable(r.page));
         return 2;
     }

@@ -1,4 +1,4 @@
-// `lockscope-gui --screenshot OUT.png [--page overview|locks|diff] FILE…`
+// `lockscope-gui --screenshot OUT.png [--page overview|locks|chains|holders|diff] FILE…`
 // (or `--page diff --prometheus URL …` for a fleet comparison): renders one
 // page at 1280×800 without a display and exits.
 #pragma once
@@ -16,7 +16,7 @@ class MainWindow;
 
 struct ScreenshotRequest {
     QString output;
-    QString page = QStringLiteral("overview");  // overview, locks, chains or diff
+    QString page = QStringLiteral("overview");  // overview, locks, chains, holders or diff
     QStringList files;                          // diff: A and B
     std::optional<fleet::FleetRequest> fleet;   // diff: two groups of hosts instead of files
 };

@@ -14,12 +14,12 @@
 namespace lockscope {
 namespace {
 
-constexpr size_t kTextWidth = 100;
+constexpr size_t kDiffWidth = 100;
 
 // Columns: label, A, B, change, CI, p, verdict; 100 columns with separators.
 constexpr size_t kLabelW = 19, kValueW = 9, kChangeW = 8, kCiW = 18, kPW = 6;
 
-std::string pad(const std::string& s, size_t width, bool right)
+std::string pad_cell(const std::string& s, size_t width, bool right)
 {
     size_t w = display_width(s);
     std::string fill(w < width ? width - w : 0, ' ');
@@ -126,9 +126,9 @@ std::string p_of(const MetricDiff& m)
 std::string row(const std::string& label, const std::string& a, const std::string& b, const std::string& change,
                 const std::string& ci, const std::string& p, const std::string& verdict)
 {
-    std::string s = pad(truncate_display(label, kLabelW), kLabelW, false) + " " + pad(a, kValueW, true) + " " +
-                    pad(b, kValueW, true) + " " + pad(change, kChangeW, true) + " " + pad(ci, kCiW, true) + " " +
-                    pad(p, kPW, true) + " " + verdict;
+    std::string s = pad_cell(truncate_display(label, kLabelW), kLabelW, false) + " " + pad_cell(a, kValueW, true) +
+                    " " + pad_cell(b, kValueW, true) + " " + pad_cell(change, kChangeW, true) + " " +
+                    pad_cell(ci, kCiW, true) + " " + pad_cell(p, kPW, true) + " " + verdict;
     return s + '\n';
 }
 
@@ -202,7 +202,7 @@ nlohmann::json one_sided_json(const std::vector<OneSidedLock>& locks)
 
 std::string wrap(const std::string& text, const std::string& first, size_t indent)
 {
-    return wrap_text(text, first, indent, kTextWidth);
+    return wrap_text(text, first, indent, kDiffWidth);
 }
 
 std::string lock_title(const std::string& name, const std::string& kind, const std::string& mode)
@@ -254,9 +254,9 @@ void stack_shifts_text(const DiffResult& d, std::ostream& out)
                       points(sh.share.difference).c_str(), points(sh.share.low).c_str(), points(sh.share.high).c_str(),
                       sh.p_adjusted, sh.appeared() ? "  new in B" : "");
         out << truncate_display("  " + lock_title(sh.name, sh.kind, sh.mode) + ", " + stack_role_phrase(sh.role),
-                                kTextWidth)
+                                kDiffWidth)
             << '\n'
-            << truncate_display("    " + path_text(sh.functions, kFrames), kTextWidth) << '\n'
+            << truncate_display("    " + path_text(sh.functions, kFrames), kDiffWidth) << '\n'
             << "    " << shares << '\n';
     }
     if (d.stack_shifts.size() > kShown)
@@ -292,8 +292,8 @@ std::string format_diff_text(const DiffResult& d)
 {
     std::ostringstream out;
     out << "lockscope diff\n";
-    out << "  A  " << truncate_display(d.label_a, kTextWidth - 5) << '\n';
-    out << "  B  " << truncate_display(d.label_b, kTextWidth - 5) << '\n';
+    out << "  A  " << truncate_display(d.label_a, kDiffWidth - 5) << '\n';
+    out << "  B  " << truncate_display(d.label_b, kDiffWidth - 5) << '\n';
     if (d.by_hosts)
         out << "  hosts: " << d.runs_a << " in A, " << d.runs_b << " in B\n";
     for (const std::string& w : d.warnings)
@@ -305,8 +305,8 @@ std::string format_diff_text(const DiffResult& d)
     for (const MetaDifference& m : d.metadata) {
         auto shown = [](const std::string& v) { return v.empty() ? std::string("(not recorded)") : v; };
         out << "  " << m.key << '\n';
-        out << "    A  " << truncate_display(shown(m.a), kTextWidth - 7) << '\n';
-        out << "    B  " << truncate_display(shown(m.b), kTextWidth - 7) << '\n';
+        out << "    A  " << truncate_display(shown(m.a), kDiffWidth - 7) << '\n';
+        out << "    B  " << truncate_display(shown(m.b), kDiffWidth - 7) << '\n';
     }
 
     out << "\ntotals";
@@ -333,7 +333,7 @@ std::string format_diff_text(const DiffResult& d)
             title += " (A) vs " + l.name_b + " (B)";
         if (!l.metrics.empty())
             title += "  [" + samples_of(l.metrics.front().test) + "]";
-        out << truncate_display(title, kTextWidth) << '\n';
+        out << truncate_display(title, kDiffWidth) << '\n';
         for (const MetricDiff& m : l.metrics)
             out << metric_row(m, "  ");
     }
@@ -342,8 +342,8 @@ std::string format_diff_text(const DiffResult& d)
             continue;
         out << "\nlocks only in " << which << " (no test possible)\n";
         for (const OneSidedLock& l : *list)
-            out << "  " << pad(truncate_display(lock_title(l.name, l.kind, l.mode), 56), 56, false) << " "
-                << pad(format_count(l.contentions), 12, true) << " contentions, wait "
+            out << "  " << pad_cell(truncate_display(lock_title(l.name, l.kind, l.mode), 56), 56, false) << " "
+                << pad_cell(format_count(l.contentions), 12, true) << " contentions, wait "
                 << format_duration(l.wait_per_s, true) << "/s\n";
     }
     if (!d.by_hosts)  // Prometheus has no stacks
