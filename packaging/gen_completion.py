@@ -92,7 +92,7 @@ _lockscope_gui()
 {
     local prev=${COMP_WORDS[COMP_CWORD-1]} cur=${COMP_WORDS[COMP_CWORD]}
     case $prev in
-        --page) COMPREPLY=($(compgen -W "overview locks chains user-locks diff" -- "$cur")); return 0 ;;
+        --page) COMPREPLY=($(compgen -W "overview locks chains holders diff" -- "$cur")); return 0 ;;
         --screenshot) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     esac
     if [[ $cur == -* ]]; then
