@@ -62,4 +62,17 @@ bool HeldPageFault::release()
     return ioctl(uffd_, UFFDIO_ZEROPAGE, &zero) == 0;
 }
 
+std::vector<std::thread> start_file_writers(const std::string& file, int n)
+{
+    std::vector<std::thread> writers;
+    for (int i = 0; i < n; i++)
+        writers.emplace_back([file] {
+            const char bytes[16] = {};
+            const int own = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+            (void)!write(own, bytes, sizeof bytes);
+            close(own);
+        });
+    return writers;
+}
+
 }  // namespace lockscope::test

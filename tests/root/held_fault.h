@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace lockscope::test {
 
@@ -25,5 +28,10 @@ private:
     void* buffer_ = nullptr;
     size_t page_ = 0;
 };
+
+// @n threads, each writing a few bytes to @file through an fd of its own (a
+// shared one would queue them on the file's f_pos_lock first): they queue on
+// the inode's i_rwsem behind a thread held in a fault under it. Join them.
+std::vector<std::thread> start_file_writers(const std::string& file, int n);
 
 }  // namespace lockscope::test

@@ -197,15 +197,7 @@ TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
     std::thread holder([&] { (void)!write(fd, fault.buffer(), fault.size()); });  // takes i_rwsem, then faults
     std::this_thread::sleep_for(200ms);
     constexpr int kWaiters = 2;
-    const char bytes[16] = {};
-    std::vector<std::thread> waiters;
-    for (int i = 0; i < kWaiters; i++)
-        waiters.emplace_back([&] {
-            // an fd of its own: a shared one would queue it on the file's f_pos_lock first
-            const int own = open(file.c_str(), O_WRONLY | O_CLOEXEC);
-            (void)!write(own, bytes, sizeof bytes);
-            close(own);
-        });
+    std::vector<std::thread> waiters = test::start_file_writers(file, kWaiters);
     std::this_thread::sleep_for(600ms);
     EXPECT_TRUE(fault.release()) << strerror(errno);  // wakes the holder
     holder.join();
