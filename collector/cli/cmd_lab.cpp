@@ -13,11 +13,11 @@ constexpr const char* kLabUsage =
     "usage: lockscope lab (--kernel PATH [--modules DIR] | --debian-kernel SPEC)... [options]\n"
     "\n"
     "The kernel lab: boots each kernel in qemu (KVM when /dev/kvm is usable, TCG\n"
-    "otherwise), one after another, with an initramfs holding this lockscope;\n"
-    "records the workload inside, brings the session back into -o DIR (named\n"
-    "after the guest's kernel release) and powers the guest off. The host's\n"
-    "kernel is never touched. Sessions are ordinary: report, diff and the\n"
-    "dashboard read them.\n"
+    "otherwise) with an initramfs holding this lockscope, records the workload\n"
+    "inside, brings the session back into -o DIR (named after the guest's kernel\n"
+    "release) and powers the guest off. Guests run side by side where they do not\n"
+    "share host CPUs (--jobs), else one after another. The host's kernel is never\n"
+    "touched. Sessions are ordinary: report, diff and the dashboard read them.\n"
     "\n"
     "Kernels (repeatable, in order):\n"
     "  --kernel PATH         a bzImage/vmlinuz; --modules DIR after it gives its\n"
@@ -85,6 +85,9 @@ int cmd_lab(const Args& args)
         "memory", po::value(&o.memory_mib)->default_value(1024), "guest memory in MiB")(
         "accel", po::value(&o.accel)->default_value("auto"),
         "kvm, tcg, or auto: KVM when /dev/kvm is usable, TCG when qemu fails under it")(
+        "jobs,j", po::value(&o.jobs),
+        "guests booted side by side (default: one per host CPU under TCG, which runs a guest on one host "
+        "thread; with --accel kvm as many as the host has CPUs for; 1: one after another)")(
         "qemu", po::value(&o.qemu)->default_value("qemu-system-x86_64"), "qemu binary")(
         "cache", po::value(&o.cache_dir),
         "where downloaded kernels are kept "

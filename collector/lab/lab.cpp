@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -11,10 +12,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -36,9 +40,14 @@ namespace {
 // What a guest needs to mount the results share when the drivers are modules.
 const std::vector<std::string> kShareModules = {"virtio_pci", "9pnet_virtio", "9p"};
 
+// Guests booted side by side name their kernel in each progress line.
+thread_local std::string progress_label;
+std::mutex progress_mutex;
+
 void progress(const std::string& line)
 {
-    std::fprintf(stderr, "lockscope lab: %s\n", line.c_str());
+    const std::lock_guard<std::mutex> hold(progress_mutex);
+    std::fprintf(stderr, "lockscope lab: %s%s\n", progress_label.c_str(), line.c_str());
 }
 
 std::string format_seconds(double s)
@@ -160,8 +169,11 @@ private:
     std::vector<std::string> stuck_;
 };
 
+std::mutex names_mutex;
+
 std::string unique_destination(const std::string& dir, const std::string& release, std::set<std::string>& used)
 {
+    const std::lock_guard<std::mutex> hold(names_mutex);
     std::string name = release;
     for (int i = 2; used.count(name); i++)
         name = release + "-" + std::to_string(i);
@@ -401,6 +413,19 @@ void validate(const LabOptions& o)
         throw Error("output is not a directory", o.output_dir, 0, "give -o a directory for the sessions");
 }
 
+unsigned guests_at_once(const LabOptions& o, bool kvm, size_t kernels)
+{
+    if (o.jobs > 0)
+        return unsigned(std::min<size_t>(o.jobs, kernels));
+    // Single-threaded TCG runs a guest's vCPUs on one host thread: one guest
+    // per host CPU. Under KVM each vCPU is a host thread: guests that share
+    // host CPUs would distort each other's contention, so one at a time
+    // unless the host has CPUs for all of them.
+    const long host = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+    const long per_guest = kvm ? long(o.cpus) : 1;
+    return unsigned(std::clamp<long>(host / per_guest, 1, long(kernels)));
+}
+
 std::vector<std::string> run_lab(const LabOptions& o)
 {
     validate(o);
@@ -409,10 +434,50 @@ std::vector<std::string> run_lab(const LabOptions& o)
     std::vector<std::string> sessions;
     std::set<std::string> used_names;
     bool use_kvm = o.accel == "kvm" || (o.accel == "auto" && kvm_usable());
-    for (size_t i = 0; i < o.kernels.size(); i++) {
-        const GuestKernel kernel = prepare(o.kernels[i], cache);
-        progress("kernel " + std::to_string(i + 1) + "/" + std::to_string(o.kernels.size()) + ": " + kernel.label);
-        sessions.push_back(record_in_guest(kernel, o, o.output_dir, used_names, use_kvm));
+    std::vector<GuestKernel> kernels;
+    for (const KernelSource& source : o.kernels)
+        kernels.push_back(prepare(source, cache));
+    // Under `accel auto` the first guest settles KVM or TCG for the others.
+    const unsigned at_once = o.accel == "auto" && use_kvm ? 1 : guests_at_once(o, use_kvm, kernels.size());
+    if (at_once <= 1) {
+        for (size_t i = 0; i < kernels.size(); i++) {
+            progress("kernel " + std::to_string(i + 1) + "/" + std::to_string(kernels.size()) + ": " +
+                     kernels[i].label);
+            sessions.push_back(record_in_guest(kernels[i], o, o.output_dir, used_names, use_kvm));
+        }
+    } else {
+        progress(std::to_string(kernels.size()) + " kernels, " + std::to_string(at_once) + " guests at once (" +
+                 (use_kvm ? "KVM" : "TCG: one host CPU each") + ")");
+        sessions.resize(kernels.size());
+        std::vector<std::exception_ptr> failed(kernels.size());
+        std::mutex next_mutex;
+        size_t next = 0;
+        auto guest = [&] {
+            for (;;) {
+                size_t i;
+                {
+                    const std::lock_guard<std::mutex> hold(next_mutex);
+                    if (next == kernels.size())
+                        return;
+                    i = next++;
+                }
+                progress_label = kernels[i].label + ": ";
+                bool kvm = use_kvm;
+                try {
+                    sessions[i] = record_in_guest(kernels[i], o, o.output_dir, used_names, kvm);
+                } catch (...) {
+                    failed[i] = std::current_exception();
+                }
+            }
+        };
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < at_once; t++)
+            threads.emplace_back(guest);
+        for (std::thread& t : threads)
+            t.join();
+        for (const std::exception_ptr& e : failed)
+            if (e)
+                std::rethrow_exception(e);
     }
     progress("done: " + std::to_string(sessions.size()) + " session" + (sessions.size() == 1 ? "" : "s") + " in " +
              format_seconds(monotonic_s() - start));

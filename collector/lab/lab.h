@@ -28,6 +28,7 @@ struct LabOptions {
     std::string qemu = "qemu-system-x86_64";
     std::string accel = "auto";  // kvm, tcg, or auto (KVM when usable, TCG if it fails)
     std::string cache_dir;       // downloaded kernels; default_cache_dir() when empty
+    unsigned jobs = 0;           // guests at once; 0: one per host CPU under TCG, else as many as fit
 };
 
 // Checks what can be checked before anything boots. Throws UsageError/Error.
@@ -40,8 +41,9 @@ double default_timeout_s(const LabOptions& options);
 // watchdog leaves no time for it.
 double stuck_after_s(double timeout_s);
 
-// Boots the kernels one after another (in parallel their vCPUs would distort
-// each other's contention) and returns the session files, in order.
+// Boots the kernels and returns the session files, in order. Guests run side
+// by side only where they do not share host CPUs (see LabOptions::jobs):
+// guests sharing CPUs would distort each other's contention.
 // Progress goes to stderr. Throws lockscope::Error with one sentence.
 std::vector<std::string> run_lab(const LabOptions& options);
 
