@@ -337,12 +337,12 @@ static __always_inline void holder_waiter_woken(struct task_struct *p, const str
 static __always_inline void holder_waiter_out(struct ls_counters *cnt, struct ls_task_state *ts,
 					      struct task_struct *prev, int blocked)
 {
-	struct ls_holder_keys *keys = holder_key_table();
 	struct ls_episode *ep = ls_top(ts);
+	struct ls_holder_keys *keys;
 	struct task_struct *owner;
 	u32 state;
 
-	if (!keys || !ep || !ep->timed)
+	if (!ep || !ep->timed)
 		return;
 	if (!blocked && ep->in_spin && (ep->flags & (LCB_F_MUTEX | LS_F_USER)) == LCB_F_MUTEX) {
 		state = owner_of(ep->lock, ep->flags, &owner);
@@ -352,7 +352,8 @@ static __always_inline void holder_waiter_out(struct ls_counters *cnt, struct ls
 	if (!blocked || ep->in_spin || !ep->holder_follow)
 		return;
 	state = owner_of(ep->lock, ep->flags, &owner);
-	if (owner && owner != prev)
+	keys = holder_key_table();
+	if (keys && owner && owner != prev)
 		holder_seen(cnt, keys, ep, owner, state, LS_CLOSED_SWITCH);
 }
 
@@ -393,6 +394,22 @@ static __always_inline bool holder_successor_kind(u32 flags)
 	       (flags & (LCB_F_MUTEX | LCB_F_RT | LCB_F_WRITE));
 }
 
+/* The waiters bits of a mutex's owner word (kernel/locking/mutex.h) and of
+ * an rwsem's count (kernel/locking/rwsem.c). */
+#define LS_MUTEX_FLAG_WAITERS 0x01UL
+#define LS_RWSEM_FLAG_WAITERS (1UL << 1)
+
+/* Whether @lock (@flags, a holder_successor_kind()) may have waiters queued:
+ * a mutex's or an rwsem's own word says; an rtmutex is looked up. */
+static __always_inline bool holder_lock_has_waiters(u64 lock, u32 flags)
+{
+	if (flags & LCB_F_RT)
+		return true;
+	if (flags & LCB_F_MUTEX)
+		return BPF_CORE_READ((struct mutex *)lock, owner.counter) & LS_MUTEX_FLAG_WAITERS;
+	return BPF_CORE_READ((struct rw_semaphore *)lock, count.counter) & LS_RWSEM_FLAG_WAITERS;
+}
+
 /*
  * contention_end of @ep (timed) on @lock at @now, @ret: a followed episode's
  * following ends (its parts into @out, returned true), and a waiter that
@@ -403,7 +420,7 @@ static __always_inline bool holder_ended(struct ls_counters *cnt, const struct l
 {
 	struct ls_holder_keys *keys = holder_key_table();
 	struct ls_waiter_follow *w = 0;
-	struct ls_holder_closed *c = holder_closed_buf(LS_CLOSED_CONTENTION);
+	struct ls_holder_closed *c = 0;
 	struct ls_holder_lock *l;
 	u64 none[LS_HOLDER_PARTS] = {};
 	bool closed = false, acquired = ret == 0 && holder_successor_kind(ep->flags);
@@ -413,16 +430,20 @@ static __always_inline bool holder_ended(struct ls_counters *cnt, const struct l
 		if (w && w->lock != lock)
 			w = 0;
 	}
-	if (keys && c && (w || acquired)) {
+	/* an acquirer nobody queued behind costs a word's read, not a lookup */
+	if (!w && acquired)
+		acquired = holder_lock_has_waiters(lock, ep->flags);
+	if (keys && (w || acquired)) {
 		l = holder_record(cnt, lock, ep->flags, false);
-		if (l && seq_lock(&l->seq)) {
+		c = l ? holder_closed_buf(LS_CLOSED_CONTENTION) : 0;
+		if (c && seq_lock(&l->seq)) {
 			closed = holder_waiter_ends(cnt, keys, l, w, acquired, now, c);
 			seq_unlock(&l->seq);
-		} else if (l) {
+		} else if (c) {
 			holder_missed();
 		}
 	}
-	if (closed)
+	if (closed && c)
 		holder_rows(cnt, lock, ep->flags, c);
 	if (!ep->holder_follow)
 		return false;
