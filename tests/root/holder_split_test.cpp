@@ -259,11 +259,13 @@ struct Preempted {
 // A thread on CPU 0 moves 1 MiB at a time through a pipe into an emptied
 // tmpfs file (vmsplice, then splice): the splice holds the pipe's mutex
 // while it fills the file, which reschedules between pages where a higher
-// priority wants the CPU. A thread on CPU 1 takes the same mutex (FIONREAD)
-// every millisecond. Both run SCHED_FIFO, so no ordinary task preempts
-// them (and the waiter runs as soon as it is woken); with `preempt`, a
-// higher SCHED_FIFO thread on CPU 0 runs 2 ms in every 4.
-Preempted record_preempted_holder(bool preempt)
+// priority wants the CPU. `waiters` threads on CPU 1 take the same mutex
+// (FIONREAD) every millisecond. All run SCHED_FIFO, so no ordinary task
+// preempts them (and a waiter runs as soon as it is woken, if no other
+// waiter holds CPU 1); with `preempt`, a higher SCHED_FIFO thread on CPU 0
+// runs 2 ms in every 4. With several waiters the observer follows each of
+// them too, as they hold the mutex in turn.
+Preempted record_preempted_holder(bool preempt, int waiters = 1)
 {
     Preempted p;
     if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -305,20 +307,25 @@ Preempted record_preempted_holder(bool preempt)
                 }
             }
         });
-        std::thread w([&] {
-            pin_to(1);
-            EXPECT_TRUE(fifo(5)) << strerror(errno);
-            while (!stop) {
-                int n = 0;
-                ioctl(pipefd[0], FIONREAD, &n);
-                usleep(1000);
-            }
-        });
+        std::vector<std::thread> w;
+        for (int i = 0; i < waiters; i++)
+            w.emplace_back([&] {
+                pin_to(1);
+                EXPECT_TRUE(fifo(5)) << strerror(errno);
+                if (waiters > 1)
+                    observer.follow(gettid());
+                while (!stop) {
+                    int n = 0;
+                    ioctl(pipefd[0], FIONREAD, &n);
+                    usleep(1000);
+                }
+            });
         std::this_thread::sleep_for(3s);
         stop = true;
         h.join();
         f.join();
-        w.join();
+        for (std::thread& t : w)
+            t.join();
     });
     p.holder = holder;
     p.preempter = preempter;
@@ -388,6 +395,28 @@ TEST(HolderSplit, AHolderNothingPreemptsIsAlmostNeverRunnable)
     const std::string& text = split.text;
     EXPECT_LE(double(c.holder_runnable_ns), 0.02 * double(c.wait_ns)) << text;
     EXPECT_GE(double(c.holder_running_ns), 0.8 * double(c.wait_ns)) << text;
+}
+
+// Three waiters behind the preempted splicing holder: the mutex passes
+// among them and back to the holder, each waiter queued behind the others
+// too. The lock's runnable and asleep parts, over all its waits, agree with
+// the observer's, which follows all four threads.
+TEST(HolderSplit, SeveralWaitersBehindAPreemptedHolderAgreeWithTheObserver)
+{
+    LOCKSCOPE_REQUIRE_BPF();
+    ASSERT_GE(sysconf(_SC_NPROCESSORS_ONLN), 2) << "needs two CPUs: the holder's and the waiters'";
+    const Preempted p = record_preempted_holder(true, 3);
+    const PipeSplit split = pipe_split(p);
+    ASSERT_NE(split.row, nullptr) << split.text;
+    const LockCounters& c = split.row->counters;
+    const test::ObservedHolder& o = p.observed;
+    std::cout << "unknown " << c.holder_unknown_ns() << " ns of " << c.wait_ns << " ns; observer: runnable "
+              << o.runnable_ns << " asleep " << o.asleep_ns << " in " << o.waits << " waits; lockscope: runnable "
+              << c.holder_runnable_ns << " asleep " << c.holder_asleep_ns << std::endl;
+    ASSERT_NE(o.lock, 0u) << "the observer found no waiter behind a holder";
+    EXPECT_GE(double(c.holder_runnable_ns), 0.3 * double(c.wait_ns)) << split.text;
+    expect_close(c.holder_runnable_ns, o.runnable_ns, "holder runnable");
+    expect_close(c.holder_asleep_ns, o.asleep_ns, "holder asleep");
 }
 
 // The pipe workload: the holder parts add up to the wait exactly, per lock,
