@@ -20,7 +20,7 @@ struct {
 
 /* The locks' known holders (ls_holder_lock), by the lock's address; the
  * least recently used goes when it is full. */
-#define LS_MAX_HOLDER_LOCKS 8192
+#define LS_MAX_HOLDER_LOCKS 4096
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, LS_MAX_HOLDER_LOCKS);
@@ -95,6 +95,17 @@ static __always_inline void holder_look(struct ls_holder_keys *keys, struct ls_h
 	ls_lock_look(l, ok ? d : 0, sum);
 }
 
+/* Whether the holder of the hold under way on @l has let a lock go since
+ * the hold began (read without its slot's lock word: a hint). Found owning
+ * the lock, it may have taken it anew: its hold ends (at its release of the
+ * lock, if that was one; else now, as it goes on) and a new one begins. */
+static __always_inline bool holder_released_since(struct ls_holder_lock *l)
+{
+	struct ls_holder_track *t = holder_track((int)l->cur.slot);
+
+	return !t || *(volatile u32 *)&t->releases != l->cur.releases;
+}
+
 /* The hold under way on @l (held) ends at @now (@changed as holder_look's);
  * what it caused into @c, for holder_rows() once @l is let go. */
 static __always_inline bool holder_close(struct ls_holder_keys *keys, struct ls_holder_lock *l, u64 now, int changed,
@@ -166,8 +177,10 @@ static __always_inline bool holder_waiter_ends(struct ls_counters *cnt, struct l
 	u64 current = bpf_get_current_task(), sum[LS_HOLDER_PARTS];
 	bool closed = false;
 
-	if (acquired && l->cur.task != current)
-		closed = holder_close(keys, l, now, 1, c);
+	/* its own hold, if it was known as the holder already, ends here too:
+	 * up to now, or to its release if it took the lock anew */
+	if (acquired)
+		closed = holder_close(keys, l, now, l->cur.task != current, c);
 	if (w && w->following) {
 		holder_look(keys, l, now, 0, sum, 0);
 		ls_waiter_leave(w, l, sum);
@@ -201,8 +214,8 @@ static __always_inline void holder_waiter_gone(struct ls_counters *cnt, struct l
  * contention_begin, the current task queueing: @ep (timed) waits for @lock
  * behind @holder (the owner word's task, 0: none, in owner state @owner).
  * A new episode joins its lock's record; a holder that is not the record's
- * current one begins a hold (it took the lock unseen); and the waiter
- * follows the lock's holds, if it does not already.
+ * current one, or one that may have taken it anew, begins a hold; and the
+ * waiter follows the lock's holds, if it does not already.
  */
 static __always_inline void holder_queued(struct ls_counters *cnt, struct ls_episode *ep, u64 lock,
 					  struct task_struct *holder, u32 owner, u32 kind)
@@ -245,8 +258,8 @@ static __always_inline void holder_queued(struct ls_counters *cnt, struct ls_epi
 		ep->holder_follow = 1;
 		l->waiters++;
 	}
-	if (holder && (u64)holder != l->cur.task) {
-		closed = holder_close(keys, l, now, 1, c);
+	if (holder && ((u64)holder != l->cur.task || holder_released_since(l))) {
+		closed = holder_close(keys, l, now, (u64)holder != l->cur.task, c);
 		holder_open(cnt, l, holder, owner, now);
 	}
 	if (!w->following) {
@@ -260,8 +273,8 @@ static __always_inline void holder_queued(struct ls_counters *cnt, struct ls_epi
 
 /*
  * A waiter of @ep's lock, followed, found @owner (in owner state @owner_state)
- * in its owner word: if it is not the lock's known holder, it took the lock
- * unseen, and its hold begins. @kind: the program's (holder_closed_buf()).
+ * in its owner word: if it is not the lock's known holder, or is one that
+ * may have taken it anew (holder_released_since()), its hold begins. @kind: the program's (holder_closed_buf()).
  */
 static __always_inline void holder_seen(struct ls_counters *cnt, struct ls_holder_keys *keys,
 					const struct ls_episode *ep, struct task_struct *owner, u32 owner_state, u32 kind)
@@ -270,15 +283,15 @@ static __always_inline void holder_seen(struct ls_counters *cnt, struct ls_holde
 	struct ls_holder_closed *c;
 	bool closed = false;
 
-	if (!l || l->cur.task == (u64)owner)
+	if (!l)
 		return;
 	c = holder_closed_buf(kind);
 	if (!c || !seq_lock(&l->seq))
 		return;
-	if (l->cur.task != (u64)owner && l->waiters) {
+	if (l->waiters && (l->cur.task != (u64)owner || holder_released_since(l))) {
 		u64 now = bpf_ktime_get_ns();
 
-		closed = holder_close(keys, l, now, 1, c);
+		closed = holder_close(keys, l, now, l->cur.task != (u64)owner, c);
 		holder_open(cnt, l, owner, owner_state, now);
 	}
 	seq_unlock(&l->seq);

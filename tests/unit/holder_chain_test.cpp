@@ -157,6 +157,38 @@ TEST(HolderSplit, AReleaseOfAnotherLockDoesNotEndAHold)
     EXPECT_EQ(l.leave(w, 500), (Parts{200, 300, 0}));
 }
 
+// The lock's holder found owning it again after it let a lock go (the
+// programs' holder_released_since()): its hold ends, as it goes on (the
+// lock not another's), and a new one begins.
+TEST(HolderSplit, AHolderFoundOwningTheLockAfterItsReleaseHoldsItAnew)
+{
+    Lock l;
+    ls_waiter_follow w{};
+    l.open(0, 0, LS_HOLDER_RUNNING);
+    l.join(w, 0);
+    ls_holder_released(&l.tracks[0], kLock, 100);  // wakes a waiter that spins, and loses
+    // it takes the lock again unseen; a waiter going back to sleep finds it
+    // in the owner word at 300: 100..300 is in no known hold
+    l.close(300, 0);
+    l.open(0, 300, LS_HOLDER_RUNNING);
+    ls_holder_switch_out(&l.tracks[0], 400, /*blocked=*/0);
+    EXPECT_EQ(l.leave(w, 500), (Parts{100 + 100, 100, 0}));
+}
+
+TEST(HolderSplit, AHoldEndedAsItGoesOnLosesNoTime)
+{
+    Lock l;
+    ls_waiter_follow w{};
+    l.open(0, 0, LS_HOLDER_RUNNING);
+    l.join(w, 0);
+    ls_holder_released(&l.tracks[0], kOtherLock, 100);  // another lock: it still holds this one
+    l.close(300, 0);
+    ls_follow_begin(&l.rec.cur, &l.tracks[0], 0x1000, 0, 300);  // the same slot, followed on
+    ls_lock_open(&l.rec);
+    ls_holder_switch_out(&l.tracks[0], 400, /*blocked=*/1);
+    EXPECT_EQ(l.leave(w, 500), (Parts{400, 0, 100}));
+}
+
 TEST(HolderSplit, AWaiterThatSpinsAgainAfterItsWakeupIsNotCountedTwice)
 {
     ls_episode ep{};
