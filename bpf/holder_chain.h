@@ -186,7 +186,7 @@ static __always_inline bool holder_waiter_ends(struct ls_counters *cnt, struct l
 		ls_waiter_leave(w, l, sum);
 	}
 	if (w && l->waiters)
-		l->waiters--;
+		__sync_fetch_and_sub(&l->waiters, 1);
 	if (!l->waiters)
 		closed |= holder_close(keys, l, now, 0, c);
 	else if (acquired && !l->cur.task)
@@ -202,8 +202,12 @@ static __always_inline void holder_waiter_gone(struct ls_counters *cnt, struct l
 	struct ls_holder_closed *c = holder_closed_buf(kind);
 	bool closed;
 
-	if (!l || !c || !seq_lock(&l->seq))
+	if (!l || !c)
 		return;
+	if (!seq_lock(&l->seq)) {
+		ls_waiter_drop(w, l);
+		return;
+	}
 	closed = holder_waiter_ends(cnt, keys, l, w, false, bpf_ktime_get_ns(), c);
 	seq_unlock(&l->seq);
 	if (closed)
@@ -256,7 +260,7 @@ static __always_inline void holder_queued(struct ls_counters *cnt, struct ls_epi
 		w->lock = lock;
 		w->flags = ep->flags;
 		ep->holder_follow = 1;
-		l->waiters++;
+		__sync_fetch_and_add(&l->waiters, 1);
 	}
 	if (holder && ((u64)holder != l->cur.task || holder_released_since(l))) {
 		closed = holder_close(keys, l, now, (u64)holder != l->cur.task, c);
@@ -454,6 +458,8 @@ static __always_inline bool holder_ended(struct ls_counters *cnt, const struct l
 			seq_unlock(&l->seq);
 		} else if (c) {
 			holder_missed();
+			if (w)
+				ls_waiter_drop(w, l);
 		}
 	}
 	if (closed && c)

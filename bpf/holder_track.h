@@ -244,7 +244,9 @@ LS_INLINE void ls_waiter_join(struct ls_waiter_follow *w, struct ls_holder_lock 
 	for (i = 0; i < LS_HOLDER_PARTS; i++)
 		w->snap[i] = sum[i];
 	w->following = 1;
-	l->following++;
+	/* atomic: a waiter that cannot take the record's lock word at its end
+	 * still leaves the count (ls_waiter_drop()) */
+	__sync_fetch_and_add(&l->following, 1);
 	l->joined++;
 }
 
@@ -257,7 +259,18 @@ LS_INLINE void ls_waiter_leave(struct ls_waiter_follow *w, struct ls_holder_lock
 		w->part[i] += sum[i] > w->snap[i] ? sum[i] - w->snap[i] : 0;
 	w->following = 0;
 	if (l->following)
-		l->following--;
+		__sync_fetch_and_sub(&l->following, 1);
+}
+
+/* A waiter's episode on @l ends where the record's lock word could not be
+ * taken: it leaves the counts (its last stretch of following is unknown). */
+LS_INLINE void ls_waiter_drop(struct ls_waiter_follow *w, struct ls_holder_lock *l)
+{
+	if (w->following && l->following)
+		__sync_fetch_and_sub(&l->following, 1);
+	w->following = 0;
+	if (l->waiters)
+		__sync_fetch_and_sub(&l->waiters, 1);
 }
 
 /*
