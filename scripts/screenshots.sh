@@ -33,6 +33,7 @@ four="$sessions/pipe-4threads.lockscope"
 export QT_QPA_PLATFORM=offscreen
 "$gui" --screenshot "$out/overview.png" --page overview "$four"
 "$gui" --screenshot "$out/locks.png" --page locks "$four"
+"$gui" --screenshot "$out/holders.png" --page holders "$four"
 # A is the baseline: what do two more threads do to the same lock?
 "$gui" --screenshot "$out/diff.png" --page diff "$two" "$four"
-echo "wrote $out/overview.png, $out/locks.png, $out/diff.png"
+echo "wrote $out/overview.png, $out/locks.png, $out/holders.png, $out/diff.png"
