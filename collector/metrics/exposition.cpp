@@ -134,11 +134,12 @@ MetricFamily wait_parts(const BoundedSeries<Key>& series, const std::string& nam
 // they add up to the lock's wait_seconds_total too.
 MetricFamily holder_parts(const LockSeries& locks)
 {
-    MetricFamily f = family("lockscope_holder_part_seconds_total",
-                            "The wait in parts by what the lock's holder was doing meanwhile, adding up to it: "
-                            "part=running (on a CPU), runnable (preempted, or woken and waiting for a CPU), "
-                            "asleep (blocked while holding), unknown (no owner to follow, or one not seen)",
-                            MetricType::Counter);
+    MetricFamily f =
+        family("lockscope_holder_part_seconds_total",
+               "The wait in parts by what the lock's holder was doing meanwhile, adding up to it: "
+               "part=running (on a CPU), runnable (preempted, or woken and waiting for a CPU), "
+               "asleep (blocked while holding), unknown (no owner to follow, the lock free, or a holder not seen)",
+               MetricType::Counter);
     for (const auto& [key, c] : locks.series())
         for (const HolderPart& part : kHolderParts) {
             std::vector<ClientMetric::Label> l = lock_labels(key);

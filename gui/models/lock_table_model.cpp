@@ -187,8 +187,8 @@ LockTableModel::LockTableModel(QObject* parent)
            "preemption)",
            "Holder asleep: share of the wait while the holder was blocked holding the lock (I/O, a page fault, "
            "another lock)",
-           "Holder unknown: share of the wait with no holder followed (no owner to follow, or after a release "
-           "until the waiter looked again)",
+           "Holder unknown: share of the wait with no holder followed (no owner to follow, the lock free "
+           "between holders, or a holder that took it without queueing, not seen yet)",
            "Times the waiter went to sleep",
            "Share of wait: this lock's part of all wait of its scope in the session (a kernel lock's of the kernel "
            "locks' wait, a user lock's of the user locks' wait: a futex wait can contain kernel lock waits, so the "

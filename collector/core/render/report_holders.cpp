@@ -97,7 +97,7 @@ void text_block(std::ostringstream& out, const Report& rep, bool full_names)
                 << wrap_text(
                        "each lock's wait by what its holder was doing meanwhile, followed through the "
                        "scheduler (a mutex spins only while its owner runs: its spin is holder running); "
-                       "unknown: no owner to follow (spinlocks, readers), or one not seen",
+                       "unknown: no owner to follow (spinlocks, readers), the lock free, or a holder not seen",
                        "holder split: ", 4, 100);
         const std::string name = r.name + (r.mode.empty() ? "" : "/" + r.mode);
         out << wrap_text(split_text(r.counters),
