@@ -417,13 +417,10 @@ static __always_inline bool holder_successor_kind(u32 flags)
 #define LS_RWSEM_FLAG_WAITERS (1UL << 1)
 
 /* Whether @lock (@flags, a holder_successor_kind()) may have waiters queued:
- * a mutex's or an rwsem's own word says; an rtmutex is looked up, and so is
- * any lock of a kernel without these words (PREEMPT_RT's mutex and rwsem
- * are rtmutex-based: reading a field it lacks would fail the load). */
+ * a mutex's or an rwsem's own word says; an rtmutex is looked up. */
 static __always_inline bool holder_lock_has_waiters(u64 lock, u32 flags)
 {
-	if ((flags & LCB_F_RT) || !bpf_core_field_exists(((struct mutex *)0)->owner) ||
-	    !bpf_core_field_exists(((struct rw_semaphore *)0)->count))
+	if (flags & LCB_F_RT)
 		return true;
 	if (flags & LCB_F_MUTEX)
 		return BPF_CORE_READ((struct mutex *)lock, owner.counter) & LS_MUTEX_FLAG_WAITERS;
