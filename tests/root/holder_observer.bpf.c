@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * An independent observer of the holder split for the root tests: the
- * threads that may hold one lock (their thread ids set by the test, up to
- * MAX_HOLDERS), each followed through the classic sched_switch tracepoint
- * and a raw sched_waking tracepoint, and the queued waits of the threads of
- * one process on that lock. No following by waiters, no snapshots at
- * wakeups: while a holder is off CPU the lock cannot leave it (only a
- * running owner lets it go), so each of its off-CPU periods is wholly
- * behind the lock or not, which the lock's owner word, read as it is
- * switched out, says. A waiter's holder runnable and asleep times are the
- * parts of those periods, of whichever thread held the lock, inside its
- * wait (its first queued begin to its end).
+ * An independent observer of the holder split for the root tests: one
+ * holder task (its thread id set by the test), followed through the classic
+ * sched_switch tracepoint and a raw sched_waking tracepoint, and the queued
+ * waits of the other threads of one process on the lock it holds. No
+ * following by waiters, no snapshots at wakeups: while the holder is off
+ * CPU the lock cannot change hands (only a running owner lets it go), so
+ * each of its off-CPU periods is wholly behind the lock or not, which the
+ * lock's owner word, read as it is switched out, says. A waiter's holder
+ * runnable and asleep times are the parts of those periods inside its wait
+ * (its first queued begin to its end).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -20,11 +19,10 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 targ_tgid = 0;
-const volatile __u32 lock_is_rwsem = 0; /* the holders' lock: 0 a mutex, 1 an rwsem (writer) */
-#define MAX_HOLDERS 8
-__u32 holder_tids[MAX_HOLDERS];         /* set by the test as its holder threads run; 0: none */
+const volatile __u32 lock_is_rwsem = 0; /* the holder's lock: 0 a mutex, 1 an rwsem (writer) */
+__u32 holder_tid = 0;                   /* set by the test once its holder thread runs */
 
-/* What the observer found: the lock, and the waiters' time behind its holders. */
+/* What the observer found: the lock, and the waiters' time behind the holder. */
 __u64 lock_addr = 0;
 __u64 observed_runnable_ns = 0;
 __u64 observed_asleep_ns = 0;
@@ -53,7 +51,7 @@ struct rw_semaphore {
 	} owner;
 } __attribute__((preserve_access_index));
 
-/* A holder's off-CPU time while it held the lock: completed periods, and
+/* The holder's off-CPU time while it held the lock: completed periods, and
  * the one under way. */
 struct holder_state {
 	__u64 runnable_ns, asleep_ns;
@@ -66,22 +64,16 @@ struct holder_state {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_HOLDERS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct holder_state);
 } holder SEC(".maps");
 
-/* The state of holder thread @tid, or 0 if it is not one. */
-static struct holder_state *holder_of(__u32 tid)
+static struct holder_state *the_holder(void)
 {
-	for (__u32 i = 0; i < MAX_HOLDERS; i++) {
-		__u32 key = i;
+	__u32 zero = 0;
 
-		if (!tid || holder_tids[i & (MAX_HOLDERS - 1)] != tid)
-			continue;
-		return bpf_map_lookup_elem(&holder, &key);
-	}
-	return 0;
+	return bpf_map_lookup_elem(&holder, &zero);
 }
 
 struct snapshot {
@@ -95,7 +87,7 @@ struct {
 	__type(value, struct snapshot);
 } waiting SEC(".maps");
 
-/* A holder's off-CPU times behind the lock at @now, into @s. */
+/* The holder's off-CPU times behind the lock at @now. */
 static void holder_times(const struct holder_state *h, __u64 now, struct snapshot *s)
 {
 	s->runnable_ns = h->runnable_ns;
@@ -109,25 +101,6 @@ static void holder_times(const struct holder_state *h, __u64 now, struct snapsho
 		s->runnable_ns += now - h->woken_ns;
 	} else {
 		s->asleep_ns += now - h->out_ns;
-	}
-}
-
-/* All the holders' off-CPU times behind the lock at @now. */
-static void all_holders_times(__u64 now, struct snapshot *s)
-{
-	struct snapshot one;
-
-	s->runnable_ns = 0;
-	s->asleep_ns = 0;
-	for (__u32 i = 0; i < MAX_HOLDERS; i++) {
-		__u32 key = i;
-		struct holder_state *h = bpf_map_lookup_elem(&holder, &key);
-
-		if (!h || !holder_tids[i & (MAX_HOLDERS - 1)])
-			continue;
-		holder_times(h, now, &one);
-		s->runnable_ns += one.runnable_ns;
-		s->asleep_ns += one.asleep_ns;
 	}
 }
 
@@ -153,11 +126,14 @@ struct switch_args {
 SEC("tracepoint/sched/sched_switch")
 int observe_holder_switch(struct switch_args *args)
 {
-	struct holder_state *h = holder_of((__u32)args->prev_pid);
+	struct holder_state *h = the_holder();
+	__u32 holder = holder_tid;
 	struct snapshot now_times;
 	__u64 now;
 
-	if (h) {
+	if (!holder || !h)
+		return 0;
+	if ((__u32)args->prev_pid == holder) {
 		now = bpf_ktime_get_ns();
 		h->out_ns = now;
 		h->woken_ns = 0;
@@ -168,9 +144,7 @@ int observe_holder_switch(struct switch_args *args)
 		h->early = 0;
 		/* the current task is the one switching out */
 		h->holding = lock_addr && (owner_word(lock_addr) & ~7L) == (long)bpf_get_current_task();
-	}
-	h = holder_of((__u32)args->next_pid);
-	if (h && h->out_ns) {
+	} else if ((__u32)args->next_pid == holder && h->out_ns) {
 		holder_times(h, bpf_ktime_get_ns(), &now_times);
 		h->runnable_ns = now_times.runnable_ns;
 		h->asleep_ns = now_times.asleep_ns;
@@ -184,9 +158,9 @@ SEC("raw_tracepoint/sched_waking")
 int observe_holder_waking(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
-	struct holder_state *h = holder_of((__u32)BPF_CORE_READ(p, pid));
+	struct holder_state *h = the_holder();
 
-	if (!h)
+	if (!h || !holder_tid || (__u32)BPF_CORE_READ(p, pid) != holder_tid)
 		return 0;
 	if (h->out_ns) {
 		if (h->blocked && !h->woken_ns)
@@ -214,25 +188,28 @@ struct end_args {
 
 static int a_waiter(void)
 {
-	return (__u32)(bpf_get_current_pid_tgid() >> 32) == targ_tgid && holder_tids[0];
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return (__u32)(id >> 32) == targ_tgid && holder_tid && (__u32)id != holder_tid;
 }
 
 SEC("tracepoint/lock/contention_begin")
 int observe_waiter_begin(struct begin_args *args)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct holder_state *h;
+	struct holder_state *h = the_holder();
 	struct snapshot snap;
 	long owner;
 
+	if (!h)
+		return 0;
 	/* a queued wait (no SPIN) on a mutex, or on an rwsem */
 	if (!a_waiter() || (args->flags & 1) || !(args->flags & (lock_is_rwsem ? 6 : 0x20)))
 		return 0;
 	if (!lock_addr) {
-		/* the holders' lock is the one whose owner word names one of them */
+		/* the holder's lock is the one whose owner word names it */
 		owner = owner_word(args->lock_addr) & ~7L;
-		h = owner ? holder_of((__u32)BPF_CORE_READ((struct task_struct *)owner, pid)) : 0;
-		if (!h)
+		if (!owner || (__u32)BPF_CORE_READ((struct task_struct *)owner, pid) != holder_tid)
 			return 0;
 		lock_addr = args->lock_addr;
 		/* switched out before the lock was known, it held it then too */
@@ -241,7 +218,7 @@ int observe_waiter_begin(struct begin_args *args)
 	}
 	if (args->lock_addr != lock_addr || bpf_map_lookup_elem(&waiting, &tid))
 		return 0;
-	all_holders_times(bpf_ktime_get_ns(), &snap);
+	holder_times(h, bpf_ktime_get_ns(), &snap);
 	bpf_map_update_elem(&waiting, &tid, &snap, BPF_NOEXIST);
 	return 0;
 }
@@ -250,14 +227,15 @@ SEC("tracepoint/lock/contention_end")
 int observe_waiter_end(struct end_args *args)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct holder_state *h = the_holder();
 	struct snapshot *snap, now_times;
 
-	if (!a_waiter() || !lock_addr || args->lock_addr != lock_addr)
+	if (!h || !a_waiter() || !lock_addr || args->lock_addr != lock_addr)
 		return 0;
 	snap = bpf_map_lookup_elem(&waiting, &tid);
 	if (!snap)
 		return 0;
-	all_holders_times(bpf_ktime_get_ns(), &now_times);
+	holder_times(h, bpf_ktime_get_ns(), &now_times);
 	__sync_fetch_and_add(&observed_runnable_ns, now_times.runnable_ns - snap->runnable_ns);
 	__sync_fetch_and_add(&observed_asleep_ns, now_times.asleep_ns - snap->asleep_ns);
 	__sync_fetch_and_add(&observed_waits, 1);
