@@ -2,7 +2,8 @@
 /*
  * User-space lock waits: the futex sleeps of target processes (the tgids
  * the loader puts in `targets`), timed from the syscall's entry to its exit
- * per thread and added up per (tgid, futex address). A bounded subset of
+ * per thread (about 1 in LS_ULOCK_TIME_ONE_IN of them: wait_begins) and
+ * added up per (tgid, futex address). A bounded subset of
  * waits (the first of each address, then 1 in sample_one_in of those that
  * slept, at most max_samples_per_sec) is sent to user space, as the wait
  * ends, with the waiter's registers and
@@ -91,8 +92,17 @@ struct ulock_wait {
 	__u32 kernel_flags;
 	__u32 root_tid;	  /* that lock's holder */
 	__u32 root_state; /* LS_ULOCK_ROOT_* */
-	__u32 pad;
+	__u64 token;	  /* this wait, among every CPU's: its CPU's count of waits, and the CPU */
+	__u32 timing;	  /* ULOCK_TIMED, ULOCK_UNTIMED or ULOCK_LATE */
+	__u32 left;	  /* it has left its CPU */
+	__u64 first_oncpu_ns; /* timed: from its entry to its first switch-out */
 };
+
+/* How a wait is timed (wait_begins): from its entry; not (yet); from its
+ * first switch-out. */
+#define ULOCK_TIMED   0
+#define ULOCK_UNTIMED 1
+#define ULOCK_LATE    2
 
 /* A wait in flight: t.start_ns is 0 when there is none. */
 struct ulock_inflight {
@@ -109,8 +119,8 @@ struct ulock_inflight {
  */
 struct ulock_thread {
 	struct ulock_inflight in;
-	__u64 early_start_ns; /* the start of the wait an early wakeup woke; 0: none */
-	__u64 early_ns;	      /* when */
+	__u64 early_token; /* the wait an early wakeup woke (ulock_wait.token); 0: none */
+	__u64 early_ns;	   /* when */
 	__u32 early_waker_tid;
 	__u32 early_waker_tgid;
 	char early_waker_comm[16];
@@ -143,6 +153,7 @@ struct ulock_cpu {
 	struct ulock_inflight in;
 	__u32 target_tgid; /* the last process found to be a target here; 0: none */
 	__u32 other_tgid;  /* the last process found not to be one; 0: none */
+	__u64 waits;	   /* waits begun here, for their tokens */
 	struct ulock_row_slot rows[ULOCK_ROW_CACHE];
 	__u64 spacing[8]; /* no cache line shared with the next CPU's entry */
 };
@@ -364,14 +375,24 @@ static __always_inline void owner_in_kernel(struct ulock_wait *w, __u32 tgid)
  * Who holds the lock is read only if the waiter goes to sleep (switch_out):
  * most waits on a busy lock never do (the word changed, -EAGAIN), and those
  * pay for nothing they do not use.
+ *
+ * The clock is the costliest thing a wait reads (on a virtual machine whose
+ * clock keeps every CPU's reads in order, each read writes a cache line all
+ * CPUs share), and on a busy mutex nearly every wait is a syscall's round
+ * trip that never leaves the CPU (the kernel refuses it: the word changed).
+ * So unless time_all (record --trace), only about 1 in LS_ULOCK_TIME_ONE_IN
+ * waits (random gaps per CPU) reads it here. A wait not timed that never
+ * leaves its CPU is counted only, and user space gives it the mean of the
+ * timed ones of its row (userlock/word_waits.cpp); one that leaves its CPU
+ * is timed from its first switch-out, exactly from there (asleep, runnable,
+ * and on CPU after), and user space adds the mean time timed waits spent on
+ * CPU before their first switch-out.
  */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
+static __always_inline int wait_begins(struct pt_regs___ls *r, long id, bool time_all)
 {
-	struct pt_regs___ls *r = (void *)regs;
 	__u64 task, uaddr;
 	struct ulock_cpu *cpu;
-	__u32 op;
+	__u32 op, timing = ULOCK_TIMED;
 
 	op = wait_op(id, r);
 	if (!op)
@@ -396,9 +417,38 @@ int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
 	} else {
 		uaddr = LS_SYSCALL_ARG1(r);
 	}
-	cpu->in.w = (struct ulock_wait){.uaddr = uaddr, .op = op};
-	cpu->in.t = (struct ls_ulock_timing){.start_ns = bpf_ktime_get_ns()};
+	if (!time_all) {
+		if (cpu->counts.time_tick) {
+			cpu->counts.time_tick--;
+			timing = ULOCK_UNTIMED;
+		} else {
+			cpu->counts.time_tick =
+				bpf_get_prandom_u32() % (2 * LS_ULOCK_TIME_ONE_IN - 1);
+		}
+	}
+	cpu->in.w = (struct ulock_wait){.uaddr = uaddr,
+					.op = op,
+					.timing = timing,
+					.token = (++cpu->waits << 12) |
+						 (bpf_get_smp_processor_id() & 0xfff)};
+	/* start_ns 0: not timed (yet) */
+	cpu->in.t = (struct ls_ulock_timing){.start_ns = timing == ULOCK_TIMED ? bpf_ktime_get_ns()
+									       : 0};
 	return 0;
+}
+
+/* Two entries, as for the exit: user space loads the second for record
+ * --trace, which times every wait. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(userlock_enter, struct pt_regs *regs, long id)
+{
+	return wait_begins((void *)regs, id, false);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(userlock_enter_traced, struct pt_regs *regs, long id)
+{
+	return wait_begins((void *)regs, id, true);
 }
 
 /* The current thread's wait in flight: on its CPU if it never left it,
@@ -412,6 +462,34 @@ static __always_inline struct ulock_inflight *current_wait(struct ulock_cpu *cpu
 		return &cpu->in;
 	th = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
 	return th && th->in.t.start_ns ? &th->in : 0;
+}
+
+/* A wait not timed that never left the CPU it began on ends: its row counts
+ * it; the first wait on an address still sends its stack. */
+static __always_inline int untimed_wait_ends(struct ulock_cpu *cpu, struct pt_regs *regs,
+					     struct ulock_inflight *in)
+{
+	struct ls_ulock_stats *stats;
+	bool created = false;
+	__u64 pid_tgid;
+	__u32 entry;
+
+	pid_tgid = bpf_get_current_pid_tgid();
+	entry = wait_entry(cpu, pid_tgid >> 32, in->w.uaddr, &created);
+	if (created)
+		send_sample(regs, pid_tgid, &in->w, 0);
+	entry--;
+	stats = bpf_map_lookup_elem(&wait_rows, &entry);
+	if (stats) {
+		stats->waits++;
+		stats->oncpu_waits++;
+		stats->ops |= in->w.op;
+	} else {
+		__sync_fetch_and_add(&counters.lost_keys, 1);
+	}
+	cpu->task = 0;
+	cpu->counts.in_flight--;
+	return 0;
 }
 
 /* A futex wait ends: its parts, its row, a sample, its waker and chain. */
@@ -443,6 +521,9 @@ static __always_inline int wait_ends(__u64 *ctx, bool trace)
 	in = current_wait(cpu, &on_cpu);
 	if (!in)
 		return 0;
+	/* not timed, and it never left its CPU: counted only */
+	if (!in->t.start_ns)
+		return untimed_wait_ends(cpu, regs, in);
 	now = bpf_ktime_get_ns();
 	parts = ls_ulock_end(&in->t, now);
 	pid_tgid = bpf_get_current_pid_tgid();
@@ -525,7 +606,11 @@ static __always_inline struct ulock_inflight *leaving_wait(struct task_struct *p
 		return 0;
 	}
 	th->in = cpu->in;
-	if (th->early_start_ns && th->early_start_ns == th->in.t.start_ns) {
+	/* one not timed is in flight here from now on (its wakeup may come
+	 * before on_switch times it): a start until then */
+	if (th->in.w.timing == ULOCK_UNTIMED)
+		th->in.t.start_ns = 1;
+	if (th->early_token && th->early_token == th->in.w.token) {
 		th->in.t.woken_early_ns = th->early_ns;
 		th->in.w.woken = 1;
 		th->in.w.wake_ns = th->early_ns;
@@ -534,7 +619,7 @@ static __always_inline struct ulock_inflight *leaving_wait(struct task_struct *p
 		__builtin_memcpy(th->in.w.waker_comm, th->early_waker_comm,
 				 sizeof(th->in.w.waker_comm));
 	}
-	th->early_start_ns = 0;
+	th->early_token = 0;
 	return &th->in;
 }
 
@@ -563,6 +648,16 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				owner_in_kernel(&in->w, prev->tgid);
 		}
 		now = bpf_ktime_get_ns();
+		if (!in->w.left) {
+			/* its first switch-out: one not timed is timed from here */
+			in->w.left = 1;
+			if (in->w.timing == ULOCK_UNTIMED) {
+				in->t.start_ns = now;
+				in->w.timing = ULOCK_LATE;
+			} else {
+				in->w.first_oncpu_ns = now - in->t.start_ns;
+			}
+		}
 		/* a preempted task stays runnable whatever its state says */
 		ls_ulock_switch_out(&in->t, now, blocked);
 	}
@@ -600,7 +695,7 @@ static __always_inline void wake_early(struct task_struct *p, __u64 now)
 {
 	struct ulock_cpu *other;
 	struct ulock_thread *th;
-	__u64 start, waker;
+	__u64 token, waker;
 	__u32 id;
 
 	if (!bpf_core_field_exists(p->cpu) || !switching_out_asleep(p) || !in_wait_call(p))
@@ -609,8 +704,8 @@ static __always_inline void wake_early(struct task_struct *p, __u64 now)
 	other = bpf_map_lookup_elem(&ulock_cpus, &id);
 	if (!other || other->task != (__u64)p)
 		return;
-	start = other->in.t.start_ns;
-	th = start ? bpf_task_storage_get(&threads, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) : 0;
+	token = other->in.w.token;
+	th = token ? bpf_task_storage_get(&threads, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) : 0;
 	if (!th)
 		return;
 	waker = bpf_get_current_pid_tgid();
@@ -618,7 +713,7 @@ static __always_inline void wake_early(struct task_struct *p, __u64 now)
 	th->early_waker_tid = (__u32)waker;
 	th->early_waker_tgid = waker >> 32;
 	bpf_get_current_comm(th->early_waker_comm, sizeof(th->early_waker_comm));
-	th->early_start_ns = start;
+	th->early_token = token;
 }
 
 SEC("tp_btf/sched_waking")

@@ -51,8 +51,25 @@ struct ls_ulock_stats {
 	__u64 asleep_ns;
 	__u64 runnable_ns;
 	__u64 wakes;		     /* waits whose sleep a sched_waking ended */
-	__u64 hist[LS_HIST_BUCKETS]; /* waits per log2(wait ns), as the kernel locks' */
+	__u64 hist[LS_HIST_BUCKETS]; /* timed waits per log2(wait ns), as the kernel locks' */
+	/*
+	 * About 1 wait in LS_ULOCK_TIME_ONE_IN is timed from its entry
+	 * (bpf/userlock.bpf.c wait_begins). Of the others, one that never
+	 * leaves its CPU is counted in waits and oncpu_waits only, and one that
+	 * does is timed from its first switch-out (late); user space adds what
+	 * they miss at the timed waits' means (userlock/word_waits.cpp).
+	 */
+	__u64 oncpu_waits;	   /* waits that never left their CPU */
+	__u64 oncpu_timed;	   /* of them, timed (their time is in wait_ns) */
+	__u64 oncpu_timed_ns;	   /* their time */
+	__u64 late;		   /* waits timed from their first switch-out */
+	__u64 left_timed;	   /* waits timed from their entry that left their CPU */
+	__u64 left_first_oncpu_ns; /* their time on CPU before their first switch-out */
 };
+
+/* One wait in this many is timed from its entry, on average (the gaps are
+ * drawn from 1..2N-1 per CPU). */
+#define LS_ULOCK_TIME_ONE_IN 16
 
 /*
  * Who woke the waiters (map wakers): per (process, waker thread, futex word),
@@ -136,6 +153,7 @@ struct ls_ulock_chain_stats {
 struct ls_ulock_cpu {
 	__s64 in_flight;   /* waits begun on this CPU minus waits ended on it */
 	__u64 sample_tick; /* sampled waits: countdown to the next */
+	__u64 time_tick;   /* waits: countdown to the next timed from its entry */
 };
 
 /* Counters in the program's .bss (userlock_bpf::bss). */

@@ -67,6 +67,16 @@ static __always_inline void add_wait(struct ls_ulock_stats *stats, struct ulock_
 	if (p->wait_ns > stats->max_wait_ns)
 		stats->max_wait_ns = p->wait_ns;
 	stats->ops |= w->op;
+	if (!w->left) {
+		stats->oncpu_waits++;
+		stats->oncpu_timed++;
+		stats->oncpu_timed_ns += p->wait_ns;
+	} else if (w->timing == ULOCK_LATE) {
+		stats->late++;
+	} else {
+		stats->left_timed++;
+		stats->left_first_oncpu_ns += w->first_oncpu_ns;
+	}
 	if (w->owner_tid)
 		stats->owner_tid = w->owner_tid;
 }

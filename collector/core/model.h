@@ -341,6 +341,11 @@ struct UserLockRun {
     uint64_t lost_inflight = 0;    // waits not timed: too many threads asleep at once
     uint64_t rate_limited = 0;     // stacks not taken: over the rate cap
     uint64_t lost_wakers = 0;      // wakeups not credited to their waker: the waker map was full (format 6)
+    // Waits not timed from their entry (about 15 in 16; record --trace times
+    // every one) and the time given to them at the timed waits' means: part
+    // of the wait times (format 8; 0 in older files, which timed every wait).
+    uint64_t untimed_waits = 0;
+    uint64_t untimed_estimated_ns = 0;
 };
 
 // LS_ROLE_* as stored: "waiter", "waker", "holder:running",

@@ -368,7 +368,9 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
                                     .lost_samples = r.lost_samples,
                                     .lost_inflight = r.lost_inflight,
                                     .rate_limited = r.rate_limited,
-                                    .lost_wakers = r.lost_wakers});
+                                    .lost_wakers = r.lost_wakers,
+                                    .untimed_waits = r.untimed.waits,
+                                    .untimed_estimated_ns = r.untimed.estimated_ns});
 }
 
 }  // namespace lockscope::record

@@ -269,12 +269,12 @@ Recorder::~Recorder() = default;
 
 Recorder Recorder::prepare(const Options& options)
 {
-    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32 + 8 * (4 + LS_HIST_BUCKETS),
+    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32 + 8 * (10 + LS_HIST_BUCKETS),
                   "userlock_abi.h changed");
     static_assert(sizeof(ls_ulock_waker_key) == 16 && sizeof(ls_ulock_waker) == 32, "userlock_abi.h changed");
     static_assert(LS_ULOCK_MAX_TARGETS == 1024, "record/user_locks.cpp says how many processes are followed");
     static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
-    static_assert(sizeof(ls_ulock_cpu) == 16, "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_cpu) == 24, "userlock_abi.h changed");
     auto state = std::make_unique<State>();
     state->skel = userlock_bpf::open();
     if (state->skel == nullptr) {
@@ -306,6 +306,8 @@ Recorder Recorder::prepare(const Options& options)
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch, !chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch_chains, chains);
+    bpf_program__set_autoload(state->skel->progs.userlock_enter, !options.trace_waits);
+    bpf_program__set_autoload(state->skel->progs.userlock_enter_traced, options.trace_waits);
     bpf_program__set_autoload(state->skel->progs.userlock_exit, !options.trace_waits);
     bpf_program__set_autoload(state->skel->progs.userlock_exit_traced, options.trace_waits);
     // Every fork and exit of the machine runs these: only when children are followed.
@@ -464,7 +466,7 @@ Recording Recorder::read()
             }
         }
     };
-    for (const auto& [key, stats] : read_word_waits(state_->skel)) {
+    for (const auto& [key, stats] : read_word_waits(state_->skel, &out.untimed)) {
         add_key(key, stats);
     }
     for (auto& [id, builder] : rows) {

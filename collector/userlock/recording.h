@@ -108,6 +108,16 @@ struct LeftOut {
     uint64_t waits = 0;
 };
 
+// The waits of a recording not timed from their entry: about one wait in
+// LS_ULOCK_TIME_ONE_IN (bpf/userlock_abi.h) is. A wait not timed that never
+// left its CPU is given its row's mean of such waits; one that left it was
+// timed from its first switch-out and is given the mean time timed waits
+// spent on CPU before theirs.
+struct UntimedWaits {
+    uint64_t waits = 0;         // waits not timed from their entry
+    uint64_t estimated_ns = 0;  // the time given to them
+};
+
 struct Recording {
     std::vector<UserLock> locks;  // by wait time, longest first
     std::map<std::string, LeftOut> left_out;
@@ -123,6 +133,7 @@ struct Recording {
     uint64_t lost_chains = 0;   // chained waits not counted: the chain map was full
     uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
     uint64_t lost_wakers = 0;   // wakeups not credited to their waker: the waker map was full
+    UntimedWaits untimed;       // waits not timed from their entry, and their estimated time
     // With Options::kernel_user_stacks_fd: the user code above the kernel
     // locks' sampled waiter stacks; at most 32 distinct user stacks per
     // kernel stack and process, the rest as one "[other stacks]".

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "episode.h"
 #include "bpfmap/map_read.h"
 #include "userlock_bpf.skel.h"
 
@@ -26,9 +27,59 @@ void add_cpu_row(ls_ulock_stats& total, const ls_ulock_stats& cpu)
     for (int b = 0; b < LS_HIST_BUCKETS; ++b) {
         total.hist[b] += cpu.hist[b];
     }
+    total.oncpu_waits += cpu.oncpu_waits;
+    total.oncpu_timed += cpu.oncpu_timed;
+    total.oncpu_timed_ns += cpu.oncpu_timed_ns;
+    total.late += cpu.late;
+    total.left_timed += cpu.left_timed;
+    total.left_first_oncpu_ns += cpu.left_first_oncpu_ns;
 }
 
-std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel)
+namespace {
+
+// The mean of `sum` over `n`, else of `all_sum` over `all_n` where n is
+// below kMinTimed; 0 with neither.
+long double mean_of(uint64_t sum, uint64_t n, uint64_t all_sum, uint64_t all_n)
+{
+    if (n >= kMinTimed) {
+        return static_cast<long double>(sum) / n;
+    }
+    return all_n ? static_cast<long double>(all_sum) / all_n : 0.0L;
+}
+
+}  // namespace
+
+UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>& words)
+{
+    UntimedWaits out;
+    uint64_t oncpu_timed = 0, oncpu_timed_ns = 0, left_timed = 0, left_first_ns = 0;
+    for (const auto& [key, w] : words) {
+        oncpu_timed += w.oncpu_timed;
+        oncpu_timed_ns += w.oncpu_timed_ns;
+        left_timed += w.left_timed;
+        left_first_ns += w.left_first_oncpu_ns;
+    }
+    for (auto& [key, w] : words) {
+        const uint64_t oncpu_untimed = w.oncpu_waits - std::min(w.oncpu_timed, w.oncpu_waits);
+        uint64_t add = 0;
+        if (oncpu_untimed != 0) {
+            const long double mean = mean_of(w.oncpu_timed_ns, w.oncpu_timed, oncpu_timed_ns, oncpu_timed);
+            add += static_cast<uint64_t>(mean * oncpu_untimed + 0.5L);
+            w.hist[ls_log2_bucket(static_cast<uint64_t>(mean + 0.5L))] += oncpu_untimed;
+        }
+        if (w.late != 0) {
+            const long double mean = mean_of(w.left_first_oncpu_ns, w.left_timed, left_first_ns, left_timed);
+            add += static_cast<uint64_t>(mean * w.late + 0.5L);
+        }
+        w.wait_ns += add;
+        w.oncpu_ns += add;
+        out.waits += oncpu_untimed + w.late;
+        out.estimated_ns += add;
+    }
+    return out;
+}
+
+std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel, UntimedWaits* untimed)
 {
     const int possible = libbpf_num_possible_cpus();
     if (possible <= 0) {
@@ -51,6 +102,10 @@ std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bp
                                                       }
                                                       out.emplace_back(key, total);
                                                   });
+    const UntimedWaits totals = estimate_untimed(out);
+    if (untimed != nullptr) {
+        *untimed = totals;
+    }
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "userlock/recording.h"
 #include "userlock_abi.h"
 
 struct userlock_bpf;
@@ -18,7 +19,21 @@ namespace lockscope::userlock {
 // longest wait is the longest of any CPU, the ops seen accumulate.
 void add_cpu_row(ls_ulock_stats& total, const ls_ulock_stats& cpu);
 
-// Every futex word with its waits, all CPUs added up. Throws lockscope::Error.
-std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel);
+// Gives each word's waits not timed from their entry what they miss: one
+// that never left its CPU the mean of the word's timed ones that did not
+// either (of every word's, where it has fewer than kMinTimed), added to its
+// wait and on-CPU time and to the histogram's bucket of that mean, so that
+// the histogram again counts every wait; one timed from its first
+// switch-out the mean on-CPU time before the first switch-out of the timed
+// waits that left their CPU, added to its wait and on-CPU time. Returns the
+// totals.
+inline constexpr uint64_t kMinTimed = 8;
+UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>& words);
+
+// Every futex word with its waits, all CPUs added up, the waits not timed
+// from their entry estimated (estimate_untimed; its totals into *untimed,
+// when given). Throws lockscope::Error.
+std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel,
+                                                                     UntimedWaits* untimed = nullptr);
 
 }  // namespace lockscope::userlock

@@ -28,6 +28,8 @@ void add_counters(UserLockRun& sum, const UserLockRun& r)
     sum.lost_inflight += r.lost_inflight;
     sum.rate_limited += r.rate_limited;
     sum.lost_wakers += r.lost_wakers;
+    sum.untimed_waits += r.untimed_waits;
+    sum.untimed_estimated_ns += r.untimed_estimated_ns;
 }
 
 // A user lock's row: its lock key (a user lock has no mode) in its module;

@@ -188,6 +188,13 @@ void text_block(std::ostringstream& out, const Report& rep, const TextOptions& o
                              format_count(c.lost_samples) + " stacks (the ring buffer was full), " +
                              format_count(c.lost_inflight) + " waits not timed (no room for a thread's wait)",
                          "", 2, 100);
+    if (c.untimed_waits != 0)
+        out << wrap_text("timed: about 1 wait in 16 from its entry (record --trace: every one); " +
+                             format_count(c.untimed_waits) + " waits were not, and " +
+                             format_duration(double(c.untimed_estimated_ns)) +
+                             " of the wait is their estimate at the timed waits' means (a wait that left its CPU is "
+                             "timed exactly from there; asleep and runnable are always measured)",
+                         "", 2, 100);
     out << names_line(u)
         << wrap_text(
                "the lock table's columns: contentions are futex waits, counted per futex sleep; mean and max "
@@ -270,6 +277,8 @@ nlohmann::ordered_json json(const Report& rep)
             {"lost_inflight", c.lost_inflight},
             {"rate_limited", c.rate_limited},
             {"lost_wakers", c.lost_wakers},
+            {"untimed_waits", c.untimed_waits},
+            {"untimed_estimated_ns", c.untimed_estimated_ns},
             {"split", u.split},
             {"all_processes", u.all_processes}};
 }

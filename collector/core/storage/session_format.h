@@ -34,6 +34,9 @@
 //      was doing (LockCounters::holder_unknown_ns() is the rest; older files
 //      cannot split it); runs.holder_untracked; table holder_times (the
 //      followed holders' and their preemptors' times, per lock)
+//   8  user_lock_runs.untimed_waits and untimed_estimated_ns: about one
+//      user-lock wait in 16 is timed from its entry, the others' time is
+//      estimated (older files timed every wait)
 #pragma once
 
 #include "core/model.h"
@@ -42,7 +45,7 @@
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // The `episodes` column encoding of phases: "s0 q1520:0 s80211", each a kind
 // (s spin, q queued), the start as ns after the episode's begin, and for a
