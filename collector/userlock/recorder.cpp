@@ -94,6 +94,7 @@ std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(bpf_map* ma
 
 struct Recorder::State {
     userlock_bpf* skel = nullptr;
+    UntimedState untimed_given;  // what each read gave the waits not timed (word_waits.h)
     ring_buffer* ring = nullptr;
     unwind::UserUnwinder unwinder;
     DataSymbols data_symbols;
@@ -466,7 +467,7 @@ Recording Recorder::read()
             }
         }
     };
-    for (const auto& [key, stats] : read_word_waits(state_->skel, &out.untimed)) {
+    for (const auto& [key, stats] : read_word_waits(state_->skel, state_->untimed_given, out.untimed)) {
         add_key(key, stats);
     }
     for (auto& [id, builder] : rows) {

@@ -49,7 +49,7 @@ long double mean_of(uint64_t sum, uint64_t n, uint64_t all_sum, uint64_t all_n)
 
 }  // namespace
 
-UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>& words)
+UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>& words, UntimedState& given)
 {
     UntimedWaits out;
     uint64_t oncpu_timed = 0, oncpu_timed_ns = 0, left_timed = 0, left_first_ns = 0;
@@ -60,26 +60,33 @@ UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats
         left_first_ns += w.left_first_oncpu_ns;
     }
     for (auto& [key, w] : words) {
+        UntimedGiven& g = given[{key.tgid, key.uaddr}];
         const uint64_t oncpu_untimed = w.oncpu_waits - std::min(w.oncpu_timed, w.oncpu_waits);
-        uint64_t add = 0;
-        if (oncpu_untimed != 0) {
+        if (oncpu_untimed > g.oncpu) {
+            const uint64_t fresh = oncpu_untimed - g.oncpu;
             const long double mean = mean_of(w.oncpu_timed_ns, w.oncpu_timed, oncpu_timed_ns, oncpu_timed);
-            add += static_cast<uint64_t>(mean * oncpu_untimed + 0.5L);
-            w.hist[ls_log2_bucket(static_cast<uint64_t>(mean + 0.5L))] += oncpu_untimed;
+            g.ns += static_cast<uint64_t>(mean * fresh + 0.5L);
+            g.hist[ls_log2_bucket(static_cast<uint64_t>(mean + 0.5L))] += fresh;
+            g.oncpu = oncpu_untimed;
         }
-        if (w.late != 0) {
+        if (w.late > g.late) {
             const long double mean = mean_of(w.left_first_oncpu_ns, w.left_timed, left_first_ns, left_timed);
-            add += static_cast<uint64_t>(mean * w.late + 0.5L);
+            g.ns += static_cast<uint64_t>(mean * (w.late - g.late) + 0.5L);
+            g.late = w.late;
         }
-        w.wait_ns += add;
-        w.oncpu_ns += add;
-        out.waits += oncpu_untimed + w.late;
-        out.estimated_ns += add;
+        w.wait_ns += g.ns;
+        w.oncpu_ns += g.ns;
+        for (std::size_t b = 0; b < g.hist.size(); ++b) {
+            w.hist[b] += g.hist[b];
+        }
+        out.waits += g.oncpu + g.late;
+        out.estimated_ns += g.ns;
     }
     return out;
 }
 
-std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel, UntimedWaits* untimed)
+std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel, UntimedState& given,
+                                                                     UntimedWaits& untimed)
 {
     const int possible = libbpf_num_possible_cpus();
     if (possible <= 0) {
@@ -102,10 +109,7 @@ std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bp
                                                       }
                                                       out.emplace_back(key, total);
                                                   });
-    const UntimedWaits totals = estimate_untimed(out);
-    if (untimed != nullptr) {
-        *untimed = totals;
-    }
+    untimed = estimate_untimed(out, given);
     return out;
 }
 

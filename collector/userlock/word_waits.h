@@ -4,7 +4,9 @@
 // total per word.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -19,21 +21,34 @@ namespace lockscope::userlock {
 // longest wait is the longest of any CPU, the ops seen accumulate.
 void add_cpu_row(ls_ulock_stats& total, const ls_ulock_stats& cpu);
 
+// What a word's waits not timed from their entry were given by the reads
+// before: each read gives only the waits new since the last one, at the
+// means of that read, so that a word's wait, on-CPU time and histogram
+// never go down from one read to the next (the exporter's counters, the
+// intervals) as the means move.
+struct UntimedGiven {
+    uint64_t oncpu = 0;  // waits that never left their CPU, given so far
+    uint64_t late = 0;   // waits timed from their first switch-out, given so far
+    uint64_t ns = 0;     // the time given to them
+    std::array<uint64_t, LS_HIST_BUCKETS> hist{};
+};
+using UntimedState = std::map<std::pair<uint32_t, uint64_t>, UntimedGiven>;  // by (tgid, futex word)
+
 // Gives each word's waits not timed from their entry what they miss: one
 // that never left its CPU the mean of the word's timed ones that did not
 // either (of every word's, where it has fewer than kMinTimed), added to its
 // wait and on-CPU time and to the histogram's bucket of that mean, so that
 // the histogram again counts every wait; one timed from its first
 // switch-out the mean on-CPU time before the first switch-out of the timed
-// waits that left their CPU, added to its wait and on-CPU time. Returns the
-// totals.
+// waits that left their CPU, added to its wait and on-CPU time. `given`
+// carries what earlier reads gave (UntimedGiven). Returns the totals.
 inline constexpr uint64_t kMinTimed = 8;
-UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>& words);
+UntimedWaits estimate_untimed(std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>& words, UntimedState& given);
 
 // Every futex word with its waits, all CPUs added up, the waits not timed
-// from their entry estimated (estimate_untimed; its totals into *untimed,
-// when given). Throws lockscope::Error.
-std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel,
-                                                                     UntimedWaits* untimed = nullptr);
+// from their entry estimated (estimate_untimed with `given`; its totals
+// into `untimed`). Throws lockscope::Error.
+std::vector<std::pair<ls_ulock_key, ls_ulock_stats>> read_word_waits(userlock_bpf* skel, UntimedState& given,
+                                                                     UntimedWaits& untimed);
 
 }  // namespace lockscope::userlock

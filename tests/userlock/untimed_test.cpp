@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "episode.h"
 #include "userlock/word_waits.h"
 
@@ -12,6 +14,7 @@ namespace {
 
 using lockscope::userlock::estimate_untimed;
 using lockscope::userlock::kMinTimed;
+using lockscope::userlock::UntimedState;
 using Words = std::vector<std::pair<ls_ulock_key, ls_ulock_stats>>;
 
 uint64_t hist_total(const ls_ulock_stats& s)
@@ -39,7 +42,8 @@ ls_ulock_stats on_cpu_waits(uint64_t timed, uint64_t untimed, uint64_t each)
 TEST(UserLockUntimedWaits, AWaitThatNeverLeftItsCpuGetsItsWordsMeanInTimeAndHistogram)
 {
     Words words{{{.tgid = 1, .uaddr = 0x10}, on_cpu_waits(kMinTimed, 3 * kMinTimed, 1000)}};
-    const auto totals = estimate_untimed(words);
+    UntimedState given;
+    const auto totals = estimate_untimed(words, given);
     const ls_ulock_stats& s = words[0].second;
     EXPECT_EQ(s.wait_ns, 4 * kMinTimed * 1000);
     EXPECT_EQ(s.oncpu_ns, s.wait_ns);
@@ -53,7 +57,8 @@ TEST(UserLockUntimedWaits, AWordWithTooFewTimedWaitsTakesEveryWordsMean)
 {
     Words words{{{.tgid = 1, .uaddr = 0x10}, on_cpu_waits(kMinTimed - 1, 5, 100000)},
                 {{.tgid = 1, .uaddr = 0x20}, on_cpu_waits(100 * kMinTimed, 0, 1000)}};
-    estimate_untimed(words);
+    UntimedState given;
+    estimate_untimed(words, given);
     const ls_ulock_stats& few = words[0].second;
     // every word's mean: (7 * 100000 + 800 * 1000) / 807
     const long double mean =
@@ -77,7 +82,8 @@ TEST(UserLockUntimedWaits, AWaitTimedFromItsSwitchOutGetsTheMeanTimeOnCpuBeforeA
     s.oncpu_ns = s.wait_ns - s.asleep_ns;
     s.hist[ls_log2_bucket(50000)] = 40;
     Words words{{{.tgid = 1, .uaddr = 0x10}, s}};
-    const auto totals = estimate_untimed(words);
+    UntimedState given;
+    const auto totals = estimate_untimed(words, given);
     const ls_ulock_stats& got = words[0].second;
     EXPECT_EQ(got.wait_ns, 40u * 52000);
     EXPECT_EQ(got.oncpu_ns, got.wait_ns - got.asleep_ns);
@@ -91,11 +97,39 @@ TEST(UserLockUntimedWaits, EveryWaitTimedLeavesTheWordsAsTheyWere)
 {
     Words words{{{.tgid = 1, .uaddr = 0x10}, on_cpu_waits(50, 0, 700)}};
     const ls_ulock_stats before = words[0].second;
-    const auto totals = estimate_untimed(words);
+    UntimedState given;
+    const auto totals = estimate_untimed(words, given);
     EXPECT_EQ(words[0].second.wait_ns, before.wait_ns);
     EXPECT_EQ(hist_total(words[0].second), 50u);
     EXPECT_EQ(totals.waits, 0u);
     EXPECT_EQ(totals.estimated_ns, 0u);
+}
+
+// Each read gives only the waits new since the read before, at that read's
+// means: a word's wait and histogram never go down as its mean moves (the
+// exporter's counters and histograms grow by each read's difference).
+TEST(UserLockUntimedWaits, ALaterReadGivesOnlyTheNewWaitsAndNothingGoesDown)
+{
+    UntimedState given;
+    Words first{{{.tgid = 1, .uaddr = 0x10}, on_cpu_waits(kMinTimed, 10 * kMinTimed, 600)}};
+    estimate_untimed(first, given);
+    // later: more timed waits, shorter (the mean falls into the bucket below),
+    // and no new untimed one
+    ls_ulock_stats later = on_cpu_waits(2 * kMinTimed, 10 * kMinTimed, 0);
+    later.wait_ns = later.oncpu_ns = later.oncpu_timed_ns = kMinTimed * 600 + kMinTimed * 100;
+    std::fill(std::begin(later.hist), std::end(later.hist), 0);
+    later.hist[ls_log2_bucket(600)] = kMinTimed;
+    later.hist[ls_log2_bucket(100)] = kMinTimed;
+    Words second{{{.tgid = 1, .uaddr = 0x10}, later}};
+    const auto totals = estimate_untimed(second, given);
+    const ls_ulock_stats& a = first[0].second;
+    const ls_ulock_stats& b = second[0].second;
+    EXPECT_GE(b.wait_ns, a.wait_ns);
+    for (std::size_t i = 0; i < std::size(a.hist); ++i)
+        EXPECT_GE(b.hist[i], a.hist[i]) << "bucket " << i;
+    EXPECT_EQ(b.hist[ls_log2_bucket(600)], 11 * kMinTimed) << "the untimed waits keep the bucket they were given";
+    EXPECT_EQ(totals.estimated_ns, 10 * kMinTimed * 600);
+    EXPECT_EQ(hist_total(b), b.waits);
 }
 
 }  // namespace
