@@ -8,7 +8,8 @@
        ├─> fleet ─> core
        └─> everything below      unwind (stands alone, under record)
                                  userlock ─> core, unwind, bpfmap (under record)
-                                 bpfmap (libbpf's batched map reads: probe, userlock)
+                                 bpfmap (libbpf's shared pieces, batched map reads and the
+                                 kernel's BTF parsed once: identity, probe, userlock)
 
 pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
 files); identity names locks (one ladder of name sources); core is what
@@ -46,7 +47,7 @@ ALLOWED = {
     "userlock": {"bpfmap", "core", "unwind", "userlock"},
     "bpfmap": {"bpfmap"},
     "workload": {"core", "workload"},
-    "identity": {"core", "identity"},
+    "identity": {"bpfmap", "core", "identity"},
     "pipeline": {"core", "identity", "pipeline"},
     "metrics": {"core", "metrics"},
     "fleet": {"core", "fleet"},

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <iterator>
 
+#include "bpfmap/vmlinux_btf.h"
+
 namespace lockscope::identity {
 namespace {
 
@@ -100,17 +102,22 @@ std::optional<LockFamily> lock_family(std::string_view kind)
 
 std::unique_ptr<KernelTypes> KernelTypes::load_vmlinux(std::string* why)
 {
-    btf* b = btf__load_vmlinux_btf();
+    int err = 0;
+    const btf* b = probe::vmlinux_btf(&err);
     if (!b) {
         if (why)
-            *why =
-                std::string("the kernel's BTF cannot be read (/sys/kernel/btf/vmlinux: ") + std::strerror(errno) + ")";
+            *why = std::string("the kernel's BTF cannot be read (/sys/kernel/btf/vmlinux: ") + std::strerror(err) + ")";
         return nullptr;
     }
     return std::make_unique<KernelTypes>(b);
 }
 
-KernelTypes::KernelTypes(btf* b) : btf_(b)
+KernelTypes::KernelTypes(btf* b) : KernelTypes(static_cast<const btf*>(b))
+{
+    owned_ = b;
+}
+
+KernelTypes::KernelTypes(const btf* b) : btf_(b)
 {
     const uint32_t n = btf__type_cnt(b);
     for (uint32_t id = 1; id < n; id++) {
@@ -132,7 +139,7 @@ KernelTypes::KernelTypes(btf* b) : btf_(b)
 
 KernelTypes::~KernelTypes()
 {
-    btf__free(btf_);
+    btf__free(owned_);
 }
 
 std::optional<uint32_t> KernelTypes::named_type(std::string_view name) const

@@ -34,6 +34,8 @@ public:
     static std::unique_ptr<KernelTypes> load_vmlinux(std::string* why);
     // Takes ownership of `b` (tests build small BTF blobs with libbpf).
     explicit KernelTypes(btf* b);
+    // Reads `b`, which outlives this (the process's one copy of the kernel's BTF).
+    explicit KernelTypes(const btf* b);
     ~KernelTypes();
     KernelTypes(const KernelTypes&) = delete;
     KernelTypes& operator=(const KernelTypes&) = delete;
@@ -84,7 +86,8 @@ private:
         const;  // an array of no declared length ("T queues[]")  // a pointer's named struct or union, 0 if none
     MemberPath describe(uint32_t root, const std::vector<std::pair<uint32_t, std::string>>& steps) const;
 
-    btf* btf_ = nullptr;
+    const btf* btf_ = nullptr;
+    btf* owned_ = nullptr;
     mutable std::unordered_map<std::string, uint32_t> named_;  // named_type's answers, 0: none
     std::vector<PercpuVar> percpu_;                            // by offset
     uint64_t percpu_size_ = 0;

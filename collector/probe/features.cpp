@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bpfmap/vmlinux_btf.h"
 #include "core/error.h"
 #include "probe/cpu_clock.h"
 
@@ -46,7 +47,7 @@ struct BtfCheck {
 BtfCheck read_btf()
 {
     BtfCheck c;
-    btf* vmlinux = btf__load_vmlinux_btf();
+    const btf* vmlinux = vmlinux_btf();
     if (!vmlinux)
         return c;
     c.loaded = true;
@@ -59,7 +60,6 @@ BtfCheck read_btf()
     c.kmem_cache_kfunc = btf__find_by_name_kind(vmlinux, "bpf_get_kmem_cache", BTF_KIND_FUNC) >= 0;
     c.task_from_pid_kfunc = btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) >= 0 &&
                             btf__find_by_name_kind(vmlinux, "bpf_task_release", BTF_KIND_FUNC) >= 0;
-    btf__free(vmlinux);
     return c;
 }
 

@@ -10,9 +10,10 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "bpfmap/map_read.h"
+#include "bpfmap/vmlinux_btf.h"
 #include "lockscope_abi.h"
 #include "probe/libbpf_log.h"
-#include "bpfmap/map_read.h"
 #include "rwsem_spin_bpf.skel.h"
 
 namespace lockscope::probe {
@@ -31,7 +32,7 @@ struct Choice {
 // there only when they were not inlined away).
 Choice choose_mode()
 {
-    btf* vmlinux = btf__load_vmlinux_btf();
+    const btf* vmlinux = vmlinux_btf();
     if (!vmlinux)
         return {Mode::None, "no kernel BTF"};
     auto has_func = [&](const char* name) { return btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0; };
@@ -43,13 +44,43 @@ Choice choose_mode()
         c.mode = Mode::InlinedSpin;
     else
         c.reason = "this kernel has no traceable rwsem spin function (PREEMPT_RT rwsems do not spin)";
-    btf__free(vmlinux);
     return c;
+}
+
+// Whether this kernel loads an fentry program on `function` at all: two
+// instructions, no object to open. Kernels that refuse fentry (this one's
+// refusal is the answer the whole skeleton would give) then cost no parse
+// of the kernel's BTF for the skeleton and no load of its programs. 0 or an
+// errno value.
+int fentry_refusal(const char* function)
+{
+    const btf* vmlinux = vmlinux_btf();
+    const int id = vmlinux ? btf__find_by_name_kind(vmlinux, function, BTF_KIND_FUNC) : -1;
+    if (id <= 0)
+        return 0;  // the skeleton's own load says what is wrong
+    const bpf_insn insns[] = {
+        {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0},
+        {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+    };
+    LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+                .attach_btf_id = static_cast<__u32>(id));
+    const int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ls_fentry_probe", "GPL", insns, 2, &opts);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    return errno;
+}
+
+// The errors by which a kernel says it does not offer fentry programs.
+bool kernel_refuses(int err)
+{
+    return err == EPERM || err == EACCES || err == kENOTSUPP || err == EOPNOTSUPP || err == ENOTSUP;
 }
 
 std::string refusal(int err)
 {
-    if (err == EPERM || err == EACCES || err == kENOTSUPP || err == EOPNOTSUPP || err == ENOTSUP)
+    if (kernel_refuses(err))
         return "fentry refused by this kernel";
     return std::string("cannot load: ") + std::strerror(err);
 }
@@ -62,6 +93,12 @@ std::unique_ptr<RwsemSpin> RwsemSpin::attach()
     const Choice choice = choose_mode();
     if (choice.mode == Mode::None) {
         out->status_ = "unavailable (" + choice.reason + ")";
+        return out;
+    }
+    const int refused =
+        fentry_refusal(choice.mode == Mode::SpinFunction ? "rwsem_optimistic_spin" : "rwsem_down_write_slowpath");
+    if (kernel_refuses(refused)) {
+        out->status_ = "unavailable (" + refusal(refused) + ")";
         return out;
     }
     // A refusal is an expected outcome here; keep libbpf's load log off the terminal.

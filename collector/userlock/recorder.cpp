@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bpfmap/vmlinux_btf.h"
 #include "core/error.h"
 #include "bpfmap/map_read.h"
 #include "unwind/user_unwinder.h"
@@ -65,13 +66,8 @@ std::map<std::pair<pid_t, uint64_t>, std::vector<std::pair<ls_ulock_chain_key, l
 // Whether this kernel can follow an owner TID to its task (bpf_task_from_pid, 6.2+).
 bool kernel_finds_tasks_by_pid()
 {
-    btf* vmlinux = btf__load_vmlinux_btf();
-    if (vmlinux == nullptr) {
-        return false;
-    }
-    const bool found = btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
-    btf__free(vmlinux);
-    return found;
+    const btf* vmlinux = probe::vmlinux_btf();
+    return vmlinux != nullptr && btf__find_by_name_kind(vmlinux, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
 }
 
 // The wakers of every futex word: (tgid, address) -> its wakers.
