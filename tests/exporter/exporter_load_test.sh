@@ -2,7 +2,7 @@
 # The exporter under load and bad requests, on localhost, while a contention
 # workload is recorded (record -w pipe --prometheus --web-config, TLS and
 # basic auth, --cgroup: the recorder's own cgroup):
-# - 100 concurrent scrapers for SCRAPE_SECONDS (default 60), each a curl
+# - 100 concurrent scrapers for SCRAPE_SECONDS (default 40), each a curl
 #   with the password piped into `promtool check metrics`: every response is
 #   200, complete (curl checks Content-Length), ours, and accepted by promtool;
 # - meanwhile bad clients (bad_clients.py): slow senders, malformed and
@@ -19,7 +19,7 @@ set -uo pipefail
 lockscope=$1
 here=$(cd "$(dirname "$0")" && pwd)
 scrapers=${SCRAPERS:-100}
-seconds=${SCRAPE_SECONDS:-60}
+seconds=${SCRAPE_SECONDS:-40}
 baseline_seconds=${BASELINE_SECONDS:-20}
 if [ "$(id -u)" -ne 0 ]; then
   echo "Skipped: recording needs root"
