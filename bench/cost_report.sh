@@ -24,7 +24,7 @@
 #                         with kernel stacks only when asked for in
 #                         PROFILERS: on a busy machine it can take minutes to
 #                         print its maps when stopped
-#   userlock_cost         user-space lock recording (collector/userlock): per
+#   userlock_cost         user-space lock recording (collector/probe/user_probe.h): per
 #                         futex wait of a recorded mutex workload and per
 #                         syscall of processes not recorded, against empty
 #                         programs on its four hooks (the syscall

@@ -63,7 +63,7 @@
 #include "bench_summary.h"
 #include "mutex_workload.h"
 #include "syscall_floor_bpf.skel.h"
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 namespace {
 

@@ -6,10 +6,9 @@
        ├─> metrics ──────────────────────────────────┘   reflock (stands alone)
        ├─> benchlib ─> core, reflock
        ├─> fleet ─> core
-       └─> everything below      unwind (stands alone, under record)
-                                 userlock ─> core, unwind, bpfmap (under record)
+       └─> everything below      unwind (stands alone, under identity: user stacks)
                                  bpfmap (libbpf's shared pieces, batched map reads and the
-                                 kernel's BTF parsed once: identity, probe, userlock)
+                                 kernel's BTF parsed once: identity, probe)
 
 pipeline is the recording pipeline (snapshot -> roll-up -> naming -> session
 files); identity names locks (one ladder of name sources); core is what
@@ -44,18 +43,17 @@ ALLOWED = {
     "core": {"core"},
     "reflock": {"reflock"},
     "unwind": {"unwind"},
-    "userlock": {"bpfmap", "core", "unwind", "userlock"},
     "bpfmap": {"bpfmap"},
     "workload": {"core", "workload"},
-    "identity": {"bpfmap", "core", "identity"},
-    "pipeline": {"core", "identity", "pipeline"},
+    "identity": {"bpfmap", "core", "identity", "unwind"},
+    "pipeline": {"core", "identity", "pipeline", "unwind"},
     "metrics": {"core", "metrics"},
     "fleet": {"core", "fleet"},
     "benchlib": {"benchlib", "core", "reflock"},
     "lab": {"core", "lab", "workload"},
     # reflock: the on-CPU oracle (probe/oncpu_oracle.h) serves its OwnerOracle.
-    "probe": {"bpfmap", "core", "identity", "pipeline", "probe", "reflock"},
-    "record": {"bpfmap", "core", "identity", "pipeline", "probe", "record", "unwind", "userlock", "workload"},
+    "probe": {"bpfmap", "core", "identity", "pipeline", "probe", "reflock", "unwind"},
+    "record": {"bpfmap", "core", "identity", "pipeline", "probe", "record", "unwind", "workload"},
     "cli": {"benchlib", "bpfmap", "core", "identity", "pipeline", "probe", "record", "reflock", "unwind", "workload", "lab",
             "metrics", "fleet", "cli"},
 }

@@ -231,7 +231,7 @@ struct UserLockWaits {
     LockCounters counters() const;
 };
 
-// A user-space lock of a recorded process (collector/userlock): its futex
+// A user-space lock of a recorded process (collector/probe/user_probe.h): its futex
 // waits over the run, one row per (process, name, kind).
 struct UserLockRow : UserLockWaits {
     int64_t run = 0;

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 namespace lockscope::record {
 namespace {

@@ -1,5 +1,5 @@
 // The user-space locks of the processes `record` runs or follows
-// (collector/userlock), recorded beside the kernel's locks into the same
+// (collector/probe/user_probe.h), recorded beside the kernel's locks into the same
 // run: prepared before the target is released, drained on a thread of its
 // own as samples arrive, read into the run's last interval.
 //
@@ -27,7 +27,7 @@
 #include "core/model.h"
 #include "probe/probe.h"
 
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 namespace lockscope::record {
 

@@ -23,7 +23,7 @@
 #include "core/error.h"
 #include "probe/probe.h"
 #include "test_program.h"
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 namespace {
 

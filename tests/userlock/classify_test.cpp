@@ -2,7 +2,7 @@
 // stacks built by hand as glibc 2.36 and libstdc++ lay them out.
 #include <gtest/gtest.h>
 
-#include "userlock/classify.h"
+#include "identity/user_classify.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "userlock/data_symbols.h"
+#include "identity/user_data_symbols.h"
 
 pthread_mutex_t g_zeroed_lock;                                                // .bss
 pthread_mutex_t g_initialised_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;  // .data

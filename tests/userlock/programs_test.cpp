@@ -33,7 +33,7 @@
 #include "futex_calls_bpf.skel.h"
 #include "subprocess.h"
 #include "test_program.h"
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 namespace {
 

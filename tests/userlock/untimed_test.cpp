@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "episode.h"
-#include "userlock/word_waits.h"
+#include "probe/user_word_waits.h"
 
 namespace {
 

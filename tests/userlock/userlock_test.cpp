@@ -19,7 +19,7 @@
 
 #include "core/error.h"
 #include "observed_run.h"
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 namespace {
 

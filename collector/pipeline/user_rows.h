@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "unwind/user_frame.h"
-#include "userlock/classify.h"
-#include "userlock/data_symbols.h"
-#include "userlock/recording.h"
+#include "identity/user_classify.h"
+#include "identity/user_data_symbols.h"
+#include "pipeline/user_recording.h"
 #include "userlock_abi.h"
 
 namespace lockscope::userlock {

@@ -1,4 +1,4 @@
-#include "userlock/recorder.h"
+#include "probe/user_probe.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,9 +20,9 @@
 #include "core/error.h"
 #include "bpfmap/map_read.h"
 #include "unwind/user_unwinder.h"
-#include "userlock/data_symbols.h"
-#include "userlock/rows.h"
-#include "userlock/word_waits.h"
+#include "identity/user_data_symbols.h"
+#include "pipeline/user_rows.h"
+#include "probe/user_word_waits.h"
 #include "userlock_abi.h"
 #include "userlock_bpf.skel.h"
 

@@ -1,4 +1,4 @@
-#include "userlock/classify.h"
+#include "identity/user_classify.h"
 #include "core/enum_names.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "userlock/rows.h"
+#include "pipeline/user_rows.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "userlock/recording.h"
+#include "pipeline/user_recording.h"
 #include "userlock_abi.h"
 
 struct userlock_bpf;

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "core/model.h"
-#include "userlock/classify.h"
-#include "userlock/recording.h"
+#include "identity/user_classify.h"
+#include "pipeline/user_recording.h"
 
 struct userlock_bpf;
 

@@ -1,4 +1,4 @@
-#include "userlock/word_waits.h"
+#include "probe/user_word_waits.h"
 
 #include <bpf/libbpf.h>
 

@@ -1,4 +1,4 @@
-#include "userlock/data_symbols.h"
+#include "identity/user_data_symbols.h"
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
