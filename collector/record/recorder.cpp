@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <map>
 #include <optional>
 
@@ -235,6 +236,9 @@ private:
         size_t stacks_in_use = 0;  // and its (lock, stack) sample table
         std::optional<Probe> probe;
         std::optional<UserLockRecording> user_locks;
+        // The exporter alone: a fresh probe loading off the recording thread
+        // (a run that ends meanwhile waits for it, then lets it go).
+        std::future<Probe> loading;
     };
 
     void describe_scope()
@@ -417,9 +421,12 @@ private:
         // Taken before the snapshot, so every episode's lock has a row by then.
         std::vector<Episode> episodes = run.probe->take_episodes();
         const bool rotating = !last && files_.rotation_due(monotonic_ns());
-        const bool may_renew = rotating || (!last && !files_.active() && o_.renew_probe);
         // Attached before the old probe's last snapshot: no episode begins unseen.
-        std::optional<Probe> fresh = may_renew ? fresh_probe(run, rotating) : std::nullopt;
+        std::optional<Probe> fresh;
+        if (rotating)
+            fresh = fresh_probe(run);
+        else if (!last && !files_.active() && o_.renew_probe)
+            fresh = loaded_probe(run);
         RawSnapshot snap = run.probe->snapshot();
         run.locks_in_use = snap.locks.size();
         run.stacks_in_use = snap.stacks.size();
@@ -476,21 +483,51 @@ private:
     // runs: in a system-wide series (the exporter service) every lock and
     // stack ever seen keeps its row, until the tables are full and new ones
     // are lost. Once half full, the next file (or, for the exporter without
-    // a file, the next interval) gets a fresh probe, attached before the old
-    // one's last snapshot. Not for a traced process: its tree and user probes
-    // belong to the first probe.
-    std::optional<Probe> fresh_probe(const Run& run, bool next_file)
+    // a file, an interval soon after) gets a fresh probe, attached before the
+    // old one's last snapshot. Not for a traced process: its tree and user
+    // probes belong to the first probe.
+    static bool renewal_due(const Run& run)
     {
         const bool half_full = 2 * run.locks_in_use >= run.po.max_locks || 2 * run.stacks_in_use >= run.po.max_stacks;
-        if (!half_full || run.po.tgid)
+        return half_full && !run.po.tgid;
+    }
+
+    // The next file's fresh probe, attached here: the file starts with it.
+    std::optional<Probe> fresh_probe(const Run& run)
+    {
+        if (!renewal_due(run))
             return std::nullopt;
+        return taking_over(
+            run, [&run] { return Probe::attach(run.po); }, " with the next session");
+    }
+
+    // The exporter's fresh probe. Loading and attaching one takes seconds on
+    // a busy machine, while the old probe goes on counting: it loads off this
+    // thread, so that the intervals (and the scraped series) go on at their
+    // pace meanwhile, and takes over at the first interval after it is
+    // attached. Nothing the old probe counted until then is lost.
+    std::optional<Probe> loaded_probe(Run& run)
+    {
+        if (!run.loading.valid()) {
+            if (renewal_due(run))
+                run.loading = std::async(std::launch::async, [po = run.po] { return Probe::attach(po); });
+            return std::nullopt;
+        }
+        if (run.loading.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+            return std::nullopt;
+        return taking_over(
+            run, [&run] { return run.loading.get(); }, "");
+    }
+
+    template <class Attach>
+    static std::optional<Probe> taking_over(const Run& run, Attach attach, const char* when)
+    {
         try {
-            std::optional<Probe> fresh(Probe::attach(run.po));
+            std::optional<Probe> fresh(attach());
             std::fprintf(stderr,
                          "lockscope: the kernel's tables hold %zu of %u locks and %zu of %u stack samples: a fresh "
                          "probe takes over%s\n",
-                         run.locks_in_use, run.po.max_locks, run.stacks_in_use, run.po.max_stacks,
-                         next_file ? " with the next session" : "");
+                         run.locks_in_use, run.po.max_locks, run.stacks_in_use, run.po.max_stacks, when);
             return fresh;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "lockscope: cannot start a fresh probe, going on with this one: %s\n", e.what());

@@ -31,6 +31,16 @@ namespace fs = std::filesystem;
 
 using lockscope::testing::TempDir;
 
+// The value of an unlabelled sample in an exposition body; -1 when absent.
+double sample_value(const std::string& body, const std::string& name)
+{
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with(name + " "))
+            return std::stod(line.substr(name.size() + 1));
+    return -1;
+}
+
 // The raw samples Prometheus stored for one series selector, oldest first.
 std::vector<double> stored_samples(unsigned port, const std::string& selector)
 {
@@ -269,8 +279,18 @@ TEST(Prometheus, AFreshProbeTakesOverAndTheSeriesGoOn)
     load.release();
     ASSERT_EQ(load.wait(60).exit_code, 0);
     ASSERT_EQ(one.wait(60).exit_code, 0);
-    usleep(800 * 1000);  // the exporter's next intervals
-    const std::string body = http_get(port, "/metrics");
+    // The exporter's window must hold the workload's end: two more of its
+    // intervals drained (the first may have begun before the end).
+    const double drained = sample_value(http_get(port, "/metrics"), "lockscope_intervals_total");
+    ASSERT_GE(drained, 0) << "the exporter serves no lockscope_intervals_total";
+    std::string body;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            body = http_get(port, "/metrics");
+            return sample_value(body, "lockscope_intervals_total") >= drained + 2;
+        },
+        60))
+        << "the exporter drained no interval after the workload ended";
     exporter.signal(SIGTERM);
     Finished f = exporter.wait(60);
     ASSERT_EQ(f.exit_code, 0) << f.err;
