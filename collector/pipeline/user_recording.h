@@ -134,7 +134,7 @@ struct Recording {
     uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
     uint64_t lost_wakers = 0;   // wakeups not credited to their waker: the waker map was full
     UntimedWaits untimed;       // waits not timed from their entry, and their estimated time
-    // With Options::kernel_user_stacks_fd: the user code above the kernel
+    // With Options::kernel.user_stacks: the user code above the kernel
     // locks' sampled waiter stacks; at most 32 distinct user stacks per
     // kernel stack and process, the rest as one "[other stacks]".
     std::vector<KernelUserStack> kernel_user_stacks;

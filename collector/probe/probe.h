@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "probe/contention_state_fds.h"
 #include "core/model.h"
 #include "pipeline/snapshot.h"
 #include "lockscope_abi.h"
@@ -44,17 +45,6 @@ struct ProbeOptions {
     // most this many a second, sent through a ring buffer for a user-space
     // unwinder (ContentionStateFds::user_stacks); 0: none.
     uint32_t user_stacks_per_sec = 0;
-};
-
-// The file descriptors of the kernel programs' per-task contention state
-// (bpf/contention_state.h), for another BPF object to share before it loads
-// (userlock::Options): valid while the Probe lives.
-struct ContentionStateFds {
-    int task_state = -1;
-    int cpu_states = -1;
-    // The ring buffer of kernel-lock waiters' user stacks (struct
-    // ls_kernel_user_sample); -1 without ProbeOptions::user_stacks_per_sec.
-    int user_stacks = -1;
 };
 
 // What became of the kernel-lock waiters' user stacks (ls_user_stack_counts).

@@ -222,10 +222,10 @@ namespace {
 // whether chains are on, and `status` says so or why not.
 bool share_kernel_state(userlock_bpf* skel, const Options& options, std::string& status)
 {
-    const bool task_state = options.kernel_task_state_fd >= 0;
-    if (task_state != (options.kernel_cpu_states_fd >= 0)) {
+    const bool task_state = options.kernel.task_state >= 0;
+    if (task_state != (options.kernel.cpu_states >= 0)) {
         throw Error("share the kernel recorder's maps", "userlock", EINVAL,
-                    "give both kernel_task_state_fd and kernel_cpu_states_fd (probe::Probe::contention_state_fds)");
+                    "give both task_state and cpu_states (probe::Probe::contention_state_fds)");
     }
     if (!task_state) {
         return false;
@@ -234,10 +234,10 @@ bool share_kernel_state(userlock_bpf* skel, const Options& options, std::string&
         status = "unavailable (the kernel has no bpf_task_from_pid: needs Linux 6.2+)";
         return false;
     }
-    if (const int err = bpf_map__reuse_fd(skel->maps.task_state, options.kernel_task_state_fd); err != 0) {
+    if (const int err = bpf_map__reuse_fd(skel->maps.task_state, options.kernel.task_state); err != 0) {
         throw Error("reuse the kernel recorder's map", "task_state", -err);
     }
-    if (const int err = bpf_map__reuse_fd(skel->maps.cpu_states, options.kernel_cpu_states_fd); err != 0) {
+    if (const int err = bpf_map__reuse_fd(skel->maps.cpu_states, options.kernel.cpu_states); err != 0) {
         throw Error("reuse the kernel recorder's map", "cpu_states", -err);
     }
     status = "on";
@@ -333,9 +333,9 @@ Recorder Recorder::prepare(const Options& options)
             throw Error("open ring buffer", "userlock events", -err);
         }
     }
-    if (options.kernel_user_stacks_fd >= 0) {
+    if (options.kernel.user_stacks >= 0) {
         if (const int err =
-                ring_buffer__add(state->ring, options.kernel_user_stacks_fd, State::on_kernel_sample, state.get());
+                ring_buffer__add(state->ring, options.kernel.user_stacks, State::on_kernel_sample, state.get());
             err != 0) {
             throw Error("open ring buffer", "kernel-lock user stacks", -err);
         }

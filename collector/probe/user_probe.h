@@ -9,8 +9,8 @@
 // should be drained), stop, read. Root, or CAP_BPF + CAP_PERFMON.
 //
 // Chains into the kernel: given the kernel recorder's contention state
-// (Options::kernel_task_state_fd and kernel_cpu_states_fd, from
-// probe::Probe::contention_state_fds(), the Probe attached first), a waiter
+// (Options::kernel, from probe::Probe::contention_state_fds(), the Probe
+// attached first), a waiter
 // whose mutex has a known owner looks, as it goes to sleep, whether that
 // owner is itself waiting for a kernel lock; UserLock::kernel_chains holds
 // what it found. Without them the chain part is absent (Recording::chains).
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "probe/contention_state_fds.h"
 #include "identity/user_classify.h"
 #include "pipeline/user_recording.h"
 
@@ -42,15 +43,12 @@ struct Options {
     // Every process on the machine but the caller's own (tgids and
     // follow_children then say nothing); the maps are sized for it.
     bool all_processes = false;
-    // The kernel recorder's task_state and cpu_states maps
-    // (probe::Probe::contention_state_fds()): both, or neither (-1, no chains).
-    // The Recorder keeps its own references; the caller keeps its fds.
-    int kernel_task_state_fd = -1;
-    int kernel_cpu_states_fd = -1;
-    // The kernel recorder's ring buffer of kernel-lock waiters' user stacks
-    // (probe::ContentionStateFds::user_stacks): drained and unwound with the
-    // user locks' samples, into Recording::kernel_user_stacks; -1: none.
-    int kernel_user_stacks_fd = -1;
+    // What the kernel-lock probe shares (probe::Probe::contention_state_fds()):
+    // its task_state and cpu_states maps, both or neither (-1, no chains),
+    // and its ring buffer of kernel-lock waiters' user stacks, drained and
+    // unwound with the user locks' samples into Recording::kernel_user_stacks
+    // (-1: none). The Recorder keeps its own references; the caller keeps its fds.
+    probe::ContentionStateFds kernel;
     // Every finished wait, one by one (record --trace), through a ring
     // buffer of this many bytes (a power of two, page-aligned).
     bool trace_waits = false;

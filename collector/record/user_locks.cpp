@@ -151,15 +151,13 @@ UserLockRecording::UserLockRecording(const std::vector<pid_t>& tgids, const prob
 {
     trace_ = trace_bytes != 0;
     try {
-        recorder_ = std::make_unique<userlock::Recorder>(
-            userlock::Recorder::prepare({.tgids = tgids,
-                                         .follow_children = children,
-                                         .all_processes = all_processes,
-                                         .kernel_task_state_fd = kernel.task_state,
-                                         .kernel_cpu_states_fd = kernel.cpu_states,
-                                         .kernel_user_stacks_fd = kernel.user_stacks,
-                                         .trace_waits = trace_,
-                                         .trace_buffer_bytes = trace_bytes}));
+        recorder_ =
+            std::make_unique<userlock::Recorder>(userlock::Recorder::prepare({.tgids = tgids,
+                                                                              .follow_children = children,
+                                                                              .all_processes = all_processes,
+                                                                              .kernel = kernel,
+                                                                              .trace_waits = trace_,
+                                                                              .trace_buffer_bytes = trace_bytes}));
         recorder_->start();
     } catch (const Error& e) {
         recorder_.reset();

@@ -69,7 +69,7 @@ void record(Program& program, Result& r)
     probe::Probe kernel = probe::Probe::attach({.tgid = static_cast<uint32_t>(program.pid()), .children = false});
     const probe::ContentionStateFds fds = kernel.contention_state_fds();
     Recorder with_kernel = Recorder::prepare(
-        {.tgids = {program.pid()}, .kernel_task_state_fd = fds.task_state, .kernel_cpu_states_fd = fds.cpu_states});
+        {.tgids = {program.pid()}, .kernel = {.task_state = fds.task_state, .cpu_states = fds.cpu_states}});
     Recorder alone = Recorder::prepare({.tgids = {program.pid()}});
     with_kernel.start();
     alone.start();
@@ -223,10 +223,10 @@ TEST(UserLockChainOptions, OneKernelMapWithoutTheOtherIsRefused)
         GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
     }
     try {
-        Recorder::prepare({.tgids = {getpid()}, .kernel_task_state_fd = 0});
+        Recorder::prepare({.tgids = {getpid()}, .kernel = {.task_state = 0}});
         FAIL() << "prepare accepted a task_state map without cpu_states";
     } catch (const lockscope::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("kernel_cpu_states_fd"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("give both task_state and cpu_states"), std::string::npos) << e.what();
     }
 }
 
