@@ -86,7 +86,7 @@ std::vector<std::string> Rollup::stack_frames(int32_t stack_id)
     return frames(stack_id);
 }
 
-std::vector<uint64_t> Rollup::first_stack_of(const RawSnapshot& snap, const Key& key) const
+std::vector<uint64_t> Rollup::first_stack_of(const RawSnapshot& snap, const KernelLockKey& key) const
 {
     const RawStack* best = nullptr;
     for (const RawStack& s : snap.stacks) {

@@ -60,10 +60,9 @@ private:
         bool kept = true;   // matches the filter
         LockCounters last;  // cumulative at the previous snapshot
     };
-    using Key = std::pair<uint64_t, uint32_t>;
 
     const std::vector<std::string>& frames(int32_t stack_id);
-    std::vector<uint64_t> first_stack_of(const RawSnapshot& snap, const Key& key) const;
+    std::vector<uint64_t> first_stack_of(const RawSnapshot& snap, const KernelLockKey& key) const;
     LockInfo describe(const RawLock& lock, int64_t id, const RawSnapshot& snap) const;
     // The pieces of next(), in its order.
     void add_totals(const RawSnapshot& snap, IntervalBatch& b) const;
@@ -75,7 +74,7 @@ private:
     KernelSymbols syms_;
     std::shared_ptr<const identity::KernelData> data_;
     LockFilter filter_;
-    std::map<Key, LockState> locks_;
+    std::map<KernelLockKey, LockState> locks_;
     std::map<int32_t, std::vector<uint64_t>> stack_ips_;
     std::map<int32_t, std::vector<std::string>> stack_frames_;
     int64_t next_lock_id_ = 1;

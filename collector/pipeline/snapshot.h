@@ -7,12 +7,18 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model.h"
 #include "identity/evidence.h"
 
 namespace lockscope {
+
+// The kernel's key of a lock, as its BPF maps hold it: (address, the
+// contention_begin kind bits, LS_F_KIND_MASK). The raw rows below carry it
+// as their address and flags.
+using KernelLockKey = std::pair<uint64_t, uint32_t>;
 
 struct RawLock {
     uint64_t address = 0;

@@ -20,6 +20,7 @@
 #include "unwind/user_frame.h"
 #include "identity/user_classify.h"
 #include "identity/user_data_symbols.h"
+#include "pipeline/snapshot.h"
 #include "pipeline/user_recording.h"
 #include "userlock_abi.h"
 
@@ -77,7 +78,6 @@ const typename Map::key_type* most_common(const Map& counts)
 }
 
 using RowKey = std::tuple<pid_t, std::string, std::string>;  // (tgid, name, kind)
-using KernelLockKey = std::pair<uint64_t, uint32_t>;         // (address, kind bits)
 
 // A row being built, and what its caller, stacks, chains and wakers come from.
 struct RowBuilder {
