@@ -102,18 +102,28 @@ static __always_inline int holder_slot(struct ls_holder_keys *keys, u64 task, u3
 	return -1;
 }
 
-/* A slot's lock word: held by at most one program at a time, which may run
+/*
+ * A slot's lock word: held by at most one program at a time, which may run
  * on another CPU or, interrupted, below this one: a few tries, then give up
- * (the caller counts the event as missed). */
-static __always_inline bool seq_lock(u32 *seq)
+ * (the caller counts the event as missed). A global function (non-static,
+ * never inlined), which the verifier checks once per program: inlined at
+ * each of the places that take a lock word, it walked every try at each and
+ * carried each way out of the loop on into the rest of the program, which
+ * made each recording's start seconds longer. Its argument is a map value's
+ * lock word (the verifier lets it be NULL: it checks) and it returns an int,
+ * as global functions must.
+ */
+__noinline int seq_lock(u32 *seq)
 {
+	if (!seq)
+		return 0;
 	for (int i = 0; i < LS_HOLDER_LOCK_TRIES; i++) {
 		u32 s = *(volatile u32 *)seq;
 
 		if (!(s & 1) && __sync_val_compare_and_swap(seq, s, s + 1) == s)
-			return true;
+			return 1;
 	}
-	return false;
+	return 0;
 }
 
 static __always_inline void seq_unlock(u32 *seq)
