@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The holder split's maps and its part of the BPF programs (the states and
- * their times, in plain C: holder_track.h, which says how it is followed).
- * Included by lockscope.bpf.c where what it uses is defined
- * (this_cpu_state(), own_locks_enter(), owner_of()).
+ * The holder split's watched holders: their slots, the maps of the waiting
+ * they caused, and the scheduler programs' part (the states and their
+ * times, in plain C: holder_track.h, which says how it is followed; the
+ * locks and their waiters: holder_chain.h). Included by lockscope.bpf.c
+ * where what it uses is defined (this_cpu_state(), own_locks_enter(),
+ * owner_of()).
  */
 #ifndef LOCKSCOPE_HOLDER_SPLIT_H
 #define LOCKSCOPE_HOLDER_SPLIT_H
@@ -24,14 +26,6 @@ struct {
 	__type(key, u32);
 	__type(value, struct ls_holder_track);
 } holder_tracks SEC(".maps");
-
-/* A kernel-lock waiter's following (ls_holder_follow). */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct ls_holder_follow);
-} holder_follow SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -108,23 +102,43 @@ static __always_inline int holder_slot(struct ls_holder_keys *keys, u64 task, u3
 	return -1;
 }
 
-/* A slot's lock word: held by at most one program at a time, which may run
+/*
+ * A slot's lock word: held by at most one program at a time, which may run
  * on another CPU or, interrupted, below this one: a few tries, then give up
- * (the caller counts the event as missed). */
+ * (the caller counts the event as missed). A global function (non-static,
+ * never inlined), which the verifier checks once per program: inlined at
+ * each of the places that take a lock word, it walked every try at each and
+ * carried each way out of the loop on into the rest of the program, which
+ * made each recording's start seconds longer. Its argument is a map value's
+ * lock word (the verifier lets it be NULL: it checks) and it returns an int,
+ * as global functions must.
+ */
+__noinline int seq_lock(u32 *seq)
+{
+	if (!seq)
+		return 0;
+	for (int i = 0; i < LS_HOLDER_LOCK_TRIES; i++) {
+		u32 s = *(volatile u32 *)seq;
+
+		if (!(s & 1) && __sync_val_compare_and_swap(seq, s, s + 1) == s)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline void seq_unlock(u32 *seq)
+{
+	__sync_fetch_and_add(seq, 1);
+}
+
 static __always_inline bool holder_lock(struct ls_holder_track *t)
 {
-	for (int i = 0; i < LS_HOLDER_LOCK_TRIES; i++) {
-		u32 s = *(volatile u32 *)&t->seq;
-
-		if (!(s & 1) && __sync_val_compare_and_swap(&t->seq, s, s + 1) == s)
-			return true;
-	}
-	return false;
+	return seq_lock(&t->seq);
 }
 
 static __always_inline void holder_unlock(struct ls_holder_track *t)
 {
-	__sync_fetch_and_add(&t->seq, 1);
+	seq_unlock(&t->seq);
 }
 
 /* A slot for @holder: its own, else a free one (or a stale one) of its
@@ -242,30 +256,17 @@ static __always_inline bool holder_join(struct ls_holder_keys *keys, int slot, u
 	return ok;
 }
 
-/* @f stops following at @now (@changed: the lock is another's now, see
- * ls_follow_end()): what the holder did meanwhile into @d, and who it was
- * into @who. 0: unknown (the slot was taken, or too busy; no release seen). */
-static __always_inline bool holder_leave(struct ls_holder_follow *f, u64 now, int changed, u64 d[LS_HOLDER_PARTS],
-					 struct ls_holder_who *who)
+/* A hold's holder no longer followed by @f (its lock's record). */
+static __always_inline void holder_unfollow(struct ls_holder_keys *keys, const struct ls_holder_follow *f, u64 now)
 {
-	struct ls_holder_keys *keys = holder_key_table();
 	struct ls_holder_track *t = holder_track((int)f->slot);
 	u32 s = f->slot & (LS_HOLDER_SLOTS - 1);
-	bool ok = false;
 
-	if (!keys || !t || !holder_lock(t)) {
+	if (!t || !holder_lock(t)) {
 		holder_missed();
-		f->task = 0;
-		return false;
+		return;
 	}
 	if (keys->task[s] == f->task && t->gen == f->gen) {
-		ok = ls_follow_end(f, t, now, changed, d);
-		who->tid = t->tid;
-		who->tgid = t->tgid;
-		who->preempt_tid = t->preempt_tid;
-		who->preempt_tgid = t->preempt_tgid;
-		__builtin_memcpy(who->comm, t->comm, sizeof(who->comm));
-		__builtin_memcpy(who->preempt_comm, t->preempt_comm, sizeof(who->preempt_comm));
 		if (t->followers)
 			t->followers--;
 		t->touched_ns = now;
@@ -273,15 +274,13 @@ static __always_inline bool holder_leave(struct ls_holder_follow *f, u64 now, in
 			keys->task[s] = 0; /* the scheduler programs stop looking */
 	}
 	holder_unlock(t);
-	f->task = 0;
-	return ok;
 }
 
-/* One more following's times on a task's holder_times row. */
-static __always_inline void holder_time_add(struct ls_counters *cnt, const struct ls_holder_follow *f, u32 tid,
-					    u32 role, u32 tgid, const char *comm, const u64 ns[LS_HOLDER_PARTS])
+/* One more hold's waiting on a task's holder_times row. */
+static __always_inline void holder_time_add(struct ls_counters *cnt, u64 lock, u32 flags, u32 tid, u32 role,
+					    u32 tgid, const char *comm, const u64 ns[LS_HOLDER_PARTS], u64 waits)
 {
-	struct ls_holder_time_key key = { .lock = f->lock, .flags = f->flags, .tid = tid, .role = role };
+	struct ls_holder_time_key key = { .lock = lock, .flags = flags, .tid = tid, .role = role };
 	struct ls_holder_time *v = bpf_map_lookup_elem(&holder_times, &key);
 
 	if (!v) {
@@ -297,31 +296,10 @@ static __always_inline void holder_time_add(struct ls_counters *cnt, const struc
 	}
 	for (int i = 0; i < LS_HOLDER_PARTS; i++)
 		__sync_fetch_and_add(&v->ns[i], ns[i]);
-	__sync_fetch_and_add(&v->waits, 1);
+	__sync_fetch_and_add(&v->waits, waits);
 }
 
-/* @f's following ends at @now (@changed as holder_leave's): its times go
- * to the episode's parts and to the holder's (and its preempter's)
- * holder_times rows. */
-static __always_inline void holder_stop(struct ls_counters *cnt, struct ls_holder_follow *f, u64 now, int changed)
-{
-	struct ls_holder_who who = {};
-	u64 d[LS_HOLDER_PARTS] = {};
-
-	if (!holder_leave(f, now, changed, d, &who) || !(d[0] | d[1] | d[2]))
-		return;
-	for (int i = 0; i < LS_HOLDER_PARTS; i++)
-		f->part[i] += d[i];
-	holder_time_add(cnt, f, who.tid, LS_HOLDER_TIME_HOLDER, who.tgid, who.comm, d);
-	if (d[LS_HOLDER_RUNNABLE] && who.preempt_tid) {
-		u64 runnable[LS_HOLDER_PARTS] = { 0, d[LS_HOLDER_RUNNABLE], 0 };
-
-		holder_time_add(cnt, f, who.preempt_tid, LS_HOLDER_TIME_PREEMPTOR, who.preempt_tgid,
-				who.preempt_comm, runnable);
-	}
-}
-
-/* @f follows @holder (the lock's owner, in owner state @owner) from @now. */
+/* @f begins a hold of @holder (the lock's owner, in owner state @owner) at @now. */
 static __always_inline void holder_start(struct ls_counters *cnt, struct ls_holder_follow *f,
 					 struct task_struct *holder, u32 owner, u64 now)
 {
@@ -347,98 +325,6 @@ static __always_inline void holder_start(struct ls_counters *cnt, struct ls_hold
 			return;
 	}
 	cnt->holder_untracked++;
-}
-
-/*
- * contention_begin, the current task queueing: @ep (timed) waits for @lock
- * behind @holder (the owner word's task, 0: none, in owner state @owner).
- * A new episode starts following; one that queues again follows its new
- * owner, or goes on following the same one.
- */
-static __always_inline void holder_queued(struct ls_counters *cnt, struct ls_episode *ep, u64 lock,
-					  struct task_struct *holder, u32 owner)
-{
-	struct ls_holder_follow *f;
-	u64 now, busy;
-
-	if (!ep->timed || (!holder && !ep->holder_follow))
-		return;
-	busy = own_locks_enter(cnt);
-	f = bpf_task_storage_get(&holder_follow, bpf_get_current_task_btf(), 0,
-				 holder ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	cnt->busy = busy;
-	if (!f) {
-		if (holder)
-			cnt->lost_task_storage++;
-		return;
-	}
-	if (f->task && f->task == (u64)holder && ep->holder_follow && f->lock == lock)
-		return;
-	now = bpf_ktime_get_ns();
-	if (!ep->holder_follow || f->lock != lock) {
-		struct ls_holder_who who;
-		u64 d[LS_HOLDER_PARTS];
-
-		/* an episode that ended unseen left its following open */
-		if (f->task)
-			holder_leave(f, now, 1, d, &who);
-		__builtin_memset(f, 0, sizeof(*f));
-		f->lock = lock;
-		f->flags = ep->flags;
-		ep->holder_follow = 1;
-	} else if (f->task) {
-		holder_stop(cnt, f, now, 1);
-	}
-	if (holder)
-		holder_start(cnt, f, holder, owner, now);
-}
-
-/*
- * sched_waking of @p, a queued waiter of @lock (@flags) whose episode is
- * followed: the owner word says whether its holder changed. The current
- * task, if a watched holder, has just let @lock go.
- */
-static __always_inline void holder_waiter_woken(struct task_struct *p, const struct ls_episode *ep)
-{
-	struct ls_holder_keys *keys = holder_key_table();
-	struct ls_cpu_state *cpu_state;
-	u64 lock = ep->lock;
-	u64 current = bpf_get_current_task(), now = 0;
-	struct ls_holder_follow *f;
-	struct ls_holder_track *t;
-	struct task_struct *owner;
-	u32 state;
-	int slot;
-
-	if (!keys)
-		return;
-	slot = holder_slot(keys, current, (u32)bpf_get_current_pid_tgid());
-	t = slot >= 0 ? holder_track(slot) : 0;
-	if (t && t->followers) {
-		now = bpf_ktime_get_ns();
-		if (holder_lock(t)) {
-			if (keys->task[(u32)slot & (LS_HOLDER_SLOTS - 1)] == current)
-				ls_holder_released(t, lock, now);
-			holder_unlock(t);
-		} else {
-			holder_missed();
-		}
-	}
-	if (!ep->holder_follow)
-		return;
-	f = bpf_task_storage_get(&holder_follow, p, 0, 0);
-	cpu_state = this_cpu_state();
-	if (!f || f->lock != lock || !cpu_state)
-		return;
-	state = owner_of(lock, ep->flags, &owner);
-	if (f->task == (u64)owner)
-		return;
-	if (!now)
-		now = bpf_ktime_get_ns();
-	if (f->task)
-		holder_stop(&cpu_state->cnt, f, now, 1);
-	if (owner && owner != p)
-		holder_start(&cpu_state->cnt, f, owner, state, now);
 }
 
 /* sched_waking of @p, if it is a watched holder: asleep -> runnable. */
@@ -518,65 +404,6 @@ static __always_inline void holder_switch(struct task_struct *prev, struct task_
 			holder_missed();
 		}
 	}
-}
-
-/*
- * sched_switch of the waiter @ts (on its CPU), switched out runnable in a
- * mutex's spin phase: the spinner gave up its CPU (need_resched) and waits
- * on, off CPU, where the spin rule says nothing: it follows the owner it
- * spun on until it runs again.
- */
-static __always_inline void holder_spin_out(struct ls_counters *cnt, struct ls_task_state *ts, int blocked)
-{
-	struct ls_episode *ep = ls_top(ts);
-	struct task_struct *owner;
-	u32 state;
-
-	if (blocked || !ep || !ep->in_spin || !ep->timed || (ep->flags & (LCB_F_MUTEX | LS_F_USER)) != LCB_F_MUTEX)
-		return;
-	state = owner_of(ep->lock, ep->flags, &owner);
-	holder_queued(cnt, ep, ep->lock, owner, state);
-}
-
-/* sched_switch of @next, whose episodes are in @ts now: a spinner back on
- * its CPU stops following (its spin is holder running again). A holder
- * that let the lock go while no one was queued woke no one: where the owner
- * changed and no release was seen, the time is unknown. */
-static __always_inline void holder_spin_in(struct ls_counters *cnt, struct ls_task_state *ts, struct task_struct *next)
-{
-	struct ls_episode *ep = ls_top(ts);
-	struct ls_holder_follow *f;
-	struct task_struct *owner;
-
-	if (!ep || !ep->in_spin || !ep->holder_follow)
-		return;
-	f = bpf_task_storage_get(&holder_follow, next, 0, 0);
-	if (!f || f->lock != ep->lock || !f->task)
-		return;
-	owner_of(ep->lock, ep->flags, &owner);
-	holder_stop(cnt, f, bpf_ktime_get_ns(), (u64)owner != f->task);
-}
-
-/* contention_end of a followed episode @ep on @lock at @now, just added to
- * its lock's counters @s: its following ends, and its parts go there too. */
-static __always_inline void holder_end(struct ls_counters *cnt, struct ls_lock_stats *s, const struct ls_episode *ep,
-				       u64 lock, u64 now)
-{
-	struct ls_holder_follow *f = bpf_task_storage_get(&holder_follow, bpf_get_current_task_btf(), 0, 0);
-	u64 none[LS_HOLDER_PARTS] = {}, out[LS_HOLDER_PARTS];
-
-	if (f && f->lock == lock) {
-		/* the lock is the ender's: its holder let it go before */
-		if (f->task)
-			holder_stop(cnt, f, now, 1);
-		ls_holder_episode_parts(ep, f->part, now, out);
-		f->lock = 0;
-	} else {
-		ls_holder_episode_parts(ep, none, now, out);
-	}
-	s->holder_running_ns += out[LS_HOLDER_RUNNING];
-	s->holder_runnable_ns += out[LS_HOLDER_RUNNABLE];
-	s->holder_asleep_ns += out[LS_HOLDER_ASLEEP];
 }
 
 #endif /* LOCKSCOPE_HOLDER_SPLIT_H */

@@ -5,23 +5,33 @@
  * of the wait is "unknown". lockscope_abi.h declares the state.
  *
  * How it is followed, with the scheduler events lockscope already takes:
- *  - A waiter that queues reads its lock's owner (owner_of()). The owner is
- *    then watched: it gets a slot in holder_tracks, where sched_switch and
- *    sched_waking keep, while it has followers, the time it spends in each
- *    state (cumulative times, its current state and since when). A task no
- *    waiter follows costs a context switch a look at one cache line.
- *  - The waiter takes the holder's times as it queues, and again when it
- *    stops following: at its own wakeup if the owner changed (it re-reads
- *    the owner word and follows the new one), at a new queueing behind
- *    another owner, or at its end; never past the holder's first release of
- *    the lock. A release is seen where it wakes a waiter: sched_waking in
- *    the releasing holder's context. The differences are the wait's parts.
+ *  - A lock's known holders are followed for its queued waiters, one hold
+ *    after another. A waiter that queues reads its lock's owner
+ *    (owner_of()); a waiter that acquires the lock (its contention_end,
+ *    ret 0, as a mutex, rtmutex or rwsem writer) is its successor; a woken
+ *    waiter that finds another task in the owner word saw a holder take it
+ *    unseen. Each begins a hold on the lock's record (holder_locks, one
+ *    hash lookup at a queueing, a followed wakeup and an end), which ends
+ *    the hold before it.
+ *  - A hold's holder is watched: it gets a slot in holder_tracks, where
+ *    sched_switch and sched_waking keep, while it is followed, the time it
+ *    spends in each state (cumulative times, its current state and since
+ *    when). A task no one follows costs a context switch a look at one
+ *    cache line.
+ *  - A hold's part is what its holder did from the hold's start up to its
+ *    first release of the lock. A release is seen where it wakes a waiter
+ *    (sched_waking in the releasing holder's context), or placed at the
+ *    start of the running period at whose end the holder no longer owns
+ *    the lock. The lock's record adds its holds' parts up; a waiter takes
+ *    that sum as it begins following and as it stops (its end, or back on
+ *    its CPU spinning), and the difference is its wait's parts. The time
+ *    between a release and the next known hold is in no hold: unknown.
  *  - A mutex's optimistic spin lasts only while its owner runs on a CPU
  *    (mutex_spin_on_owner() stops when it does not): a spin phase's time on
  *    CPU is holder running, by that rule rather than by following.
  *  - Everything else is unknown: spinlocks and rwlocks (no owner field),
- *    reader-owned rwsems, a lock with no owner, the wait between a release
- *    and the waiter's next look at the owner, a switch the programs missed.
+ *    reader-owned rwsems, a lock with no owner, a hold whose release was
+ *    not seen, a switch the programs missed.
  *
  * This file is plain C with no helpers and no maps, so that unit tests run
  * the very code of the programs (as episode.h); holder_split.h, for BPF
@@ -178,9 +188,98 @@ LS_INLINE int ls_follow_end(const struct ls_holder_follow *f, const struct ls_ho
 }
 
 /*
- * A followed episode's parts at its end (@now, timed): its followings', and
- * its spin phases' time on CPU as holder running (ls_spin_holder_running()),
- * where that time is not already in a following. Never more than its wait.
+ * A look at a lock's known holders: @d, the hold under way's part so far
+ * (ls_follow_end(); 0: unknown), never taken as less than a look took
+ * before, so that the lock's sum only grows. The hold's growth since the
+ * last look, times the waiters following it, is waiting it caused. Into
+ * @sum: the lock's sum, its closed holds' parts and this one's.
+ */
+LS_INLINE void ls_lock_look(struct ls_holder_lock *l, const __u64 *d, __u64 sum[LS_HOLDER_PARTS])
+{
+	int i;
+
+	for (i = 0; i < LS_HOLDER_PARTS; i++) {
+		__u64 v = d && d[i] > l->seen[i] ? d[i] : l->seen[i];
+
+		l->caused[i] += (__u64)l->following * (v - l->mark[i]);
+		l->seen[i] = v;
+		l->mark[i] = v;
+		sum[i] = l->cum[i] + v;
+	}
+}
+
+/* The hold under way ends, after a look: its part joins the closed ones. */
+LS_INLINE void ls_lock_close(struct ls_holder_lock *l)
+{
+	int i;
+
+	for (i = 0; i < LS_HOLDER_PARTS; i++) {
+		l->cum[i] += l->seen[i];
+		l->seen[i] = 0;
+		l->mark[i] = 0;
+		l->caused[i] = 0;
+	}
+	l->cur.task = 0;
+	l->joined = 0;
+}
+
+/* A hold begins (ls_follow_begin() on l->cur): the waiters following now follow it. */
+LS_INLINE void ls_lock_open(struct ls_holder_lock *l)
+{
+	int i;
+
+	for (i = 0; i < LS_HOLDER_PARTS; i++) {
+		l->seen[i] = 0;
+		l->mark[i] = 0;
+		l->caused[i] = 0;
+	}
+	l->joined = l->following;
+}
+
+/* A waiter begins following its lock, at a look's @sum. */
+LS_INLINE void ls_waiter_join(struct ls_waiter_follow *w, struct ls_holder_lock *l, const __u64 sum[LS_HOLDER_PARTS])
+{
+	int i;
+
+	for (i = 0; i < LS_HOLDER_PARTS; i++)
+		w->snap[i] = sum[i];
+	w->following = 1;
+	/* atomic: a waiter that cannot take the record's lock word at its end
+	 * still leaves the count (ls_waiter_drop()) */
+	__sync_fetch_and_add(&l->following, 1);
+	l->joined++;
+}
+
+/* It stops, at a look's @sum: what the known holders did meanwhile is its. */
+LS_INLINE void ls_waiter_leave(struct ls_waiter_follow *w, struct ls_holder_lock *l, const __u64 sum[LS_HOLDER_PARTS])
+{
+	int i;
+
+	for (i = 0; i < LS_HOLDER_PARTS; i++)
+		w->part[i] += sum[i] > w->snap[i] ? sum[i] - w->snap[i] : 0;
+	w->following = 0;
+	if (l->following)
+		__sync_fetch_and_sub(&l->following, 1);
+}
+
+/* A waiter's episode on @l ends where the record's lock word could not be
+ * taken: it leaves the counts (its last stretch of following is unknown). */
+LS_INLINE void ls_waiter_drop(struct ls_waiter_follow *w, struct ls_holder_lock *l)
+{
+	if (w->following && l->following)
+		__sync_fetch_and_sub(&l->following, 1);
+	w->following = 0;
+	if (l->waiters)
+		__sync_fetch_and_sub(&l->waiters, 1);
+}
+
+/*
+ * A followed episode's parts at its end (@now, timed): its following's, and
+ * its spin phases' time on CPU as holder running (ls_spin_holder_running()).
+ * A first spin comes before the queueing that starts the following; a woken
+ * first waiter that spins again may be following then, so that its spin and
+ * its following's running may be the same time: the larger of the two is
+ * taken. Never more than its wait.
  */
 LS_INLINE void ls_holder_episode_parts(const struct ls_episode *ep, const __u64 part[LS_HOLDER_PARTS], __u64 now,
 				       __u64 out[LS_HOLDER_PARTS])
@@ -193,6 +292,8 @@ LS_INLINE void ls_holder_episode_parts(const struct ls_episode *ep, const __u64 
 		left -= out[i];
 	}
 	spin = ls_spin_holder_running(ep);
+	if (ep->spin_attempts > 1)
+		spin = spin > out[LS_HOLDER_RUNNING] ? spin - out[LS_HOLDER_RUNNING] : 0;
 	out[LS_HOLDER_RUNNING] += spin < left ? spin : left;
 }
 

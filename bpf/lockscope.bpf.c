@@ -671,6 +671,7 @@ static __always_inline struct ls_task_state *current_state(struct ls_cpu_state *
 
 /* The holder split's programs' part: it uses the definitions above. */
 #include "holder_split.h"
+#include "holder_chain.h"
 
 static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct ls_counters *cnt,
 					u64 pid_tgid, u64 lock, u32 flags, bool holders)
@@ -713,7 +714,7 @@ static __always_inline void begin_event(struct ls_cpu_state *cpu_state, struct l
 	if (action == LS_BEGIN_QUEUED) {
 		owner = owner_of(lock, ep->flags, &holder);
 		ls_note_owner(ts, owner);
-		holder_queued(cnt, ep, lock, holder, owner);
+		holder_queued(cnt, ep, lock, holder, owner, LS_CLOSED_CONTENTION);
 		if (holders && holder && holder_due(cnt))
 			sample_holder(cnt, lock, ep, holder);
 		if (oncpu_holders && owner == LS_OWNER_ON_CPU)
@@ -1008,9 +1009,9 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
 	struct ls_task_state *ts;
 	struct ls_lock_stats *s;
 	struct ls_episode user_ep, *ep;
+	u64 now, parts[LS_HOLDER_PARTS];
 	u32 abandoned = 0, row;
-	bool sample, created = false;
-	u64 now;
+	bool sample, created = false, split = false;
 
 	cnt->ends++;
 	ts = current_state(cpu_state, pid_tgid, false);
@@ -1042,7 +1043,9 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
 		sample_stack(ctx, cnt, lock, ep->flags, LS_ROLE_WAITER, now - ep->begin_ns);
 	if (trace_episodes)
 		trace_episode(ep, ts->depth, now, ret, pid_tgid, cnt);
-	if (!user && !ep->holder_stack && !ep->chain_lock && !ep->holder_follow) {
+	if (!user && ep->timed && (ep->holder_follow || holder_successor_kind(ep->flags)))
+		split = holder_ended(cnt, ep, lock, ret, now, parts);
+	if (!user && !ep->holder_stack && !ep->chain_lock && !split) {
 		cpu_state->pending.end_ns = now;
 		cpu_state->pending.ret = ret;
 		cpu_state->pending.row_plus1 = row;
@@ -1053,8 +1056,8 @@ static __always_inline void end_event(void *ctx, struct ls_cpu_state *cpu_state,
 	if (!s)
 		return;
 	ls_account(s, ep, now, ret, time_period > 1);
-	if (ep->holder_follow)
-		holder_end(cnt, s, ep, lock, now);
+	if (split)
+		holder_end(s, parts);
 	if (ep->holder_stack) {
 		/* the wait its holder's stack explains ("held while") */
 		struct ls_stack_key hk = { .lock = lock, .flags = ep->flags, .stack_id = (s32)ep->holder_stack,
@@ -1154,7 +1157,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			if (!now)
 				now = bpf_ktime_get_ns();
 			ls_switch_out(&cpu_state->ts, now, blocked);
-			holder_spin_out(&cpu_state->cnt, &cpu_state->ts, blocked);
+			holder_waiter_out(&cpu_state->cnt, &cpu_state->ts, prev, blocked);
 			prev_ts = bpf_task_storage_get(&task_state, prev, 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 			if (prev_ts) {

@@ -517,13 +517,14 @@ struct ls_user_stack_counts {
  * wait in the parts its lock's holder spent running, runnable and asleep
  * (holder_*_ns of LS_LOCK_COUNTERS; the rest of the wait is unknown).
  *
- * A holder a queued waiter finds in its lock's owner word is watched: it has
- * a slot in holder_tracks (its task pointer in holder_keys, at one of
- * LS_HOLDER_WAYS places its pointer hashes to), where the scheduler programs
- * keep the time it spent in each state while it has followers. A follower
- * takes the holder's times when it queues and again when it stops following
- * (its wakeup, a new owner, its end, or the holder's release of its lock,
- * whichever comes first); the differences are its wait's parts.
+ * A lock's known holders are watched: the owner a queued waiter finds in
+ * the lock's owner word, and each waiter that then acquires it (its
+ * successor). A watched holder has a slot in holder_tracks (its task
+ * pointer in holder_keys, at one of LS_HOLDER_WAYS places its pointer
+ * hashes to), where the scheduler programs keep the time it spent in each
+ * state. The lock's record (holder_locks) adds up its known holders' parts,
+ * each up to its release; a waiter takes that sum when it queues and again
+ * at its end, and the difference is its wait's parts.
  */
 #define LS_HOLDER_RUNNING  0 /* on a CPU */
 #define LS_HOLDER_RUNNABLE 1 /* switched out runnable (preempted), or woken and not yet running */
@@ -572,25 +573,47 @@ struct ls_holder_keys {
 	__u64 task[LS_HOLDER_SLOTS];
 };
 
-/* A waiter's following (task storage holder_follow): its open episode's
- * lock, the holder it follows now and that holder's times when it began. */
+/* A hold followed: a lock's known holder since it was seen holding it,
+ * with that holder's times then (ls_follow_begin()). */
 struct ls_holder_follow {
-	__u64 lock;                    /* the followed episode's lock; 0: none */
-	__u64 task;                    /* the holder followed now; 0: none (its time is unknown) */
+	__u64 lock;                    /* the lock held */
+	__u64 task;                    /* its holder; 0: none known now (its time is unknown) */
 	__u64 snap_ns;
 	__u64 snap[LS_HOLDER_PARTS];
-	__u64 part[LS_HOLDER_PARTS];   /* the episode's parts so far */
 	__u32 flags;                   /* the lock's kind bits */
 	__u32 slot;
 	__u32 gen;
 	__u32 releases;                /* the holder's release count at the snapshot */
 };
 
+/* A lock's known holders, for its queued waiters (map holder_locks, keyed
+ * by the lock's address). Written under its lock word `seq`. */
+struct ls_holder_lock {
+	struct ls_holder_follow cur;     /* the hold under way */
+	__u64 cum[LS_HOLDER_PARTS];      /* the closed holds' parts, added up */
+	__u64 seen[LS_HOLDER_PARTS];     /* the most of cur's part a look has taken */
+	__u64 mark[LS_HOLDER_PARTS];     /* cur's part at the last change in `following` */
+	__u64 caused[LS_HOLDER_PARTS];   /* cur's part times the waiters following it: the waiting it caused */
+	__u32 seq;
+	__u32 waiters;                   /* queued waits on the lock that follow it */
+	__u32 following;                 /* of them, those following now (not spinning on a CPU) */
+	__u32 joined;                    /* waiters that followed part of cur's hold */
+};
+
+/* A waiter's following of its lock (task storage holder_follow). */
+struct ls_waiter_follow {
+	__u64 lock;                    /* the followed episode's lock; 0: none */
+	__u64 snap[LS_HOLDER_PARTS];   /* the lock's sum when it began following */
+	__u64 part[LS_HOLDER_PARTS];   /* the episode's parts so far */
+	__u32 flags;
+	__u32 following;               /* 0: not now (spinning on its CPU, or no record) */
+};
+
 /*
  * Map holder_times: per lock row, the waiting each holder task caused in
  * each of its states (role HOLDER), and the holder-runnable wait behind the
  * task that had preempted the holder (role PREEMPTOR: ns[LS_HOLDER_RUNNABLE]
- * only). waits: followings closed with some time in them.
+ * only). waits: the waiters that followed a hold of it with some time in it.
  */
 #define LS_HOLDER_TIME_HOLDER    0
 #define LS_HOLDER_TIME_PREEMPTOR 1

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * An independent observer of the holder split for the root tests: one
- * holder task (its thread id set by the test), followed through the classic
- * sched_switch tracepoint and a raw sched_waking tracepoint, and the queued
- * waits of the other threads of one process on the lock it holds. No
- * following by waiters, no snapshots at wakeups: while the holder is off
- * CPU the lock cannot change hands (only a running owner lets it go), so
- * each of its off-CPU periods is wholly behind the lock or not, which the
- * lock's owner word, read as it is switched out, says. A waiter's holder
- * runnable and asleep times are the parts of those periods inside its wait
- * (its first queued begin to its end).
+ * An independent observer of the holder split for the root tests: the
+ * threads that may hold one lock (their thread ids set by the test, up to
+ * MAX_HOLDERS), each followed through the classic sched_switch tracepoint
+ * and a raw sched_waking tracepoint, and the queued waits of the threads of
+ * one process on that lock. No following by waiters, no snapshots at
+ * wakeups: while a holder is off CPU the lock cannot leave it (only a
+ * running owner lets it go), so each of its off-CPU periods is wholly
+ * behind the lock or not, which the lock's owner word, read as it is
+ * switched out, says. A waiter's holder runnable and asleep times are the
+ * parts of those periods, of whichever thread held the lock, inside its
+ * wait (its first queued begin to its end).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -19,10 +20,11 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 targ_tgid = 0;
-const volatile __u32 lock_is_rwsem = 0; /* the holder's lock: 0 a mutex, 1 an rwsem (writer) */
-__u32 holder_tid = 0;                   /* set by the test once its holder thread runs */
+const volatile __u32 lock_is_rwsem = 0; /* the holders' lock: 0 a mutex, 1 an rwsem (writer) */
+#define MAX_HOLDERS 8
+__u32 holder_tids[MAX_HOLDERS];         /* set by the test as its holder threads run; 0: none */
 
-/* What the observer found: the lock, and the waiters' time behind the holder. */
+/* What the observer found: the lock, and the waiters' time behind its holders. */
 __u64 lock_addr = 0;
 __u64 observed_runnable_ns = 0;
 __u64 observed_asleep_ns = 0;
@@ -51,7 +53,7 @@ struct rw_semaphore {
 	} owner;
 } __attribute__((preserve_access_index));
 
-/* The holder's off-CPU time while it held the lock: completed periods, and
+/* A holder's off-CPU time while it held the lock: completed periods, and
  * the one under way. */
 struct holder_state {
 	__u64 runnable_ns, asleep_ns;
@@ -64,16 +66,22 @@ struct holder_state {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, MAX_HOLDERS);
 	__type(key, __u32);
 	__type(value, struct holder_state);
 } holder SEC(".maps");
 
-static struct holder_state *the_holder(void)
+/* The state of holder thread @tid, or 0 if it is not one. */
+static struct holder_state *holder_of(__u32 tid)
 {
-	__u32 zero = 0;
+	for (__u32 i = 0; i < MAX_HOLDERS; i++) {
+		__u32 key = i;
 
-	return bpf_map_lookup_elem(&holder, &zero);
+		if (!tid || holder_tids[i & (MAX_HOLDERS - 1)] != tid)
+			continue;
+		return bpf_map_lookup_elem(&holder, &key);
+	}
+	return 0;
 }
 
 struct snapshot {
@@ -87,7 +95,7 @@ struct {
 	__type(value, struct snapshot);
 } waiting SEC(".maps");
 
-/* The holder's off-CPU times behind the lock at @now. */
+/* A holder's off-CPU times behind the lock at @now, into @s. */
 static void holder_times(const struct holder_state *h, __u64 now, struct snapshot *s)
 {
 	s->runnable_ns = h->runnable_ns;
@@ -101,6 +109,25 @@ static void holder_times(const struct holder_state *h, __u64 now, struct snapsho
 		s->runnable_ns += now - h->woken_ns;
 	} else {
 		s->asleep_ns += now - h->out_ns;
+	}
+}
+
+/* All the holders' off-CPU times behind the lock at @now. */
+static void all_holders_times(__u64 now, struct snapshot *s)
+{
+	struct snapshot one;
+
+	s->runnable_ns = 0;
+	s->asleep_ns = 0;
+	for (__u32 i = 0; i < MAX_HOLDERS; i++) {
+		__u32 key = i;
+		struct holder_state *h = bpf_map_lookup_elem(&holder, &key);
+
+		if (!h || !holder_tids[i & (MAX_HOLDERS - 1)])
+			continue;
+		holder_times(h, now, &one);
+		s->runnable_ns += one.runnable_ns;
+		s->asleep_ns += one.asleep_ns;
 	}
 }
 
@@ -126,14 +153,11 @@ struct switch_args {
 SEC("tracepoint/sched/sched_switch")
 int observe_holder_switch(struct switch_args *args)
 {
-	struct holder_state *h = the_holder();
-	__u32 holder = holder_tid;
+	struct holder_state *h = holder_of((__u32)args->prev_pid);
 	struct snapshot now_times;
 	__u64 now;
 
-	if (!holder || !h)
-		return 0;
-	if ((__u32)args->prev_pid == holder) {
+	if (h) {
 		now = bpf_ktime_get_ns();
 		h->out_ns = now;
 		h->woken_ns = 0;
@@ -144,7 +168,9 @@ int observe_holder_switch(struct switch_args *args)
 		h->early = 0;
 		/* the current task is the one switching out */
 		h->holding = lock_addr && (owner_word(lock_addr) & ~7L) == (long)bpf_get_current_task();
-	} else if ((__u32)args->next_pid == holder && h->out_ns) {
+	}
+	h = holder_of((__u32)args->next_pid);
+	if (h && h->out_ns) {
 		holder_times(h, bpf_ktime_get_ns(), &now_times);
 		h->runnable_ns = now_times.runnable_ns;
 		h->asleep_ns = now_times.asleep_ns;
@@ -158,9 +184,9 @@ SEC("raw_tracepoint/sched_waking")
 int observe_holder_waking(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
-	struct holder_state *h = the_holder();
+	struct holder_state *h = holder_of((__u32)BPF_CORE_READ(p, pid));
 
-	if (!h || !holder_tid || (__u32)BPF_CORE_READ(p, pid) != holder_tid)
+	if (!h)
 		return 0;
 	if (h->out_ns) {
 		if (h->blocked && !h->woken_ns)
@@ -188,28 +214,25 @@ struct end_args {
 
 static int a_waiter(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-
-	return (__u32)(id >> 32) == targ_tgid && holder_tid && (__u32)id != holder_tid;
+	return (__u32)(bpf_get_current_pid_tgid() >> 32) == targ_tgid && holder_tids[0];
 }
 
 SEC("tracepoint/lock/contention_begin")
 int observe_waiter_begin(struct begin_args *args)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct holder_state *h = the_holder();
+	struct holder_state *h;
 	struct snapshot snap;
 	long owner;
 
-	if (!h)
-		return 0;
 	/* a queued wait (no SPIN) on a mutex, or on an rwsem */
 	if (!a_waiter() || (args->flags & 1) || !(args->flags & (lock_is_rwsem ? 6 : 0x20)))
 		return 0;
 	if (!lock_addr) {
-		/* the holder's lock is the one whose owner word names it */
+		/* the holders' lock is the one whose owner word names one of them */
 		owner = owner_word(args->lock_addr) & ~7L;
-		if (!owner || (__u32)BPF_CORE_READ((struct task_struct *)owner, pid) != holder_tid)
+		h = owner ? holder_of((__u32)BPF_CORE_READ((struct task_struct *)owner, pid)) : 0;
+		if (!h)
 			return 0;
 		lock_addr = args->lock_addr;
 		/* switched out before the lock was known, it held it then too */
@@ -218,7 +241,7 @@ int observe_waiter_begin(struct begin_args *args)
 	}
 	if (args->lock_addr != lock_addr || bpf_map_lookup_elem(&waiting, &tid))
 		return 0;
-	holder_times(h, bpf_ktime_get_ns(), &snap);
+	all_holders_times(bpf_ktime_get_ns(), &snap);
 	bpf_map_update_elem(&waiting, &tid, &snap, BPF_NOEXIST);
 	return 0;
 }
@@ -227,15 +250,14 @@ SEC("tracepoint/lock/contention_end")
 int observe_waiter_end(struct end_args *args)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct holder_state *h = the_holder();
 	struct snapshot *snap, now_times;
 
-	if (!h || !a_waiter() || !lock_addr || args->lock_addr != lock_addr)
+	if (!a_waiter() || !lock_addr || args->lock_addr != lock_addr)
 		return 0;
 	snap = bpf_map_lookup_elem(&waiting, &tid);
 	if (!snap)
 		return 0;
-	holder_times(h, bpf_ktime_get_ns(), &now_times);
+	all_holders_times(bpf_ktime_get_ns(), &now_times);
 	__sync_fetch_and_add(&observed_runnable_ns, now_times.runnable_ns - snap->runnable_ns);
 	__sync_fetch_and_add(&observed_asleep_ns, now_times.asleep_ns - snap->asleep_ns);
 	__sync_fetch_and_add(&observed_waits, 1);

@@ -32,7 +32,11 @@ HolderObserver::~HolderObserver()
 
 void HolderObserver::follow(pid_t holder_tid)
 {
-    __atomic_store_n(&skel_->bss->holder_tid, uint32_t(holder_tid), __ATOMIC_RELEASE);
+    constexpr unsigned kMax = sizeof skel_->bss->holder_tids / sizeof skel_->bss->holder_tids[0];
+    const unsigned i = followed_++;
+    if (i >= kMax)
+        throw std::runtime_error("holder observer: more than " + std::to_string(kMax) + " holders");
+    __atomic_store_n(&skel_->bss->holder_tids[i], uint32_t(holder_tid), __ATOMIC_RELEASE);
 }
 
 ObservedHolder HolderObserver::read() const
