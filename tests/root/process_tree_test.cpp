@@ -100,11 +100,14 @@ TEST(ProcessTree, AForkStormLosesNoChild)
     LOCKSCOPE_REQUIRE_BPF();
     // 40 workload processes started as fast as the shell can fork, each on a
     // pipe of its own, while a recorder follows the tree. 1.5 s each: 80
-    // threads on two CPUs contend a pair's pipe only when both run at once,
-    // and under AddressSanitizer 0.3 s gave 536 contentions on one VM.
+    // threads on two CPUs contend a pair's pipe only when both run at once;
+    // under AddressSanitizer a storm gave 746 and 929 contentions. 300 are
+    // enough to judge: a child lost whole takes about 1 in 40 of the ends
+    // with it, more than twice the count's tolerance there, and every child
+    // must be among the processes followed.
     const Tree t = record_command(
         {"sh", "-c", "for i in $(seq 40); do " + lockscope() + " workload pipe -t 2 -d 1.5 >/dev/null & done; wait"});
-    ASSERT_GT(t.observed.ends, 1000u) << "the fork storm produced too little contention to judge";
+    ASSERT_GT(t.observed.ends, 300u) << "the fork storm produced too little contention to judge";
     expect_same_ends(t);
     const std::string followed = t.session.meta_value("processes_followed");
     EXPECT_GE(std::stoul(followed.substr(0, followed.find(':'))), 40u) << followed;
