@@ -11,24 +11,6 @@
 namespace lockscope::cli {
 namespace {
 
-// "func" of "func+0x1a/0x40".
-std::string function_of(const std::string& frame)
-{
-    return frame.substr(0, frame.find('+'));
-}
-
-// A CSV field as written with `separator`: quoted where it holds the
-// separator, a quote or a line break, its quotes doubled.
-std::string csv_field(const std::string& text, const std::string& separator)
-{
-    if (text.find(separator) == std::string::npos && text.find_first_of("\"\r\n") == std::string::npos)
-        return text;
-    std::string out = "\"";
-    for (char ch : text)
-        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + '"';
-}
-
 // A table whose first columns are left-aligned text and the rest numbers.
 struct Table {
     std::vector<std::string> header;
