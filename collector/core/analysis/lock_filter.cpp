@@ -18,34 +18,34 @@ namespace {
 
 struct KindName {
     const char* name;
-    const char* kind;
-    const char* mode;
+    const char* kind = nullptr;  // nullptr: the name is the kind's own
+    const char* mode = "";
 };
 
 // lockscope's names first, then perf lock contention's spellings.
 constexpr KindName kKindNames[] = {
-    {"mutex", "mutex", ""},
-    {"rwsem", "rwsem", ""},
-    {"spinlock", "spinlock", ""},
-    {"rwlock", "rwlock", ""},
-    {"rtmutex", "rtmutex", ""},
-    {"rt-rwlock", "rt-rwlock", ""},
-    {"percpu-rwsem", "percpu-rwsem", ""},
-    {"semaphore", "semaphore", ""},
-    {"user-mutex", "user-mutex", ""},
-    {"user-rwsem", "user-rwsem", ""},
+    {"mutex"},
+    {"rwsem"},
+    {"spinlock"},
+    {"rwlock"},
+    {"rtmutex"},
+    {"rt-rwlock"},
+    {"percpu-rwsem"},
+    {"semaphore"},
+    {"user-mutex"},
+    {"user-rwsem"},
     // the user-space locks' kinds, as their table prints them
-    {"pthread_mutex", "pthread_mutex", ""},
-    {"pthread_rwlock", "pthread_rwlock", ""},
-    {"futex", "futex", ""},
+    {"pthread_mutex"},
+    {"pthread_rwlock"},
+    {"futex"},
     // perf's
     {"mutex:spin", "mutex", kSpinPhases},
-    {"mutex-spin", "mutex", ""},  // an older perf's alias: every mutex wait, as before
-    {"rt-mutex", "rtmutex", ""},
-    {"rwlock-rt", "rt-rwlock", ""},
-    {"pcpu-sem", "percpu-rwsem", ""},
-    {"pcpu_sem", "percpu-rwsem", ""},
-    {"sem", "semaphore", ""},
+    {"mutex-spin", "mutex"},  // an older perf's alias: every mutex wait, as before
+    {"rt-mutex", "rtmutex"},
+    {"rwlock-rt", "rt-rwlock"},
+    {"pcpu-sem", "percpu-rwsem"},
+    {"pcpu_sem", "percpu-rwsem"},
+    {"sem", "semaphore"},
 };
 
 std::string valid_names()
@@ -193,7 +193,7 @@ void add_kind_filter(LockFilter& filter, const std::string& list, const char* op
                 found = &k;
         if (!found)
             throw UsageError(opt + ": unknown lock kind '" + item + "'; kinds are " + valid_names());
-        const std::string kind = found->kind;
+        const std::string kind = found->kind ? found->kind : found->name;
         const bool rw = kind == "rwsem" || kind == "rwlock" || kind == "rt-rwlock" || kind == "percpu-rwsem" ||
                         kind == "pthread_rwlock";
         if (!mode.empty() && !rw)
