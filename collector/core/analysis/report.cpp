@@ -6,6 +6,7 @@
 #include "core/analysis/report_split.h"
 #include "core/analysis/stack_frames.h"
 #include "core/error.h"
+#include "core/sorted_values.h"
 
 #include <algorithm>
 #include <functional>
@@ -163,11 +164,8 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
                          [](const auto& a, const auto& b) { return a.second > b.second; });
     }
     for (auto& [g, by_tid] : tasks) {
-        std::vector<HolderTaskShare> list;
-        for (auto& [tid, t] : by_tid)
-            list.push_back(std::move(t));
-        std::stable_sort(list.begin(), list.end(),
-                         [](const HolderTaskShare& a, const HolderTaskShare& b) { return a.samples > b.samples; });
+        std::vector<HolderTaskShare> list = sorted_values(
+            by_tid, [](const HolderTaskShare& a, const HolderTaskShare& b) { return a.samples > b.samples; });
         if (list.size() > kHoldersPerRow)
             list.resize(kHoldersPerRow);
         g->row.holder_tasks = std::move(list);
