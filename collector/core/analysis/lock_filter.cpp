@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/analysis/lock_samples.h"
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
 #include "core/lock_key.h"
@@ -327,13 +328,9 @@ Session filter_session(const Session& s, const LockFilter& filter)
                 spin_only.insert(l.id);
         }
     std::erase_if(out.locks, [&](const LockInfo& l) { return !keep.count(l.id); });
-    std::erase_if(out.lock_intervals, [&](const LockInterval& li) { return !keep.count(li.lock_id); });
-    std::erase_if(out.stacks, [&](const StackSample& st) { return !keep.count(st.lock_id); });
+    erase_lock_samples(out, [&](const auto& row) { return !keep.count(row.lock_id); });
     std::erase_if(out.edges,
                   [&](const WaitEdge& e) { return !keep.count(e.lock_id) || !keep.count(e.holder_lock_id); });
-    std::erase_if(out.holder_tasks, [&](const HolderTask& h) { return !keep.count(h.lock_id); });
-    std::erase_if(out.lock_cgroups, [&](const LockCgroup& c) { return !keep.count(c.lock_id); });
-    std::erase_if(out.kernel_user_stacks, [&](const KernelUserStack& u) { return !keep.count(u.lock_id); });
     filter_user_locks(out, filter);
     for (LockInterval& li : out.lock_intervals)
         if (spin_only.count(li.lock_id))
