@@ -422,16 +422,10 @@ LS_INLINE void ls_add_totals(struct ls_task_state *dst, struct ls_task_state *de
 {
 	struct ls_task_totals *d = &dst->totals, *s = &delta->totals;
 
-	d->contentions += s->contentions;
-	d->spin_attempts += s->spin_attempts;
-	d->spin_failures += s->spin_failures;
-	d->wait_ns += s->wait_ns;
-	d->spin_ns += s->spin_ns;
-	d->sleep_ns += s->sleep_ns;
-	d->preempt_ns += s->preempt_ns;
-	d->sleeps += s->sleeps;
-	d->timed += s->timed;
-	d->spin_offcpu_ns += s->spin_offcpu_ns;
+	/* Each of the totals' counters: the list that declares them. */
+#define LS_ADD_TOTAL(name) d->name += s->name;
+	LS_TASK_COUNTERS(LS_ADD_TOTAL)
+#undef LS_ADD_TOTAL
 	__builtin_memset(s, 0, sizeof(*s));
 	dst->dirty = 1;
 	delta->dirty = 0;

@@ -1,5 +1,7 @@
 # lockscope_bpf_skeleton(NAME SOURCE <file.bpf.c> [DEPENDS headers...] [INCLUDES dirs...])
 #
+# DEPENDS: headers the source includes, relative to the calling folder (or
+# absolute).
 # INCLUDES: more header directories (a test program using bpf/'s headers).
 # Compiles a BPF C source with clang for the BPF target (CO-RE, BTF debug
 # info), links it with bpftool and generates a libbpf skeleton header.
@@ -26,6 +28,11 @@ function(lockscope_bpf_skeleton name)
   endif()
   get_filename_component(src "${ARG_SOURCE}" ABSOLUTE)
   get_filename_component(src_dir "${src}" DIRECTORY)
+  set(depends)
+  foreach(header ${ARG_DEPENDS})
+    get_filename_component(header "${header}" ABSOLUTE)
+    list(APPEND depends "${header}")
+  endforeach()
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   set(obj "${out_dir}/${name}.bpf.o")
   set(linked "${out_dir}/${name}.linked.o")
@@ -44,7 +51,7 @@ function(lockscope_bpf_skeleton name)
             -c "${src}" -o "${obj}"
     COMMAND ${BPFTOOL} gen object "${linked}" "${obj}"
     COMMAND sh -c "'${BPFTOOL}' gen skeleton '${linked}' name ${name} > '${skel}.tmp' && mv '${skel}.tmp' '${skel}'"
-    DEPENDS "${src}" ${ARG_DEPENDS}
+    DEPENDS "${src}" ${depends}
     COMMENT "BPF ${name}: clang -target bpf, bpftool gen skeleton"
     VERBATIM)
   add_custom_target(${name}_gen DEPENDS "${skel}")

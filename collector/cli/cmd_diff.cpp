@@ -38,24 +38,19 @@ double parse_min_effect(const std::string& text)
     return value;
 }
 
-// diff --prometheus: hosts as replicates; the selectors come as --a and --b.
-int diff_prometheus(const po::variables_map& vm, const std::string& url, const std::string& a, const std::string& b,
-                    const std::string& by, const std::string& window, const std::string& end, size_t top,
-                    const std::string& format, const DiffOptions& stats, const std::string& fail_on)
+// diff --prometheus: hosts as replicates; the selectors come as --a and --b,
+// the request's other options straight from the command line.
+int diff_prometheus(const po::variables_map& vm, fleet::FleetRequest request, const std::string& a,
+                    const std::string& b, const std::string& format, const DiffOptions& stats,
+                    const std::string& fail_on)
 {
     for (const char* option : {"runs-a", "runs-b", "pair"})
         if (vm.count(option))
             throw UsageError(std::string("--") + option + " compares session files, not --prometheus groups");
     if (format != "text" && format != "json")
         throw UsageError("--format must be text or json, not '" + format + "'");
-    fleet::FleetRequest request;
-    request.url = url;
     request.a = a;
     request.b = b;
-    request.by = by;
-    request.window = window;
-    request.end = end;
-    request.top = top;
     request.alpha = stats.alpha;
     request.min_effect = stats.min_effect;
     const auto now = std::chrono::system_clock::now().time_since_epoch();
@@ -89,16 +84,17 @@ int cmd_diff(const Args& given)
         "runs-b", po::value(&runs_b), "only B's runs whose label matches this shell pattern")(
         "pair", po::value(&pair_args)->composing(),
         "NAME_A=NAME_B: compare these two locks although their names differ (repeatable)");
-    std::string prometheus, by, window = "1h", end = "now";
-    size_t top = 20;
-    visible.add_options()("prometheus", po::value(&prometheus),
+    fleet::FleetRequest prometheus;  // --prometheus and the options that go with it
+    visible.add_options()("prometheus", po::value(&prometheus.url),
                           "compare two groups of hosts that this Prometheus (or Thanos, Mimir) scrapes: --a and "
                           "--b are label matchers on lockscope_build_info, each host a sample")(
-        "by", po::value(&by), "with --prometheus, instead of --a/--b: the two largest groups by this build-info label")(
-        "window", po::value(&window)->default_value("1h"), "with --prometheus: the range compared (30m, 1h, 1d)")(
-        "end", po::value(&end)->default_value("now"),
+        "by", po::value(&prometheus.by),
+        "with --prometheus, instead of --a/--b: the two largest groups by this build-info label")(
+        "window", po::value(&prometheus.window)->default_value("1h"),
+        "with --prometheus: the range compared (30m, 1h, 1d)")(
+        "end", po::value(&prometheus.end)->default_value("now"),
         "with --prometheus: when the window ends (now, Unix seconds, 2026-12-01T14:00:00Z)")(
-        "top", po::value(&top)->default_value(20),
+        "top", po::value(&prometheus.top)->default_value(20),
         "with --prometheus: locks compared one by one, by wait; the rest are summed");
     po::options_description all;
     all.add(visible).add_options()("a", po::value(&file_a), "baseline session")("b", po::value(&file_b),
@@ -133,8 +129,8 @@ int cmd_diff(const Args& given)
     DiffOptions options;
     options.alpha = alpha;
     options.min_effect = parse_min_effect(min_effect);
-    if (!prometheus.empty())
-        return diff_prometheus(vm, prometheus, file_a, file_b, by, window, end, top, format, options, fail_on);
+    if (!prometheus.url.empty())
+        return diff_prometheus(vm, prometheus, file_a, file_b, format, options, fail_on);
     for (const char* option : {"by", "window", "end", "top"})
         if (vm.count(option) && !vm[option].defaulted())
             throw UsageError(std::string("--") + option + " goes with --prometheus");

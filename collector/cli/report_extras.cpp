@@ -7,27 +7,10 @@
 
 #include "core/format.h"
 #include "core/lock_key.h"
+#include "core/sorted_values.h"
 
 namespace lockscope::cli {
 namespace {
-
-// "func" of "func+0x1a/0x40".
-std::string function_of(const std::string& frame)
-{
-    return frame.substr(0, frame.find('+'));
-}
-
-// A CSV field as written with `separator`: quoted where it holds the
-// separator, a quote or a line break, its quotes doubled.
-std::string csv_field(const std::string& text, const std::string& separator)
-{
-    if (text.find(separator) == std::string::npos && text.find_first_of("\"\r\n") == std::string::npos)
-        return text;
-    std::string out = "\"";
-    for (char ch : text)
-        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + '"';
-}
 
 // A table whose first columns are left-aligned text and the rest numbers.
 struct Table {
@@ -126,13 +109,9 @@ std::vector<HolderRow> holder_stack_rows(const Session& s, const std::optional<i
         r.wait_ns += st.holder_state() == "on-cpu" ? 0 : st.wait_ns;
         r.locks[lock_name(s, st.lock_id)] += st.samples;
     }
-    std::vector<HolderRow> out;
-    for (auto& [key, r] : rows)
-        out.push_back(std::move(r));
-    std::stable_sort(out.begin(), out.end(), [](const HolderRow& a, const HolderRow& b) {
+    return sorted_values(rows, [](const HolderRow& a, const HolderRow& b) {
         return a.wait_ns != b.wait_ns ? a.wait_ns > b.wait_ns : a.samples > b.samples;
     });
-    return out;
 }
 
 std::vector<HolderRow> holder_task_rows(const Session& s, const std::optional<int64_t>& run)
@@ -148,12 +127,7 @@ std::vector<HolderRow> holder_task_rows(const Session& s, const std::optional<in
         r.samples += h.samples;
         r.locks[lock_name(s, h.lock_id)] += h.samples;
     }
-    std::vector<HolderRow> out;
-    for (auto& [key, r] : rows)
-        out.push_back(std::move(r));
-    std::stable_sort(out.begin(), out.end(),
-                     [](const HolderRow& a, const HolderRow& b) { return a.samples > b.samples; });
-    return out;
+    return sorted_values(rows, [](const HolderRow& a, const HolderRow& b) { return a.samples > b.samples; });
 }
 
 std::string holder_legend(const Session& s, bool by_task)

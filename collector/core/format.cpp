@@ -350,4 +350,19 @@ std::optional<double> parse_duration_s(const std::string& text)
     return value * unit->second;
 }
 
+std::string csv_field(const std::string& text, const std::string& separator)
+{
+    if (text.find(separator) == std::string::npos && text.find_first_of("\"\r\n") == std::string::npos)
+        return text;
+    std::string out = "\"";
+    for (char ch : text)
+        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + '"';
+}
+
+std::string function_of(const std::string& frame)
+{
+    return frame.substr(0, frame.find('+'));
+}
+
 }  // namespace lockscope

@@ -73,4 +73,11 @@ std::optional<std::vector<std::string>> cut_apart(const std::vector<std::string>
 // line, `indent` spaces before the others; ends with a newline.
 std::string wrap_text(const std::string& text, const std::string& first, size_t indent, size_t width);
 
+// A CSV field as written with `separator`: quoted where it holds the
+// separator, a quote or a line break, its quotes doubled.
+std::string csv_field(const std::string& text, const std::string& separator = ",");
+
+// "func" of a frame "func+0x1a/0x40".
+std::string function_of(const std::string& frame);
+
 }  // namespace lockscope

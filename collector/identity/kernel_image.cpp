@@ -79,7 +79,7 @@ void KernelImage::load_system_map(const KernelSymbols& kallsyms, const std::stri
     }
     std::unordered_map<std::string, uint64_t> functions;
     std::vector<std::pair<uint64_t, std::string>> data;
-    uint64_t sdata = 0, edata = 0, bss = 0, ebss = 0;
+    KernelSections sections;
     std::string line;
     while (std::getline(in, line)) {
         // "ffffffff81000000 T _text"
@@ -90,14 +90,7 @@ void KernelImage::load_system_map(const KernelSymbols& kallsyms, const std::stri
             continue;
         const char type = line[17];
         std::string name = line.substr(19);
-        if (name == "_sdata")
-            sdata = addr;
-        else if (name == "_edata")
-            edata = addr;
-        else if (name == "__bss_start")
-            bss = addr;
-        else if (name == "__bss_stop")
-            ebss = addr;
+        sections.note(name, addr);
         if (type == 'T' || type == 't')
             functions.emplace(name, addr);
         else if (type == 'D' || type == 'd' || type == 'B' || type == 'b')
@@ -132,10 +125,9 @@ void KernelImage::load_system_map(const KernelSymbols& kallsyms, const std::stri
     for (auto& [addr, name] : data)
         data_.emplace_back(addr + shift, std::move(name));
     std::sort(data_.begin(), data_.end());
-    if (sdata && edata)
-        map_sections_.emplace_back(sdata + shift, edata + shift);
-    if (bss && ebss)
-        map_sections_.emplace_back(bss + shift, ebss + shift);
+    for (const KernelSections::Range& r : {sections.data, sections.bss})
+        if (r.known())
+            map_sections_.emplace_back(r.begin + shift, r.end + shift);
     map_status_ = path + " (matches the running kernel)";
 }
 

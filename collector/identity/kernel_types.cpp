@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "bpfmap/vmlinux_btf.h"
+#include "core/enum_names.h"
 
 namespace lockscope::identity {
 namespace {
@@ -81,23 +82,10 @@ bool is_lock_wrapper(std::string_view name)
 
 std::optional<LockFamily> lock_family(std::string_view kind)
 {
-    if (kind == "mutex")
-        return LockFamily::Mutex;
-    if (kind == "rtmutex")
-        return LockFamily::RtMutex;
-    if (kind == "rwsem")
-        return LockFamily::Rwsem;
-    if (kind == "rt-rwlock")
-        return LockFamily::RtRwlock;
-    if (kind == "percpu-rwsem")
-        return LockFamily::PercpuRwsem;
-    if (kind == "semaphore")
-        return LockFamily::Semaphore;
-    if (kind == "spinlock")
-        return LockFamily::Spinlock;
-    if (kind == "rwlock")
-        return LockFamily::Rwlock;
-    return std::nullopt;
+    // lock_kind()'s names, in LockFamily's order.
+    static constexpr std::array<const char*, 8> kKinds{"mutex",        "rtmutex",   "rwsem",    "rt-rwlock",
+                                                       "percpu-rwsem", "semaphore", "spinlock", "rwlock"};
+    return enum_value<LockFamily::Rwlock>(kKinds, kind);
 }
 
 std::unique_ptr<KernelTypes> KernelTypes::load_vmlinux(std::string* why)

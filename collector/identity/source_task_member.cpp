@@ -4,28 +4,26 @@
 #include "identity/ladder.h"
 #include "lockscope_abi.h"
 
+#include <utility>
+
 namespace lockscope {
 
 std::string task_member_class(uint32_t task_member)
 {
-    switch (task_member) {
-        case LS_TASK_MMAP_LOCK:
-            return "mm_struct.mmap_lock";
-        case LS_TASK_SIGLOCK:
-            return "sighand_struct.siglock";
-        case LS_TASK_CRED_GUARD:
-            return "signal_struct.cred_guard_mutex";
-        case LS_TASK_EXEC_UPDATE:
-            return "signal_struct.exec_update_lock";
-        case LS_TASK_FILE_LOCK:
-            return "files_struct.file_lock";
-        case LS_TASK_FS_LOCK:
-            return "fs_struct.seq.lock";
-        case LS_TASK_RENAME:
-            return "super_block.s_vfs_rename_mutex";
-        default:
-            return {};
-    }
+    // bpf/identity.h's members of a task, and the classes of their locks.
+    static constexpr std::pair<uint32_t, const char*> kClasses[] = {
+        {LS_TASK_MMAP_LOCK, "mm_struct.mmap_lock"},
+        {LS_TASK_SIGLOCK, "sighand_struct.siglock"},
+        {LS_TASK_CRED_GUARD, "signal_struct.cred_guard_mutex"},
+        {LS_TASK_EXEC_UPDATE, "signal_struct.exec_update_lock"},
+        {LS_TASK_FILE_LOCK, "files_struct.file_lock"},
+        {LS_TASK_FS_LOCK, "fs_struct.seq.lock"},
+        {LS_TASK_RENAME, "super_block.s_vfs_rename_mutex"},
+    };
+    for (const auto& [member, cls] : kClasses)
+        if (member == task_member)
+            return cls;
+    return {};
 }
 
 namespace identity {

@@ -2,6 +2,7 @@
 
 #include "core/analysis/user_code.h"
 #include "core/lock_key.h"
+#include "core/sorted_values.h"
 
 #include <algorithm>
 #include <map>
@@ -39,17 +40,19 @@ std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<
             e.wait_ns += part.wait_ns;
         }
     }
-    std::vector<StackEntry> out;
-    for (auto& [frames, e] : merged)
-        out.push_back(std::move(e));
-    std::stable_sort(out.begin(), out.end(), [](const StackEntry& a, const StackEntry& b) {
+    return sorted_values(merged, [](const StackEntry& a, const StackEntry& b) {
         return a.samples != b.samples ? a.samples > b.samples : a.wait_ns > b.wait_ns;
     });
-    return out;
 }
 
 // Each run's waits per second over the run's intervals: what a lock kept
 // per run gives on the session's timeline.
+// The instances that waited most, first.
+bool heavier(const InstanceEntry& a, const InstanceEntry& b)
+{
+    return a.wait_ns > b.wait_ns;
+}
+
 Series per_run_rate(const SessionSnapshot& snap, const std::map<int64_t, uint64_t>& waits_by_run)
 {
     const Session& s = *snap.session;
@@ -86,10 +89,7 @@ LockDetail user_lock_detail(const SessionSnapshot& snap, const ReportRow& row, c
         e.wait_ns += l.wait_ns;
     }
     d.contentions_per_s = per_run_rate(snap, waits_by_run);
-    for (auto& [pid, e] : processes)
-        d.instances.push_back(std::move(e));
-    std::stable_sort(d.instances.begin(), d.instances.end(),
-                     [](const InstanceEntry& a, const InstanceEntry& b) { return a.wait_ns > b.wait_ns; });
+    d.instances = sorted_values(processes, heavier);
     for (const UserLockReportStack& st : u.stacks)
         d.waiters.push_back({{}, st.frames, st.samples, st.wait_ns});
     for (const UserLockReportWaker& w : u.wakers)
@@ -166,10 +166,7 @@ LockDetail build_lock_detail(const SessionSnapshot& snap, size_t group)
             e.wait_ns += s.lock_intervals[r].counters.wait_ns;
         }
     }
-    for (auto& [address, e] : objects)
-        d.instances.push_back(std::move(e));
-    std::stable_sort(d.instances.begin(), d.instances.end(),
-                     [](const InstanceEntry& a, const InstanceEntry& b) { return a.wait_ns > b.wait_ns; });
+    d.instances = sorted_values(objects, heavier);
 
     std::unordered_set<int64_t> ids(row.lock_ids.begin(), row.lock_ids.end());
     const UserCodeIndex user_code(s);

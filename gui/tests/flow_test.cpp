@@ -59,15 +59,13 @@ private:
     // `kernel_locks` kernel locks.
     QString userSession(const QString& name, int kernel_locks);
     QTemporaryDir dir_;
-    QString path_a_, path_b_;
+    testing::SessionPair pair_;
 };
 
 void FlowTest::initTestCase()
 {
     QVERIFY(dir_.isValid());
-    const testing::SessionPair pair = testing::write_session_pair(dir_.path(), 3);
-    path_a_ = pair.a;
-    path_b_ = pair.b;
+    pair_ = testing::write_session_pair(dir_.path(), 3);
 }
 
 bool FlowTest::open(MainWindow& w, const QString& path)
@@ -93,7 +91,7 @@ void FlowTest::openSwitchSortFilterSelect()
     MainWindow w(false);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(open(w, path_a_));
+    QVERIFY(open(w, pair_.a));
     QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Overview));
 
     QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
@@ -146,9 +144,9 @@ void FlowTest::openDiff()
 {
     MainWindow w(false);
     w.show();
-    QVERIFY(open(w, path_a_));
+    QVERIFY(open(w, pair_.a));
     QSignalSpy diffed(&w, &MainWindow::diffLoaded);
-    w.openDiff(path_a_, path_b_);
+    w.openDiff(pair_.a, pair_.b);
     QVERIFY(diffed.wait(30000));
     QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::Diff));
     DiffLocksModel* locks = w.diff()->locks();
@@ -179,7 +177,7 @@ void FlowTest::notASessionIsAMessage()
     w.openSession(dir_.filePath("does-not-exist"));
     QVERIFY(failed.wait(30000));
     // Still usable afterwards.
-    QVERIFY(open(w, path_a_));
+    QVERIFY(open(w, pair_.a));
     QVERIFY(w.snapshot());
 }
 
@@ -217,7 +215,7 @@ void FlowTest::clickingALockInTheChainGraphSelectsIt()
     w.resize(1280, 800);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(open(w, path_a_));
+    QVERIFY(open(w, pair_.a));
     w.showPage(MainWindow::Locks);
     LocksPage* page = w.locks();
     ChainView* graph = page->chains();
@@ -248,7 +246,7 @@ void FlowTest::clickingALockInTheChainGraphSelectsIt()
 // from the recording's start, none left out.
 void FlowTest::chartLinesStartAtTheFirstInterval()
 {
-    const SnapshotPtr snap = build_snapshot(path_a_);
+    const SnapshotPtr snap = build_snapshot(pair_.a);
     const Timeline& t = snap->timeline;
     QCOMPARE(t.start_s.size(), t.x_s.size());
     const charts::Line line = to_line(t, snap->spin_failure_rate, Qt::black);
@@ -330,7 +328,7 @@ void FlowTest::userLocksAreRowsOfTheLockTable()
     QCOMPARE(rows->rowCount(), 6);
     page->filterEdit()->clear();
 
-    QVERIFY(open(w, path_a_));
+    QVERIFY(open(w, pair_.a));
     QVERIFY2(!page->userNote()->isVisibleTo(page), "a session without user locks has no note");
     for (int r = 0; r < rows->rowCount(); ++r)
         QCOMPARE(cell(r, LockTableModel::Scope), QStringLiteral("kernel"));
@@ -400,7 +398,7 @@ void FlowTest::holderSplitShowsInTheCardTheColumnsAndTheTab()
     MainWindow w(false);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(open(w, path_a_));
+    QVERIFY(open(w, pair_.a));
     auto card_shows = [&](const QString& text) {
         for (const QLabel* label : w.overview()->findChildren<QLabel*>())
             if (label->text() == text)

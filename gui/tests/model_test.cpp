@@ -299,20 +299,15 @@ void ModelTest::callerStacksGoOnIntoTheWaitersUserCode()
     session->lock_intervals.push_back(li);
     const std::vector<std::string> kernel = {"rwsem_down_write_slowpath+0x1", "down_write+0x2", "vfs_write+0x3"};
     session->stacks.push_back({1, 1, "waiter", kernel, 4, 4000});
-    session->kernel_user_stacks.push_back({.run = 1,
-                                           .lock_id = 1,
-                                           .pid = 7,
-                                           .kernel_frames = kernel,
-                                           .frames = {"__libc_pwrite", "writer"},
-                                           .samples = 3,
-                                           .wait_ns = 3000});
-    session->kernel_user_stacks.push_back({.run = 1,
-                                           .lock_id = 1,
-                                           .pid = 7,
-                                           .kernel_frames = kernel,
-                                           .frames = {"__libc_pwrite", "flusher"},
-                                           .samples = 1,
-                                           .wait_ns = 1000});
+    // Two user callers above the one kernel stack, each sample a microsecond's wait.
+    for (const auto& [caller, samples] : {std::pair<const char*, uint64_t>{"writer", 3}, {"flusher", 1}})
+        session->kernel_user_stacks.push_back({.run = 1,
+                                               .lock_id = 1,
+                                               .pid = 7,
+                                               .kernel_frames = kernel,
+                                               .frames = {"__libc_pwrite", caller},
+                                               .samples = samples,
+                                               .wait_ns = samples * 1000});
     const SnapshotPtr snap = build_snapshot(QStringLiteral("user-code.lockscope"), session);
     QCOMPARE(snap->report.rows.size(), size_t(1));
     const LockDetail d = build_lock_detail(*snap, 0);

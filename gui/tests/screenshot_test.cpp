@@ -64,15 +64,13 @@ private slots:
 
 private:
     QTemporaryDir dir_;
-    QString a_, b_;
+    testing::SessionPair pair_;
 };
 
 void ScreenshotTest::initTestCase()
 {
     QVERIFY(dir_.isValid());
-    const testing::SessionPair pair = testing::write_session_pair(dir_.path(), 5);
-    a_ = pair.a;
-    b_ = pair.b;
+    pair_ = testing::write_session_pair(dir_.path(), 5);
 }
 
 void ScreenshotTest::everyPageHasInk_data()
@@ -93,7 +91,7 @@ void ScreenshotTest::everyPageHasInk()
     MainWindow w(false);
     ScreenshotRequest request;
     request.page = page;
-    request.files = {a_, b_};
+    request.files = {pair_.a, pair_.b};
     const QString error = prepare_page(w, request);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     const QImage shot = w.grab().toImage();
@@ -163,7 +161,7 @@ void ScreenshotTest::commandLineRendersPng()
     ScreenshotRequest request;
     request.output = dir_.filePath("locks.png");
     request.page = QStringLiteral("locks");
-    request.files = {a_};
+    request.files = {pair_.a};
     QCOMPARE(render_screenshot(request), 0);
     QImage png(request.output);
     QCOMPARE(png.size(), QSize(1280, 800));

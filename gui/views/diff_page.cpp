@@ -3,6 +3,7 @@
 #include "charts/bar_chart.h"
 #include "models/diff_models.h"
 #include "models/display.h"
+#include "views/panes.h"
 
 #include <QDateTime>
 #include <QFileDialog>
@@ -119,21 +120,16 @@ DiffPage::DiffPage(QWidget* parent) : QWidget(parent)
     header->addWidget(choose_a);
     header->addWidget(choose_b);
 
-    auto* upper = new QSplitter(Qt::Horizontal, this);
-    upper->addWidget(titled(tr("Totals"), totals_view_, this));
-    upper->addWidget(titled(tr("Kernel, config and setup differences"), meta_view_, this));
-    upper->setSizes({760, 500});  // stretch factors do not apply to the first layout
-    auto* lower = new QSplitter(Qt::Horizontal, this);
-    lower->addWidget(titled(tr("Locks, by effect size"), locks_view_, this));
-    lower->addWidget(chart_);
-    lower->setSizes({850, 410});
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(upper);
-    split->addWidget(lower);
-    split->setSizes({230, 470});
+    // Sizes, as stretch factors do not apply to the first layout.
+    auto* upper = split_panes(Qt::Horizontal,
+                              {titled(tr("Totals"), totals_view_, this),
+                               titled(tr("Kernel, config and setup differences"), meta_view_, this)},
+                              this, {760, 500});
+    auto* lower =
+        split_panes(Qt::Horizontal, {titled(tr("Locks, by effect size"), locks_view_, this), chart_}, this, {850, 410});
+    auto* split = split_panes(Qt::Vertical, {upper, lower}, this, {230, 470});
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(8, 8, 8, 8);
+    auto* layout = page_layout(this);
     layout->addLayout(header);
     layout->addWidget(notes_);
     layout->addWidget(split, 1);

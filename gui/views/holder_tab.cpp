@@ -5,6 +5,7 @@
 #include "models/holder_time_model.h"
 #include "models/lock_table_model.h"
 #include "models/stack_model.h"
+#include "views/panes.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -99,9 +100,7 @@ HolderTab::HolderTab(StackModel* stacks, QWidget* parent) : QWidget(parent)
     stacks_layout->addWidget(stacks_title);
     stacks_layout->addWidget(stack_view);
 
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(times_view_);
-    split->addWidget(stacks_box);
+    auto* split = split_panes(Qt::Horizontal, {times_view_, stacks_box}, this);
     // The tasks' five numbers need the wider half; frames elide.
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);

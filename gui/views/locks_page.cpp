@@ -12,6 +12,7 @@
 #include "session/lock_detail.h"
 #include "views/chain_view.h"
 #include "views/holder_tab.h"
+#include "views/panes.h"
 #include "views/chart_feed.h"
 
 #include <QHBoxLayout>
@@ -87,17 +88,10 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     owner_chart_->setEmptyText(tr("No spinner queued on this lock\n(spinlocks do not record owner state)"));
     QTabWidget* stacks = buildStackTabs();
 
-    auto* charts_left = new QSplitter(Qt::Vertical, this);
-    charts_left->addWidget(histogram_chart_);
-    charts_left->addWidget(series_chart_);
-    auto* right = new QSplitter(Qt::Vertical, this);
-    right->addWidget(owner_chart_);
-    right->addWidget(stacks);
-    right->setSizes({170, 280});
-    auto* detail = new QSplitter(Qt::Horizontal, this);
-    detail->addWidget(charts_left);
-    detail->addWidget(right);
-    detail->setSizes({620, 640});  // stretch factors do not apply to the first layout
+    auto* charts_left = split_panes(Qt::Vertical, {histogram_chart_, series_chart_}, this);
+    auto* right = split_panes(Qt::Vertical, {owner_chart_, stacks}, this, {170, 280});
+    // Sizes, as stretch factors do not apply to the first layout.
+    auto* detail = split_panes(Qt::Horizontal, {charts_left, right}, this, {620, 640});
 
     auto* top = new QWidget(this);
     auto* top_layout = new QVBoxLayout(top);
@@ -114,13 +108,7 @@ LocksPage::LocksPage(QWidget* parent) : QWidget(parent)
     bottom_layout->addWidget(detail_title_);
     bottom_layout->addWidget(detail, 1);
 
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
-    split->addWidget(bottom);
-    split->setSizes({250, 450});
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(8, 8, 8, 8);
-    layout->addWidget(split);
+    page_layout(this)->addWidget(split_panes(Qt::Vertical, {top, bottom}, this, {250, 450}));
     setTabOrder(filter_edit_, view_);
 }
 

@@ -4,6 +4,7 @@
 #include "models/key_figures_model.h"
 #include "views/chart_feed.h"
 #include "views/key_figures_view.h"
+#include "views/panes.h"
 
 #include <QFileInfo>
 #include <QGridLayout>
@@ -78,8 +79,7 @@ OverviewPage::OverviewPage(QWidget* parent) : QWidget(parent)
     grid->addWidget(idle_, 0, 1);
     grid->addWidget(contentions_, 1, 0);
     grid->addWidget(throughput_, 1, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(8, 8, 8, 8);
+    auto* layout = page_layout(this);
     layout->addWidget(header_);
     layout->addWidget(cards);
     layout->addLayout(grid, 1);

@@ -1,5 +1,7 @@
 #include "core/format.h"
 
+#include "core/enum_names.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,4 +141,28 @@ TEST(FormatTest, NaturalOrderReadsNumbersAsNumbers)
     std::vector<std::string> names = {"6.1.0-47", "6.1.0-9", "5.10.0-28", "6.1.0-10"};
     std::sort(names.begin(), names.end(), natural_less);
     EXPECT_EQ(names, (std::vector<std::string>{"5.10.0-28", "6.1.0-9", "6.1.0-10", "6.1.0-47"}));
+}
+
+TEST(FormatTest, CsvFieldsAreQuotedOnlyWhereTheyMustBe)
+{
+    EXPECT_EQ(csv_field("rtnl_mutex"), "rtnl_mutex");
+    EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+    EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+    // Another separator: a comma is then plain text.
+    EXPECT_EQ(csv_field("a,b", ";"), "a,b");
+    EXPECT_EQ(csv_field("a;b", ";"), "\"a;b\"");
+    EXPECT_EQ(function_of("pipe_write+0x1a/0x40"), "pipe_write");
+    EXPECT_EQ(function_of("pipe_write"), "pipe_write");
+}
+
+TEST(FormatTest, EnumNamesReadBackAndListForAUsageError)
+{
+    enum class Side { Left, Right, Both };
+    static constexpr std::array<const char*, 3> kNames{"left", "right", "both"};
+    EXPECT_STREQ(enum_name<Side::Both>(kNames, Side::Right), "right");
+    EXPECT_TRUE(enum_value<Side::Both>(kNames, "both") == Side::Both);
+    EXPECT_FALSE(enum_value<Side::Both>(kNames, "middle").has_value());
+    EXPECT_EQ(names_text(kNames), "left, right or both");
+    EXPECT_EQ(names_text(std::array<const char*, 1>{"only"}), "only");
 }

@@ -520,6 +520,19 @@ TEST(ExportOptions, UnknownSpellingsAreUsageErrors)
     EXPECT_THROW(parse_export_format("svg"), UsageError);
     EXPECT_THROW(parse_folded_weight("spin"), UsageError);
     EXPECT_THROW(parse_csv_table("stacks"), UsageError);
+    EXPECT_EQ(parse_csv_table("user-locks"), CsvTable::UserLocks);
+    // Each message lists every spelling the option takes.
+    auto message = [](auto parse, const std::string& text) {
+        try {
+            parse(text);
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message(parse_export_format, "svg"), "unknown format 'svg': use chrome-trace, folded, csv or pprof");
+    EXPECT_EQ(message(parse_folded_weight, "spin"), "unknown weight 'spin': use wait or contentions");
+    EXPECT_EQ(message(parse_csv_table, "stacks"), "unknown table 'stacks': use locks, intervals or user-locks");
 }
 
 }  // namespace

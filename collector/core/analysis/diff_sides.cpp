@@ -2,6 +2,7 @@
 // of A is compared with which of B.
 #include "core/analysis/diff_sides.h"
 
+#include "core/analysis/lock_samples.h"
 #include "core/analysis/lock_vocabulary.h"
 #include "core/analysis/stack_frames.h"
 #include "core/error.h"
@@ -225,14 +226,10 @@ Session select_runs(const Session& s, const std::string& pattern)
     auto kept = [&](const auto& row) { return keep.count(row.run) == 0; };
     std::erase_if(out.runs, [&](const RunInfo& r) { return keep.count(r.id) == 0; });
     std::erase_if(out.intervals, kept);
-    std::erase_if(out.lock_intervals, kept);
-    std::erase_if(out.stacks, kept);
+    erase_lock_samples(out, kept);
     std::erase_if(out.edges, kept);
-    std::erase_if(out.holder_tasks, kept);
-    std::erase_if(out.lock_cgroups, kept);
     std::erase_if(out.tasks, kept);
     std::erase_if(out.user_locks, kept);
-    std::erase_if(out.kernel_user_stacks, kept);
     std::set<int64_t> seen;
     for (const LockInterval& li : out.lock_intervals)
         seen.insert(li.lock_id);

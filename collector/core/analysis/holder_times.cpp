@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "core/sorted_values.h"
+
 namespace lockscope {
 namespace {
 
@@ -24,11 +26,8 @@ std::vector<HolderTime> merged_by_task(const Session& session, const std::functi
         t.asleep_ns = sat_add(t.asleep_ns, h.asleep_ns);
         t.waits = sat_add(t.waits, h.waits);
     }
-    std::vector<HolderTime> out;
-    for (auto& [key, t] : by_task)
-        out.push_back(std::move(t));
-    std::stable_sort(out.begin(), out.end(),
-                     [](const HolderTime& a, const HolderTime& b) { return a.total_ns() > b.total_ns(); });
+    std::vector<HolderTime> out =
+        sorted_values(by_task, [](const HolderTime& a, const HolderTime& b) { return a.total_ns() > b.total_ns(); });
     if (top && out.size() > top)
         out.resize(top);
     return out;

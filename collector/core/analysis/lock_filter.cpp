@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/analysis/lock_samples.h"
 #include "core/analysis/lock_vocabulary.h"
 #include "core/error.h"
 #include "core/lock_key.h"
@@ -18,34 +19,34 @@ namespace {
 
 struct KindName {
     const char* name;
-    const char* kind;
-    const char* mode;
+    const char* kind = nullptr;  // nullptr: the name is the kind's own
+    const char* mode = "";
 };
 
 // lockscope's names first, then perf lock contention's spellings.
 constexpr KindName kKindNames[] = {
-    {"mutex", "mutex", ""},
-    {"rwsem", "rwsem", ""},
-    {"spinlock", "spinlock", ""},
-    {"rwlock", "rwlock", ""},
-    {"rtmutex", "rtmutex", ""},
-    {"rt-rwlock", "rt-rwlock", ""},
-    {"percpu-rwsem", "percpu-rwsem", ""},
-    {"semaphore", "semaphore", ""},
-    {"user-mutex", "user-mutex", ""},
-    {"user-rwsem", "user-rwsem", ""},
+    {"mutex"},
+    {"rwsem"},
+    {"spinlock"},
+    {"rwlock"},
+    {"rtmutex"},
+    {"rt-rwlock"},
+    {"percpu-rwsem"},
+    {"semaphore"},
+    {"user-mutex"},
+    {"user-rwsem"},
     // the user-space locks' kinds, as their table prints them
-    {"pthread_mutex", "pthread_mutex", ""},
-    {"pthread_rwlock", "pthread_rwlock", ""},
-    {"futex", "futex", ""},
+    {"pthread_mutex"},
+    {"pthread_rwlock"},
+    {"futex"},
     // perf's
     {"mutex:spin", "mutex", kSpinPhases},
-    {"mutex-spin", "mutex", ""},  // an older perf's alias: every mutex wait, as before
-    {"rt-mutex", "rtmutex", ""},
-    {"rwlock-rt", "rt-rwlock", ""},
-    {"pcpu-sem", "percpu-rwsem", ""},
-    {"pcpu_sem", "percpu-rwsem", ""},
-    {"sem", "semaphore", ""},
+    {"mutex-spin", "mutex"},  // an older perf's alias: every mutex wait, as before
+    {"rt-mutex", "rtmutex"},
+    {"rwlock-rt", "rt-rwlock"},
+    {"pcpu-sem", "percpu-rwsem"},
+    {"pcpu_sem", "percpu-rwsem"},
+    {"sem", "semaphore"},
 };
 
 std::string valid_names()
@@ -193,7 +194,7 @@ void add_kind_filter(LockFilter& filter, const std::string& list, const char* op
                 found = &k;
         if (!found)
             throw UsageError(opt + ": unknown lock kind '" + item + "'; kinds are " + valid_names());
-        const std::string kind = found->kind;
+        const std::string kind = found->kind ? found->kind : found->name;
         const bool rw = kind == "rwsem" || kind == "rwlock" || kind == "rt-rwlock" || kind == "percpu-rwsem" ||
                         kind == "pthread_rwlock";
         if (!mode.empty() && !rw)
@@ -327,13 +328,9 @@ Session filter_session(const Session& s, const LockFilter& filter)
                 spin_only.insert(l.id);
         }
     std::erase_if(out.locks, [&](const LockInfo& l) { return !keep.count(l.id); });
-    std::erase_if(out.lock_intervals, [&](const LockInterval& li) { return !keep.count(li.lock_id); });
-    std::erase_if(out.stacks, [&](const StackSample& st) { return !keep.count(st.lock_id); });
+    erase_lock_samples(out, [&](const auto& row) { return !keep.count(row.lock_id); });
     std::erase_if(out.edges,
                   [&](const WaitEdge& e) { return !keep.count(e.lock_id) || !keep.count(e.holder_lock_id); });
-    std::erase_if(out.holder_tasks, [&](const HolderTask& h) { return !keep.count(h.lock_id); });
-    std::erase_if(out.lock_cgroups, [&](const LockCgroup& c) { return !keep.count(c.lock_id); });
-    std::erase_if(out.kernel_user_stacks, [&](const KernelUserStack& u) { return !keep.count(u.lock_id); });
     filter_user_locks(out, filter);
     for (LockInterval& li : out.lock_intervals)
         if (spin_only.count(li.lock_id))

@@ -1,5 +1,7 @@
 #include "core/analysis/lock_vocabulary.h"
 
+#include <utility>
+
 #include "core/session_vocabulary.h"
 #include "lockscope_abi.h"
 
@@ -37,16 +39,17 @@ bool named_from_data(std::string_view source)
 
 std::string current_class_name(const std::string& name)
 {
-    if (name == "pipe->mutex")
-        return "pipe_inode_info.mutex";
-    if (name == "pipe->mutex.wait_lock")
-        return "pipe_inode_info.mutex.wait_lock";
-    if (name == "i_rwsem")
-        return "inode.i_rwsem";
-    if (name == "i_rwsem.wait_lock")
-        return "inode.i_rwsem.wait_lock";
-    if (name == "mmap_lock")
-        return "mm_struct.mmap_lock";
+    // An older lockscope's name, and what the class is called now.
+    static constexpr std::pair<std::string_view, const char*> kRenamed[] = {
+        {"pipe->mutex", "pipe_inode_info.mutex"},
+        {"pipe->mutex.wait_lock", "pipe_inode_info.mutex.wait_lock"},
+        {"i_rwsem", "inode.i_rwsem"},
+        {"i_rwsem.wait_lock", "inode.i_rwsem.wait_lock"},
+        {"mmap_lock", "mm_struct.mmap_lock"},
+    };
+    for (const auto& [old_name, current] : kRenamed)
+        if (name == old_name)
+            return current;
     return name;
 }
 

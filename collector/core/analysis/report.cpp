@@ -6,6 +6,7 @@
 #include "core/analysis/report_split.h"
 #include "core/analysis/stack_frames.h"
 #include "core/error.h"
+#include "core/sorted_values.h"
 
 #include <algorithm>
 #include <functional>
@@ -62,19 +63,21 @@ std::vector<std::string> without_offsets(const std::vector<std::string>& frames)
     return out;
 }
 
-// Sets each holder stack's share (of the wait; of the samples where none
-// carries wait), keeps the top ones, and returns the samples of all.
-uint64_t share_out(std::vector<HolderShare>& list)
+// Sets each sampled stack's share (of the wait; of the samples where none
+// carries wait), keeps the top ones, and returns the samples of all. Holder
+// stacks of one share go by their samples; user code keeps its frames' order.
+template <typename Share>
+uint64_t share_out(std::vector<Share>& list, bool ties_by_samples)
 {
     uint64_t wait = 0, samples = 0;
-    for (const HolderShare& h : list) {
+    for (const Share& h : list) {
         wait = sat_add(wait, h.wait_ns);
         samples = sat_add(samples, h.samples);
     }
-    for (HolderShare& h : list)
+    for (Share& h : list)
         h.share = wait ? double(h.wait_ns) / double(wait) : double(h.samples) / double(samples);
-    std::stable_sort(list.begin(), list.end(), [](const HolderShare& a, const HolderShare& b) {
-        if (a.share != b.share)
+    std::stable_sort(list.begin(), list.end(), [&](const Share& a, const Share& b) {
+        if (a.share != b.share || !ties_by_samples)
             return a.share > b.share;
         return a.samples > b.samples;
     });
@@ -89,17 +92,21 @@ uint64_t share_out(std::vector<HolderShare>& list)
 void attach_samples(const Session& session, const std::function<bool(int64_t)>& wanted, GroupMap& groups)
 {
     const std::map<int64_t, Group*> group_of = group_of_lock(groups);
+    // The group a sampled row counts in; nullptr for a run not wanted or a
+    // lock in no group.
+    auto group = [&](int64_t run, int64_t lock_id) -> Group* {
+        auto g = group_of.find(lock_id);
+        return wanted(run) && g != group_of.end() ? g->second : nullptr;
+    };
     std::map<Group*, std::map<std::pair<std::string, std::vector<std::string>>, HolderShare>> merged;
     for (const StackSample& st : session.stacks) {
-        if (!st.holder() || !wanted(st.run))
-            continue;
-        auto g = group_of.find(st.lock_id);
-        if (g == group_of.end())
+        Group* g = st.holder() ? group(st.run, st.lock_id) : nullptr;
+        if (!g)
             continue;
         // A tick lands anywhere in a function: on-CPU stacks merge by
         // function, the first one's offsets shown.
-        HolderShare& h = merged[g->second][{st.holder_state(),
-                                            st.holder_state() == "on-cpu" ? without_offsets(st.frames) : st.frames}];
+        HolderShare& h =
+            merged[g][{st.holder_state(), st.holder_state() == "on-cpu" ? without_offsets(st.frames) : st.frames}];
         if (h.frames.empty())
             h.frames = st.frames;
         h.state = st.holder_state();
@@ -113,42 +120,32 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         std::vector<HolderShare> queued, on_cpu;
         for (auto& [key, h] : by_stack)
             (h.on_cpu() ? on_cpu : queued).push_back(std::move(h));
-        g->row.holder_samples = share_out(queued);
-        g->row.holder_oncpu_samples = share_out(on_cpu);
+        g->row.holder_samples = share_out(queued, true);
+        g->row.holder_oncpu_samples = share_out(on_cpu, true);
         g->row.holders = std::move(queued);
         g->row.holders.insert(g->row.holders.end(), on_cpu.begin(), on_cpu.end());
     }
     std::map<Group*, std::map<std::vector<std::string>, UserCodeShare>> user_code;
     for (const KernelUserStack& u : session.kernel_user_stacks) {
-        auto g = group_of.find(u.lock_id);
-        if (!wanted(u.run) || g == group_of.end())
+        Group* g = group(u.run, u.lock_id);
+        if (!g)
             continue;
-        UserCodeShare& c = user_code[g->second][u.frames];
+        UserCodeShare& c = user_code[g][u.frames];
         c.frames = u.frames;
         c.samples = sat_add(c.samples, u.samples);
         c.wait_ns = sat_add(c.wait_ns, u.wait_ns);
     }
     for (auto& [g, by_frames] : user_code) {
-        uint64_t wait = 0, samples = 0;
-        for (auto& [frames, c] : by_frames) {
-            wait = sat_add(wait, c.wait_ns);
-            samples = sat_add(samples, c.samples);
+        for (auto& [frames, c] : by_frames)
             g->row.user_code.push_back(std::move(c));
-        }
-        for (UserCodeShare& c : g->row.user_code)
-            c.share = wait ? double(c.wait_ns) / double(wait) : double(c.samples) / double(samples);
-        std::stable_sort(g->row.user_code.begin(), g->row.user_code.end(),
-                         [](const UserCodeShare& a, const UserCodeShare& b) { return a.share > b.share; });
-        if (g->row.user_code.size() > kHoldersPerRow)
-            g->row.user_code.resize(kHoldersPerRow);
-        g->row.user_code_samples = samples;
+        g->row.user_code_samples = share_out(g->row.user_code, false);
     }
     std::map<Group*, std::map<uint32_t, HolderTaskShare>> tasks;
     for (const HolderTask& h : session.holder_tasks) {
-        auto g = group_of.find(h.lock_id);
-        if (!wanted(h.run) || g == group_of.end())
+        Group* g = group(h.run, h.lock_id);
+        if (!g)
             continue;
-        HolderTaskShare& t = tasks[g->second][h.tid];
+        HolderTaskShare& t = tasks[g][h.tid];
         t.tid = h.tid;
         t.tgid = h.tgid;
         t.comm = h.comm;
@@ -156,9 +153,8 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
     }
     std::map<Group*, std::map<std::string, uint64_t>> cgroups;
     for (const LockCgroup& c : session.lock_cgroups) {
-        auto g = group_of.find(c.lock_id);
-        if (wanted(c.run) && g != group_of.end()) {
-            uint64_t& n = cgroups[g->second][c.cgroup.empty() ? "(unknown cgroup)" : c.cgroup];
+        if (Group* g = group(c.run, c.lock_id)) {
+            uint64_t& n = cgroups[g][c.cgroup.empty() ? "(unknown cgroup)" : c.cgroup];
             n = sat_add(n, c.samples);
         }
     }
@@ -168,11 +164,8 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
                          [](const auto& a, const auto& b) { return a.second > b.second; });
     }
     for (auto& [g, by_tid] : tasks) {
-        std::vector<HolderTaskShare> list;
-        for (auto& [tid, t] : by_tid)
-            list.push_back(std::move(t));
-        std::stable_sort(list.begin(), list.end(),
-                         [](const HolderTaskShare& a, const HolderTaskShare& b) { return a.samples > b.samples; });
+        std::vector<HolderTaskShare> list = sorted_values(
+            by_tid, [](const HolderTaskShare& a, const HolderTaskShare& b) { return a.samples > b.samples; });
         if (list.size() > kHoldersPerRow)
             list.resize(kHoldersPerRow);
         g->row.holder_tasks = std::move(list);

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <system_error>
+#include <utility>
 #include <cstdio>
 #include <fstream>
 
@@ -59,6 +60,25 @@ KernelSymbols KernelSymbols::parse(std::string_view text)
     return k;
 }
 
+void KernelSections::note(std::string_view name, uint64_t address)
+{
+    const std::pair<std::string_view, uint64_t*> marks[] = {
+        {"__lock_text_start", &lock_text.begin},
+        {"__lock_text_end", &lock_text.end},
+        {"__sched_text_start", &sched_text.begin},
+        {"__sched_text_end", &sched_text.end},
+        {"_sdata", &data.begin},
+        {"_edata", &data.end},
+        {"__bss_start", &bss.begin},
+        {"__bss_stop", &bss.end},
+    };
+    for (const auto& [mark, into] : marks)
+        if (name == mark) {
+            *into = address;
+            return;
+        }
+}
+
 void KernelSymbols::add_line(std::string_view line)
 {
     // "ffffffff81000000 T _text" or "... t name\t[module]"
@@ -75,22 +95,7 @@ void KernelSymbols::add_line(std::string_view line)
     const bool module = tab != std::string_view::npos;
     if (module)
         name = name.substr(0, tab);
-    if (name == "__lock_text_start")
-        lock_text_start_ = addr;
-    else if (name == "__lock_text_end")
-        lock_text_end_ = addr;
-    else if (name == "__sched_text_start")
-        sched_text_start_ = addr;
-    else if (name == "__sched_text_end")
-        sched_text_end_ = addr;
-    else if (name == "_sdata")
-        data_start_ = addr;
-    else if (name == "_edata")
-        data_end_ = addr;
-    else if (name == "__bss_start")
-        bss_start_ = addr;
-    else if (name == "__bss_stop")
-        bss_end_ = addr;
+    sections_.note(name, addr);
     std::vector<Symbol>* into = is_text(type) ? &text_ : is_data(type) && !module ? &data_ : nullptr;
     if (!into || name.size() > UINT16_MAX || names_.size() + name.size() > UINT32_MAX)
         return;
@@ -146,7 +151,7 @@ std::optional<uint64_t> KernelSymbols::address_of(std::string_view wanted) const
 
 bool KernelSymbols::in_lock_text(uint64_t ip) const
 {
-    return (ip >= lock_text_start_ && ip < lock_text_end_) || (ip >= sched_text_start_ && ip < sched_text_end_);
+    return sections_.lock_text.contains(ip) || sections_.sched_text.contains(ip);
 }
 
 std::optional<std::string> KernelSymbols::global_object(uint64_t address) const
@@ -158,9 +163,7 @@ std::optional<std::string> KernelSymbols::global_object(uint64_t address) const
         return std::string(name(*s));
     // Inside a global object only when the data section bounds are known
     // (CONFIG_KALLSYMS_ALL); heap addresses must never take a global's name.
-    const bool in_data = address >= data_start_ && address < data_end_;
-    const bool in_bss = address >= bss_start_ && address < bss_end_;
-    if (in_data || in_bss)
+    if (sections_.data.contains(address) || sections_.bss.contains(address))
         return std::string(name(*s));
     return std::nullopt;
 }

@@ -11,6 +11,21 @@
 
 namespace lockscope {
 
+// The kernel image's sections, as the marker symbols of kallsyms or
+// System.map bound them (zero while a marker is missing): the marker names
+// are read in one place for both.
+struct KernelSections {
+    struct Range {
+        uint64_t begin = 0, end = 0;
+        bool known() const { return begin && end; }
+        bool contains(uint64_t address) const { return address >= begin && address < end; }
+    };
+    Range lock_text, sched_text, data, bss;
+
+    // Keeps address if name marks the start or end of one of the sections.
+    void note(std::string_view name, uint64_t address);
+};
+
 class KernelSymbols {
 public:
     // 16 bytes: a kernel has 100,000+ symbols and the recorder keeps them all
@@ -55,9 +70,7 @@ private:
     std::string names_;         // every kept symbol's name, back to back
     std::vector<Symbol> text_;  // sorted by address
     std::vector<Symbol> data_;  // sorted by address
-    uint64_t lock_text_start_ = 0, lock_text_end_ = 0;
-    uint64_t sched_text_start_ = 0, sched_text_end_ = 0;
-    uint64_t data_start_ = 0, data_end_ = 0, bss_start_ = 0, bss_end_ = 0;
+    KernelSections sections_;
 };
 
 }  // namespace lockscope

@@ -473,12 +473,6 @@ void table_block(std::ostringstream& out, const Report& rep, const TextOptions& 
         out << wrap_text(note, "note: ", 6, 100);
 }
 
-// "func" of "func+0x1a"
-std::string function_of(const std::string& frame)
-{
-    return frame.substr(0, frame.find('+'));
-}
-
 std::string root_text(const ChainRoot& root)
 {
     if (root.state == "cycle")
@@ -534,36 +528,50 @@ std::string oncpu_rate(const Report& rep)
     return hz == rep.session.end() ? std::string("a ") : "a " + hz->second + " Hz ";
 }
 
+// The first five rows that have something for a block (has), each shown by
+// row, with the block's heading before the first; a block without such a
+// row prints nothing.
+template <typename Has, typename Heading, typename Row>
+void first_rows(const Report& rep, Has has, Heading heading, Row row)
+{
+    constexpr size_t kRows = 5;
+    size_t shown = 0;
+    for (const ReportRow& r : rep.rows) {
+        if (!has(r) || shown == kRows)
+            continue;
+        if (shown++ == 0)
+            heading();
+        row(r);
+    }
+}
+
 // What the holders were running when waiters queued, for the rows that have
 // holder samples (by lock or instance).
 void holders_block(std::ostringstream& out, const Report& rep)
 {
-    constexpr size_t kRows = 5, kFrames = 4;
-    size_t shown = 0;
-    for (const ReportRow& r : rep.rows) {
-        if (r.holders.empty() || shown == kRows)
-            continue;
-        if (shown++ == 0) {
-            auto period = rep.session.find("holder_period");
-            std::string text = "the lock holder's kernel stack when a waiter queued, sampled at one queueing in " +
-                               (period == rep.session.end() ? std::string("N") : period->second) + " per CPU (" +
-                               std::to_string(rep.holder_samples) + (rep.holder_samples == 1 ? " sample" : " samples");
-            if (rep.holder_changed)
-                text += "; " + std::to_string(rep.holder_changed) + " dropped: the lock changed hands while sampled";
-            text += "); shares are of the sampled waiters' wait";
-            if (rep.holder_oncpu_samples || rep.holder_oncpu_dropped)
-                text +=
-                    ". on-cpu: running, sampled on its CPU: a holder a waiter found running elsewhere, its stack "
-                    "taken on its own CPU by " +
-                    oncpu_rate(rep) + "timer tick while it still held the lock (" +
-                    std::to_string(rep.holder_oncpu_samples) +
-                    (rep.holder_oncpu_samples == 1 ? " sample" : " samples") +
-                    (rep.holder_oncpu_dropped ? "; " + std::to_string(rep.holder_oncpu_dropped) +
-                                                    " ticks took none: over budget or unreadable"
-                                              : std::string()) +
-                    "); no waiter's wait belongs to a tick: their shares are of the on-cpu samples";
-            out << "\n" << wrap_text(text, "held while: ", 4, 100);
-        }
+    constexpr size_t kFrames = 4;
+    auto has = [](const ReportRow& r) { return !r.holders.empty(); };
+    auto heading = [&] {
+        auto period = rep.session.find("holder_period");
+        std::string text = "the lock holder's kernel stack when a waiter queued, sampled at one queueing in " +
+                           (period == rep.session.end() ? std::string("N") : period->second) + " per CPU (" +
+                           std::to_string(rep.holder_samples) + (rep.holder_samples == 1 ? " sample" : " samples");
+        if (rep.holder_changed)
+            text += "; " + std::to_string(rep.holder_changed) + " dropped: the lock changed hands while sampled";
+        text += "); shares are of the sampled waiters' wait";
+        if (rep.holder_oncpu_samples || rep.holder_oncpu_dropped)
+            text +=
+                ". on-cpu: running, sampled on its CPU: a holder a waiter found running elsewhere, its stack "
+                "taken on its own CPU by " +
+                oncpu_rate(rep) + "timer tick while it still held the lock (" +
+                std::to_string(rep.holder_oncpu_samples) + (rep.holder_oncpu_samples == 1 ? " sample" : " samples") +
+                (rep.holder_oncpu_dropped
+                     ? "; " + std::to_string(rep.holder_oncpu_dropped) + " ticks took none: over budget or unreadable"
+                     : std::string()) +
+                "); no waiter's wait belongs to a tick: their shares are of the on-cpu samples";
+        out << "\n" << wrap_text(text, "held while: ", 4, 100);
+    };
+    first_rows(rep, has, heading, [&](const ReportRow& r) {
         out << "  " << r.name << " " << kind_text(r.kind, r.mode) << "\n";
         for (const HolderShare& h : r.holders) {
             std::string where;
@@ -581,24 +589,23 @@ void holders_block(std::ostringstream& out, const Report& rep)
                        std::to_string(t.samples) + (t.samples == 1 ? " sample" : " samples");
             out << wrap_text(who, "    held by ", 12, 100);
         }
-    }
+    });
 }
 
 // The waiters' own code above the kernel, for the rows whose waiters' user
 // stacks were sampled (by lock or instance).
 void user_code_block(std::ostringstream& out, const Report& rep)
 {
-    constexpr size_t kRows = 5, kFrames = 4;
-    size_t shown = 0;
-    for (const ReportRow& r : rep.rows) {
-        if (r.user_code.empty() || shown == kRows)
-            continue;
-        if (shown++ == 0)
-            out << "\n"
-                << wrap_text(
-                       "the waiters' own code above the kernel: user stacks sampled with their kernel "
-                       "stacks, for sleeping locks (innermost first; shares are of the sampled wait)",
-                       "user code: ", 4, 100);
+    constexpr size_t kFrames = 4;
+    auto has = [](const ReportRow& r) { return !r.user_code.empty(); };
+    auto heading = [&] {
+        out << "\n"
+            << wrap_text(
+                   "the waiters' own code above the kernel: user stacks sampled with their kernel "
+                   "stacks, for sleeping locks (innermost first; shares are of the sampled wait)",
+                   "user code: ", 4, 100);
+    };
+    first_rows(rep, has, heading, [&](const ReportRow& r) {
         out << "  " << r.name << " " << kind_text(r.kind, r.mode) << " (" << r.user_code_samples
             << (r.user_code_samples == 1 ? " sample" : " samples") << ")\n";
         for (const UserCodeShare& c : r.user_code) {
@@ -609,20 +616,7 @@ void user_code_block(std::ostringstream& out, const Report& rep)
                 where += " <- ...";
             out << wrap_text(where, "  " + pad(format_percent_cell(c.share), 6, true) + "  ", 12, 100);
         }
-    }
-}
-
-std::string csv_field(const std::string& s)
-{
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char ch : s) {
-        if (ch == '"')
-            out += '"';
-        out += ch;
-    }
-    return out + "\"";
+    });
 }
 
 }  // namespace

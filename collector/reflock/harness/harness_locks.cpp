@@ -11,38 +11,40 @@
 namespace reflock::harness {
 namespace {
 
-// Any exclusive-only lock: shared acquisitions take it exclusively.
+// Any Lockable as a HarnessLock: a reader-writer lock (one with
+// lock_shared()) takes each side as it is; an exclusive-only lock takes the
+// shared side exclusively.
 template <typename M>
-class ExclusiveLock final : public HarnessLock {
+class AdaptedLock final : public HarnessLock {
 public:
     template <typename... Args>
-    explicit ExclusiveLock(Args... args) : m_(args...)
+    explicit AdaptedLock(Args... args) : m_(args...)
     {
     }
     void lock() override { m_.lock(); }
     void unlock() override { m_.unlock(); }
-    void lock_shared() override { m_.lock(); }
-    void unlock_shared() override { m_.unlock(); }
-    bool has_shared() const noexcept override { return false; }
+    void lock_shared() override
+    {
+        if constexpr (kShared)
+            m_.lock_shared();
+        else
+            m_.lock();
+    }
+    void unlock_shared() override
+    {
+        if constexpr (kShared)
+            m_.unlock_shared();
+        else
+            m_.unlock();
+    }
+    bool has_shared() const noexcept override { return kShared; }
 
 private:
+    static constexpr bool kShared = requires(M & m) { m.lock_shared(); };
     M m_;
 };
 
-class RwSemLock final : public HarnessLock {
-public:
-    RwSemLock(Policy policy, RwSemOptions options) : s_(policy, options) {}
-    void lock() override { s_.lock(); }
-    void unlock() override { s_.unlock(); }
-    void lock_shared() override { s_.lock_shared(); }
-    void unlock_shared() override { s_.unlock_shared(); }
-    bool has_shared() const noexcept override { return true; }
-
-private:
-    RwSem s_;
-};
-
-// pthread_mutex_t as a Lockable, for ExclusiveLock.
+// pthread_mutex_t as a Lockable, for AdaptedLock.
 class PthreadMutex {
 public:
     PthreadMutex() = default;
@@ -55,29 +57,19 @@ private:
     pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
 };
 
-class PthreadRwlockLock final : public HarnessLock {
+// pthread_rwlock_t as a SharedLockable, for AdaptedLock.
+class PthreadRwlock {
 public:
-    ~PthreadRwlockLock() override { pthread_rwlock_destroy(&l_); }
-    void lock() override { pthread_rwlock_wrlock(&l_); }
-    void unlock() override { pthread_rwlock_unlock(&l_); }
-    void lock_shared() override { pthread_rwlock_rdlock(&l_); }
-    void unlock_shared() override { pthread_rwlock_unlock(&l_); }
-    bool has_shared() const noexcept override { return true; }
+    PthreadRwlock() = default;
+    PthreadRwlock(const PthreadRwlock&) = delete;
+    ~PthreadRwlock() { pthread_rwlock_destroy(&l_); }
+    void lock() { pthread_rwlock_wrlock(&l_); }
+    void unlock() { pthread_rwlock_unlock(&l_); }
+    void lock_shared() { pthread_rwlock_rdlock(&l_); }
+    void unlock_shared() { pthread_rwlock_unlock(&l_); }
 
 private:
     pthread_rwlock_t l_ = PTHREAD_RWLOCK_INITIALIZER;
-};
-
-class StdSharedMutexLock final : public HarnessLock {
-public:
-    void lock() override { m_.lock(); }
-    void unlock() override { m_.unlock(); }
-    void lock_shared() override { m_.lock_shared(); }
-    void unlock_shared() override { m_.unlock_shared(); }
-    bool has_shared() const noexcept override { return true; }
-
-private:
-    std::shared_mutex m_;
 };
 
 }  // namespace
@@ -86,17 +78,18 @@ std::unique_ptr<HarnessLock> make_lock(const LockSpec& spec)
 {
     switch (spec.kind) {
         case LockKind::Mutex:
-            return std::make_unique<ExclusiveLock<Mutex>>();
+            return std::make_unique<AdaptedLock<Mutex>>();
         case LockKind::Mutex46:
-            return std::make_unique<ExclusiveLock<Mutex46>>(spec.release_window_ns);
+            return std::make_unique<AdaptedLock<Mutex46>>(spec.release_window_ns);
         case LockKind::RwSem:
-            return std::make_unique<RwSemLock>(spec.policy, RwSemOptions{.release_window_ns = spec.release_window_ns});
+            return std::make_unique<AdaptedLock<RwSem>>(spec.policy,
+                                                        RwSemOptions{.release_window_ns = spec.release_window_ns});
         case LockKind::PthreadMutex:
-            return std::make_unique<ExclusiveLock<PthreadMutex>>();
+            return std::make_unique<AdaptedLock<PthreadMutex>>();
         case LockKind::PthreadRwlock:
-            return std::make_unique<PthreadRwlockLock>();
+            return std::make_unique<AdaptedLock<PthreadRwlock>>();
         case LockKind::StdSharedMutex:
-            return std::make_unique<StdSharedMutexLock>();
+            return std::make_unique<AdaptedLock<std::shared_mutex>>();
     }
     throw std::invalid_argument("unknown lock kind");
 }
