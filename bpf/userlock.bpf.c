@@ -45,6 +45,7 @@
 #include "userlock_wait.h"
 #include "episode.h"
 #include "contention_state.h"
+#include "holder_task.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -111,6 +112,23 @@ struct ulock_inflight {
 };
 
 /*
+ * The holder split of a wait that slept behind an owner it read: that
+ * owner's times (its record in `holders`) at the waiter's first sleep and,
+ * once the owner woke it, what the owner did in between (follow_owner(),
+ * owner_woke()).
+ */
+#define ULOCK_HOLD_NONE	     0
+#define ULOCK_HOLD_FOLLOWING 1
+#define ULOCK_HOLD_DONE	     2
+struct ulock_hold {
+	__u64 token; /* the wait followed (ulock_wait.token) */
+	__u64 snap[LS_HOLDER_PARTS];
+	__u64 ns[LS_HOLDER_PARTS];
+	__u32 owner_tid;
+	__u32 state; /* ULOCK_HOLD_* */
+};
+
+/*
  * A target thread's task storage: its wait once it has slept (moved here
  * from its CPU at its first switch-out, found again by the scheduler hooks
  * without a hash lookup), and a wakeup that came while that switch-out was
@@ -118,7 +136,8 @@ struct ulock_inflight {
  * it over. Gone with the thread.
  */
 struct ulock_thread {
-	struct ulock_inflight in;
+	struct ulock_inflight in; /* first: a wait in here is its thread's (thread_of()) */
+	struct ulock_hold hold;
 	__u64 early_token; /* the wait an early wakeup woke (ulock_wait.token); 0: none */
 	__u64 early_ns;	   /* when */
 	__u32 early_waker_tid;
@@ -225,6 +244,27 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096); /* sized by user space before load (userlock_exit_traced) */
 } events SEC(".maps");
+
+/*
+ * The owners waiters have followed: each one's running, runnable and asleep
+ * times (holder_track.h), kept by the scheduler programs from the first
+ * time a waiter slept behind it, for as long as the thread lives. Only
+ * threads of the target processes that held a lock someone slept on have
+ * one; every other task's switch costs a look at its storage.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ls_holder_track);
+} holders SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_ULOCK_MAX_HOLDERS);
+	__type(key, struct ls_ulock_holder_key);
+	__type(value, struct ls_holder_time);
+} holder_waits SEC(".maps");
 
 struct ls_ulock_counters counters = {};
 __u64 window_start_ns = 0;
@@ -335,22 +375,15 @@ static __always_inline void forget_on_cpus(__u32 tgid)
 
 /*
  * Whether the lock's owner is, now, inside a kernel lock wait the kernel
- * recorder tracks, and if so that lock and what its holder is doing. Only an
- * owner in the waiter's own process: glibc keeps the TID of the process's
- * pid namespace, bpf_task_from_pid() looks in the initial one.
+ * recorder tracks, and if so that lock and what its holder is doing.
  */
-static __always_inline void owner_in_kernel(struct ulock_wait *w, __u32 tgid)
+static __always_inline void owner_in_kernel(struct ulock_wait *w, struct task_struct *owner)
 {
-	struct task_struct *owner, *root;
+	struct task_struct *root;
 	__u64 lock = 0;
 	__u32 flags = 0, state;
 
-	owner = bpf_task_from_pid(w->owner_tid);
-	if (!owner)
-		return;
-	if (BPF_CORE_READ(owner, tgid) == tgid)
-		holder_waits_on(owner, &lock, &flags);
-	bpf_task_release(owner);
+	holder_waits_on(owner, &lock, &flags);
 	/* reflock's episodes (USDT) are user locks, with no kernel owner word */
 	if (!lock || (flags & LS_F_USER))
 		return;
@@ -367,6 +400,190 @@ static __always_inline void owner_in_kernel(struct ulock_wait *w, __u32 tgid)
 		w->root_state = LS_ULOCK_ROOT_NO_OWNER;
 	} else {
 		w->root_state = LS_ULOCK_ROOT_UNKNOWN;
+	}
+}
+
+/* The thread whose task storage holds @in (a wait that has left its CPU). */
+static __always_inline struct ulock_thread *thread_of(struct ulock_inflight *in)
+{
+	return (struct ulock_thread *)in;
+}
+
+/*
+ * The holder split: the waiter, going to sleep for the first time in its
+ * wait, follows the owner it read. The owner's record (its task storage in
+ * `holders`) is made the first time anyone sleeps behind it, in the state
+ * the task is in then, and the scheduler programs keep it from then on
+ * (owner_switch(), owner_woken()); the waiter takes the owner's times now,
+ * and again when the owner wakes it (owner_woke()).
+ */
+static __always_inline void follow_owner(struct ulock_thread *th, struct task_struct *owner, __u64 now)
+{
+	struct ls_holder_preempter by = {};
+	struct ls_holder_track *h;
+	__u32 state;
+
+	th->hold.state = ULOCK_HOLD_NONE;
+	h = bpf_task_storage_get(&holders, owner, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!h || !holder_lock(h)) {
+		__sync_fetch_and_add(&counters.lost_holders, 1);
+		return;
+	}
+	if (!h->tid) {
+		if (BPF_CORE_READ(owner, on_cpu)) {
+			state = LS_HOLDER_RUNNING;
+		} else if (BPF_CORE_READ(owner, __state) == 0) {
+			state = LS_HOLDER_RUNNABLE;
+			holder_cpu_current(owner, &by);
+		} else {
+			state = LS_HOLDER_ASLEEP;
+		}
+		ls_holder_start(h, now, state);
+		h->tid = BPF_CORE_READ(owner, pid);
+		h->tgid = BPF_CORE_READ(owner, tgid);
+		BPF_CORE_READ_STR_INTO(&h->comm, owner, comm);
+		if (by.tid)
+			holder_set_preempter(h, &by);
+	}
+	ls_holder_times(h, now, th->hold.snap);
+	holder_unlock(h);
+	th->hold.token = th->in.w.token;
+	th->hold.owner_tid = th->in.w.owner_tid;
+	th->hold.state = ULOCK_HOLD_FOLLOWING;
+}
+
+/*
+ * The owner a sleeping waiter read, if it is a thread of the waiter's own
+ * process (glibc keeps the TID of the process's pid namespace,
+ * bpf_task_from_pid() looks in the initial one): followed for the holder
+ * split (unless a wakeup already ended the sleep), and looked at for a
+ * chain into the kernel.
+ */
+static __always_inline void owner_seen(struct ulock_thread *th, __u32 tgid, __u64 now)
+{
+	struct task_struct *owner;
+
+	owner = bpf_task_from_pid(th->in.w.owner_tid);
+	if (!owner)
+		return;
+	if (BPF_CORE_READ(owner, tgid) == tgid) {
+		owner_in_kernel(&th->in.w, owner);
+		if (!th->in.w.woken)
+			follow_owner(th, owner, now);
+	}
+	bpf_task_release(owner);
+}
+
+/* One more wait's holder split on a task's row of holder_waits. */
+static __always_inline void credit_holder(__u32 tgid, __u64 uaddr, __u32 tid, __u32 role, __u32 task_tgid,
+					  const char *comm, const __u64 ns[LS_HOLDER_PARTS])
+{
+	struct ls_ulock_holder_key key = {.tgid = tgid, .tid = tid, .uaddr = uaddr, .role = role};
+	struct ls_holder_time *v = bpf_map_lookup_elem(&holder_waits, &key);
+
+	if (!v) {
+		struct ls_holder_time init = {.tgid = task_tgid};
+
+		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
+		bpf_map_update_elem(&holder_waits, &key, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&holder_waits, &key);
+		if (!v) {
+			__sync_fetch_and_add(&counters.lost_holders, 1);
+			return;
+		}
+	}
+	for (int i = 0; i < LS_HOLDER_PARTS; i++)
+		__sync_fetch_and_add(&v->ns[i], ns[i]);
+	__sync_fetch_and_add(&v->waits, 1);
+}
+
+/*
+ * The waker of a followed waiter, in its own context: if it is the owner
+ * the waiter followed, it let the lock go (a mutex's unlock wakes a
+ * waiter), and what it did since the waiter's first sleep is the wait's
+ * holder split. Another waker means the lock changed hands unseen: the
+ * wait's holder part stays unknown.
+ */
+static __always_inline void owner_woke(struct ulock_thread *th, __u32 tgid, __u64 now, __u32 waker_tid)
+{
+	struct ls_holder_preempter by = {};
+	__u64 v[LS_HOLDER_PARTS], zero[LS_HOLDER_PARTS] = {};
+	struct ls_holder_track *h;
+
+	if (th->hold.state != ULOCK_HOLD_FOLLOWING || th->hold.token != th->in.w.token)
+		return;
+	th->hold.state = ULOCK_HOLD_NONE;
+	if (waker_tid != th->hold.owner_tid)
+		return;
+	h = bpf_task_storage_get(&holders, bpf_get_current_task_btf(), 0, 0);
+	if (!h || !holder_lock(h)) {
+		__sync_fetch_and_add(&counters.lost_holders, 1);
+		return;
+	}
+	ls_holder_times(h, now, v);
+	by.tid = h->preempt_tid;
+	by.tgid = h->preempt_tgid;
+	__builtin_memcpy(by.comm, h->preempt_comm, sizeof(by.comm));
+	holder_unlock(h);
+	for (int i = 0; i < LS_HOLDER_PARTS; i++)
+		th->hold.ns[i] = v[i] > th->hold.snap[i] ? v[i] - th->hold.snap[i] : 0;
+	th->hold.state = ULOCK_HOLD_DONE;
+	credit_holder(tgid, th->in.w.uaddr, waker_tid, LS_ULOCK_HOLDER, th->in.w.waker_tgid,
+		      th->in.w.waker_comm, th->hold.ns);
+	if (th->hold.ns[LS_HOLDER_RUNNABLE] && by.tid) {
+		zero[LS_HOLDER_RUNNABLE] = th->hold.ns[LS_HOLDER_RUNNABLE];
+		credit_holder(tgid, th->in.w.uaddr, by.tid, LS_ULOCK_PREEMPTOR, by.tgid, by.comm, zero);
+	}
+}
+
+/* sched_switch: an owner a waiter has followed switched out (@blocked:
+ * asleep; else @next preempted it) or in. */
+static __always_inline void owner_switch(struct task_struct *prev, struct task_struct *next, bool blocked)
+{
+	struct ls_holder_preempter by = {};
+	struct ls_holder_track *h;
+
+	h = bpf_task_storage_get(&holders, prev, 0, 0);
+	if (h) {
+		if (!blocked) {
+			by.tid = next->pid;
+			by.tgid = next->tgid;
+			bpf_probe_read_kernel_str(by.comm, sizeof(by.comm), next->comm);
+		}
+		if (holder_lock(h)) {
+			ls_holder_switch_out(h, bpf_ktime_get_ns(), blocked);
+			if (!blocked)
+				holder_set_preempter(h, &by);
+			holder_unlock(h);
+		} else {
+			__sync_fetch_and_add(&counters.lost_holders, 1);
+		}
+	}
+	h = bpf_task_storage_get(&holders, next, 0, 0);
+	if (h) {
+		if (holder_lock(h)) {
+			ls_holder_switch_in(h, bpf_ktime_get_ns());
+			holder_unlock(h);
+		} else {
+			__sync_fetch_and_add(&counters.lost_holders, 1);
+		}
+	}
+}
+
+/* sched_waking of an owner a waiter has followed: asleep -> runnable. */
+static __always_inline void owner_woken(struct task_struct *p)
+{
+	struct ls_holder_track *h = bpf_task_storage_get(&holders, p, 0, 0);
+	int going_to_sleep;
+
+	if (!h)
+		return;
+	going_to_sleep = switching_out_asleep(p);
+	if (holder_lock(h)) {
+		ls_holder_woken(h, bpf_ktime_get_ns(), going_to_sleep);
+		holder_unlock(h);
+	} else {
+		__sync_fetch_and_add(&counters.lost_holders, 1);
 	}
 }
 
@@ -540,6 +757,8 @@ static __always_inline int wait_ends(__u64 *ctx, bool trace)
 	stats = bpf_map_lookup_elem(&wait_rows, &entry);
 	if (stats) {
 		add_wait(stats, &in->w, &parts);
+		if (!on_cpu)
+			add_holder_split(stats, thread_of(in));
 		if (trace)
 			trace_wait(pid_tgid, &in->w, &parts, now, ret);
 		if (in->w.waker_tid)
@@ -551,6 +770,8 @@ static __always_inline int wait_ends(__u64 *ctx, bool trace)
 	}
 	/* the wait is over */
 	in->t.start_ns = 0;
+	if (!on_cpu)
+		thread_of(in)->hold.state = ULOCK_HOLD_NONE;
 	if (on_cpu)
 		cpu->task = 0;
 	cpu->counts.in_flight--;
@@ -640,14 +861,14 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 	in = leaving_wait(prev);
 	if (in) {
+		now = bpf_ktime_get_ns();
 		if (blocked && !in->w.slept) {
 			in->w.slept = 1;
 			if (in->w.op != LS_ULOCK_OP_WAITV)
 				in->w.owner_tid = read_owner(in->w.uaddr, in->w.op);
 			if (chains && in->w.owner_tid && in->w.owner_tid != prev->pid)
-				owner_in_kernel(&in->w, prev->tgid);
+				owner_seen(thread_of(in), prev->tgid, now);
 		}
-		now = bpf_ktime_get_ns();
 		if (!in->w.left) {
 			/* its first switch-out: one not timed is timed from here */
 			in->w.left = 1;
@@ -661,6 +882,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		/* a preempted task stays runnable whatever its state says */
 		ls_ulock_switch_out(&in->t, now, blocked);
 	}
+	if (chains)
+		owner_switch(prev, next, blocked);
 	th = bpf_task_storage_get(&threads, next, 0, 0);
 	if (!th || !th->in.t.start_ns)
 		return 0;
@@ -722,6 +945,7 @@ int BPF_PROG(userlock_waking, struct task_struct *p)
 	struct ulock_thread *th;
 	__u64 waker, now;
 
+	owner_woken(p);
 	th = bpf_task_storage_get(&threads, p, 0, 0);
 	if (!th || !th->in.t.start_ns) {
 		if (p->on_cpu)
@@ -739,6 +963,7 @@ int BPF_PROG(userlock_waking, struct task_struct *p)
 	th->in.w.waker_tid = (__u32)waker;
 	th->in.w.waker_tgid = waker >> 32;
 	bpf_get_current_comm(th->in.w.waker_comm, sizeof(th->in.w.waker_comm));
+	owner_woke(th, p->tgid, now, (__u32)waker);
 	return 0;
 }
 

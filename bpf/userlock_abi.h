@@ -65,6 +65,17 @@ struct ls_ulock_stats {
 	__u64 late;		   /* waits timed from their first switch-out */
 	__u64 left_timed;	   /* waits timed from their entry that left their CPU */
 	__u64 left_first_oncpu_ns; /* their time on CPU before their first switch-out */
+	/*
+	 * The holder split (lockscope_abi.h LS_HOLDER_*): of the waits that
+	 * slept behind an owner they read (a glibc mutex's __owner, a PI
+	 * futex's TID) and that this owner woke, what the owner did from the
+	 * waiter's first sleep to that wakeup: running, runnable, asleep. The
+	 * rest of wait_ns is unknown: the time on CPU before the sleep, after
+	 * the wakeup (the lock was free), and waits another thread woke (the
+	 * lock changed hands unseen) or that read no owner.
+	 */
+	__u64 holder_ns[LS_HOLDER_PARTS];
+	__u64 holder_waits; /* the waits with a followed owner */
 };
 
 /* One wait in this many is timed from its entry, on average (the gaps are
@@ -89,6 +100,26 @@ struct ls_ulock_waker {
 	__u32 waker_tgid;
 	__u32 pad;
 	char comm[16]; /* the waker thread's name at its last wakeup */
+};
+
+/*
+ * The holder split's tasks (map holder_waits): per (process, task, futex
+ * word), as the owner the waiters followed (role LS_ULOCK_HOLDER), the
+ * waiters' wait behind it in each state; as the task its CPU ran instead of
+ * it while it was runnable (role LS_ULOCK_PREEMPTOR, the owner's last
+ * preemptor at the wakeup), the wait behind it runnable. Values are
+ * struct ls_holder_time (lockscope_abi.h), as the kernel recorder's.
+ */
+#define LS_ULOCK_MAX_HOLDERS 4096
+#define LS_ULOCK_HOLDER	  0
+#define LS_ULOCK_PREEMPTOR 1
+
+struct ls_ulock_holder_key {
+	__u32 tgid;
+	__u32 tid;
+	__u64 uaddr;
+	__u32 role;
+	__u32 pad;
 };
 
 #define LS_ULOCK_FORKED_FROM 4
@@ -166,6 +197,7 @@ struct ls_ulock_counters {
 	__u64 lost_targets;  /* processes a target created, not followed: targets was full */
 	__u64 lost_wakers;   /* wakeups not credited to their waker: wakers was full */
 	__u64 lost_events;   /* traced waits not sent: the events ring buffer was full */
+	__u64 lost_holders;  /* owners not followed: no room, or their record busy */
 };
 
 /*

@@ -81,6 +81,16 @@ static __always_inline void add_wait(struct ls_ulock_stats *stats, struct ulock_
 		stats->owner_tid = w->owner_tid;
 }
 
+/* A wait whose owner woke it: its holder split (owner_woke()). */
+static __always_inline void add_holder_split(struct ls_ulock_stats *stats, const struct ulock_thread *th)
+{
+	if (th->hold.state != ULOCK_HOLD_DONE || th->hold.token != th->in.w.token)
+		return;
+	for (int i = 0; i < LS_HOLDER_PARTS; i++)
+		stats->holder_ns[i] += th->hold.ns[i];
+	stats->holder_waits++;
+}
+
 /*
  * Whether this wait's stack is sent: the first wait on each address, so
  * that every address can be classified (bounded by the per-address map's

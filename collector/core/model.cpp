@@ -111,6 +111,9 @@ LockCounters UserLockWaits::counters() const
     c.preempt_ns = runnable_ns;
     c.wakeups = wakes;
     c.hist = hist;
+    c.holder_running_ns = holder_running_ns;
+    c.holder_runnable_ns = holder_runnable_ns;
+    c.holder_asleep_ns = holder_asleep_ns;
     return c;
 }
 

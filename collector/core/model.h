@@ -224,10 +224,19 @@ struct UserLockWaits {
     uint64_t runnable_ns = 0;
     uint64_t wakes = 0;                         // waits whose sleep a thread's wakeup ended
     std::array<uint64_t, kHistBuckets> hist{};  // waits per log2(wait ns), as LockCounters::hist
+    // The holder split (sessions of format 9 on; 0s before): of the waits
+    // that slept behind the owner they read (a mutex's, a PI futex's) and
+    // that this owner woke, what the owner did from the waiter's first
+    // sleep to that wakeup. The rest of wait_ns is unknown. A lock row's
+    // only: its futex words' rows (UserLockInstance) keep 0s.
+    uint64_t holder_running_ns = 0;
+    uint64_t holder_runnable_ns = 0;
+    uint64_t holder_asleep_ns = 0;
 
     // As a kernel lock's counters, for what treats both alike (stack
     // exports, Prometheus): contentions = waits, wait_ns, max_wait_ns,
-    // sleep_ns = asleep, preempt_ns = runnable, wakeups = wakes, hist.
+    // sleep_ns = asleep, preempt_ns = runnable, wakeups = wakes, hist, the
+    // holder split's parts.
     LockCounters counters() const;
 };
 
@@ -318,6 +327,16 @@ struct UserLockWaker {
     uint32_t waker_pid = 0;  // the waker's process
     std::string waker_comm;  // the waker thread's name
     uint64_t wakes = 0;
+};
+
+// What a thread did while waiters of a user lock (run, pid, name, kind)
+// waited for it, as HolderTime says for a kernel lock (lock_id unused):
+// role "holder", the owner they followed; role "preemptor", the task its
+// CPU ran instead of it while it was runnable. Sessions from version 9.
+struct UserLockHolder : HolderTime {
+    uint32_t pid = 0;
+    std::string name;  // the user lock's, as its UserLockRow's
+    std::string kind;
 };
 
 // Futex waits of the recorded processes that are no lock waits, per reason:
@@ -506,6 +525,7 @@ struct IntervalBatch {
     std::vector<UserLockRun> user_lock_runs;
     std::vector<UserLockChain> user_lock_chains;
     std::vector<UserLockWaker> user_lock_wakers;
+    std::vector<UserLockHolder> user_lock_holders;
     std::vector<UserLockStack> user_lock_stacks;
     std::vector<KernelUserStack> kernel_user_stacks;  // the run's rows, with the user locks'
     std::vector<UserLockWord> user_lock_words;        // the same (record --trace)
@@ -537,6 +557,7 @@ struct Session {
     std::vector<UserLockRun> user_lock_runs;
     std::vector<UserLockChain> user_lock_chains;
     std::vector<UserLockWaker> user_lock_wakers;
+    std::vector<UserLockHolder> user_lock_holders;
     std::vector<UserLockStack> user_lock_stacks;
     // User frames above kernel locks' waiter stacks: table added to
     // version 6 without a bump (older files have none).

@@ -130,12 +130,14 @@ MetricFamily wait_parts(const BoundedSeries<Key>& series, const std::string& nam
     return f;
 }
 
-// The holder split's four parts (core/analysis/holder_parts.h), per lock:
-// they add up to the lock's wait_seconds_total too.
-MetricFamily holder_parts(const LockSeries& locks)
+// The holder split's four parts (core/analysis/holder_parts.h), per lock
+// (kernel locks, or user locks under the family's own name): they add up to
+// the lock's wait_seconds_total too.
+template <typename Series>
+MetricFamily holder_parts(const Series& locks, const char* name)
 {
     MetricFamily f =
-        family("lockscope_holder_part_seconds_total",
+        family(name,
                "The wait in parts by what the lock's holder was doing meanwhile, adding up to it: "
                "part=running (on a CPU), runnable (preempted, or woken and waiting for a CPU), "
                "asleep (blocked while holding), unknown (no owner to follow, the lock free, or a holder not seen)",
@@ -181,6 +183,7 @@ void add_user_lock_families(std::vector<MetricFamily>& out, const UserLockSeries
         }
     }
     out.push_back(std::move(parts));
+    out.push_back(holder_parts(locks, "lockscope_user_lock_holder_part_seconds_total"));
     out.push_back(per_series<SeriesKey>(
         locks, "lockscope_user_lock_wakes_total", "Waits whose sleep a thread's wakeup ended (for a mutex, its unlock)",
         [](const LockCounters& c) { return double(c.wakeups); }, lock_labels));
@@ -358,7 +361,7 @@ std::vector<MetricFamily> MetricsState::families() const
     if (per_cgroup_)
         out.push_back(wait_parts<std::string>(cgroups_, "lockscope_cgroup_wait_part_seconds_total",
                                               std::string(kWaitPartsHelp) + ", by the cgroup's tasks", cgroup_labels));
-    out.push_back(holder_parts(locks_));
+    out.push_back(holder_parts(locks_, "lockscope_holder_part_seconds_total"));
     out.push_back(wait_histograms(locks_, "lockscope_wait_duration_seconds",
                                   "Episode wait time (first contention_begin to contention_end); buckets are exact "
                                   "sums of the kernel's log2 buckets, le = 2^k - 1 ns"));

@@ -93,6 +93,10 @@ struct UserLock : UserLockWaits {
     // by wait time, longest first; empty without the kernel recorder.
     std::vector<KernelChain> kernel_chains;
     std::vector<Waker> wakers;  // by wakes, most first
+    // The holder split's tasks (role "holder": the owners its waiters
+    // followed; "preemptor": what ran instead of a runnable owner), by the
+    // wait behind them, most first. Its holder_*_ns are their waits' parts.
+    std::vector<HolderTime> holders;
     // Its sampled stacks, by samples, most first; at most 32 distinct
     // stacks per futex word and kind, the rest as one "[other stacks]".
     std::vector<SampledStack> stacks;
@@ -144,7 +148,8 @@ struct Recording {
     // share it); and the words found to be no locks.
     std::map<std::pair<pid_t, uint64_t>, std::pair<std::string, std::string>> lock_words;
     std::set<std::pair<pid_t, uint64_t>> other_words;
-    uint64_t lost_events = 0;  // traced waits not sent: the ring buffer was full
+    uint64_t lost_events = 0;   // traced waits not sent: the ring buffer was full
+    uint64_t lost_holders = 0;  // owners not followed: no room, or their record busy
 };
 
 }  // namespace lockscope::userlock

@@ -290,6 +290,22 @@ std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, c
     return owners_row;
 }
 
+void add_holder_split(RowBuilder& row, const ls_ulock_stats& stats, const std::vector<HolderTime>& holders)
+{
+    row.row.holder_running_ns += stats.holder_ns[LS_HOLDER_RUNNING];
+    row.row.holder_runnable_ns += stats.holder_ns[LS_HOLDER_RUNNABLE];
+    row.row.holder_asleep_ns += stats.holder_ns[LS_HOLDER_ASLEEP];
+    for (const HolderTime& h : holders) {
+        HolderTime& into = row.holders[{h.role, h.tid}];
+        if (into.comm.empty())
+            into = HolderTime{.role = h.role, .tid = h.tid, .tgid = h.tgid, .comm = h.comm};
+        into.running_ns += h.running_ns;
+        into.runnable_ns += h.runnable_ns;
+        into.asleep_ns += h.asleep_ns;
+        into.waits += h.waits;
+    }
+}
+
 UserLock finish_row(RowBuilder& builder)
 {
     if (const auto* caller = most_common(builder.callers)) {
@@ -306,6 +322,11 @@ UserLock finish_row(RowBuilder& builder)
     }
     std::stable_sort(builder.row.wakers.begin(), builder.row.wakers.end(),
                      [](const Waker& a, const Waker& b) { return a.wakes > b.wakes; });
+    for (auto& [task, holder] : builder.holders) {
+        builder.row.holders.push_back(std::move(holder));
+    }
+    std::stable_sort(builder.row.holders.begin(), builder.row.holders.end(),
+                     [](const HolderTime& a, const HolderTime& b) { return a.total_ns() > b.total_ns(); });
     for (auto& [frames, stack] : builder.stacks) {
         builder.row.stacks.push_back(std::move(stack));
     }

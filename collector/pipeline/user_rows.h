@@ -86,7 +86,8 @@ struct RowBuilder {
     std::set<std::string> offset_callers;
     std::map<Frames, SampledStack> stacks;
     std::map<KernelLockKey, KernelChain> chains;
-    std::map<uint32_t, Waker> wakers;  // by tid
+    std::map<uint32_t, Waker> wakers;                                // by tid
+    std::map<std::pair<std::string, uint32_t>, HolderTime> holders;  // by (role, tid)
 };
 
 // Adds a sampled stack to a kind's stacks (at most kMaxStacks, then "[other stacks]").
@@ -105,6 +106,11 @@ void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chai
 std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
                                const ls_ulock_stats& stats, const std::vector<Waker>& wakers,
                                const std::optional<DataSymbol>& symbol, RowKey& main_row);
+
+// Adds one futex word's holder split (its waits' followed owners, ls_ulock_stats
+// holder_ns, and those owners' and their preemptors' times) to the row whose
+// owners its owner TIDs are (add_word()).
+void add_holder_split(RowBuilder& row, const ls_ulock_stats& stats, const std::vector<HolderTime>& holders);
 
 // The row a builder holds, finished: its caller (the most sampled), its
 // chains by wait, its wakers by wakes, its stacks by samples, its words by address.

@@ -86,6 +86,27 @@ std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(bpf_map* ma
     return out;
 }
 
+// The holder split's tasks of every futex word: (tgid, address) -> the owners
+// its waiters followed, and what preempted them.
+std::map<std::pair<pid_t, uint64_t>, std::vector<HolderTime>> read_holders(bpf_map* map)
+{
+    std::map<std::pair<pid_t, uint64_t>, std::vector<HolderTime>> out;
+    probe::for_each_entry<ls_ulock_holder_key, ls_holder_time>(
+        map, 1, [&](const ls_ulock_holder_key& key, const ls_holder_time* value) {
+            HolderTime h;
+            h.role = key.role == LS_ULOCK_PREEMPTOR ? "preemptor" : "holder";
+            h.tid = key.tid;
+            h.tgid = value->tgid;
+            h.comm.assign(value->comm, strnlen(value->comm, sizeof(value->comm)));
+            h.running_ns = value->ns[LS_HOLDER_RUNNING];
+            h.runnable_ns = value->ns[LS_HOLDER_RUNNABLE];
+            h.asleep_ns = value->ns[LS_HOLDER_ASLEEP];
+            h.waits = value->waits;
+            out[{static_cast<pid_t>(key.tgid), key.uaddr}].push_back(std::move(h));
+        });
+    return out;
+}
+
 }  // namespace
 
 struct Recorder::State {
@@ -266,9 +287,10 @@ Recorder::~Recorder() = default;
 
 Recorder Recorder::prepare(const Options& options)
 {
-    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32 + 8 * (10 + LS_HIST_BUCKETS),
+    static_assert(sizeof(ls_ulock_key) == 16 && sizeof(ls_ulock_stats) == 32 + 8 * (14 + LS_HIST_BUCKETS),
                   "userlock_abi.h changed");
     static_assert(sizeof(ls_ulock_waker_key) == 16 && sizeof(ls_ulock_waker) == 32, "userlock_abi.h changed");
+    static_assert(sizeof(ls_ulock_holder_key) == 24 && sizeof(ls_holder_time) == 56, "userlock_abi.h changed");
     static_assert(LS_ULOCK_MAX_TARGETS == 1024, "record/user_locks.cpp says how many processes are followed");
     static_assert(sizeof(ls_ulock_chain_key) == 24 && sizeof(ls_ulock_chain_stats) == 96, "userlock_abi.h changed");
     static_assert(sizeof(ls_ulock_cpu) == 24, "userlock_abi.h changed");
@@ -403,6 +425,7 @@ Recording Recorder::read()
     out.lost_targets = counters.lost_targets;
     out.lost_wakers = counters.lost_wakers;
     out.lost_events = counters.lost_events;
+    out.lost_holders = counters.lost_holders;
     out.chains = state_->chains;
     out.samples = state_->received;
     out.samples_unwound = state_->unwound;
@@ -422,6 +445,7 @@ Recording Recorder::read()
     std::map<RowKey, RowBuilder> rows;
     const auto chains = read_chains(state_->skel->maps.chain_waits);
     const auto wakers = read_wakers(state_->skel->maps.wakers);
+    const auto holders = read_holders(state_->skel->maps.holder_waits);
     static const std::vector<Waker> kNoWakers;
     const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
@@ -455,6 +479,12 @@ Recording Recorder::read()
             main_row);
         if (!std::get<1>(main_row).empty()) {
             out.lock_words[{tgid, key.uaddr}] = {std::get<1>(main_row), std::get<2>(main_row)};
+        }
+        const auto word_holders = holders.find({tgid, key.uaddr});
+        if (owners_row && (stats.holder_waits != 0 || word_holders != holders.end())) {
+            static const std::vector<HolderTime> kNoHolders;
+            add_holder_split(rows[*owners_row], stats,
+                             word_holders != holders.end() ? word_holders->second : kNoHolders);
         }
         const auto word_chains = chains.find({tgid, key.uaddr});
         if (owners_row && word_chains != chains.end()) {

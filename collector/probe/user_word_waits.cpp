@@ -33,6 +33,10 @@ void add_cpu_row(ls_ulock_stats& total, const ls_ulock_stats& cpu)
     total.late += cpu.late;
     total.left_timed += cpu.left_timed;
     total.left_first_oncpu_ns += cpu.left_first_oncpu_ns;
+    for (int p = 0; p < LS_HOLDER_PARTS; ++p) {
+        total.holder_ns[p] += cpu.holder_ns[p];
+    }
+    total.holder_waits += cpu.holder_waits;
 }
 
 namespace {

@@ -94,6 +94,17 @@ void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLoc
                        .wakes = w.wakes});
 }
 
+void add_holders(int64_t run, const userlock::UserLock& lock, std::vector<UserLockHolder>& out)
+{
+    for (const HolderTime& h : lock.holders) {
+        UserLockHolder& row = out.emplace_back(UserLockHolder{h});
+        row.run = run;
+        row.pid = uint32_t(lock.tgid);
+        row.name = lock.name;
+        row.kind = lock.kind;
+    }
+}
+
 void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLockStack>& out)
 {
     for (const userlock::SampledStack& s : lock.stacks)
@@ -278,6 +289,11 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelSi
                      static_cast<unsigned long long>(traced_waits_), static_cast<unsigned long long>(traced_other_),
                      static_cast<unsigned long long>(traced_unresolved_),
                      static_cast<unsigned long long>(r.lost_events));
+    if (r.lost_holders > 0)
+        std::fprintf(stderr,
+                     "lockscope: %llu user-lock owners were not followed for the holder split (no room, or their "
+                     "record busy): those waits' holder part is unknown\n",
+                     static_cast<unsigned long long>(r.lost_holders));
     if (r.lost_targets > 0)
         std::fprintf(stderr,
                      "lockscope: %llu processes the target created were not followed for user-space locks (the "
@@ -343,6 +359,7 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
         batch.user_locks.push_back(row_of(run, lock));
         add_chains(run, lock, kernel.lock_id, batch.user_lock_chains);
         add_wakers(run, lock, batch.user_lock_wakers);
+        add_holders(run, lock, batch.user_lock_holders);
         add_stacks(run, lock, batch.user_lock_stacks);
         add_instances(run, lock, batch.user_lock_instances);
     }

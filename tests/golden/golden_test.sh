@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every door's output of three recorded sessions, byte for byte: the report
+# Every door's output of five recorded sessions, byte for byte: the report
 # (text, JSON, CSV, each grouping), the exports (folded, CSV, pprof, Chrome
 # trace) and the diff, as cases.txt lists them, against expected/. A change
 # to what any door prints, by a refactoring of the code between the session
@@ -14,6 +14,8 @@
 #   b.lockscope      record -w pipe -t 4 -d 1 --repeat 3
 #   trace.lockscope  record -w mmap1 -t 2 -d 0.3 --trace
 #   user.lockscope   record -- stress-ng --mutex 2 -t 1 (Debian's stress-ng)
+#   holders.lockscope  record -- ./holder_prog 2000 1 stats (tests/userlock:
+#                    a pthread mutex's holder preempted by a SCHED_FIFO thread)
 # Usage: golden_test.sh LOCKSCOPE [--update]
 set -uo pipefail
 lockscope=$(realpath "${1:?usage: golden_test.sh LOCKSCOPE [--update]}")
@@ -31,6 +33,7 @@ while read -r name args; do
   args=${args//\{b\}/sessions/b.lockscope}
   args=${args//\{trace\}/sessions/trace.lockscope}
   args=${args//\{user\}/sessions/user.lockscope}
+  args=${args//\{holders\}/sessions/holders.lockscope}
   # shellcheck disable=SC2086 # the case's words, as cases.txt spells them
   (cd "$here" && LC_ALL=C.UTF-8 TZ=UTC "$lockscope" $args >"$out/$name" 2>"$out/$name.err")
   status=$?

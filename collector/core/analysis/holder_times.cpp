@@ -10,10 +10,18 @@ namespace lockscope {
 namespace {
 
 std::vector<HolderTime> merged_by_task(const Session& session, const std::function<bool(int64_t)>& wanted,
-                                       const std::function<bool(const HolderTime&)>& keep, size_t top)
+                                       const std::function<bool(const HolderTime&)>& keep, size_t top,
+                                       bool with_user_locks)
 {
     std::map<std::pair<uint32_t, uint32_t>, HolderTime> by_task;  // (tgid, tid): a tid may be reused
-    for (const HolderTime& h : session.holder_times) {
+    std::vector<const HolderTime*> all;
+    for (const HolderTime& h : session.holder_times)
+        all.push_back(&h);
+    if (with_user_locks)
+        for (const UserLockHolder& h : session.user_lock_holders)
+            all.push_back(&h);
+    for (const HolderTime* each : all) {
+        const HolderTime& h = *each;
         if (!wanted(h.run) || !keep(h))
             continue;
         HolderTime& t = by_task[{h.tgid, h.tid}];
@@ -39,13 +47,13 @@ std::vector<HolderTime> holder_time_shares(const Session& session, const std::fu
                                            const std::set<int64_t>& locks, const std::string& role, size_t top)
 {
     return merged_by_task(
-        session, wanted, [&](const HolderTime& h) { return h.role == role && locks.count(h.lock_id); }, top);
+        session, wanted, [&](const HolderTime& h) { return h.role == role && locks.count(h.lock_id); }, top, false);
 }
 
 std::vector<HolderTime> holder_times_by_task(const Session& session, const std::function<bool(int64_t)>& wanted)
 {
     return merged_by_task(
-        session, wanted, [](const HolderTime& h) { return h.role == "holder"; }, 0);
+        session, wanted, [](const HolderTime& h) { return h.role == "holder"; }, 0, true);
 }
 
 }  // namespace lockscope

@@ -18,7 +18,8 @@ namespace lockscope {
 std::vector<HolderTime> holder_time_shares(const Session& session, const std::function<bool(int64_t)>& wanted,
                                            const std::set<int64_t>& locks, const std::string& role, size_t top);
 
-// Each holder task's waiting caused over every lock, most first.
+// Each holder task's waiting caused over every lock, kernel and user-space (their
+// user_lock_holders), most first.
 std::vector<HolderTime> holder_times_by_task(const Session& session, const std::function<bool(int64_t)>& wanted);
 
 }  // namespace lockscope

@@ -306,6 +306,7 @@ void filter_user_locks(Session& s, const LockFilter& filter)
     std::erase_if(s.user_locks, dropped);
     std::erase_if(s.user_lock_chains, dropped);
     std::erase_if(s.user_lock_wakers, dropped);
+    std::erase_if(s.user_lock_holders, dropped);
     std::erase_if(s.user_lock_stacks, dropped);
     std::erase_if(s.user_lock_words, dropped);
     std::erase_if(s.user_lock_instances, dropped);

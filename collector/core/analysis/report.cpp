@@ -246,7 +246,7 @@ bool ReportRow::keeps(std::string_view field) const
     if (field == "max_wait_ns")
         return max_wait_known;
     if (scope == LockScope::User)
-        return user_row_keeps(field);
+        return user_row_keeps(field) || (holder_split_kept && field.starts_with("holder_"));
     if (!per_task)
         return true;
     if (field == "hist" || field == "owner_at_queueing" || field == "max_wait_bound_ns")

@@ -125,6 +125,10 @@ struct ReportRow {
     // A user-space lock's row (user_lock_rows.h) keeps what its futex waits
     // give: no spin counters, sleeps, owner states or cgroups.
     LockScope scope = LockScope::Kernel;
+    // A user lock's row keeps the holder split's parts where its session's
+    // format does (UserLockReport::holder_split); a kernel lock's always
+    // (the session's own holder_split_kept() says for the whole file).
+    bool holder_split_kept = true;
     // Whether the row keeps a counter, a value computed from them (a JSON
     // key of a row: "spinning_ns", "mean_wait_ns"), "hist",
     // "owner_at_queueing" or "max_wait_bound_ns".

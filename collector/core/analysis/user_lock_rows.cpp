@@ -2,8 +2,9 @@
 
 namespace lockscope {
 
-ReportRow user_lock_row(const UserLockReportRow& u, bool split)
+ReportRow user_lock_row(const UserLockReportRow& u, const UserLockReport& report)
 {
+    const bool split = report.split;
     ReportRow row;
     row.scope = LockScope::User;
     row.name = u.name;
@@ -22,6 +23,14 @@ ReportRow user_lock_row(const UserLockReportRow& u, bool split)
                     .timed = u.waits};
     if (split)
         row.counters.hist = u.hist;
+    row.holder_split_kept = report.holder_split;
+    if (report.holder_split) {
+        row.counters.holder_running_ns = u.holder_running_ns;
+        row.counters.holder_runnable_ns = u.holder_runnable_ns;
+        row.counters.holder_asleep_ns = u.holder_asleep_ns;
+        row.holder_times = u.holders;
+        row.preemptors = u.preemptors;
+    }
     row.share_of_wait = u.share_of_wait;
     return row;
 }
@@ -31,7 +40,7 @@ std::vector<ReportRow> user_lock_rows(const UserLockReport& report)
     std::vector<ReportRow> rows;
     rows.reserve(report.rows.size());
     for (const UserLockReportRow& u : report.rows)
-        rows.push_back(user_lock_row(u, report.split));
+        rows.push_back(user_lock_row(u, report));
     return rows;
 }
 

@@ -14,8 +14,9 @@ namespace lockscope {
 // runnable, wakeups its wakes; every wait is timed. Its share of wait stays
 // the user lock report's: of all user-lock rows' wait, as each scope has its
 // own (a futex wait may contain kernel lock waits, so the two do not add).
-// `split`: the session splits a user lock's wait (UserLockReport::split).
-ReportRow user_lock_row(const UserLockReportRow& row, bool split);
+// Its wait's parts and its holder split where `report` keeps them
+// (UserLockReport::split, holder_split).
+ReportRow user_lock_row(const UserLockReportRow& row, const UserLockReport& report);
 
 // Every row of `report`, in its order.
 std::vector<ReportRow> user_lock_rows(const UserLockReport& report);

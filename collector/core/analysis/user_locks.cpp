@@ -138,6 +138,37 @@ void add_stacks(const Session& session, const std::function<bool(int64_t)>& want
     }
 }
 
+// Each row's followed owners and their preemptors, over the runs wanted, by
+// the wait behind them, most first.
+void add_holders(const Session& session, const std::function<bool(int64_t)>& wanted, const ModuleOf& module_of,
+                 std::map<RowId, UserLockReportRow>& rows)
+{
+    using Task = std::tuple<std::string, uint32_t, uint32_t>;  // role, tgid, tid
+    std::map<RowId, std::map<Task, HolderTime>> holders;
+    for (const UserLockHolder& h : session.user_lock_holders) {
+        const auto module = module_of.find({h.run, h.pid, h.name, h.kind});
+        if (!wanted(h.run) || module == module_of.end())
+            continue;
+        HolderTime& into = holders[RowId{{h.name, h.kind, {}}, module->second}][{h.role, h.tgid, h.tid}];
+        if (into.comm.empty())
+            into = HolderTime{.role = h.role, .tid = h.tid, .tgid = h.tgid, .comm = h.comm};
+        into.running_ns = sat_add(into.running_ns, h.running_ns);
+        into.runnable_ns = sat_add(into.runnable_ns, h.runnable_ns);
+        into.asleep_ns = sat_add(into.asleep_ns, h.asleep_ns);
+        into.waits = sat_add(into.waits, h.waits);
+    }
+    for (auto& [id, by_task] : holders) {
+        UserLockReportRow* row = row_of(rows, id);
+        if (row == nullptr)
+            continue;
+        for (auto& [task, h] : by_task)
+            (h.role == "preemptor" ? row->preemptors : row->holders).push_back(std::move(h));
+        for (auto* list : {&row->holders, &row->preemptors})
+            std::stable_sort(list->begin(), list->end(),
+                             [](const HolderTime& a, const HolderTime& b) { return a.total_ns() > b.total_ns(); });
+    }
+}
+
 }  // namespace
 
 LockScope parse_lock_scope(const std::string& text)
@@ -167,6 +198,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
     UserLockReport rep;
     rep.by_process = by_process;
     rep.split = session.schema_version == 0 || session.schema_version >= 6;
+    rep.holder_split = (session.schema_version == 0 || session.schema_version >= 9) && !by_process;
     for (const UserLockRun& r : session.user_lock_runs) {
         if (!wanted(r.run))
             continue;
@@ -208,6 +240,9 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
         row.asleep_ns += waits.asleep_ns;
         row.runnable_ns += waits.runnable_ns;
         row.wakes += waits.wakes;
+        row.holder_running_ns += waits.holder_running_ns;
+        row.holder_runnable_ns += waits.holder_runnable_ns;
+        row.holder_asleep_ns += waits.holder_asleep_ns;
         for (size_t b = 0; b < row.hist.size(); ++b)
             row.hist[b] += waits.hist[b];
         add_words(row.owner_tids, l.owner_tids);
@@ -235,6 +270,8 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
     const ModuleOf module_of = modules_of(session);
     add_wakers(session, wanted, module_of, by_process, rows);
     add_stacks(session, wanted, module_of, by_process, rows);
+    if (rep.holder_split)
+        add_holders(session, wanted, module_of, rows);
     for (auto& [key, row] : rows) {
         row.share_of_wait = rep.wait_ns ? double(row.wait_ns) / double(rep.wait_ns) : 0.0;
         rep.rows.push_back(std::move(row));

@@ -62,6 +62,13 @@ struct UserLockReportRow {
     uint64_t runnable_ns = 0;
     uint64_t wakes = 0;  // waits whose sleep a thread's wakeup ended
     std::array<uint64_t, kHistBuckets> hist{};
+    // The holder split where the report keeps it (UserLockReport::holder_split;
+    // 0s otherwise): what the owners the waiters followed did meanwhile.
+    uint64_t holder_running_ns = 0;
+    uint64_t holder_runnable_ns = 0;
+    uint64_t holder_asleep_ns = 0;
+    std::vector<HolderTime> holders;          // the owners followed, by the wait behind them, most first
+    std::vector<HolderTime> preemptors;       // what ran instead of a runnable owner, by that wait
     std::vector<UserLockReportWaker> wakers;  // by wakes, most first
     std::vector<UserLockReportStack> stacks;  // by sampled wait, most first
     std::set<uint32_t> owner_tids;
@@ -84,6 +91,9 @@ struct UserLockReport {
     // Whether the session's format splits a user lock's wait into on CPU,
     // asleep and runnable (format 6 on, or a session built in memory).
     bool split = true;
+    // Whether it keeps the user locks' holder split: a session of format 9
+    // on (or built in memory), by lock (a futex word's row keeps none).
+    bool holder_split = true;
     std::map<std::string, UserLockLeftOut> left_out;  // by reason, over the runs (run is 0)
     UserLockRun counters;                             // samples and losses, over the runs (run is 0)
 };

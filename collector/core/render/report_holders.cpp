@@ -11,6 +11,8 @@ namespace {
 constexpr size_t kRows = 5, kTasks = 10;
 constexpr size_t kNameWidth = 40;  // a lock's name before its split, but with full names
 
+}  // namespace
+
 std::string task_name(const HolderTimeShare& t)
 {
     return (t.comm.empty() ? std::string("?") : t.comm) + "[" + std::to_string(t.tid) + "]";
@@ -29,6 +31,8 @@ std::string task_parts(const HolderTimeShare& t)
     part("asleep", t.asleep_ns);
     return s.empty() ? "no time" : s;
 }
+
+namespace {
 
 nlohmann::ordered_json tasks_json(const std::vector<HolderTimeShare>& tasks)
 {

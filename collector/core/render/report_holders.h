@@ -15,6 +15,11 @@ namespace lockscope::report_holders {
 // a wait's holder split, whole percentages that add up to 100.
 std::string split_text(const LockCounters& c);
 
+// "cc1plus[9293]"; "running 1.0 s, runnable 500 ms": a holder task's
+// name, and the parts it has, largest known first.
+std::string task_name(const HolderTimeShare& t);
+std::string task_parts(const HolderTimeShare& t);
+
 // The totals' line under the wait's four parts (`timed`: its times are known).
 void totals_line(std::ostringstream& out, const Report& rep, bool timed);
 

@@ -10,6 +10,7 @@
 
 #include "core/analysis/user_lock_rows.h"
 #include "core/format.h"
+#include "core/render/report_holders.h"
 
 namespace lockscope {
 namespace report_user_locks {
@@ -100,7 +101,7 @@ void rows_table(std::ostringstream& out, const UserLockReport& u, const TextOpti
     table.by = GroupBy::Lock;
     table.wait_parts_split = u.split;
     for (const UserLockReportRow& r : u.rows) {
-        table.rows.push_back(user_lock_row(r, u.split));
+        table.rows.push_back(user_lock_row(r, u));
         table.rows.back().name = row_name(u, r);
     }
     report_table::rows(out, table, options);
@@ -132,6 +133,39 @@ void wakers_block(std::ostringstream& out, const UserLockReport& u)
         if (r.wakers.size() > kWakers)
             line += ", ...";
         out << wrap_text(line, "  ", 4, 100);
+    }
+}
+
+// Each lock's holder split, where the session keeps it: the first five rows
+// with a followed owner, the owners and what preempted them.
+void holders_block(std::ostringstream& out, const UserLockReport& u)
+{
+    constexpr size_t kLocks = 5;
+    size_t shown = 0;
+    for (const UserLockReportRow& r : u.rows) {
+        const ReportRow row = user_lock_row(r, u);
+        if (!u.holder_split || !row.counters.holder_known_ns() || shown == kLocks)
+            continue;
+        if (shown++ == 0)
+            out << wrap_text(
+                "each lock's wait by what the owner it slept behind (a mutex's, a PI futex's) was doing, "
+                "from the waiter's first sleep until that owner woke it, followed through the "
+                "scheduler; unknown: before the sleep and after the wakeup, a wait another thread woke "
+                "(the lock changed hands), or no owner (rwlocks, waits that never slept)",
+                "holder split: ", 4, 100);
+        out << wrap_text(report_holders::split_text(row.counters), "  " + row_name(u, r) + "  ", 6, 100);
+        std::string held;
+        for (const HolderTime& t : r.holders)
+            held += (held.empty() ? "" : "; ") + report_holders::task_name(t) + " " + report_holders::task_parts(t);
+        if (!held.empty())
+            out << wrap_text(held, "    held by ", 12, 100);
+        std::string instead;
+        for (const HolderTime& t : r.preemptors)
+            instead += (instead.empty() ? "" : ", ") + report_holders::task_name(t) + " " +
+                       format_duration(double(t.runnable_ns));
+        if (!instead.empty())
+            out << wrap_text(instead + " (the wait behind the runnable owner it had preempted)",
+                             "    runnable holder preempted by ", 12, 100);
     }
 }
 
@@ -181,6 +215,7 @@ void text_block(std::ostringstream& out, const Report& rep, const TextOptions& o
     else
         rows_table(out, u, options);
     wakers_block(out, u);
+    holders_block(out, u);
     out << wrap_text(left_out_line(u), "", 2, 100);
     const UserLockRun& c = u.counters;
     if (c.lost_keys || c.lost_samples || c.lost_inflight)
@@ -220,6 +255,12 @@ nlohmann::ordered_json part_json(const UserLockReport& u, uint64_t value)
     return u.split ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
+// The holder split's parts of a row, null where the session keeps none.
+nlohmann::ordered_json holder_json(const UserLockReport& u, uint64_t value)
+{
+    return u.holder_split ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
 nlohmann::ordered_json wakers_json(const UserLockReportRow& r)
 {
     auto out = nlohmann::ordered_json::array();
@@ -256,6 +297,11 @@ nlohmann::ordered_json json(const Report& rep)
                         {"wakes", part_json(u, r.wakes)},
                         {"hist", u.split ? nlohmann::ordered_json(r.hist) : nlohmann::ordered_json(nullptr)},
                         {"wakers", wakers_json(r)},
+                        {"holder_running_ns", holder_json(u, r.holder_running_ns)},
+                        {"holder_runnable_ns", holder_json(u, r.holder_runnable_ns)},
+                        {"holder_asleep_ns", holder_json(u, r.holder_asleep_ns)},
+                        {"holder_unknown_ns", holder_json(u, user_lock_row(r, u).counters.holder_unknown_ns())},
+                        {"holder_split", report_holders::row_json(user_lock_row(r, u))},
                         {"owner_tids", r.owner_tids},
                         {"ops", r.ops}});
     nlohmann::ordered_json left = nlohmann::ordered_json::object();
@@ -280,6 +326,7 @@ nlohmann::ordered_json json(const Report& rep)
             {"untimed_waits", c.untimed_waits},
             {"untimed_estimated_ns", c.untimed_estimated_ns},
             {"split", u.split},
+            {"holder_split_kept", u.holder_split},
             {"all_processes", u.all_processes}};
 }
 
@@ -289,7 +336,8 @@ std::string format_user_locks_csv(const Report& rep)
 {
     std::string out =
         "scope,name,kind,name_source,module,caller,pids,waits,wait_ns,max_wait_ns,mean_wait_ns,"
-        "share_of_wait,samples,owner_tids,ops,oncpu_ns,asleep_ns,runnable_ns,wakes\n";
+        "share_of_wait,samples,owner_tids,ops,oncpu_ns,asleep_ns,runnable_ns,wakes,holder_running_ns,"
+        "holder_runnable_ns,holder_asleep_ns,holder_unknown_ns\n";
     auto field = [](const std::string& s) {
         if (s.find_first_of(",\"\r\n") == std::string::npos)
             return s;
@@ -309,13 +357,21 @@ std::string format_user_locks_csv(const Report& rep)
     };
     // empty where the session does not split the wait
     auto part = [&](uint64_t v) { return rep.user_locks.split ? std::to_string(v) : std::string(); };
+    // and where it keeps no holder split
+    auto holder = [&](const UserLockReportRow& r) {
+        if (!rep.user_locks.holder_split)
+            return std::string(",,,");
+        const LockCounters c = user_lock_row(r, rep.user_locks).counters;
+        return std::to_string(c.holder_running_ns) + ',' + std::to_string(c.holder_runnable_ns) + ',' +
+               std::to_string(c.holder_asleep_ns) + ',' + std::to_string(c.holder_unknown_ns());
+    };
     for (const UserLockReportRow& r : rep.user_locks.rows)
         out += "user," + field(r.name) + ',' + field(r.kind) + ',' + field(r.name_source) + ',' + field(r.module) +
                ',' + field(r.caller) + ',' + words(r.pids) + ',' + std::to_string(r.waits) + ',' +
                std::to_string(r.wait_ns) + ',' + std::to_string(r.max_wait_ns) + ',' +
                format_decimal(r.mean_wait_ns()) + ',' + format_decimal(r.share_of_wait) + ',' +
                std::to_string(r.samples) + ',' + words(r.owner_tids) + ',' + words(r.ops) + ',' + part(r.oncpu_ns) +
-               ',' + part(r.asleep_ns) + ',' + part(r.runnable_ns) + ',' + part(r.wakes) + '\n';
+               ',' + part(r.asleep_ns) + ',' + part(r.runnable_ns) + ',' + part(r.wakes) + ',' + holder(r) + '\n';
     return out;
 }
 

@@ -37,6 +37,10 @@
 //   8  user_lock_runs.untimed_waits and untimed_estimated_ns: about one
 //      user-lock wait in 16 is timed from its entry, the others' time is
 //      estimated (older files timed every wait)
+//   9  user_locks.holder_running_ns, holder_runnable_ns and holder_asleep_ns:
+//      the holder split of user locks (older files cannot split it); table
+//      user_lock_holders (the followed owners' and their preemptors' times,
+//      per user lock)
 #pragma once
 
 #include "core/model.h"
@@ -45,7 +49,7 @@
 
 namespace lockscope {
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // The `episodes` column encoding of phases: "s0 q1520:0 s80211", each a kind
 // (s spin, q queued), the start as ns after the episode's begin, and for a

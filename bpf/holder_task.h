@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A followed holder's record (struct ls_holder_track, holder_track.h says
+ * how its states are kept), as both recorders write it: the kernel locks'
+ * holders in the slots of holder_split.h, the user locks' owners in their
+ * task storage (userlock.bpf.c). Its lock word, and what a runnable
+ * holder's CPU runs instead of it. BPF only.
+ */
+#ifndef LOCKSCOPE_HOLDER_TASK_H
+#define LOCKSCOPE_HOLDER_TASK_H
+
+#include "holder_track.h"
+
+#define LS_HOLDER_LOCK_TRIES 64
+
+/*
+ * A slot's lock word: held by at most one program at a time, which may run
+ * on another CPU or, interrupted, below this one: a few tries, then give up
+ * (the caller counts the event as missed). A global function (non-static,
+ * never inlined), which the verifier checks once per program: inlined at
+ * each of the places that take a lock word, it walked every try at each and
+ * carried each way out of the loop on into the rest of the program, which
+ * made each recording's start seconds longer. Its argument is a map value's
+ * lock word (the verifier lets it be NULL: it checks) and it returns an int,
+ * as global functions must.
+ */
+__noinline int seq_lock(u32 *seq)
+{
+	if (!seq)
+		return 0;
+	for (int i = 0; i < LS_HOLDER_LOCK_TRIES; i++) {
+		u32 s = *(volatile u32 *)seq;
+
+		if (!(s & 1) && __sync_val_compare_and_swap(seq, s, s + 1) == s)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline void seq_unlock(u32 *seq)
+{
+	__sync_fetch_and_add(seq, 1);
+}
+
+static __always_inline bool holder_lock(struct ls_holder_track *t)
+{
+	return seq_lock(&t->seq);
+}
+
+static __always_inline void holder_unlock(struct ls_holder_track *t)
+{
+	seq_unlock(&t->seq);
+}
+
+/* A runnable holder's CPU and what runs there: the holder's run queue, from
+ * its cfs_rq as percpu_bases.bpf.c finds it (every task has one). */
+struct rq___holder;
+
+struct cfs_rq___holder {
+	struct rq___holder *rq; /* CONFIG_FAIR_GROUP_SCHED */
+} __attribute__((preserve_access_index));
+
+struct rq___holder {
+	struct cfs_rq___holder cfs;
+	struct task_struct *curr;
+} __attribute__((preserve_access_index));
+
+struct task_struct___holder {
+	struct sched_entity___holder {
+		struct cfs_rq___holder *cfs_rq;
+	} se;
+} __attribute__((preserve_access_index));
+
+/* The task that preempted a holder (what its CPU switched to). */
+struct ls_holder_preempter {
+	u32 tid, tgid;
+	char comm[16];
+};
+
+/* What runs on the CPU of @holder, runnable: the task that preempted it,
+ * for a first follower, which did not see the switch. */
+static __always_inline void holder_cpu_current(struct task_struct *holder, struct ls_holder_preempter *who)
+{
+	struct task_struct___holder *h = (void *)holder;
+	struct cfs_rq___holder *cfs = BPF_CORE_READ(h, se.cfs_rq);
+	struct rq___holder *rq;
+	struct task_struct *curr;
+
+	if (!cfs)
+		return;
+	if (bpf_core_field_exists(cfs->rq))
+		rq = BPF_CORE_READ(cfs, rq);
+	else /* without group scheduling every task is on its rq's own cfs */
+		rq = (void *)((u64)cfs - bpf_core_field_offset(struct rq___holder, cfs));
+	curr = BPF_CORE_READ(rq, curr);
+	if (!curr || curr == holder)
+		return;
+	who->tid = BPF_CORE_READ(curr, pid);
+	who->tgid = BPF_CORE_READ(curr, tgid);
+	BPF_CORE_READ_STR_INTO(&who->comm, curr, comm);
+}
+
+static __always_inline void holder_set_preempter(struct ls_holder_track *t, const struct ls_holder_preempter *by)
+{
+	t->preempt_tid = by->tid;
+	t->preempt_tgid = by->tgid;
+	__builtin_memcpy(t->preempt_comm, by->comm, sizeof(t->preempt_comm));
+}
+
+#endif /* LOCKSCOPE_HOLDER_TASK_H */

@@ -1,0 +1,116 @@
+// The user-lock holder split, as a user runs it: `lockscope record --
+// holder_prog`, then `lockscope report --format json`. A pthread mutex's
+// holder on CPU 0 is preempted, lock held, by a SCHED_FIFO thread half of
+// the time: a large share of the waiter's wait is behind a runnable holder,
+// and the preempting thread is named; without that thread, almost none is.
+// The program's own clocks are the other observer: the holder's time
+// holding the lock without a CPU (wall minus its CPU time) bounds the wait
+// behind it runnable.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "subprocess.h"
+
+namespace {
+
+namespace test = lockscope::test;
+
+struct Recorded {
+    std::string failure;
+    std::string text;
+    nlohmann::json row;                    // the g_held_lock row of the JSON report's user locks
+    std::map<std::string, uint64_t> seen;  // the program's own counts (holder_prog's STATS_FILE)
+};
+
+Recorded record(const std::string& name, bool preempt)
+{
+    Recorded r;
+    const std::string file = test::temp_path(name + ".lockscope");
+    const std::string stats = test::temp_path(name + ".stats");
+    const test::Finished rec =
+        test::run({test::lockscope_bin(), "record", "-o", file, "--", HOLDER_PROG, "3000", preempt ? "1" : "0", stats});
+    if (rec.exit_code != 0) {
+        r.failure = "lockscope record failed: " + rec.err;
+        return r;
+    }
+    std::ifstream in(stats);
+    for (std::string key; in >> key;)
+        in >> r.seen[key];
+    const test::Finished text = test::run({test::lockscope_bin(), "report", file, "--scope", "user"});
+    const test::Finished json = test::run({test::lockscope_bin(), "report", file, "--format", "json"});
+    if (text.exit_code != 0 || json.exit_code != 0) {
+        r.failure = "lockscope report failed: " + text.err + json.err;
+        return r;
+    }
+    r.text = text.out;
+    const nlohmann::json report = nlohmann::json::parse(json.out);
+    for (const auto& row : report["user_locks"]["rows"])
+        if (row["name"] == "g_held_lock")
+            r.row = row;
+    if (r.row.is_null())
+        r.failure = "no g_held_lock row in the report:\n" + r.text;
+    return r;
+}
+
+uint64_t ns(const nlohmann::json& row, const char* field)
+{
+    return row[field].get<uint64_t>();
+}
+
+TEST(UserLockHolderSplit, AHolderPreemptedByAFifoThreadLeavesItsWaiterBehindARunnableHolder)
+{
+    const Recorded r = record("holder-preempted", true);
+    ASSERT_TRUE(r.failure.empty()) << r.failure;
+    const nlohmann::json& row = r.row;
+    ASSERT_GE(r.seen.at("contended"), 100u) << "the waiter found the lock taken too rarely to judge";
+    const uint64_t wait = ns(row, "wait_ns"), running = ns(row, "holder_running_ns"),
+                   runnable = ns(row, "holder_runnable_ns"), asleep = ns(row, "holder_asleep_ns"),
+                   unknown = ns(row, "holder_unknown_ns");
+    // The four parts add up to the wait.
+    EXPECT_EQ(running + runnable + asleep + unknown, wait) << row.dump(2);
+    // Most of the wait is behind a followed holder, and a large share of it
+    // behind the holder preempted.
+    EXPECT_GT(running + runnable, wait / 2) << r.text;
+    EXPECT_GT(runnable, (running + runnable) / 4) << r.text;
+    EXPECT_LT(asleep, wait / 20) << r.text;
+    // The program's own clocks: the waiter cannot wait longer behind the
+    // holder running, or preempted, than the holder held the lock on a CPU
+    // (its CPU time), or without one (its wall time minus that).
+    const uint64_t held_cpu = r.seen.at("held_cpu_ns"), preempted_holding = r.seen.at("held_wall_ns") - held_cpu;
+    EXPECT_LE(running, held_cpu + held_cpu / 20) << r.text;
+    EXPECT_LE(runnable, preempted_holding + preempted_holding / 20) << r.text;
+    // and the waiter, back 1 ms after its turn, waits through nearly all of
+    // the holder's 4 ms holds.
+    EXPECT_GE(runnable, preempted_holding / 2) << r.text;
+    // Who held it, and who preempted it.
+    const auto& split = row["holder_split"];
+    ASSERT_FALSE(split["holders"].empty()) << row.dump(2);
+    EXPECT_EQ(split["holders"][0]["comm"], "holder") << row.dump(2);
+    ASSERT_FALSE(split["preempted_by"].empty()) << row.dump(2);
+    EXPECT_EQ(split["preempted_by"][0]["comm"], "preemptor") << row.dump(2);
+    EXPECT_NE(r.text.find("runnable holder preempted by preemptor["), std::string::npos) << r.text;
+}
+
+TEST(UserLockHolderSplit, AHolderAloneOnItsCpuLeavesAlmostNoWaitBehindARunnableHolder)
+{
+    const Recorded r = record("holder-alone", false);
+    ASSERT_TRUE(r.failure.empty()) << r.failure;
+    const nlohmann::json& row = r.row;
+    ASSERT_GE(r.seen.at("contended"), 100u) << "the waiter found the lock taken too rarely to judge";
+    const uint64_t wait = ns(row, "wait_ns"), running = ns(row, "holder_running_ns"),
+                   runnable = ns(row, "holder_runnable_ns"), asleep = ns(row, "holder_asleep_ns"),
+                   unknown = ns(row, "holder_unknown_ns");
+    EXPECT_EQ(running + runnable + asleep + unknown, wait) << row.dump(2);
+    EXPECT_GT(running, wait / 2) << r.text;
+    EXPECT_LE(running, r.seen.at("held_cpu_ns") + r.seen.at("held_cpu_ns") / 20) << r.text;
+    EXPECT_LT(runnable, (running + runnable) / 20)
+        << "the holder held the lock preempted for " << (r.seen.at("held_wall_ns") - r.seen.at("held_cpu_ns")) / 1000000
+        << " ms by its own clocks\n"
+        << r.text;
+}
+
+}  // namespace
