@@ -112,20 +112,20 @@ struct ulock_inflight {
 };
 
 /*
- * The holder split of a wait that slept behind an owner it read: that
- * owner's times (its record in `holders`) at the waiter's first sleep and,
- * once the owner woke it, what the owner did in between (follow_owner(),
- * owner_woke()).
+ * The holder split of a wait that slept behind an owner it read: its lock's
+ * holds' sum (ulock_holds) at the waiter's first sleep and, once a wakeup
+ * ended the sleep, what the lock's known holders did in between
+ * (follow_owner(), waiter_woken()).
  */
 #define ULOCK_HOLD_NONE	     0
 #define ULOCK_HOLD_FOLLOWING 1
 #define ULOCK_HOLD_DONE	     2
 struct ulock_hold {
 	__u64 token; /* the wait followed (ulock_wait.token) */
-	__u64 snap[LS_HOLDER_PARTS];
+	__u64 sum[LS_HOLDER_PARTS];
 	__u64 ns[LS_HOLDER_PARTS];
-	__u32 owner_tid;
 	__u32 state; /* ULOCK_HOLD_* */
+	__u32 pad;
 };
 
 /*
@@ -245,27 +245,6 @@ struct {
 	__uint(max_entries, 4096); /* sized by user space before load (userlock_exit_traced) */
 } events SEC(".maps");
 
-/*
- * The owners waiters have followed: each one's running, runnable and asleep
- * times (holder_track.h), kept by the scheduler programs from the first
- * time a waiter slept behind it, for as long as the thread lives. Only
- * threads of the target processes that held a lock someone slept on have
- * one; every other task's switch costs a look at its storage.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct ls_holder_track);
-} holders SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LS_ULOCK_MAX_HOLDERS);
-	__type(key, struct ls_ulock_holder_key);
-	__type(value, struct ls_holder_time);
-} holder_waits SEC(".maps");
-
 struct ls_ulock_counters counters = {};
 __u64 window_start_ns = 0;
 __u64 window_samples = 0;
@@ -273,6 +252,8 @@ __u64 window_samples = 0;
 __u32 next_wait_row = 0;
 
 #include "userlock_account.h"
+#include "userlock_holders.h"
+#include "userlock_targets.h"
 
 /* The futex op's LS_ULOCK_OP_* bit, or 0 for an op that is not a wait. */
 static __always_inline __u32 futex_wait_op(__u64 op)
@@ -330,261 +311,6 @@ static __always_inline struct ulock_cpu *this_cpu(void)
 	__u32 id = bpf_get_smp_processor_id();
 
 	return bpf_map_lookup_elem(&ulock_cpus, &id);
-}
-
-/* Whether the running process is a target. The CPU keeps the last one it
- * found to be one and the last it found not to be (most futex calls on a CPU
- * come from the process that ran last), so that another process's waits
- * leave without a hash lookup; a followed process that exits, and a new one,
- * are forgotten on every CPU (forget_on_cpus). */
-static __always_inline bool target_process(struct ulock_cpu *cpu, __u32 tgid)
-{
-	/* before any setting is read: those are on a page of their own */
-	if (tgid == cpu->target_tgid)
-		return true;
-	if (tgid == cpu->other_tgid)
-		return false;
-	if (all_processes ? tgid == self_tgid : !bpf_map_lookup_elem(&targets, &tgid)) {
-		cpu->other_tgid = tgid;
-		return false;
-	}
-	cpu->target_tgid = tgid;
-	return true;
-}
-
-/* No CPU may take tgid for what it was: a followed process's pid, once
- * reused, is no target, and a new target's pid may have been another's. */
-static __always_inline void forget_on_cpus(__u32 tgid)
-{
-	struct ulock_cpu *state;
-	__u32 cpu, key;
-
-	for (cpu = 0; cpu < nr_cpus && cpu < LS_MAX_CPUS; cpu++) {
-		/* the counter itself stays in a register, where the verifier
-		 * sees it grow (its address taken, it would not) */
-		key = cpu;
-		state = bpf_map_lookup_elem(&ulock_cpus, &key);
-		if (!state)
-			continue;
-		if (state->target_tgid == tgid)
-			state->target_tgid = 0;
-		if (state->other_tgid == tgid)
-			state->other_tgid = 0;
-	}
-}
-
-/*
- * Whether the lock's owner is, now, inside a kernel lock wait the kernel
- * recorder tracks, and if so that lock and what its holder is doing.
- */
-static __always_inline void owner_in_kernel(struct ulock_wait *w, struct task_struct *owner)
-{
-	struct task_struct *root;
-	__u64 lock = 0;
-	__u32 flags = 0, state;
-
-	holder_waits_on(owner, &lock, &flags);
-	/* reflock's episodes (USDT) are user locks, with no kernel owner word */
-	if (!lock || (flags & LS_F_USER))
-		return;
-	w->kernel_lock = lock;
-	w->kernel_flags = flags;
-	w->root_tid = 0;
-	state = owner_of(lock, flags, &root);
-	if (root) {
-		w->root_tid = BPF_CORE_READ(root, pid);
-		w->root_state = task_role(root) - LS_ROLE_HOLDER_RUNNING;
-	} else if (state == LS_OWNER_READER) {
-		w->root_state = LS_ULOCK_ROOT_READERS;
-	} else if (state == LS_OWNER_NONE) {
-		w->root_state = LS_ULOCK_ROOT_NO_OWNER;
-	} else {
-		w->root_state = LS_ULOCK_ROOT_UNKNOWN;
-	}
-}
-
-/* The thread whose task storage holds @in (a wait that has left its CPU). */
-static __always_inline struct ulock_thread *thread_of(struct ulock_inflight *in)
-{
-	return (struct ulock_thread *)in;
-}
-
-/*
- * The holder split: the waiter, going to sleep for the first time in its
- * wait, follows the owner it read. The owner's record (its task storage in
- * `holders`) is made the first time anyone sleeps behind it, in the state
- * the task is in then, and the scheduler programs keep it from then on
- * (owner_switch(), owner_woken()); the waiter takes the owner's times now,
- * and again when the owner wakes it (owner_woke()).
- */
-static __always_inline void follow_owner(struct ulock_thread *th, struct task_struct *owner, __u64 now)
-{
-	struct ls_holder_preempter by = {};
-	struct ls_holder_track *h;
-	__u32 state;
-
-	th->hold.state = ULOCK_HOLD_NONE;
-	h = bpf_task_storage_get(&holders, owner, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!h || !holder_lock(h)) {
-		__sync_fetch_and_add(&counters.lost_holders, 1);
-		return;
-	}
-	if (!h->tid) {
-		if (BPF_CORE_READ(owner, on_cpu)) {
-			state = LS_HOLDER_RUNNING;
-		} else if (BPF_CORE_READ(owner, __state) == 0) {
-			state = LS_HOLDER_RUNNABLE;
-			holder_cpu_current(owner, &by);
-		} else {
-			state = LS_HOLDER_ASLEEP;
-		}
-		ls_holder_start(h, now, state);
-		h->tid = BPF_CORE_READ(owner, pid);
-		h->tgid = BPF_CORE_READ(owner, tgid);
-		BPF_CORE_READ_STR_INTO(&h->comm, owner, comm);
-		if (by.tid)
-			holder_set_preempter(h, &by);
-	}
-	ls_holder_times(h, now, th->hold.snap);
-	holder_unlock(h);
-	th->hold.token = th->in.w.token;
-	th->hold.owner_tid = th->in.w.owner_tid;
-	th->hold.state = ULOCK_HOLD_FOLLOWING;
-}
-
-/*
- * The owner a sleeping waiter read, if it is a thread of the waiter's own
- * process (glibc keeps the TID of the process's pid namespace,
- * bpf_task_from_pid() looks in the initial one): followed for the holder
- * split (unless a wakeup already ended the sleep), and looked at for a
- * chain into the kernel.
- */
-static __always_inline void owner_seen(struct ulock_thread *th, __u32 tgid, __u64 now)
-{
-	struct task_struct *owner;
-
-	owner = bpf_task_from_pid(th->in.w.owner_tid);
-	if (!owner)
-		return;
-	if (BPF_CORE_READ(owner, tgid) == tgid) {
-		owner_in_kernel(&th->in.w, owner);
-		if (!th->in.w.woken)
-			follow_owner(th, owner, now);
-	}
-	bpf_task_release(owner);
-}
-
-/* One more wait's holder split on a task's row of holder_waits. */
-static __always_inline void credit_holder(__u32 tgid, __u64 uaddr, __u32 tid, __u32 role, __u32 task_tgid,
-					  const char *comm, const __u64 ns[LS_HOLDER_PARTS])
-{
-	struct ls_ulock_holder_key key = {.tgid = tgid, .tid = tid, .uaddr = uaddr, .role = role};
-	struct ls_holder_time *v = bpf_map_lookup_elem(&holder_waits, &key);
-
-	if (!v) {
-		struct ls_holder_time init = {.tgid = task_tgid};
-
-		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
-		bpf_map_update_elem(&holder_waits, &key, &init, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&holder_waits, &key);
-		if (!v) {
-			__sync_fetch_and_add(&counters.lost_holders, 1);
-			return;
-		}
-	}
-	for (int i = 0; i < LS_HOLDER_PARTS; i++)
-		__sync_fetch_and_add(&v->ns[i], ns[i]);
-	__sync_fetch_and_add(&v->waits, 1);
-}
-
-/*
- * The waker of a followed waiter, in its own context: if it is the owner
- * the waiter followed, it let the lock go (a mutex's unlock wakes a
- * waiter), and what it did since the waiter's first sleep is the wait's
- * holder split. Another waker means the lock changed hands unseen: the
- * wait's holder part stays unknown.
- */
-static __always_inline void owner_woke(struct ulock_thread *th, __u32 tgid, __u64 now, __u32 waker_tid)
-{
-	struct ls_holder_preempter by = {};
-	__u64 v[LS_HOLDER_PARTS], zero[LS_HOLDER_PARTS] = {};
-	struct ls_holder_track *h;
-
-	if (th->hold.state != ULOCK_HOLD_FOLLOWING || th->hold.token != th->in.w.token)
-		return;
-	th->hold.state = ULOCK_HOLD_NONE;
-	if (waker_tid != th->hold.owner_tid)
-		return;
-	h = bpf_task_storage_get(&holders, bpf_get_current_task_btf(), 0, 0);
-	if (!h || !holder_lock(h)) {
-		__sync_fetch_and_add(&counters.lost_holders, 1);
-		return;
-	}
-	ls_holder_times(h, now, v);
-	by.tid = h->preempt_tid;
-	by.tgid = h->preempt_tgid;
-	__builtin_memcpy(by.comm, h->preempt_comm, sizeof(by.comm));
-	holder_unlock(h);
-	for (int i = 0; i < LS_HOLDER_PARTS; i++)
-		th->hold.ns[i] = v[i] > th->hold.snap[i] ? v[i] - th->hold.snap[i] : 0;
-	th->hold.state = ULOCK_HOLD_DONE;
-	credit_holder(tgid, th->in.w.uaddr, waker_tid, LS_ULOCK_HOLDER, th->in.w.waker_tgid,
-		      th->in.w.waker_comm, th->hold.ns);
-	if (th->hold.ns[LS_HOLDER_RUNNABLE] && by.tid) {
-		zero[LS_HOLDER_RUNNABLE] = th->hold.ns[LS_HOLDER_RUNNABLE];
-		credit_holder(tgid, th->in.w.uaddr, by.tid, LS_ULOCK_PREEMPTOR, by.tgid, by.comm, zero);
-	}
-}
-
-/* sched_switch: an owner a waiter has followed switched out (@blocked:
- * asleep; else @next preempted it) or in. */
-static __always_inline void owner_switch(struct task_struct *prev, struct task_struct *next, bool blocked)
-{
-	struct ls_holder_preempter by = {};
-	struct ls_holder_track *h;
-
-	h = bpf_task_storage_get(&holders, prev, 0, 0);
-	if (h) {
-		if (!blocked) {
-			by.tid = next->pid;
-			by.tgid = next->tgid;
-			bpf_probe_read_kernel_str(by.comm, sizeof(by.comm), next->comm);
-		}
-		if (holder_lock(h)) {
-			ls_holder_switch_out(h, bpf_ktime_get_ns(), blocked);
-			if (!blocked)
-				holder_set_preempter(h, &by);
-			holder_unlock(h);
-		} else {
-			__sync_fetch_and_add(&counters.lost_holders, 1);
-		}
-	}
-	h = bpf_task_storage_get(&holders, next, 0, 0);
-	if (h) {
-		if (holder_lock(h)) {
-			ls_holder_switch_in(h, bpf_ktime_get_ns());
-			holder_unlock(h);
-		} else {
-			__sync_fetch_and_add(&counters.lost_holders, 1);
-		}
-	}
-}
-
-/* sched_waking of an owner a waiter has followed: asleep -> runnable. */
-static __always_inline void owner_woken(struct task_struct *p)
-{
-	struct ls_holder_track *h = bpf_task_storage_get(&holders, p, 0, 0);
-	int going_to_sleep;
-
-	if (!h)
-		return;
-	going_to_sleep = switching_out_asleep(p);
-	if (holder_lock(h)) {
-		ls_holder_woken(h, bpf_ktime_get_ns(), going_to_sleep);
-		holder_unlock(h);
-	} else {
-		__sync_fetch_and_add(&counters.lost_holders, 1);
-	}
 }
 
 /*
@@ -963,43 +689,6 @@ int BPF_PROG(userlock_waking, struct task_struct *p)
 	th->in.w.waker_tid = (__u32)waker;
 	th->in.w.waker_tgid = waker >> 32;
 	bpf_get_current_comm(th->in.w.waker_comm, sizeof(th->in.w.waker_comm));
-	owner_woke(th, p->tgid, now, (__u32)waker);
-	return 0;
-}
-
-/* A process a target creates becomes a target before it can run: the parent
- * runs this inside fork(). A new thread is no new process. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(userlock_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
-	__u8 followed = 2; /* user space's own targets are 1 */
-
-	if (!follow_children || child_tgid == parent_tgid ||
-	    !bpf_map_lookup_elem(&targets, &parent_tgid))
-		return 0;
-	if (bpf_map_update_elem(&targets, &child_tgid, &followed, BPF_ANY))
-		__sync_fetch_and_add(&counters.lost_targets, 1);
-	else
-		forget_on_cpus(child_tgid);
-	return 0;
-}
-
-/* A followed process leaves the targets as its main thread exits, so that
- * short-lived children (a build's compilers) do not fill the map; its waits
- * stay counted. The processes user space named stay. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(userlock_exit_process, struct task_struct *task)
-{
-	__u32 tgid = task->tgid;
-	__u8 *mark;
-
-	if (!follow_children || task->pid != tgid)
-		return 0;
-	mark = bpf_map_lookup_elem(&targets, &tgid);
-	if (!mark || *mark != 2)
-		return 0;
-	bpf_map_delete_elem(&targets, &tgid);
-	forget_on_cpus(tgid);
+	waiter_woken(th, p, now, (__u32)waker);
 	return 0;
 }

@@ -2,7 +2,8 @@
 // with `lockscope record -- CMD` and counted against an independent
 // observer of their futex calls (futex_calls.bpf.c):
 //  - perf bench futex lock-pi: its PI futex's waits, every FUTEX_LOCK_PI
-//    call (each one a contended acquisition), named by its place in perf;
+//    call (each one a contended acquisition), named by its place in perf,
+//    most of their wait behind a holder the holder split followed;
 //  - perf bench futex hash: futex waits that are no lock waits, counted
 //    and reported as such;
 //  - sysbench mutex (stripped): its heap mutex named by its place;
@@ -184,6 +185,17 @@ TEST_F(ProgramsUserLocks, PerfBenchLockPiWaitsAreEveryLockPiCallOfItsPiFutex)
         EXPECT_EQ(row["name"].get<std::string>().rfind("perf:.bss+0x", 0), 0u) << row.dump();
         EXPECT_EQ(row["name_source"], "user-section") << row.dump();
         EXPECT_FALSE(row["owner_tids"].empty()) << "the owner comes from the futex word: " << row.dump();
+        // The holder split follows the lock from holder to holder (a PI
+        // unlock hands it to the waiter it wakes): the parts add up to the
+        // wait, and most of it is behind a known holder, one of perf's
+        // threads (the rest is before each sleep and after each wakeup).
+        const uint64_t wait = row["wait_ns"], known = row["holder_running_ns"].get<uint64_t>() +
+                                                      row["holder_runnable_ns"].get<uint64_t>() +
+                                                      row["holder_asleep_ns"].get<uint64_t>();
+        EXPECT_EQ(known + row["holder_unknown_ns"].get<uint64_t>(), wait) << row.dump();
+        EXPECT_GT(known, wait / 2) << row.dump();
+        ASSERT_FALSE(row["holder_split"]["holders"].empty()) << row.dump();
+        EXPECT_EQ(row["holder_split"]["holders"][0]["comm"], "futex-lock-pi") << row.dump();
         for (uint32_t pid : row["pids"]) {
             pids.insert(pid);
         }
