@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/lock_key.h"
+#include "core/sorted_values.h"
 
 #include <algorithm>
 #include <functional>
@@ -99,15 +100,11 @@ void add_wakers(const Session& session, const std::function<bool(int64_t)>& want
         into.comm = w.waker_comm;
         into.wakes += w.wakes;
     }
-    for (auto& [id, by_thread] : wakers) {
-        UserLockReportRow* row = row_of(rows, id);
-        if (row == nullptr)
-            continue;
-        for (auto& [thread, waker] : by_thread)
-            row->wakers.push_back(std::move(waker));
-        std::stable_sort(row->wakers.begin(), row->wakers.end(),
-                         [](const UserLockReportWaker& a, const UserLockReportWaker& b) { return a.wakes > b.wakes; });
-    }
+    for (auto& [id, by_thread] : wakers)
+        if (UserLockReportRow* row = row_of(rows, id))
+            row->wakers = sorted_values(by_thread, [](const UserLockReportWaker& a, const UserLockReportWaker& b) {
+                return a.wakes > b.wakes;
+            });
 }
 
 // Each row's sampled stacks, over the runs wanted, by sampled wait.
@@ -125,17 +122,11 @@ void add_stacks(const Session& session, const std::function<bool(int64_t)>& want
         into.samples += s.samples;
         into.wait_ns += s.wait_ns;
     }
-    for (auto& [id, by_frames] : stacks) {
-        UserLockReportRow* row = row_of(rows, id);
-        if (row == nullptr)
-            continue;
-        for (auto& [frames, stack] : by_frames)
-            row->stacks.push_back(std::move(stack));
-        std::stable_sort(row->stacks.begin(), row->stacks.end(),
-                         [](const UserLockReportStack& a, const UserLockReportStack& b) {
-                             return std::tie(a.wait_ns, a.samples) > std::tie(b.wait_ns, b.samples);
-                         });
-    }
+    for (auto& [id, by_frames] : stacks)
+        if (UserLockReportRow* row = row_of(rows, id))
+            row->stacks = sorted_values(by_frames, [](const UserLockReportStack& a, const UserLockReportStack& b) {
+                return std::tie(a.wait_ns, a.samples) > std::tie(b.wait_ns, b.samples);
+            });
 }
 
 // Each row's followed owners and their preemptors, over the runs wanted, by
@@ -161,11 +152,9 @@ void add_holders(const Session& session, const std::function<bool(int64_t)>& wan
         UserLockReportRow* row = row_of(rows, id);
         if (row == nullptr)
             continue;
-        for (auto& [task, h] : by_task)
+        for (HolderTime& h :
+             sorted_values(by_task, [](const HolderTime&a, const HolderTime&b) { return a.total_ns() > b.total_ns(); }))
             (h.role == "preemptor" ? row->preemptors : row->holders).push_back(std::move(h));
-        for (auto* list : {&row->holders, &row->preemptors})
-            std::stable_sort(list->begin(), list->end(),
-                             [](const HolderTime& a, const HolderTime& b) { return a.total_ns() > b.total_ns(); });
     }
 }
 

@@ -11,8 +11,6 @@ namespace {
 constexpr size_t kRows = 5, kTasks = 10;
 constexpr size_t kNameWidth = 40;  // a lock's name before its split, but with full names
 
-}  // namespace
-
 std::string task_name(const HolderTimeShare& t)
 {
     return (t.comm.empty() ? std::string("?") : t.comm) + "[" + std::to_string(t.tid) + "]";
@@ -31,8 +29,6 @@ std::string task_parts(const HolderTimeShare& t)
     part("asleep", t.asleep_ns);
     return s.empty() ? "no time" : s;
 }
-
-namespace {
 
 nlohmann::ordered_json tasks_json(const std::vector<HolderTimeShare>& tasks)
 {
@@ -104,20 +100,24 @@ void text_block(std::ostringstream& out, const Report& rep, bool full_names)
                        "unknown: no owner to follow (spinlocks, readers), the lock free, or a holder not seen",
                        "holder split: ", 4, 100);
         const std::string name = r.name + (r.mode.empty() ? "" : "/" + r.mode);
-        out << wrap_text(split_text(r.counters),
-                         "  " + (full_names ? name : truncate_middle(name, kNameWidth, 12)) + "  ", 6, 100);
-        std::string held;
-        for (const HolderTimeShare& t : r.holder_times)
-            held += (held.empty() ? "" : "; ") + task_name(t) + " " + task_parts(t);
-        if (!held.empty())
-            out << wrap_text(held, "    held by ", 12, 100);
-        std::string instead;
-        for (const HolderTimeShare& t : r.preemptors)
-            instead += (instead.empty() ? "" : ", ") + task_name(t) + " " + format_duration(double(t.runnable_ns));
-        if (!instead.empty())
-            out << wrap_text(instead + " (the wait behind the runnable holder it had preempted)",
-                             "    runnable holder preempted by ", 12, 100);
+        row_lines(out, full_names ? name : truncate_middle(name, kNameWidth, 12), r);
     }
+}
+
+void row_lines(std::ostringstream& out, const std::string& name, const ReportRow& r)
+{
+    out << wrap_text(split_text(r.counters), "  " + name + "  ", 6, 100);
+    std::string held;
+    for (const HolderTimeShare& t : r.holder_times)
+        held += (held.empty() ? "" : "; ") + task_name(t) + " " + task_parts(t);
+    if (!held.empty())
+        out << wrap_text(held, "    held by ", 12, 100);
+    std::string instead;
+    for (const HolderTimeShare& t : r.preemptors)
+        instead += (instead.empty() ? "" : ", ") + task_name(t) + " " + format_duration(double(t.runnable_ns));
+    if (!instead.empty())
+        out << wrap_text(instead + " (the wait behind the runnable holder it had preempted)",
+                         "    runnable holder preempted by ", 12, 100);
 }
 
 nlohmann::ordered_json row_json(const ReportRow& r)

@@ -15,11 +15,6 @@ namespace lockscope::report_holders {
 // a wait's holder split, whole percentages that add up to 100.
 std::string split_text(const LockCounters& c);
 
-// "cc1plus[9293]"; "running 1.0 s, runnable 500 ms": a holder task's
-// name, and the parts it has, largest known first.
-std::string task_name(const HolderTimeShare& t);
-std::string task_parts(const HolderTimeShare& t);
-
 // The totals' line under the wait's four parts (`timed`: its times are known).
 void totals_line(std::ostringstream& out, const Report& rep, bool timed);
 
@@ -27,6 +22,10 @@ void totals_line(std::ostringstream& out, const Report& rep, bool timed);
 // (names cut to fit, but with `full_names`). By task: the waiting each
 // task caused as a holder.
 void text_block(std::ostringstream& out, const Report& rep, bool full_names);
+
+// One row's lines of the text block: its split under `name`, the tasks
+// that held it and what preempted them.
+void row_lines(std::ostringstream& out, const std::string& name, const ReportRow& r);
 
 // A lock row's holder tasks and preempters; the report's holders by task.
 nlohmann::ordered_json row_json(const ReportRow& r);

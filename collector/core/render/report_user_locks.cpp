@@ -148,24 +148,13 @@ void holders_block(std::ostringstream& out, const UserLockReport& u)
             continue;
         if (shown++ == 0)
             out << wrap_text(
-                "each lock's wait by what the owner it slept behind (a mutex's, a PI futex's) was doing, "
-                "from the waiter's first sleep until that owner woke it, followed through the "
-                "scheduler; unknown: before the sleep and after the wakeup, a wait another thread woke "
-                "(the lock changed hands), or no owner (rwlocks, waits that never slept)",
+                "each lock's wait by what its holders were doing, from the waiter's first sleep to its wakeup, "
+                "followed through the scheduler: the owner it read (a mutex's, a PI futex's), then each holder "
+                "in turn (a PI unlock hands the lock to the waiter it wakes); unknown: before the sleep and "
+                "after the wakeup, a holder no waiter saw, or no owner (rwlocks, waits that never slept); held "
+                "by: the part behind the holder whose unlock woke the waiter",
                 "holder split: ", 4, 100);
-        out << wrap_text(report_holders::split_text(row.counters), "  " + row_name(u, r) + "  ", 6, 100);
-        std::string held;
-        for (const HolderTime& t : r.holders)
-            held += (held.empty() ? "" : "; ") + report_holders::task_name(t) + " " + report_holders::task_parts(t);
-        if (!held.empty())
-            out << wrap_text(held, "    held by ", 12, 100);
-        std::string instead;
-        for (const HolderTime& t : r.preemptors)
-            instead += (instead.empty() ? "" : ", ") + report_holders::task_name(t) + " " +
-                       format_duration(double(t.runnable_ns));
-        if (!instead.empty())
-            out << wrap_text(instead + " (the wait behind the runnable owner it had preempted)",
-                             "    runnable holder preempted by ", 12, 100);
+        report_holders::row_lines(out, row_name(u, r), row);
     }
 }
 
@@ -338,14 +327,6 @@ std::string format_user_locks_csv(const Report& rep)
         "scope,name,kind,name_source,module,caller,pids,waits,wait_ns,max_wait_ns,mean_wait_ns,"
         "share_of_wait,samples,owner_tids,ops,oncpu_ns,asleep_ns,runnable_ns,wakes,holder_running_ns,"
         "holder_runnable_ns,holder_asleep_ns,holder_unknown_ns\n";
-    auto field = [](const std::string& s) {
-        if (s.find_first_of(",\"\r\n") == std::string::npos)
-            return s;
-        std::string q = "\"";
-        for (char ch : s)
-            q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-        return q + "\"";
-    };
     auto words = [](const auto& set) {
         std::string s;
         for (const auto& item : set) {
@@ -366,9 +347,9 @@ std::string format_user_locks_csv(const Report& rep)
                std::to_string(c.holder_asleep_ns) + ',' + std::to_string(c.holder_unknown_ns());
     };
     for (const UserLockReportRow& r : rep.user_locks.rows)
-        out += "user," + field(r.name) + ',' + field(r.kind) + ',' + field(r.name_source) + ',' + field(r.module) +
-               ',' + field(r.caller) + ',' + words(r.pids) + ',' + std::to_string(r.waits) + ',' +
-               std::to_string(r.wait_ns) + ',' + std::to_string(r.max_wait_ns) + ',' +
+        out += "user," + csv_field(r.name) + ',' + csv_field(r.kind) + ',' + csv_field(r.name_source) + ',' +
+               csv_field(r.module) + ',' + csv_field(r.caller) + ',' + words(r.pids) + ',' + std::to_string(r.waits) +
+               ',' + std::to_string(r.wait_ns) + ',' + std::to_string(r.max_wait_ns) + ',' +
                format_decimal(r.mean_wait_ns()) + ',' + format_decimal(r.share_of_wait) + ',' +
                std::to_string(r.samples) + ',' + words(r.owner_tids) + ',' + words(r.ops) + ',' + part(r.oncpu_ns) +
                ',' + part(r.asleep_ns) + ',' + part(r.runnable_ns) + ',' + part(r.wakes) + ',' + holder(r) + '\n';
