@@ -187,22 +187,12 @@ static __always_inline void holder_time_add(struct ls_counters *cnt, u64 lock, u
 					    u32 tgid, const char *comm, const u64 ns[LS_HOLDER_PARTS], u64 waits)
 {
 	struct ls_holder_time_key key = { .lock = lock, .flags = flags, .tid = tid, .role = role };
-	struct ls_holder_time *v = bpf_map_lookup_elem(&holder_times, &key);
+	struct ls_holder_time *v = holder_time_row(&holder_times, &key, tgid, comm);
 
-	if (!v) {
-		struct ls_holder_time init = { .tgid = tgid };
-
-		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
-		bpf_map_update_elem(&holder_times, &key, &init, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&holder_times, &key);
-		if (!v) {
-			cnt->holder_untracked++;
-			return;
-		}
-	}
-	for (int i = 0; i < LS_HOLDER_PARTS; i++)
-		__sync_fetch_and_add(&v->ns[i], ns[i]);
-	__sync_fetch_and_add(&v->waits, waits);
+	if (v)
+		holder_time_credit(v, ns, waits);
+	else
+		cnt->holder_untracked++;
 }
 
 /* @f begins a hold of @holder (the lock's owner, in owner state @owner) at @now. */

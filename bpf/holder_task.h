@@ -107,4 +107,33 @@ static __always_inline void holder_set_preempter(struct ls_holder_track *t, cons
 	__builtin_memcpy(t->preempt_comm, by->comm, sizeof(t->preempt_comm));
 }
 
+/*
+ * A task's row of a map of struct ls_holder_time values (the waiting it
+ * caused as a holder, or behind a holder it preempted), made with its
+ * process and name if it has none (the map is the caller's: a constant once
+ * inlined); NULL if the map is full.
+ */
+static __always_inline struct ls_holder_time *holder_time_row(void *map, const void *key, u32 tgid,
+							      const char *comm)
+{
+	struct ls_holder_time *v = bpf_map_lookup_elem(map, key);
+
+	if (!v) {
+		struct ls_holder_time init = { .tgid = tgid };
+
+		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
+		bpf_map_update_elem(map, key, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(map, key);
+	}
+	return v;
+}
+
+/* Adds @waits waits' parts @ns to a task's row. */
+static __always_inline void holder_time_credit(struct ls_holder_time *v, const u64 ns[LS_HOLDER_PARTS], u64 waits)
+{
+	for (int i = 0; i < LS_HOLDER_PARTS; i++)
+		__sync_fetch_and_add(&v->ns[i], ns[i]);
+	__sync_fetch_and_add(&v->waits, waits);
+}
+
 #endif /* LOCKSCOPE_HOLDER_TASK_H */

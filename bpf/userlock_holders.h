@@ -178,22 +178,12 @@ static __always_inline void credit_holder(__u32 tgid, __u64 uaddr, __u32 tid, __
 					  const char *comm, const __u64 ns[LS_HOLDER_PARTS])
 {
 	struct ls_ulock_holder_key key = {.tgid = tgid, .tid = tid, .uaddr = uaddr, .role = role};
-	struct ls_holder_time *v = bpf_map_lookup_elem(&holder_waits, &key);
+	struct ls_holder_time *v = holder_time_row(&holder_waits, &key, task_tgid, comm);
 
-	if (!v) {
-		struct ls_holder_time init = {.tgid = task_tgid};
-
-		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
-		bpf_map_update_elem(&holder_waits, &key, &init, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&holder_waits, &key);
-		if (!v) {
-			__sync_fetch_and_add(&counters.lost_holders, 1);
-			return;
-		}
-	}
-	for (int i = 0; i < LS_HOLDER_PARTS; i++)
-		__sync_fetch_and_add(&v->ns[i], ns[i]);
-	__sync_fetch_and_add(&v->waits, 1);
+	if (v)
+		holder_time_credit(v, ns, 1);
+	else
+		__sync_fetch_and_add(&counters.lost_holders, 1);
 }
 
 /*
