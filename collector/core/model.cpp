@@ -101,6 +101,23 @@ std::string stack_role_name(uint32_t role)
     return "unknown";
 }
 
+void UserLockWaits::add_waits(const UserLockWaits& o)
+{
+    waits += o.waits;
+    wait_ns += o.wait_ns;
+    max_wait_ns = std::max(max_wait_ns, o.max_wait_ns);
+    samples += o.samples;
+    oncpu_ns += o.oncpu_ns;
+    asleep_ns += o.asleep_ns;
+    runnable_ns += o.runnable_ns;
+    wakes += o.wakes;
+    for (size_t b = 0; b < hist.size(); ++b)
+        hist[b] += o.hist[b];
+    holder_running_ns += o.holder_running_ns;
+    holder_runnable_ns += o.holder_runnable_ns;
+    holder_asleep_ns += o.holder_asleep_ns;
+}
+
 LockCounters UserLockWaits::counters() const
 {
     LockCounters c;

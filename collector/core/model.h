@@ -238,6 +238,9 @@ struct UserLockWaits {
     // sleep_ns = asleep, preempt_ns = runnable, wakeups = wakes, hist, the
     // holder split's parts.
     LockCounters counters() const;
+    // Adds another's counts and times (the longest wait is the longer one);
+    // the names stay.
+    void add_waits(const UserLockWaits& o);
 };
 
 // A user-space lock of a recorded process (collector/probe/user_probe.h): its futex

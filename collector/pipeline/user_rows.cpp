@@ -161,16 +161,7 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     }
     auto& row = builder.row;
     const UserLockWaits& w = word.waits;
-    row.waits += w.waits;
-    row.wait_ns += w.wait_ns;
-    row.max_wait_ns = std::max<uint64_t>(row.max_wait_ns, w.max_wait_ns);
-    row.oncpu_ns += w.oncpu_ns;
-    row.asleep_ns += w.asleep_ns;
-    row.runnable_ns += w.runnable_ns;
-    row.wakes += w.wakes;
-    for (std::size_t b = 0; b < row.hist.size(); ++b) {
-        row.hist[b] += w.hist[b];
-    }
+    row.add_waits(w);
     for (const auto& [tid, waker] : word.wakers) {
         if (waker.wakes == 0) {
             continue;

@@ -221,19 +221,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
             caller_wait[key] = waits.wait_ns;
         }
         row.pids.insert(l.pid);
-        row.waits += waits.waits;
-        row.wait_ns += waits.wait_ns;
-        row.max_wait_ns = std::max(row.max_wait_ns, waits.max_wait_ns);
-        row.samples += waits.samples;
-        row.oncpu_ns += waits.oncpu_ns;
-        row.asleep_ns += waits.asleep_ns;
-        row.runnable_ns += waits.runnable_ns;
-        row.wakes += waits.wakes;
-        row.holder_running_ns += waits.holder_running_ns;
-        row.holder_runnable_ns += waits.holder_runnable_ns;
-        row.holder_asleep_ns += waits.holder_asleep_ns;
-        for (size_t b = 0; b < row.hist.size(); ++b)
-            row.hist[b] += waits.hist[b];
+        row.add_waits(waits);
         add_words(row.owner_tids, l.owner_tids);
         add_words(row.ops, l.ops);
     };

@@ -38,12 +38,9 @@ struct UserLockReportStack {
     uint64_t wait_ns = 0;  // the sampled waits' own
 };
 
-struct UserLockReportRow {
-    std::string name;
-    std::string name_source;
-    std::string module;
-    std::string kind;
-    std::string caller;  // of the run with the most wait
+// Its counts and times are its words' or runs' summed (UserLockWaits); its
+// caller is that of the run with the most wait.
+struct UserLockReportRow : UserLockWaits {
     std::set<uint32_t> pids;
     // By instance, each futex word is a row: its address in its process
     // (pids has one), or for a word in shared memory its place
@@ -51,22 +48,9 @@ struct UserLockReportRow {
     // for a row of a file without words, and by lock.
     uint64_t address = 0;
     std::string shared;
-    uint64_t waits = 0;
-    uint64_t wait_ns = 0;
-    uint64_t max_wait_ns = 0;
-    uint64_t samples = 0;
-    // wait_ns = oncpu_ns + asleep_ns + runnable_ns where the session splits
-    // the wait (UserLockReport::split); 0s otherwise.
-    uint64_t oncpu_ns = 0;
-    uint64_t asleep_ns = 0;
-    uint64_t runnable_ns = 0;
-    uint64_t wakes = 0;  // waits whose sleep a thread's wakeup ended
-    std::array<uint64_t, kHistBuckets> hist{};
-    // The holder split where the report keeps it (UserLockReport::holder_split;
-    // 0s otherwise): what the owners the waiters followed did meanwhile.
-    uint64_t holder_running_ns = 0;
-    uint64_t holder_runnable_ns = 0;
-    uint64_t holder_asleep_ns = 0;
+    // Its wait's parts (wait_ns = oncpu_ns + asleep_ns + runnable_ns) are 0s
+    // where the session does not split the wait (UserLockReport::split),
+    // its holder split where the report keeps none (holder_split).
     std::vector<HolderTime> holders;          // the owners followed, by the wait behind them, most first
     std::vector<HolderTime> preemptors;       // what ran instead of a runnable owner, by that wait
     std::vector<UserLockReportWaker> wakers;  // by wakes, most first
