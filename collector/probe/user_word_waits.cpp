@@ -13,30 +13,28 @@ namespace lockscope::userlock {
 
 void add_cpu_row(ls_ulock_stats& total, const ls_ulock_stats& cpu)
 {
-    total.waits += cpu.waits;
-    total.wait_ns += cpu.wait_ns;
+    // Every count and time of a CPU's entry adds up; the longest wait, the
+    // operations seen and the last owner do not.
+    static constexpr __u64 ls_ulock_stats::*kSums[] = {
+        &ls_ulock_stats::waits,       &ls_ulock_stats::wait_ns,     &ls_ulock_stats::oncpu_ns,
+        &ls_ulock_stats::asleep_ns,   &ls_ulock_stats::runnable_ns, &ls_ulock_stats::wakes,
+        &ls_ulock_stats::oncpu_waits, &ls_ulock_stats::oncpu_timed, &ls_ulock_stats::oncpu_timed_ns,
+        &ls_ulock_stats::late,        &ls_ulock_stats::left_timed,  &ls_ulock_stats::left_first_oncpu_ns,
+        &ls_ulock_stats::holder_waits};
+    for (auto sum : kSums) {
+        total.*sum += cpu.*sum;
+    }
+    for (int b = 0; b < LS_HIST_BUCKETS; ++b) {
+        total.hist[b] += cpu.hist[b];
+    }
+    for (int p = 0; p < LS_HOLDER_PARTS; ++p) {
+        total.holder_ns[p] += cpu.holder_ns[p];
+    }
     total.max_wait_ns = std::max(total.max_wait_ns, cpu.max_wait_ns);
     total.ops |= cpu.ops;
     if (cpu.owner_tid != 0) {
         total.owner_tid = cpu.owner_tid;
     }
-    total.oncpu_ns += cpu.oncpu_ns;
-    total.asleep_ns += cpu.asleep_ns;
-    total.runnable_ns += cpu.runnable_ns;
-    total.wakes += cpu.wakes;
-    for (int b = 0; b < LS_HIST_BUCKETS; ++b) {
-        total.hist[b] += cpu.hist[b];
-    }
-    total.oncpu_waits += cpu.oncpu_waits;
-    total.oncpu_timed += cpu.oncpu_timed;
-    total.oncpu_timed_ns += cpu.oncpu_timed_ns;
-    total.late += cpu.late;
-    total.left_timed += cpu.left_timed;
-    total.left_first_oncpu_ns += cpu.left_first_oncpu_ns;
-    for (int p = 0; p < LS_HOLDER_PARTS; ++p) {
-        total.holder_ns[p] += cpu.holder_ns[p];
-    }
-    total.holder_waits += cpu.holder_waits;
 }
 
 namespace {

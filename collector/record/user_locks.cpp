@@ -81,51 +81,43 @@ void add_chains(int64_t run, const userlock::UserLock& lock, const UserLockRecor
     }
 }
 
+// A row of `out` made from `from`, under the lock's key: its run, process,
+// name and kind.
+template <typename Row>
+Row& keyed_row(std::vector<Row>& out, int64_t run, const userlock::UserLock& lock, Row from)
+{
+    Row& row = out.emplace_back(std::move(from));
+    row.run = run;
+    row.pid = uint32_t(lock.tgid);
+    row.name = lock.name;
+    row.kind = lock.kind;
+    return row;
+}
+
 void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLockWaker>& out)
 {
     for (const userlock::Waker& w : lock.wakers)
-        out.push_back({.run = run,
-                       .pid = uint32_t(lock.tgid),
-                       .name = lock.name,
-                       .kind = lock.kind,
-                       .waker_tid = w.tid,
-                       .waker_pid = w.tgid,
-                       .waker_comm = w.comm,
-                       .wakes = w.wakes});
+        keyed_row(out, run, lock,
+                  UserLockWaker{.waker_tid = w.tid, .waker_pid = w.tgid, .waker_comm = w.comm, .wakes = w.wakes});
 }
 
 void add_holders(int64_t run, const userlock::UserLock& lock, std::vector<UserLockHolder>& out)
 {
-    for (const HolderTime& h : lock.holders) {
-        UserLockHolder& row = out.emplace_back(UserLockHolder{h});
-        row.run = run;
-        row.pid = uint32_t(lock.tgid);
-        row.name = lock.name;
-        row.kind = lock.kind;
-    }
+    for (const HolderTime& h : lock.holders)
+        keyed_row(out, run, lock, UserLockHolder{h});
 }
 
 void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLockStack>& out)
 {
     for (const userlock::SampledStack& s : lock.stacks)
-        out.push_back({.run = run,
-                       .pid = uint32_t(lock.tgid),
-                       .name = lock.name,
-                       .kind = lock.kind,
-                       .frames = s.frames,
-                       .samples = s.samples,
-                       .wait_ns = s.wait_ns});
+        keyed_row(out, run, lock, UserLockStack{.frames = s.frames, .samples = s.samples, .wait_ns = s.wait_ns});
 }
 
 // Each futex word of the lock, under its row's key.
 void add_instances(int64_t run, const userlock::UserLock& lock, std::vector<UserLockInstance>& out)
 {
     for (const userlock::LockWord& w : lock.words) {
-        UserLockInstance& instance = out.emplace_back(UserLockInstance{w.waits});
-        instance.name = lock.name;
-        instance.kind = lock.kind;
-        instance.run = run;
-        instance.pid = uint32_t(lock.tgid);
+        UserLockInstance& instance = keyed_row(out, run, lock, UserLockInstance{w.waits});
         instance.address = w.address;
         instance.shared = w.shared;
     }
