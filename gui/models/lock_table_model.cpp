@@ -69,7 +69,7 @@ bool LockTableModel::split(const ReportRow& row) const
 
 bool LockTableModel::holderFollowed(const ReportRow& row, bool kept)
 {
-    if (!kept || row.scope != LockScope::Kernel || row.per_task)
+    if (!kept || row.per_task || (row.scope == LockScope::User && !row.holder_split_kept))
         return false;
     return row.counters.holder_known_ns() > 0 || !row.holder_times.empty();
 }
@@ -78,8 +78,12 @@ QString LockTableModel::noHolderSplitReason(const ReportRow& row, bool kept)
 {
     if (!kept)
         return tr("This session's format keeps no holder split.");
-    if (row.scope == LockScope::User)
-        return tr("User-space locks have no holder split.");
+    if (row.scope == LockScope::User && !row.holder_split_kept)
+        return tr("This session's format keeps no holder split of user-space locks.");
+    if (row.scope == LockScope::User && !holderFollowed(row, kept))
+        return tr(
+            "No owner of this lock was followed: an rwlock records none, and a lock whose waiters never slept "
+            "had none to follow.");
     if (!holderFollowed(row, kept))
         return tr(
             "No holder of this lock was followed: spinlocks and rwlocks record no owner, a reader-owned "

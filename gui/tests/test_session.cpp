@@ -390,6 +390,33 @@ struct LiveSession::State {
             row.run = run;
             row.pid = pid;
             row.owner_tids = std::to_string(pid + 1);
+            if (std::string(kind) == "pthread_mutex") {
+                // The holder split: half of the sleep behind the owner
+                // running, a quarter behind it preempted by a kernel worker.
+                row.holder_running_ns = row.asleep_ns / 2;
+                row.holder_runnable_ns = row.asleep_ns / 4;
+                UserLockHolder owner;
+                owner.role = "holder";
+                owner.tid = pid + 1;
+                owner.tgid = pid;
+                owner.comm = "worker-1";
+                owner.running_ns = row.holder_running_ns;
+                owner.runnable_ns = row.holder_runnable_ns;
+                owner.waits = waits / 2;
+                UserLockHolder preemptor = owner;
+                preemptor.role = "preemptor";
+                preemptor.tid = 77;
+                preemptor.tgid = 77;
+                preemptor.comm = "kworker/0:1";
+                preemptor.running_ns = 0;
+                for (UserLockHolder* h : {&owner, &preemptor}) {
+                    h->run = run;
+                    h->pid = pid;
+                    h->name = name;
+                    h->kind = kind;
+                    b.user_lock_holders.push_back(*h);
+                }
+            }
             b.user_locks.push_back(row);
             b.user_lock_wakers.push_back({.run = run,
                                           .pid = pid,
