@@ -56,9 +56,19 @@ Recorded record(const std::string& name, bool preempt)
     return r;
 }
 
-uint64_t ns(const nlohmann::json& row, const char* field)
+// The g_held_lock row's wait and holder parts, checked to add up.
+struct Parts {
+    uint64_t wait = 0, running = 0, runnable = 0, asleep = 0, unknown = 0;
+};
+
+Parts parts_of(const Recorded& r)
 {
-    return row[field].get<uint64_t>();
+    const nlohmann::json& row = r.row;
+    Parts p{row["wait_ns"], row["holder_running_ns"], row["holder_runnable_ns"], row["holder_asleep_ns"],
+            row["holder_unknown_ns"]};
+    EXPECT_GE(r.seen.at("contended"), 100u) << "the waiter found the lock taken too rarely to judge";
+    EXPECT_EQ(p.running + p.runnable + p.asleep + p.unknown, p.wait) << row.dump(2);
+    return p;
 }
 
 TEST(UserLockHolderSplit, AHolderPreemptedByAFifoThreadLeavesItsWaiterBehindARunnableHolder)
@@ -66,12 +76,7 @@ TEST(UserLockHolderSplit, AHolderPreemptedByAFifoThreadLeavesItsWaiterBehindARun
     const Recorded r = record("holder-preempted", true);
     ASSERT_TRUE(r.failure.empty()) << r.failure;
     const nlohmann::json& row = r.row;
-    ASSERT_GE(r.seen.at("contended"), 100u) << "the waiter found the lock taken too rarely to judge";
-    const uint64_t wait = ns(row, "wait_ns"), running = ns(row, "holder_running_ns"),
-                   runnable = ns(row, "holder_runnable_ns"), asleep = ns(row, "holder_asleep_ns"),
-                   unknown = ns(row, "holder_unknown_ns");
-    // The four parts add up to the wait.
-    EXPECT_EQ(running + runnable + asleep + unknown, wait) << row.dump(2);
+    const auto [wait, running, runnable, asleep, unknown] = parts_of(r);
     // Most of the wait is behind a followed holder, and a large share of it
     // behind the holder preempted.
     EXPECT_GT(running + runnable, wait / 2) << r.text;
@@ -99,12 +104,7 @@ TEST(UserLockHolderSplit, AHolderAloneOnItsCpuLeavesAlmostNoWaitBehindARunnableH
 {
     const Recorded r = record("holder-alone", false);
     ASSERT_TRUE(r.failure.empty()) << r.failure;
-    const nlohmann::json& row = r.row;
-    ASSERT_GE(r.seen.at("contended"), 100u) << "the waiter found the lock taken too rarely to judge";
-    const uint64_t wait = ns(row, "wait_ns"), running = ns(row, "holder_running_ns"),
-                   runnable = ns(row, "holder_runnable_ns"), asleep = ns(row, "holder_asleep_ns"),
-                   unknown = ns(row, "holder_unknown_ns");
-    EXPECT_EQ(running + runnable + asleep + unknown, wait) << row.dump(2);
+    const auto [wait, running, runnable, asleep, unknown] = parts_of(r);
     EXPECT_GT(running, wait / 2) << r.text;
     EXPECT_LE(running, r.seen.at("held_cpu_ns") + r.seen.at("held_cpu_ns") / 20) << r.text;
     EXPECT_LT(runnable, (running + runnable) / 20)
