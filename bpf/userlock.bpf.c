@@ -61,6 +61,10 @@ const volatile __u32 self_tgid = 0;
 const volatile __u32 max_rows = LS_ULOCK_MAX_KEYS;
 /* Possible CPUs (a followed process that exits is forgotten on each). */
 const volatile __u32 nr_cpus = 1;
+/* 1: owners are followed for the holder split (userlock_switch_chains is
+ * loaded): only then has any task an owner's record for the waking program
+ * to keep, and only then does it look. */
+const volatile __u32 follow_holders = 0;
 
 #define FUTEX_WAIT	      0
 #define FUTEX_LOCK_PI	      6
@@ -671,7 +675,8 @@ int BPF_PROG(userlock_waking, struct task_struct *p)
 	struct ulock_thread *th;
 	__u64 waker, now;
 
-	owner_woken(p);
+	if (follow_holders)
+		owner_woken(p);
 	th = bpf_task_storage_get(&threads, p, 0, 0);
 	if (!th || !th->in.t.start_ns) {
 		if (p->on_cpu)

@@ -325,6 +325,7 @@ Recorder Recorder::prepare(const Options& options)
     const bool chains = share_kernel_state(state->skel, options, state->chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch, !chains);
     bpf_program__set_autoload(state->skel->progs.userlock_switch_chains, chains);
+    rodata->follow_holders = chains ? 1 : 0;
     bpf_program__set_autoload(state->skel->progs.userlock_enter, !options.trace_waits);
     bpf_program__set_autoload(state->skel->progs.userlock_enter_traced, options.trace_waits);
     bpf_program__set_autoload(state->skel->progs.userlock_exit, !options.trace_waits);
