@@ -518,3 +518,32 @@ TEST(DiffTest, UserLocksOfSingleRunSessionsAreMatchedWithoutAVerdict)
     for (const MetricDiff& m : cache.metrics)
         EXPECT_EQ(m.verdict, Verdict::NotEnoughData) << m.metric;
 }
+
+// A user lock of a session older than format 9 keeps no holder split: its
+// parts read 0, an unknown of 100%, which is no change against a newer
+// session's parts (the kernel rows have their own rule, by format 7).
+TEST(DiffTest, UserLocksOfAnOlderFormatHaveNoHolderParts)
+{
+    TempDir dir;
+    SessionSpec spec_a = baseline(26), spec_b = baseline(27);
+    spec_a.user_locks = spec_b.user_locks = {{"g_cache_lock", "pthread_mutex"}};
+    write_session(dir.file("a.lockscope"), spec_a);
+    write_session(dir.file("b.lockscope"), spec_b);
+    Session a = load_session(dir.file("a.lockscope"));
+    const Session b = [&] {
+        Session s = load_session(dir.file("b.lockscope"));
+        for (UserLockRow& u : s.user_locks)
+            u.holder_running_ns = u.wait_ns / 2;  // B's holders ran half of the wait
+        return s;
+    }();
+    const auto holder_metrics = [](const DiffResult& d) {
+        const LockDiff& cache = lock(d, "g_cache_lock");
+        return std::count_if(cache.metrics.begin(), cache.metrics.end(),
+                             [](const MetricDiff& m) { return m.metric.starts_with("holder_"); });
+    };
+    ASSERT_GT(holder_metrics(diff_sessions(a, b, {})), 0) << "both of format 9: the parts are compared";
+    a.schema_version = 8;
+    const DiffResult d = diff_sessions(a, b, {});
+    EXPECT_EQ(holder_metrics(d), 0);
+    EXPECT_FALSE(lock(d, "g_cache_lock").metrics.empty()) << "the lock's other metrics are still compared";
+}

@@ -330,9 +330,17 @@ void compare_locks(const Side& sa, const Side& sb, const std::vector<Match>& mat
     }
     lock_metrics.push_back(&m.contentions);
     lock_metrics.push_back(&m.spin_failures);
+    const auto holder_part = [&m](const Metric* metric) {
+        return !m.holder_parts.empty() && metric >= &m.holder_parts.front() && metric <= &m.holder_parts.back();
+    };
     for (const Match& match : matches) {
         LockDiff l{match.a.name, match.a.kind, match.a.mode, match.name_b, match.kind_b};
+        // A user lock of an older format on either side: its holder parts
+        // read 0, an unknown of 100% that is no change of the lock's.
+        const bool holder_split = !sa.no_holder_split.contains(match.a) && !sb.no_holder_split.contains(match.b);
         for (const Metric* metric : lock_metrics) {
+            if (!holder_split && holder_part(metric))
+                continue;
             MetricDiff md = compare(*metric, sa, sb, &sa.locks.at(match.a), &sb.locks.at(match.b), d);
             if (says_something(md))
                 l.metrics.push_back(std::move(md));

@@ -4,6 +4,7 @@
 
 #include "core/analysis/lock_samples.h"
 #include "core/analysis/lock_vocabulary.h"
+#include "core/analysis/user_locks.h"
 #include "core/analysis/stack_frames.h"
 #include "core/error.h"
 #include "core/session_vocabulary.h"
@@ -91,7 +92,10 @@ Side collect(const Session& s)
         auto unit = unit_of.find(u.run);
         if (unit == unit_of.end())
             continue;
-        auto& series = side.locks[LockKey{u.name, u.kind, {}}];
+        const LockKey key{u.name, u.kind, {}};
+        if (!user_holder_split_kept(s.schema_version))
+            side.no_holder_split.insert(key);
+        auto& series = side.locks[key];
         series.resize(side.units.size());
         series[unit->second].add(u.counters());
     }

@@ -7,6 +7,7 @@
 #include "core/lock_key.h"
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,6 +35,9 @@ struct Side {
     // each unit's counters, and the user-space locks, by (name, kind, "").
     std::map<LockKey, std::vector<LockCounters>> locks;
     std::map<LockKey, StackCounts> stacks;  // waiter and holder stacks of those locks
+    // Rows whose format keeps no holder split (user locks before format 9):
+    // their holder parts read 0, and are no metric.
+    std::set<LockKey> no_holder_split;
     size_t runs = 0, intervals = 0;
     bool all_ops = true;  // every interval knows its workload operations
 };

@@ -187,7 +187,7 @@ UserLockReport user_lock_report(const Session& session, std::optional<int64_t> r
     UserLockReport rep;
     rep.by_process = by_process;
     rep.split = session.schema_version == 0 || session.schema_version >= 6;
-    rep.holder_split = (session.schema_version == 0 || session.schema_version >= 9) && !by_process;
+    rep.holder_split = user_holder_split_kept(session.schema_version) && !by_process;
     for (const UserLockRun& r : session.user_lock_runs) {
         if (!wanted(r.run))
             continue;

@@ -82,6 +82,13 @@ struct UserLockReport {
     UserLockRun counters;                             // samples and losses, over the runs (run is 0)
 };
 
+// Whether a session of this format keeps the user locks' holder split
+// (format 9 on; 0: built in memory).
+inline bool user_holder_split_kept(int schema_version)
+{
+    return schema_version == 0 || schema_version >= 9;
+}
+
 // Rows keyed by (name, kind, module): one lock over every run, whichever
 // process ran it; `by_process`, also by futex word (report --by instance:
 // each process's lock apart, as stress-ng's stressors' own mutexes, and two
