@@ -1,16 +1,19 @@
 // The program the user-lock holder split test records: one pthread mutex,
 // g_held_lock, whose holder (SCHED_FIFO, so that the machine's other tasks
 // do not preempt it) works with it held on CPU 0 while a waiter on CPU 1
-// sleeps on it. With "1" as its second argument, a SCHED_FIFO thread of a
-// higher priority ("preemptor") on CPU 0 takes that CPU half of the time,
-// so that the holder is often preempted with the lock held: the waiter then
-// waits behind a runnable holder.
+// sleeps on it. MODE says what the holder does with the lock held:
+//   alone    works 4 ms of its own CPU time;
+//   preempt  the same, while a SCHED_FIFO thread of a higher priority
+//            ("preemptor") on CPU 0 takes that CPU half of the time, so that
+//            the holder is often preempted with the lock held: the waiter
+//            then waits behind a runnable holder;
+//   asleep   sleeps 4 ms (nanosleep): the waiter waits behind an asleep holder.
 //
-// Usage: holder_prog RUN_MS PREEMPT(0|1) STATS_FILE
+// Usage: holder_prog RUN_MS MODE STATS_FILE
 // Writes to STATS_FILE what the program saw itself: the waiter's lock calls
 // that found the lock taken, and the holder's time holding the lock in wall
 // time and on CPU (their difference is the time it held the lock without a
-// CPU: preempted).
+// CPU: preempted, or asleep).
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -19,6 +22,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 // Global, so that its symbol names it.
@@ -68,15 +72,18 @@ struct HolderStats {
 
 // At real-time priority (so that nothing else on the machine preempts it
 // but the preemptor, which has a higher one): holds the lock for 4 ms of its
-// own CPU time, then lets the waiter have it.
-void holder(HolderStats& stats)
+// own CPU time (or, @asleep, 4 ms asleep), then lets the waiter have it.
+void holder(HolderStats& stats, bool asleep)
 {
     pin(0, "holder");
     real_time(5);
     while (!g_stop) {
         pthread_mutex_lock(&g_held_lock);
         const uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
-        while (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu < 4000000) {
+        if (asleep) {
+            sleep_ns(4000000);
+        }
+        while (!asleep && now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu < 4000000) {
         }
         pthread_mutex_unlock(&g_held_lock);
         // taken after the unlock, whose wakeup of the waiter ends its wait
@@ -119,14 +126,19 @@ void preemptor()
 int main(int argc, char** argv)
 {
     if (argc != 4) {
-        std::fprintf(stderr, "usage: holder_prog RUN_MS PREEMPT(0|1) STATS_FILE\n");
+        std::fprintf(stderr, "usage: holder_prog RUN_MS alone|preempt|asleep STATS_FILE\n");
         return 2;
     }
     const long run_ms = std::atol(argv[1]);
-    const bool preempt = std::atoi(argv[2]) != 0;
+    const std::string mode = argv[2];
+    if (mode != "alone" && mode != "preempt" && mode != "asleep") {
+        std::fprintf(stderr, "holder_prog: MODE is alone, preempt or asleep, not '%s'\n", argv[2]);
+        return 2;
+    }
+    const bool preempt = mode == "preempt";
     HolderStats held;
     uint64_t contended = 0;
-    std::thread h(holder, std::ref(held));
+    std::thread h(holder, std::ref(held), mode == "asleep");
     std::thread w(waiter, std::ref(contended));
     std::thread p;
     if (preempt) {

@@ -2,10 +2,11 @@
 // holder_prog`, then `lockscope report --format json`. A pthread mutex's
 // holder on CPU 0 is preempted, lock held, by a SCHED_FIFO thread half of
 // the time: a large share of the waiter's wait is behind a runnable holder,
-// and the preempting thread is named; without that thread, almost none is.
-// The program's own clocks are the other observer: the holder's time
-// holding the lock without a CPU (wall minus its CPU time) bounds the wait
-// behind it runnable.
+// and the preempting thread is named; without that thread, almost none is;
+// a holder that sleeps with the lock held leaves nearly all of it behind an
+// asleep holder. The program's own clocks are the other observer: the
+// holder's time holding the lock without a CPU (wall minus its CPU time)
+// bounds the wait behind it runnable, or asleep.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -26,13 +27,13 @@ struct Recorded {
     std::map<std::string, uint64_t> seen;  // the program's own counts (holder_prog's STATS_FILE)
 };
 
-Recorded record(const std::string& name, bool preempt)
+Recorded record(const std::string& name, const std::string& mode)
 {
     Recorded r;
     const std::string file = test::temp_path(name + ".lockscope");
     const std::string stats = test::temp_path(name + ".stats");
     const test::Finished rec =
-        test::run({test::lockscope_bin(), "record", "-o", file, "--", HOLDER_PROG, "3000", preempt ? "1" : "0", stats});
+        test::run({test::lockscope_bin(), "record", "-o", file, "--", HOLDER_PROG, "3000", mode, stats});
     if (rec.exit_code != 0) {
         r.failure = "lockscope record failed: " + rec.err;
         return r;
@@ -73,7 +74,7 @@ Parts parts_of(const Recorded& r)
 
 TEST(UserLockHolderSplit, AHolderPreemptedByAFifoThreadLeavesItsWaiterBehindARunnableHolder)
 {
-    const Recorded r = record("holder-preempted", true);
+    const Recorded r = record("holder-preempted", "preempt");
     ASSERT_TRUE(r.failure.empty()) << r.failure;
     const nlohmann::json& row = r.row;
     const auto [wait, running, runnable, asleep, unknown] = parts_of(r);
@@ -102,7 +103,7 @@ TEST(UserLockHolderSplit, AHolderPreemptedByAFifoThreadLeavesItsWaiterBehindARun
 
 TEST(UserLockHolderSplit, AHolderAloneOnItsCpuLeavesAlmostNoWaitBehindARunnableHolder)
 {
-    const Recorded r = record("holder-alone", false);
+    const Recorded r = record("holder-alone", "alone");
     ASSERT_TRUE(r.failure.empty()) << r.failure;
     const auto [wait, running, runnable, asleep, unknown] = parts_of(r);
     EXPECT_GT(running, wait / 2) << r.text;
@@ -111,6 +112,28 @@ TEST(UserLockHolderSplit, AHolderAloneOnItsCpuLeavesAlmostNoWaitBehindARunnableH
         << "the holder held the lock preempted for " << (r.seen.at("held_wall_ns") - r.seen.at("held_cpu_ns")) / 1000000
         << " ms by its own clocks\n"
         << r.text;
+}
+
+TEST(UserLockHolderSplit, AHolderAsleepWithTheLockHeldLeavesItsWaiterBehindAnAsleepHolder)
+{
+    const Recorded r = record("holder-asleep", "asleep");
+    ASSERT_TRUE(r.failure.empty()) << r.failure;
+    const auto [wait, running, runnable, asleep, unknown] = parts_of(r);
+    // Nearly all of what is known is behind the holder asleep, and most of
+    // the wait is known: the waiter sleeps on the lock through the holder's
+    // sleep and is woken by its unlock.
+    EXPECT_GT(asleep, wait / 2) << r.text;
+    EXPECT_GT(asleep, (running + runnable + asleep) * 9 / 10) << r.text;
+    // The program's own clocks: no more behind the holder asleep than it
+    // held the lock off a CPU, and, the waiter back 1 ms after its turn,
+    // through most of the holder's 4 ms sleeps.
+    const uint64_t off_cpu_holding = r.seen.at("held_wall_ns") - r.seen.at("held_cpu_ns");
+    EXPECT_LE(asleep, off_cpu_holding + off_cpu_holding / 20) << r.text;
+    EXPECT_GE(asleep, off_cpu_holding / 2) << r.text;
+    const auto& holders = r.row["holder_split"]["holders"];
+    ASSERT_FALSE(holders.empty()) << r.row.dump(2);
+    EXPECT_EQ(holders[0]["comm"], "holder") << r.row.dump(2);
+    EXPECT_GT(holders[0]["asleep_ns"].get<uint64_t>(), asleep / 2) << r.row.dump(2);
 }
 
 }  // namespace
