@@ -223,13 +223,40 @@ static __always_inline void holder_start(struct ls_counters *cnt, struct ls_hold
 	cnt->holder_untracked++;
 }
 
+/*
+ * A watched holder @p woken from a sleep of @slept ns with its lock held
+ * (@key): its kernel stack, where it slept (it is not running yet), on the
+ * lock's asleep row of that stack. Taken at each such wakeup, so that a
+ * sleep under way when the holder was first followed has its stack too.
+ */
+static __always_inline void holder_slept(struct task_struct *p, struct ls_stack_key *key, u64 slept)
+{
+	struct ls_cpu_state *cpu_state = this_cpu_state();
+	struct ls_holder_stack *buf;
+	u32 two = 2;
+	long n;
+
+	buf = bpf_map_lookup_elem(&holder_scratch, &two);
+	if (!buf || !cpu_state)
+		return;
+	n = bpf_get_task_stack(p, buf->ips, sizeof(buf->ips), 0);
+	key->stack_id = n > 0 ? (s32)store_holder_stack(buf, n) : 0;
+	if (n > 0 && !key->stack_id)
+		cpu_state->cnt.lost_stack_map_full++;
+	else if (n <= 0)
+		cpu_state->cnt.lost_stack++;
+	else
+		count_stack_sample(&cpu_state->cnt, key, slept);
+}
+
 /* sched_waking of @p, if it is a watched holder: asleep -> runnable. */
 static __always_inline void holder_task_woken(struct task_struct *p)
 {
 	struct ls_holder_keys *keys = holder_key_table();
+	struct ls_stack_key key = { .role = LS_ROLE_HOLDER_ASLEEP };
 	struct ls_holder_track *t;
 	int slot, going_to_sleep;
-	u64 now;
+	u64 now, slept = 0;
 
 	if (!keys)
 		return;
@@ -243,9 +270,18 @@ static __always_inline void holder_task_woken(struct task_struct *p)
 		holder_missed();
 		return;
 	}
-	if (keys->task[(u32)slot & (LS_HOLDER_SLOTS - 1)] == (u64)p)
+	if (keys->task[(u32)slot & (LS_HOLDER_SLOTS - 1)] == (u64)p) {
+		/* asleep holding its lock: the owner word said so at its switch-out */
+		if (t->state == LS_HOLDER_ASLEEP && t->holds && t->lock && now > t->since_ns) {
+			slept = now - t->since_ns;
+			key.lock = t->lock;
+			key.flags = t->lock_flags;
+		}
 		ls_holder_woken(t, now, going_to_sleep);
+	}
 	holder_unlock(t);
+	if (slept)
+		holder_slept(p, &key, slept); /* a stack walk: out of the slot's lock */
 }
 
 /* sched_switch: a watched holder switched out (@blocked: asleep; else what

@@ -122,10 +122,11 @@ struct {
 } holder_stacks SEC(".maps");
 
 /* Slot 0 for the begin programs, slot 1 for on_cpu_clock, which may
- * interrupt them on the same CPU. */
+ * interrupt them on the same CPU, slot 2 for the waking program (which an
+ * interrupt may run within a begin program too). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, u32);
 	__type(value, struct ls_holder_stack);
 } holder_scratch SEC(".maps");

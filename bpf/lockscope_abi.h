@@ -205,8 +205,12 @@ struct ls_lock_stats {
 /* A holder seen running by a waiter, its stack taken later on its own CPU by
  * a timer while it still held the lock: samples only, no waiter's wait. */
 #define LS_ROLE_HOLDER_ON_CPU    6
+/* A followed holder's stack where it slept holding the lock, taken as it is
+ * woken (the holder split's asleep part): each sleep one sample, wait_ns the
+ * time it slept there while waiters followed it. Followed, not sampled. */
+#define LS_ROLE_HOLDER_ASLEEP    7
 #define LS_ROLE_HOLDER_FIRST     LS_ROLE_HOLDER_RUNNING
-#define LS_ROLE_HOLDER_LAST      LS_ROLE_HOLDER_ON_CPU
+#define LS_ROLE_HOLDER_LAST      LS_ROLE_HOLDER_ASLEEP
 /* Holder stacks are not in the stack-trace map (that takes only the current
  * task's): their ids have this bit, and their frames are in holder_stacks. */
 #define LS_HOLDER_STACK_BIT 0x40000000

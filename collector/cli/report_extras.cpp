@@ -106,7 +106,7 @@ std::vector<HolderRow> holder_stack_rows(const Session& s, const std::optional<i
         r.holder = where;
         r.state = st.holder_state();
         r.samples += st.samples;
-        r.wait_ns += st.holder_state() == "on-cpu" ? 0 : st.wait_ns;
+        r.wait_ns += st.holder_state() == "on-cpu" || st.holder_state() == "asleep" ? 0 : st.wait_ns;
         r.locks[lock_name(s, st.lock_id)] += st.samples;
     }
     return sorted_values(rows, [](const HolderRow& a, const HolderRow& b) {
@@ -141,7 +141,8 @@ std::string holder_legend(const Session& s, bool by_task)
                                      period +
                                      " per CPU; wait: of the waiters sampled behind it, and share of that wait "
                                      "(on-cpu: a running holder sampled on its own CPU by a timer tick, behind no "
-                                     "waiter's wait)";
+                                     "waiter's wait; asleep: where a holder followed for the holder split slept "
+                                     "holding the lock, each sleep one sample, none left out)";
     return wrap_text(text, "", 4, 100);
 }
 
@@ -177,7 +178,7 @@ std::string holder_rows(const Session& session, const HolderRowOptions& o)
                     {r.holder, std::to_string(r.samples), format_percent_cell(share), locks_text(r.locks)});
             continue;
         }
-        const bool on_cpu = r.state == "on-cpu";
+        const bool on_cpu = r.state == "on-cpu" || r.state == "asleep";
         const double share = wait ? double(r.wait_ns) / double(wait) : 0.0;
         std::string wait_cell = o.csv ? std::to_string(r.wait_ns) : format_duration(double(r.wait_ns));
         std::string share_cell = o.csv ? format_decimal(share) : format_percent_cell(share);

@@ -97,6 +97,8 @@ std::string stack_role_name(uint32_t role)
             return "holder:io-wait";
         case LS_ROLE_HOLDER_ON_CPU:
             return "holder:on-cpu";
+        case LS_ROLE_HOLDER_ASLEEP:
+            return "holder:asleep";
     }
     return "unknown";
 }

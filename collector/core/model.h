@@ -149,7 +149,7 @@ struct StackSample {
     uint64_t wait_ns = 0;  // of the sampled episodes (waiter and holder roles)
 
     bool holder() const { return role.starts_with("holder:"); }
-    // "running", "preempted", "sleeping", "io-wait", "on-cpu": what a holder was doing
+    // "running", "preempted", "sleeping", "io-wait", "on-cpu", "asleep": what a holder was doing
     std::string holder_state() const { return holder() ? role.substr(7) : ""; }
 };
 
@@ -372,7 +372,10 @@ struct UserLockRun {
 
 // LS_ROLE_* as stored: "waiter", "waker", "holder:running",
 // "holder:preempted", "holder:sleeping", "holder:io-wait", "holder:on-cpu"
-// (a running holder sampled on its own CPU by a timer: no waiter's wait).
+// (a running holder sampled on its own CPU by a timer: no waiter's wait),
+// "holder:asleep" (a followed holder's stack where it slept holding the
+// lock, one sample a sleep, wait_ns its time asleep there: the holder
+// split's, not a waiter's).
 std::string stack_role_name(uint32_t role);
 
 struct TaskStats {

@@ -95,8 +95,10 @@ HolderTab::HolderTab(StackModel* stacks, QWidget* parent) : QWidget(parent)
     auto* stacks_box = new QWidget(this);
     auto* stacks_layout = new QVBoxLayout(stacks_box);
     stacks_layout->setContentsMargins(0, 0, 0, 0);
-    auto* stacks_title = new QLabel(tr("Sampled holder stacks"), this);
-    stacks_title->setToolTip(tr("The holder's kernel stack when a waiter queued, sampled; first what it was doing"));
+    auto* stacks_title = new QLabel(tr("Holder stacks"), this);
+    stacks_title->setToolTip(
+        tr("The holder's kernel stack when a waiter queued, sampled; first what it was doing. Under (asleep): "
+           "where a followed holder slept holding the lock, every such sleep, one sample each"));
     stacks_layout->addWidget(stacks_title);
     stacks_layout->addWidget(stack_view);
 

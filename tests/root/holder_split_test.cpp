@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -141,6 +142,17 @@ TEST(HolderSplit, WaitersBehindAHolderAsleepInAFault)
     const HolderTimeShare* held = holder_task(row->holder_times, holder_tid);
     ASSERT_NE(held, nullptr) << "holder thread " << holder_tid << "\n" << text;
     EXPECT_GE(double(held->asleep_ns), 0.9 * double(c.wait_ns)) << text;
+    // Where it slept, followed (not sampled): the fault's stack, for the
+    // holder's own time asleep, which the waiters queued together shared.
+    ASSERT_FALSE(row->holder_sleeps.empty()) << text;
+    const HolderShare& slept = row->holder_sleeps.front();
+    EXPECT_GE(slept.share, 0.9) << text;
+    EXPECT_TRUE(std::any_of(slept.frames.begin(), slept.frames.end(), [](const std::string& f) {
+        return f.find("handle_userfault") != std::string::npos;
+    })) << text;
+    EXPECT_LE(double(row->holder_sleep_ns), 1.05 * double(c.holder_asleep_ns)) << text;
+    EXPECT_GE(double(row->holder_sleep_ns), 0.9 * double(c.holder_asleep_ns) / kWaiters) << text;
+    EXPECT_NE(text.find("    asleep in "), std::string::npos) << text;
 
     const test::ObservedHolder o = observer.read();
     std::cout << "observer: runnable " << o.runnable_ns << " asleep " << o.asleep_ns << " in " << o.waits

@@ -176,6 +176,8 @@ std::vector<Chain> session_chains(const Session& session, std::optional<int64_t>
         auto l = locks.find(st.lock_id);
         if (!st.holder() || !wanted(st.run) || l == locks.end())
             continue;
+        if (st.holder_state() == "asleep")
+            continue;  // the holder split's sleeps, not queueings: they do not vote either
         HolderSummary& h = holders[l->second->name];
         if (st.holder_state() == "on-cpu") {
             // Ticks, not queueings: they do not vote on what the holder was

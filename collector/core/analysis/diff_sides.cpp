@@ -32,7 +32,9 @@ void add_stacks(const Session& s, const std::map<int64_t, const LockInfo*>& info
     for (const StackSample& st : s.stacks) {
         auto lock = info.find(st.lock_id);
         auto unit = unit_of.find(st.run);
-        if (lock == info.end() || unit == unit_of.end() || (st.role != "waiter" && !st.holder()))
+        // the holders' sleeps are followed, every one: not samples to compare as these are
+        if (lock == info.end() || unit == unit_of.end() || (st.role != "waiter" && !st.holder()) ||
+            st.holder_state() == "asleep")
             continue;
         const LockKey key = class_key(*lock->second);
         if (!side.locks.count(key))

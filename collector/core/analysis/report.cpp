@@ -98,30 +98,49 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         auto g = group_of.find(lock_id);
         return wanted(run) && g != group_of.end() ? g->second : nullptr;
     };
+    // A holder's sleep is its lock's, whichever waiters followed it (the
+    // programs file it under the first one's mode): it is shown on each row
+    // of that lock (name, kind, instance) whose waiters waited behind an
+    // asleep holder, and on its own.
+    auto sleep_rows = [&groups](Group* g) {
+        std::vector<Group*> rows;
+        for (auto& [key, other] : groups)
+            if (&other == g || (other.row.name == g->row.name && other.row.kind == g->row.kind &&
+                                other.row.instance == g->row.instance && other.row.counters.holder_asleep_ns))
+                rows.push_back(&other);
+        return rows;
+    };
     std::map<Group*, std::map<std::pair<std::string, std::vector<std::string>>, HolderShare>> merged;
     for (const StackSample& st : session.stacks) {
         Group* g = st.holder() ? group(st.run, st.lock_id) : nullptr;
         if (!g)
             continue;
-        // A tick lands anywhere in a function: on-CPU stacks merge by
-        // function, the first one's offsets shown.
-        HolderShare& h =
-            merged[g][{st.holder_state(), st.holder_state() == "on-cpu" ? without_offsets(st.frames) : st.frames}];
-        if (h.frames.empty())
-            h.frames = st.frames;
-        h.state = st.holder_state();
-        h.samples = sat_add(h.samples, st.samples);
-        h.wait_ns = sat_add(h.wait_ns, st.wait_ns);
+        const std::string state = st.holder_state();
+        for (Group* to : state == "asleep" ? sleep_rows(g) : std::vector<Group*>{g}) {
+            // A tick lands anywhere in a function: on-CPU stacks merge by
+            // function, the first one's offsets shown.
+            HolderShare& h = merged[to][{state, state == "on-cpu" ? without_offsets(st.frames) : st.frames}];
+            if (h.frames.empty())
+                h.frames = st.frames;
+            h.state = state;
+            h.samples = sat_add(h.samples, st.samples);
+            h.wait_ns = sat_add(h.wait_ns, st.wait_ns);
+        }
     }
     for (auto& [g, by_stack] : merged) {
-        // Two families, each with its own shares and its own top stacks:
-        // the queueing samples (of their wait) and the on-CPU ticks (of
-        // their samples, which carry no wait).
-        std::vector<HolderShare> queued, on_cpu;
+        // Three families, each with its own shares and its own top stacks:
+        // the queueing samples (of their wait), the on-CPU ticks (of their
+        // samples, which carry no wait) and the followed holders' sleeps
+        // (of their time asleep, the holder split's).
+        std::vector<HolderShare> queued, on_cpu, asleep;
         for (auto& [key, h] : by_stack)
-            (h.on_cpu() ? on_cpu : queued).push_back(std::move(h));
+            (h.on_cpu() ? on_cpu : h.asleep() ? asleep : queued).push_back(std::move(h));
         g->row.holder_samples = share_out(queued, true);
         g->row.holder_oncpu_samples = share_out(on_cpu, true);
+        for (const HolderShare& h : asleep)
+            g->row.holder_sleep_ns = sat_add(g->row.holder_sleep_ns, h.wait_ns);
+        share_out(asleep, true);
+        g->row.holder_sleeps = std::move(asleep);
         g->row.holders = std::move(queued);
         g->row.holders.insert(g->row.holders.end(), on_cpu.begin(), on_cpu.end());
     }

@@ -56,14 +56,18 @@ struct ReportOptions {
 // its own CPU by a timer tick while it still held the lock. No waiter's
 // episode belongs to a tick, so those carry no wait: their share is of the
 // row's on-CPU samples, the others' of the wait behind the queueing samples.
+// State "asleep": where a holder followed for the holder split slept with
+// the lock held, every such sleep (not sampled): samples are its sleeps,
+// wait_ns the holder's own time asleep there, share of the row's.
 struct HolderShare {
     std::vector<std::string> frames;  // innermost first; empty: it was running on another CPU
-    std::string state;                // running, preempted, sleeping, io-wait, on-cpu
+    std::string state;                // running, preempted, sleeping, io-wait, on-cpu, asleep
     uint64_t samples = 0;
     uint64_t wait_ns = 0;  // wait of the sampled episodes that queued behind it
     double share = 0;      // of the row's sampled holders' wait: "held while" (on-cpu: of its samples)
 
     bool on_cpu() const { return state == "on-cpu"; }
+    bool asleep() const { return state == "asleep"; }
 };
 
 // The waiters' own code above a lock row's kernel stacks: a user stack
@@ -109,6 +113,10 @@ struct ReportRow {
     // holders followed, and the tasks that had preempted a runnable holder.
     std::vector<HolderTimeShare> holder_times;
     std::vector<HolderTimeShare> preemptors;
+    // By lock or instance: where its followed holders slept holding it
+    // (HolderShare state "asleep"), most time first; and that time, all stacks'.
+    std::vector<HolderShare> holder_sleeps;
+    uint64_t holder_sleep_ns = 0;
     std::vector<UserCodeShare> user_code;  // by lock or instance: the top user stacks, by wait
     uint64_t user_code_samples = 0;        // all of the row's sampled user stacks
     // By lock or instance: the cgroups whose tasks were sampled waiting on

@@ -35,17 +35,20 @@ bool is_lock_plumbing(std::string_view fn)
     return false;
 }
 
+bool is_schedule_function(std::string_view fn)
+{
+    // .sched.text functions that the plumbing prefixes miss.
+    static constexpr std::array kSchedText = {"schedule",    "__schedule",     "preempt_schedule",
+                                              "io_schedule", "__cond_resched", "_cond_resched"};
+    const std::string_view base = fn.substr(0, fn.find('.'));  // "f.constprop.0" is f
+    return std::find(kSchedText.begin(), kSchedText.end(), base) != kSchedText.end() || base.starts_with("schedule_");
+}
+
 std::string caller_function(const std::vector<std::string>& frames)
 {
-    // .spinlock.text and .sched.text functions that the plumbing prefixes miss.
-    static constexpr std::array kLockText = {"schedule",    "__schedule",     "preempt_schedule",
-                                             "io_schedule", "__cond_resched", "_cond_resched"};
     for (const std::string& frame : frames) {
         const std::string_view fn = std::string_view(frame).substr(0, frame.find('+'));
-        if (fn.empty() || is_lock_plumbing(fn))
-            continue;
-        const std::string_view base = fn.substr(0, fn.find('.'));  // "f.constprop.0" is f
-        if (std::find(kLockText.begin(), kLockText.end(), base) != kLockText.end() || base.starts_with("schedule_"))
+        if (fn.empty() || is_lock_plumbing(fn) || is_schedule_function(fn))
             continue;
         return std::string(fn);
     }

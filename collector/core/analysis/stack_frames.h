@@ -18,6 +18,9 @@ bool is_tracepoint_plumbing(const std::string& function);
 // ("_raw_spin_lock", "mutex_lock", "bpf_trace_run2", ...).
 bool is_lock_plumbing(std::string_view function);
 
+// The scheduler's own functions (.sched.text): schedule(), io_schedule(), ...
+bool is_schedule_function(std::string_view function);
+
 // The first function of a stored stack that is not lock, scheduler, wake-up
 // or tracing plumbing (their addresses are gone: recognised by name).
 std::string caller_function(const std::vector<std::string>& frames);

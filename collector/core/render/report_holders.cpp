@@ -2,13 +2,14 @@
 
 #include <vector>
 
+#include "core/analysis/stack_frames.h"
 #include "core/format.h"
 #include "core/render/report_shares.h"
 
 namespace lockscope::report_holders {
 namespace {
 
-constexpr size_t kRows = 5, kTasks = 10;
+constexpr size_t kRows = 5, kTasks = 10, kSleepStacks = 3;
 constexpr size_t kNameWidth = 40;  // a lock's name before its split, but with full names
 
 std::string task_name(const HolderTimeShare& t)
@@ -28,6 +29,20 @@ std::string task_parts(const HolderTimeShare& t)
     part("runnable", t.runnable_ns);
     part("asleep", t.asleep_ns);
     return s.empty() ? "no time" : s;
+}
+
+// "handle_userfault <- do_user_addr_fault <- …": a sleeping task's stack
+// past the scheduler's own frames, its first few functions.
+std::string sleep_frames(const std::vector<std::string>& frames)
+{
+    constexpr size_t kFrames = 4;
+    size_t first = 0;
+    while (first + 1 < frames.size() && is_schedule_function(function_of(frames[first])))
+        first++;
+    std::string s;
+    for (size_t i = first; i < frames.size() && i < first + kFrames; i++)
+        s += (i > first ? " <- " : "") + function_of(frames[i]);
+    return s;
 }
 
 nlohmann::ordered_json tasks_json(const std::vector<HolderTimeShare>& tasks)
@@ -118,11 +133,25 @@ void row_lines(std::ostringstream& out, const std::string& name, const ReportRow
     if (!instead.empty())
         out << wrap_text(instead + " (the wait behind the runnable holder it had preempted)",
                          "    runnable holder preempted by ", 12, 100);
+    for (size_t i = 0; i < r.holder_sleeps.size() && i < kSleepStacks; i++) {
+        const HolderShare& h = r.holder_sleeps[i];
+        const std::string where = h.frames.empty() ? "(no frames)" : sleep_frames(h.frames);
+        std::string share = format_percent_cell(h.share);
+        share.insert(0, share.size() < 5 ? 5 - share.size() : 0, ' ');
+        out << wrap_text(where + " (" + format_duration(double(h.wait_ns)) + ", " + format_count(h.samples) +
+                             (h.samples == 1 ? " sleep)" : " sleeps)"),
+                         (i ? "              " : "    asleep in ") + share + "  ", 21, 100);
+    }
 }
 
 nlohmann::ordered_json row_json(const ReportRow& r)
 {
-    return {{"holders", tasks_json(r.holder_times)}, {"preempted_by", tasks_json(r.preemptors)}};
+    auto sleeps = nlohmann::ordered_json::array();
+    for (const HolderShare& h : r.holder_sleeps)
+        sleeps.push_back({{"stack", h.frames}, {"sleeps", h.samples}, {"asleep_ns", h.wait_ns}, {"share", h.share}});
+    return {{"holders", tasks_json(r.holder_times)},
+            {"preempted_by", tasks_json(r.preemptors)},
+            {"asleep_in", std::move(sleeps)}};
 }
 
 nlohmann::ordered_json by_task_json(const Report& rep)
