@@ -13,17 +13,21 @@
 // Writes to STATS_FILE what the program saw itself: the waiter's lock calls
 // that found the lock taken, and the holder's time holding the lock in wall
 // time and on CPU (their difference is the time it held the lock without a
-// CPU: preempted, or asleep).
+// CPU: preempted, or asleep); and, asleep, how much of the waiter's time in
+// its lock calls overlapped the holder's sleeps with the lock held, from
+// both threads' own clock readings.
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 // Global, so that its symbol names it.
 pthread_mutex_t g_held_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -64,11 +68,31 @@ void real_time(int priority)
     }
 }
 
+// A stretch of CLOCK_MONOTONIC time.
+struct Span {
+    uint64_t begin = 0, end = 0;
+};
+
 struct HolderStats {
     uint64_t holds = 0;
     uint64_t held_wall_ns = 0;
     uint64_t held_cpu_ns = 0;
+    std::vector<Span> sleeps;  // asleep with the lock held, in order
 };
+
+// The time two ordered lists of disjoint spans have in common.
+uint64_t overlap_ns(const std::vector<Span>& a, const std::vector<Span>& b)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+        const uint64_t begin = std::max(a[i].begin, b[j].begin), end = std::min(a[i].end, b[j].end);
+        if (end > begin) {
+            sum += end - begin;
+        }
+        (a[i].end < b[j].end ? i : j)++;
+    }
+    return sum;
+}
 
 // At real-time priority (so that nothing else on the machine preempts it
 // but the preemptor, which has a higher one): holds the lock for 4 ms of its
@@ -81,7 +105,9 @@ void holder(HolderStats& stats, bool asleep)
         pthread_mutex_lock(&g_held_lock);
         const uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
         if (asleep) {
+            const uint64_t from = now_ns(CLOCK_MONOTONIC);
             sleep_ns(4000000);
+            stats.sleeps.push_back({from, now_ns(CLOCK_MONOTONIC)});
         }
         while (!asleep && now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu < 4000000) {
         }
@@ -94,14 +120,17 @@ void holder(HolderStats& stats, bool asleep)
     }
 }
 
-// Takes the lock as soon as it can, 1 ms after its last turn.
-void waiter(uint64_t& contended)
+// Takes the lock as soon as it can, 1 ms after its last turn; keeps the
+// times of its lock calls that found the lock taken.
+void waiter(uint64_t& contended, std::vector<Span>& waits)
 {
     pin(1, "waiter");
     while (!g_stop) {
         if (pthread_mutex_trylock(&g_held_lock) != 0) {
             ++contended;
+            const uint64_t from = now_ns(CLOCK_MONOTONIC);
             pthread_mutex_lock(&g_held_lock);
+            waits.push_back({from, now_ns(CLOCK_MONOTONIC)});
         }
         pthread_mutex_unlock(&g_held_lock);
         sleep_ns(1000000);
@@ -138,8 +167,12 @@ int main(int argc, char** argv)
     const bool preempt = mode == "preempt";
     HolderStats held;
     uint64_t contended = 0;
+    std::vector<Span> waits;
+    // room for every turn, so that no allocation lands in a critical section
+    held.sleeps.reserve(size_t(run_ms) + 16);
+    waits.reserve(size_t(run_ms) + 16);
     std::thread h(holder, std::ref(held), mode == "asleep");
-    std::thread w(waiter, std::ref(contended));
+    std::thread w(waiter, std::ref(contended), std::ref(waits));
     std::thread p;
     if (preempt) {
         p = std::thread(preemptor);
@@ -157,8 +190,9 @@ int main(int argc, char** argv)
     if (out == nullptr) {
         return 1;
     }
-    std::fprintf(out, "contended %llu\nholds %llu\nheld_wall_ns %llu\nheld_cpu_ns %llu\n",
+    std::fprintf(out, "contended %llu\nholds %llu\nheld_wall_ns %llu\nheld_cpu_ns %llu\nwait_behind_asleep_ns %llu\n",
                  static_cast<unsigned long long>(contended), static_cast<unsigned long long>(held.holds),
-                 static_cast<unsigned long long>(held.held_wall_ns), static_cast<unsigned long long>(held.held_cpu_ns));
+                 static_cast<unsigned long long>(held.held_wall_ns), static_cast<unsigned long long>(held.held_cpu_ns),
+                 static_cast<unsigned long long>(overlap_ns(held.sleeps, waits)));
     return std::fclose(out) == 0 ? 0 : 1;
 }
