@@ -20,7 +20,9 @@ std::vector<StackEntry> merge_stacks(const Session& s, const std::unordered_set<
         if (!ids.count(st.lock_id))
             continue;
         std::vector<std::string> frames = st.frames;
-        if (role == "holder" && st.holder()) {
+        if (role == "holder" && st.holder_state() == "asleep") {
+            continue;  // every sleep, not samples: the Holders tab's summary has them
+        } else if (role == "holder" && st.holder()) {
             // What the holder was doing comes first; a running holder's
             // stack cannot be read from another CPU.
             frames.insert(frames.begin(), st.frames.empty() && st.holder_state() == "running"

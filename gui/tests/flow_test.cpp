@@ -433,6 +433,10 @@ void FlowTest::holderSplitShowsInTheCardTheColumnsAndTheTab()
     QVERIFY2(tab->summary()->text().contains(QStringLiteral("runnable")) &&
                  tab->summary()->text().contains(QStringLiteral("45%")),
              qPrintable(tab->summary()->text()));
+    // and where its holders slept holding it, past the scheduler's frames
+    QVERIFY2(
+        tab->summary()->text().contains(QStringLiteral("It slept holding the lock in: folio_wait_bit_common &larr; ")),
+        qPrintable(tab->summary()->text()));
     HolderTimeModel* tasks = tab->times();
     // The holders first (each run's two threads, the top three), then the
     // compiler and the softirq thread that preempted them.

@@ -238,10 +238,11 @@ void ModelTest::detailModels()
         holders.setStacks(d.holders);
         QVERIFY(waiters.rowCount() > 0);
         // Holder stacks: every holder sample of the row's locks, each led by
-        // what the holder was doing.
+        // what the holder was doing (where followed holders slept is not a
+        // sample: the Holders tab's summary has it).
         uint64_t holder_raw = 0, holder_shown = 0;
         for (const StackSample& s : snap_->session->stacks)
-            if (s.holder() &&
+            if (s.holder() && s.holder_state() != "asleep" &&
                 std::count(snap_->report.rows[g].lock_ids.begin(), snap_->report.rows[g].lock_ids.end(), s.lock_id))
                 holder_raw += s.samples;
         for (const StackEntry& h : d.holders) {

@@ -176,6 +176,13 @@ struct LiveSession::State {
                 h.frames.clear();
                 h.samples = 1;
                 out.push_back(h);
+                // Where a followed holder slept holding it: every sleep, its time.
+                h.role = "holder:asleep";
+                h.frames = {"__schedule+0x2d1", "schedule+0x4e", "io_schedule+0x12", "folio_wait_bit_common+0x12c",
+                            l.caller + "+0x" + std::to_string(0x60)};
+                h.samples = 2;
+                h.wait_ns = 5'000'000;
+                out.push_back(h);
             }
         }
         return out;

@@ -1,6 +1,8 @@
 #include "views/holder_tab.h"
 
 #include "charts/chart_data.h"
+#include "core/analysis/stack_frames.h"
+#include "core/format.h"
 #include "models/display.h"
 #include "models/holder_time_model.h"
 #include "models/lock_table_model.h"
@@ -95,10 +97,8 @@ HolderTab::HolderTab(StackModel* stacks, QWidget* parent) : QWidget(parent)
     auto* stacks_box = new QWidget(this);
     auto* stacks_layout = new QVBoxLayout(stacks_box);
     stacks_layout->setContentsMargins(0, 0, 0, 0);
-    auto* stacks_title = new QLabel(tr("Holder stacks"), this);
-    stacks_title->setToolTip(
-        tr("The holder's kernel stack when a waiter queued, sampled; first what it was doing. Under (asleep): "
-           "where a followed holder slept holding the lock, every such sleep, one sample each"));
+    auto* stacks_title = new QLabel(tr("Sampled holder stacks"), this);
+    stacks_title->setToolTip(tr("The holder's kernel stack when a waiter queued, sampled; first what it was doing"));
     stacks_layout->addWidget(stacks_title);
     stacks_layout->addWidget(stack_view);
 
@@ -135,8 +135,25 @@ void HolderTab::setRow(const ReportRow* row, bool kept)
                          .arg(part_colour(part).name(), display::holder_part_name(part),
                               display::duration(double(display::holder_part_ns(c, part))))
                          .arg(percents[size_t(part)]);
-        summary_->setText(tr("While waiters waited %1, the holder was: %2")
-                              .arg(display::duration(double(c.wait_ns)), parts.join(QStringLiteral(", "))));
+        QString text = tr("While waiters waited %1, the holder was: %2")
+                           .arg(display::duration(double(c.wait_ns)), parts.join(QStringLiteral(", ")));
+        // Where it slept holding the lock: every sleep (the report's "asleep in").
+        QStringList slept;
+        for (size_t i = 0; i < row->holder_sleeps.size() && i < 2; ++i) {
+            const HolderShare& h = row->holder_sleeps[i];
+            QStringList where;
+            for (const std::string& frame : h.frames)
+                if (!is_schedule_function(function_of(frame)) && where.size() < 3)
+                    where << QString::fromStdString(function_of(frame)).toHtmlEscaped();
+            slept << tr("%1 %2 (%3, %4 %5)")
+                         .arg(where.join(QStringLiteral(" &larr; ")),
+                              QString::fromStdString(format_percent_cell(h.share)),
+                              display::duration(double(h.wait_ns)), QString::fromStdString(format_count(h.samples)),
+                              h.samples == 1 ? tr("sleep") : tr("sleeps"));
+        }
+        if (!slept.isEmpty())
+            text += tr("<br>It slept holding the lock in: %1").arg(slept.join(QStringLiteral("; ")));
+        summary_->setText(text);
     }
     if (followed)
         times_->setTasks(row->holder_times, row->preemptors);
