@@ -87,6 +87,12 @@ std::string guest_init_script(const GuestRun& run)
       << "echo $? > /lab/status\n";
     if (run.stuck_after_s > 0)
         s << "kill $guard 2>/dev/null\n";
+    // Whether this kernel takes the user-space lock programs: a command
+    // recorded as a user runs one (user locks on), its session brought home
+    // for the host to read how they were recorded.
+    s << "say \"user locks\"\n"
+         "/bin/lockscope record -o /tmp/user-locks.lockscope -- /bin/lockscope workload pipe -t 2 -d 1 "
+         ">/dev/null 2>/lab/user-locks.err && cp /tmp/user-locks.lockscope /lab/user-locks.lockscope\n";
     s << ""
          "[ -f /tmp/session.lockscope ] && cp /tmp/session.lockscope /lab/session.lockscope\n"
          "sync\n"

@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "core/host/metadata.h"
+#include "core/storage/session_store.h"
 #include "lab/guest_init.h"
 #include "lab/guest_modules.h"
 #include "lab/initramfs.h"
@@ -126,6 +127,8 @@ public:
                 run_ = 1;
             } else if (what.rfind("error ", 0) == 0) {
                 guest_error_ = what.substr(6);
+            } else if (what == "user locks") {
+                progress("recording a command's user-space locks...");
             } else if (what == "powering off") {
                 progress("powering off");
             } else if (what.rfind(kStuckWord, 0) == 0) {
@@ -209,6 +212,30 @@ std::map<std::string, std::string> host_facts(const BootResult& boot, const Gues
     std::snprintf(elapsed, sizeof elapsed, "%.1f", boot.elapsed_s);
     m["lab.guest_elapsed_s"] = elapsed;
     return m;
+}
+
+// How the guest's kernel took the user-space lock programs, from the short
+// recording of a command after the workload's: "recorded", "unavailable: "
+// and why, or "not recorded: " and the recorder's last words.
+std::string guest_user_locks(const std::string& share)
+{
+    const std::string session = share + "/user-locks.lockscope";
+    if (access(session.c_str(), R_OK) != 0) {
+        std::string last, line;
+        std::ifstream err(share + "/user-locks.err");
+        while (std::getline(err, line))
+            if (!line.empty())
+                last = line;
+        return "not recorded: " + (last.empty() ? std::string("lockscope record left no session") : last);
+    }
+    try {
+        const Session s = load_session(session);
+        if (s.user_lock_runs.empty())
+            return "not recorded: the session has no user-lock run";
+        return s.user_lock_runs.front().status;
+    } catch (const std::exception& e) {
+        return std::string("not recorded: ") + e.what();
+    }
 }
 
 void build_guest_initramfs(const GuestKernel& kernel, const LabOptions& o, const std::string& path)
@@ -341,7 +368,10 @@ std::string record_in_guest(const GuestKernel& kernel, const LabOptions& o, cons
         return Error(what, kernel.label, 0, why + "; console log: " + saved_log);
     });
     const std::string session = share + "/session.lockscope";
-    annotate_session(session, host_facts(boot, kernel, o, load_before));
+    std::map<std::string, std::string> facts = host_facts(boot, kernel, o, load_before);
+    facts["lab.user_locks"] = guest_user_locks(share);
+    progress("user-space locks: " + facts["lab.user_locks"]);
+    annotate_session(session, facts);
 
     const std::string release = read_trimmed(share + "/release");
     const std::string destination =

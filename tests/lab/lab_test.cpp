@@ -88,6 +88,9 @@ TEST_F(LabTwoKernels, EachSessionCarriesItsGuestKernelNotTheHosts)
         EXPECT_FALSE(s->meta_value("lab.host_loadavg_before").empty());
         EXPECT_FALSE(s->meta_value("lab.host_loadavg_after").empty());
         EXPECT_EQ(s->meta_value("config.available"), "yes");
+        // The user-space lock programs load and attach on the guest's kernel
+        // (a command recorded after the workload, as a user records one).
+        EXPECT_EQ(s->meta_value("lab.user_locks"), "recorded");
         ASSERT_EQ(s->runs.size(), 8u);
         for (const auto& run : s->runs)
             EXPECT_EQ(run.status, "complete");

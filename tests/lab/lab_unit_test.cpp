@@ -65,6 +65,9 @@ TEST(LabInit, RecordsTheWorkloadAndReportsOverTheConsole)
     run.modules = {"virtio", "9p"};
     const std::string init = guest_init_script(run);
     EXPECT_NE(init.find("lockscope record --workload 'unlink1' -t 3 -d 2.5 --repeat 4"), std::string::npos) << init;
+    // then a command, with its user-space locks, whose session comes home too
+    EXPECT_GT(init.find("record -o /tmp/user-locks.lockscope -- "), init.find("echo $? > /lab/status")) << init;
+    EXPECT_NE(init.find("/lab/user-locks.lockscope"), std::string::npos) << init;
     EXPECT_LT(init.find("insmod /lib/modules/lab/virtio.ko"), init.find("insmod /lib/modules/lab/9p.ko"));
     EXPECT_NE(init.find(std::string(kConsolePrefix)), std::string::npos);
     EXPECT_NE(init.find("poweroff -f"), std::string::npos);
