@@ -59,4 +59,8 @@ function(lockscope_bpf_skeleton name)
   add_dependencies(${name} ${name}_gen)
   target_include_directories(${name} INTERFACE "${out_dir}" "${src_dir}")
   target_link_libraries(${name} INTERFACE PkgConfig::LIBBPF)
+  # bpftool writes a bool of the programs' .kconfig (libbpf's
+  # LINUX_HAS_BPF_COOKIE) as C's _Bool, which g++ takes in C++ and clang++
+  # does not.
+  target_compile_definitions(${name} INTERFACE "$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:Clang>>:_Bool=bool>")
 endfunction()

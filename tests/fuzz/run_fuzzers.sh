@@ -6,8 +6,9 @@
 # tests/fuzz/corpus/<target>/ as crash-<what>, fix the bug, and
 # fuzz_replay_test replays it from then on in every build.
 # usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET]   (default 180)
-# environment: BUILD_DIR (default build-fuzz), ARTIFACTS (default
-#   BUILD_DIR/fuzz-artifacts), JOBS (build parallelism, default nproc).
+# environment: BUILD_DIR (default build-fuzz; a clang build configured with
+#   LOCKSCOPE_FUZZ, as CI's sanitizer build, is reused as it is), ARTIFACTS
+#   (default BUILD_DIR/fuzz-artifacts), JOBS (build parallelism, default nproc).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
