@@ -2,13 +2,13 @@
 # The exporter under load and bad requests, on localhost, while a contention
 # workload is recorded (record -w pipe --prometheus --web-config, TLS and
 # basic auth, --cgroup: the recorder's own cgroup):
-# - 100 concurrent scrapers for SCRAPE_SECONDS (default 40), each a curl
+# - 100 concurrent scrapers for SCRAPE_SECONDS (default 30), each a curl
 #   with the password piped into `promtool check metrics`: every response is
 #   200, complete (curl checks Content-Length), ours, and accepted by promtool;
 # - meanwhile bad clients (bad_clients.py): slow senders, malformed and
 #   oversized requests, plain text on the TLS port, abrupt disconnects;
 # - the session loses no events that the same recording without scrapers
-#   (a baseline of BASELINE_SECONDS, default 20) does not lose: its report's
+#   (a baseline of BASELINE_SECONDS, default 10) does not lose: its report's
 #   lost count is within what the baseline's rate per contention predicts
 #   (Poisson, three standard deviations);
 # - the recorder's RSS levels off: the last third's peak is within 16 MiB of
@@ -19,8 +19,8 @@ set -uo pipefail
 lockscope=$1
 here=$(cd "$(dirname "$0")" && pwd)
 scrapers=${SCRAPERS:-100}
-seconds=${SCRAPE_SECONDS:-40}
-baseline_seconds=${BASELINE_SECONDS:-20}
+seconds=${SCRAPE_SECONDS:-30}
+baseline_seconds=${BASELINE_SECONDS:-10}
 if [ "$(id -u)" -ne 0 ]; then
   echo "Skipped: recording needs root"
   exit 77
