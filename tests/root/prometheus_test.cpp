@@ -212,6 +212,8 @@ TEST(Prometheus, BuildInfoJoinsToEachExportersLockSeries)
     ASSERT_TRUE(both) << "the join did not give both exporters' pipe lock: " << result.dump()
                       << "\nbuild info: " << server.query("lockscope_build_info").dump() << "\npipe lock: "
                       << server.query("lockscope_contentions_total{lock=\"pipe_inode_info.mutex\"}").dump()
+                      << "\nthe locks each served: "
+                      << server.query("count by (instance, lock, kind) (lockscope_contentions_total)").dump()
                       << "\nexporters said:\n"
                       << exporters[0].stderr_so_far() << exporters[1].stderr_so_far();
     ASSERT_EQ(fleet.exit_code, 0) << fleet.err;
