@@ -142,9 +142,8 @@ void HolderTab::setRow(const ReportRow* row, bool kept)
         for (size_t i = 0; i < row->holder_sleeps.size() && i < 2; ++i) {
             const HolderShare& h = row->holder_sleeps[i];
             QStringList where;
-            for (const std::string& frame : h.frames)
-                if (!is_schedule_function(function_of(frame)) && where.size() < 3)
-                    where << QString::fromStdString(function_of(frame)).toHtmlEscaped();
+            for (const std::string& fn : sleep_functions(h.frames, 3))
+                where << QString::fromStdString(fn).toHtmlEscaped();
             slept << tr("%1 %2 (%3, %4 %5)")
                          .arg(where.join(QStringLiteral(" &larr; ")),
                               QString::fromStdString(format_percent_cell(h.share)),

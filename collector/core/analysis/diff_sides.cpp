@@ -39,13 +39,7 @@ void add_stacks(const Session& s, const std::map<int64_t, const LockInfo*>& info
         const LockKey key = class_key(*lock->second);
         if (!side.locks.count(key))
             continue;  // no row in report: nothing to compare its paths with
-        std::vector<std::string> functions;
-        for (const std::string& frame : st.frames) {
-            std::string f = stack_function(frame);
-            if (!is_tracepoint_plumbing(f))
-                functions.push_back(std::move(f));
-        }
-        std::vector<uint64_t>& samples = side.stacks[key][{st.role, std::move(functions)}];
+        std::vector<uint64_t>& samples = side.stacks[key][{st.role, traced_functions(st.frames)}];
         samples.resize(side.units.size());
         samples[unit->second] = sat_add(samples[unit->second], st.samples);
     }

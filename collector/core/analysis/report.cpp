@@ -12,6 +12,7 @@
 #include <functional>
 #include <iterator>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -54,15 +55,6 @@ std::map<int64_t, Group*> group_of_lock(GroupMap& groups)
 
 constexpr size_t kHoldersPerRow = 3;
 
-// "f+0x1a/0x40" -> "f".
-std::vector<std::string> without_offsets(const std::vector<std::string>& frames)
-{
-    std::vector<std::string> out;
-    for (const std::string& f : frames)
-        out.push_back(f.substr(0, f.find('+')));
-    return out;
-}
-
 // Sets each sampled stack's share (of the wait; of the samples where none
 // carries wait), keeps the top ones, and returns the samples of all. Holder
 // stacks of one share go by their samples; user code keeps its frames' order.
@@ -102,12 +94,15 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
     // programs file it under the first one's mode): it is shown on each row
     // of that lock (name, kind, instance) whose waiters waited behind an
     // asleep holder, and on its own.
-    auto sleep_rows = [&groups](Group* g) {
-        std::vector<Group*> rows;
-        for (auto& [key, other] : groups)
-            if (&other == g || (other.row.name == g->row.name && other.row.kind == g->row.kind &&
-                                other.row.instance == g->row.instance && other.row.counters.holder_asleep_ns))
-                rows.push_back(&other);
+    using Lock = std::tuple<std::string, std::string, std::string>;  // name, kind, instance
+    std::map<Lock, std::vector<Group*>> asleep_behind;
+    for (auto& [key, g] : groups)
+        if (g.row.counters.holder_asleep_ns)
+            asleep_behind[{g.row.name, g.row.kind, g.row.instance}].push_back(&g);
+    auto sleep_rows = [&asleep_behind](Group* g) {
+        std::vector<Group*> rows = asleep_behind[{g->row.name, g->row.kind, g->row.instance}];
+        if (std::find(rows.begin(), rows.end(), g) == rows.end())
+            rows.push_back(g);
         return rows;
     };
     std::map<Group*, std::map<std::pair<std::string, std::vector<std::string>>, HolderShare>> merged;
@@ -119,7 +114,7 @@ void attach_samples(const Session& session, const std::function<bool(int64_t)>& 
         for (Group* to : state == "asleep" ? sleep_rows(g) : std::vector<Group*>{g}) {
             // A tick lands anywhere in a function: on-CPU stacks merge by
             // function, the first one's offsets shown.
-            HolderShare& h = merged[to][{state, state == "on-cpu" ? without_offsets(st.frames) : st.frames}];
+            HolderShare& h = merged[to][{state, state == "on-cpu" ? stack_functions(st.frames) : st.frames}];
             if (h.frames.empty())
                 h.frames = st.frames;
             h.state = state;

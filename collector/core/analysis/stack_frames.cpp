@@ -1,5 +1,7 @@
 #include "core/analysis/stack_frames.h"
 
+#include "core/format.h"
+
 #include <algorithm>
 #include <array>
 
@@ -16,10 +18,19 @@ constexpr std::array kPlumbingPrefixes = {
 
 }  // namespace
 
-std::string stack_function(const std::string& frame)
+std::vector<std::string> stack_functions(const std::vector<std::string>& frames)
 {
-    const size_t plus = frame.find('+');
-    return plus == std::string::npos ? frame : frame.substr(0, plus);
+    std::vector<std::string> out;
+    for (const std::string& frame : frames)
+        out.push_back(function_of(frame));
+    return out;
+}
+
+std::vector<std::string> traced_functions(const std::vector<std::string>& frames)
+{
+    std::vector<std::string> out = stack_functions(frames);
+    std::erase_if(out, [](const std::string& fn) { return is_tracepoint_plumbing(fn); });
+    return out;
 }
 
 bool is_tracepoint_plumbing(const std::string& fn)
@@ -42,6 +53,17 @@ bool is_schedule_function(std::string_view fn)
                                               "io_schedule", "__cond_resched", "_cond_resched"};
     const std::string_view base = fn.substr(0, fn.find('.'));  // "f.constprop.0" is f
     return std::find(kSchedText.begin(), kSchedText.end(), base) != kSchedText.end() || base.starts_with("schedule_");
+}
+
+std::vector<std::string> sleep_functions(const std::vector<std::string>& frames, size_t count)
+{
+    size_t first = 0;
+    while (first + 1 < frames.size() && is_schedule_function(function_of(frames[first])))
+        first++;
+    std::vector<std::string> out;
+    for (size_t i = first; i < frames.size() && out.size() < count; i++)
+        out.push_back(function_of(frames[i]));
+    return out;
 }
 
 std::string caller_function(const std::vector<std::string>& frames)

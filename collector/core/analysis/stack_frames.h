@@ -10,8 +10,10 @@
 
 namespace lockscope {
 
-// "anon_pipe_read+0x5a/0x3c0" -> "anon_pipe_read".
-std::string stack_function(const std::string& frame);
+// A stored stack's functions, innermost first: "f+0x1a/0x40" -> "f".
+std::vector<std::string> stack_functions(const std::vector<std::string>& frames);
+// The same without the tracepoint's own frames.
+std::vector<std::string> traced_functions(const std::vector<std::string>& frames);
 // The tracepoint's own frames, the same on every stack.
 bool is_tracepoint_plumbing(const std::string& function);
 // Lock, wake-up and tracing code that is not in .spinlock.text/.sched.text
@@ -20,6 +22,9 @@ bool is_lock_plumbing(std::string_view function);
 
 // The scheduler's own functions (.sched.text): schedule(), io_schedule(), ...
 bool is_schedule_function(std::string_view function);
+// Where a task slept: the first `count` functions of its stack past the
+// scheduler's own frames ("handle_userfault", "__handle_mm_fault", ...).
+std::vector<std::string> sleep_functions(const std::vector<std::string>& frames, size_t count);
 
 // The first function of a stored stack that is not lock, scheduler, wake-up
 // or tracing plumbing (their addresses are gone: recognised by name).

@@ -11,12 +11,10 @@ namespace {
 // A kernel stack's functions, innermost first, without the tracepoint's own.
 std::vector<std::string> kernel_functions(const StackSample& s)
 {
-    std::vector<std::string> out;
-    for (const std::string& frame : s.frames) {
-        const std::string fn = stack_function(frame);
-        if (!is_tracepoint_plumbing(fn))
-            out.push_back(fn.empty() ? "[unknown]" : fn);
-    }
+    std::vector<std::string> out = traced_functions(s.frames);
+    for (std::string& fn : out)
+        if (fn.empty())
+            fn = "[unknown]";
     return out;
 }
 

@@ -35,13 +35,9 @@ std::string task_parts(const HolderTimeShare& t)
 // past the scheduler's own frames, its first few functions.
 std::string sleep_frames(const std::vector<std::string>& frames)
 {
-    constexpr size_t kFrames = 4;
-    size_t first = 0;
-    while (first + 1 < frames.size() && is_schedule_function(function_of(frames[first])))
-        first++;
     std::string s;
-    for (size_t i = first; i < frames.size() && i < first + kFrames; i++)
-        s += (i > first ? " <- " : "") + function_of(frames[i]);
+    for (const std::string& fn : sleep_functions(frames, 4))
+        s += (s.empty() ? "" : " <- ") + fn;
     return s;
 }
 
