@@ -24,7 +24,7 @@ struct KernelUserStack {
     uint32_t kernel_flags = 0;
     int32_t kernel_stack_id = 0;
     pid_t tgid = 0;
-    std::vector<std::string> frames;  // user frames, innermost first (as SampledStack's)
+    std::vector<std::string> frames;  // user frames, innermost first (as UserLockStack's)
     uint64_t samples = 0;
     uint64_t wait_ns = 0;
 };
@@ -54,34 +54,6 @@ struct KernelChain {
     std::map<std::string, uint64_t> root_states;
 };
 
-// A thread whose wakeup ended waits on a user lock (for a mutex, its unlock).
-struct Waker {
-    uint32_t tid = 0;
-    uint32_t tgid = 0;
-    std::string comm;  // the thread's name at its last such wakeup
-    uint64_t wakes = 0;
-};
-
-// Sampled waits of a user lock with one user stack (frames innermost first:
-// demangled functions, "[module+0xoffset]" where a module has no symbol for
-// the address, "[unknown]" outside any module).
-struct SampledStack {
-    std::vector<std::string> frames;
-    uint64_t samples = 0;
-    uint64_t wait_ns = 0;  // those samples' wait
-};
-
-// One futex word of a user lock and its part of the row's waits: a row can
-// have several words of one name (heap mutexes taken in one function).
-struct LockWord {
-    uint64_t address = 0;  // in the row's process
-    // A word in memory shared between processes (a MAP_SHARED mapping of a
-    // file or of shared memory): its place, "DEV:INODE+0xOFFSET", the same
-    // in every process that maps it; "" for a private word.
-    std::string shared;
-    UserLockWaits waits;  // its counts, times, histogram and samples (no names)
-};
-
 // One user lock (a row): its waits on every futex word it has, per kind.
 // wait_ns = oncpu_ns + asleep_ns + runnable_ns, exactly.
 struct UserLock : UserLockWaits {
@@ -92,15 +64,18 @@ struct UserLock : UserLockWaits {
     // Its waits whose owner was waiting for a kernel lock, per kernel lock,
     // by wait time, longest first; empty without the kernel recorder.
     std::vector<KernelChain> kernel_chains;
-    std::vector<Waker> wakers;  // by wakes, most first
+    // Its wakers (the threads whose wakeup ended its waits), its sampled
+    // stacks and its futex words, as the session keeps them: their keys
+    // (run, process, name, kind) are the row's, set as it is stored.
+    std::vector<UserLockWaker> wakers;  // by wakes, most first
     // The holder split's tasks (role "holder": the owners its waiters
     // followed; "preemptor": what ran instead of a runnable owner), by the
     // wait behind them, most first. Its holder_*_ns are their waits' parts.
     std::vector<HolderTime> holders;
     // Its sampled stacks, by samples, most first; at most 32 distinct
     // stacks per futex word and kind, the rest as one "[other stacks]".
-    std::vector<SampledStack> stacks;
-    std::vector<LockWord> words;  // its futex words' parts of its waits, by address
+    std::vector<UserLockStack> stacks;
+    std::vector<UserLockInstance> words;  // its futex words' parts of its waits, by address
 };
 
 // Futex waits that are no lock waits, per reason: "condition",

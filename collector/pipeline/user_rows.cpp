@@ -49,11 +49,11 @@ constexpr const char* kRootStates[LS_ULOCK_ROOT_STATES] = {
 
 // One futex word's waits, or the part of them one kind has.
 struct WordWaits {
-    UserLockWaits waits;               // only the counts and times
-    std::map<uint32_t, Waker> wakers;  // by waker tid
+    UserLockWaits waits;                       // only the counts and times
+    std::map<uint32_t, UserLockWaker> wakers;  // by waker tid
 };
 
-WordWaits word_waits(const ls_ulock_stats& stats, const std::vector<Waker>& wakers)
+WordWaits word_waits(const ls_ulock_stats& stats, const std::vector<UserLockWaker>& wakers)
 {
     WordWaits w;
     w.waits.waits = stats.waits;
@@ -64,8 +64,8 @@ WordWaits word_waits(const ls_ulock_stats& stats, const std::vector<Waker>& wake
     w.waits.runnable_ns = stats.runnable_ns;
     w.waits.wakes = stats.wakes;
     std::copy(std::begin(stats.hist), std::end(stats.hist), w.waits.hist.begin());
-    for (const Waker& waker : wakers) {
-        w.wakers[waker.tid] = waker;
+    for (const UserLockWaker& waker : wakers) {
+        w.wakers[waker.waker_tid] = waker;
     }
     return w;
 }
@@ -166,15 +166,17 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
         if (waker.wakes == 0) {
             continue;
         }
-        Waker& into = builder.wakers[tid];
-        into.tid = waker.tid;
-        into.tgid = waker.tgid;
-        into.comm = waker.comm;
+        UserLockWaker& into = builder.wakers[tid];
+        into.waker_tid = waker.waker_tid;
+        into.waker_pid = waker.waker_pid;
+        into.waker_comm = waker.waker_comm;
         into.wakes += waker.wakes;
     }
     row.samples += kind_samples.samples;
-    row.words.push_back({.address = sampled.address, .shared = sampled.shared.value_or(""), .waits = w});
-    row.words.back().waits.samples = kind_samples.samples;
+    UserLockInstance& instance = row.words.emplace_back(UserLockInstance{w});
+    instance.address = sampled.address;
+    instance.shared = sampled.shared.value_or("");
+    instance.samples = kind_samples.samples;
     row.ops.merge(op_names(ops));
     row.owner_tids.insert(sampled.owner_tids.begin(), sampled.owner_tids.end());
     for (const auto& [name, count] : kind_samples.callers) {
@@ -182,7 +184,7 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
     }
     builder.offset_callers.insert(kind_samples.offset_callers.begin(), kind_samples.offset_callers.end());
     for (const auto& [frames, stack] : kind_samples.stacks) {
-        SampledStack& into = builder.stacks[frames];
+        UserLockStack& into = builder.stacks[frames];
         into.frames = frames;
         into.samples += stack.samples;
         into.wait_ns += stack.wait_ns;
@@ -204,7 +206,7 @@ void add_stack(KindSamples& kind, const std::vector<unwind::UserFrame>& frames, 
     if (!kind.stacks.count(key) && kind.stacks.size() >= kMaxStacks) {
         key = {"[other stacks]"};
     }
-    SampledStack& stack = kind.stacks[key];
+    UserLockStack& stack = kind.stacks[key];
     stack.frames = key;
     stack.samples += 1;
     stack.wait_ns += wait_ns;
@@ -242,7 +244,7 @@ void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chai
 // are: its pthread_mutex row, or for a PI futex its main row; none for a
 // word whose owner TID means nothing (an rwlock's word holds no owner).
 std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
-                               const ls_ulock_stats& stats, const std::vector<Waker>& wakers,
+                               const ls_ulock_stats& stats, const std::vector<UserLockWaker>& wakers,
                                const std::optional<DataSymbol>& symbol, RowKey& main_row)
 {
     if (sampled.lock_kinds.empty()) {
@@ -312,7 +314,7 @@ UserLock finish_row(RowBuilder& builder)
         builder.row.wakers.push_back(std::move(waker));
     }
     std::stable_sort(builder.row.wakers.begin(), builder.row.wakers.end(),
-                     [](const Waker& a, const Waker& b) { return a.wakes > b.wakes; });
+                     [](const UserLockWaker& a, const UserLockWaker& b) { return a.wakes > b.wakes; });
     for (auto& [task, holder] : builder.holders) {
         builder.row.holders.push_back(std::move(holder));
     }
@@ -322,9 +324,9 @@ UserLock finish_row(RowBuilder& builder)
         builder.row.stacks.push_back(std::move(stack));
     }
     std::stable_sort(builder.row.stacks.begin(), builder.row.stacks.end(),
-                     [](const SampledStack& a, const SampledStack& b) { return a.samples > b.samples; });
+                     [](const UserLockStack& a, const UserLockStack& b) { return a.samples > b.samples; });
     std::sort(builder.row.words.begin(), builder.row.words.end(),
-              [](const LockWord& a, const LockWord& b) { return a.address < b.address; });
+              [](const UserLockInstance& a, const UserLockInstance& b) { return a.address < b.address; });
     return std::move(builder.row);
 }
 

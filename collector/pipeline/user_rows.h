@@ -41,7 +41,7 @@ struct KindSamples {
     uint64_t samples = 0;
     std::map<std::string, uint64_t> callers;  // first caller outside the locking library -> samples
     std::set<std::string> offset_callers;     // of them, those named by module and offset (no symbol)
-    std::map<Frames, SampledStack> stacks;    // at most kMaxStacks, then "[other stacks]"
+    std::map<Frames, UserLockStack> stacks;   // at most kMaxStacks, then "[other stacks]"
 };
 
 // What the samples of one futex address said. One word can serve several
@@ -53,7 +53,7 @@ struct KeySamples {
     uint64_t address = 0;      // the futex word's
     uint32_t tid = 0;          // a thread that waited on it (whose maps are the process's)
     ForkedFrom forked_from{};  // the processes whose maps the process was forked with
-    // Where the word lies if in shared memory (LockWord::shared), read with
+    // Where the word lies if in shared memory (UserLockInstance::shared), read with
     // its data symbol; unset until a process's maps could be read.
     std::optional<std::string> shared;
     // The lock's data symbol, looked up while the process runs (at its
@@ -84,9 +84,9 @@ struct RowBuilder {
     UserLock row;
     std::map<std::string, uint64_t> callers;
     std::set<std::string> offset_callers;
-    std::map<Frames, SampledStack> stacks;
+    std::map<Frames, UserLockStack> stacks;
     std::map<KernelLockKey, KernelChain> chains;
-    std::map<uint32_t, Waker> wakers;                                // by tid
+    std::map<uint32_t, UserLockWaker> wakers;                        // by tid
     std::map<std::pair<std::string, uint32_t>, HolderTime> holders;  // by (role, tid)
 };
 
@@ -104,7 +104,7 @@ void add_chain(std::map<KernelLockKey, KernelChain>& chains, const ls_ulock_chai
 // are: its pthread_mutex row, or for a PI futex its main row; none for a
 // word whose owner TID means nothing (an rwlock's word holds no owner).
 std::optional<RowKey> add_word(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const KeySamples& sampled,
-                               const ls_ulock_stats& stats, const std::vector<Waker>& wakers,
+                               const ls_ulock_stats& stats, const std::vector<UserLockWaker>& wakers,
                                const std::optional<DataSymbol>& symbol, RowKey& main_row);
 
 // Adds one futex word's holder split (its waits' followed owners, ls_ulock_stats

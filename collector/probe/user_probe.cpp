@@ -71,15 +71,15 @@ bool kernel_finds_tasks_by_pid()
 }
 
 // The wakers of every futex word: (tgid, address) -> its wakers.
-std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> read_wakers(bpf_map* map)
+std::map<std::pair<pid_t, uint64_t>, std::vector<UserLockWaker>> read_wakers(bpf_map* map)
 {
-    std::map<std::pair<pid_t, uint64_t>, std::vector<Waker>> out;
+    std::map<std::pair<pid_t, uint64_t>, std::vector<UserLockWaker>> out;
     probe::for_each_entry<ls_ulock_waker_key, ls_ulock_waker>(
         map, 1, [&](const ls_ulock_waker_key& key, const ls_ulock_waker* value) {
-            Waker w;
-            w.tid = key.waker_tid;
-            w.tgid = value->waker_tgid;
-            w.comm.assign(value->comm, strnlen(value->comm, sizeof(value->comm)));
+            UserLockWaker w;
+            w.waker_tid = key.waker_tid;
+            w.waker_pid = value->waker_tgid;
+            w.waker_comm.assign(value->comm, strnlen(value->comm, sizeof(value->comm)));
             w.wakes = value->wakes;
             out[{static_cast<pid_t>(key.tgid), key.uaddr}].push_back(std::move(w));
         });
@@ -447,7 +447,7 @@ Recording Recorder::read()
     const auto chains = read_chains(state_->skel->maps.chain_waits);
     const auto wakers = read_wakers(state_->skel->maps.wakers);
     const auto holders = read_holders(state_->skel->maps.holder_waits);
-    static const std::vector<Waker> kNoWakers;
+    static const std::vector<UserLockWaker> kNoWakers;
     const auto add_key = [&](const ls_ulock_key& key, const ls_ulock_stats& stats) {
         const pid_t tgid = static_cast<pid_t>(key.tgid);
         auto found = state_->samples.find({tgid, key.uaddr});

@@ -96,9 +96,8 @@ Row& keyed_row(std::vector<Row>& out, int64_t run, const userlock::UserLock& loc
 
 void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLockWaker>& out)
 {
-    for (const userlock::Waker& w : lock.wakers)
-        keyed_row(out, run, lock,
-                  UserLockWaker{.waker_tid = w.tid, .waker_pid = w.tgid, .waker_comm = w.comm, .wakes = w.wakes});
+    for (const UserLockWaker& w : lock.wakers)
+        keyed_row(out, run, lock, w);
 }
 
 void add_holders(int64_t run, const userlock::UserLock& lock, std::vector<UserLockHolder>& out)
@@ -109,18 +108,15 @@ void add_holders(int64_t run, const userlock::UserLock& lock, std::vector<UserLo
 
 void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLockStack>& out)
 {
-    for (const userlock::SampledStack& s : lock.stacks)
-        keyed_row(out, run, lock, UserLockStack{.frames = s.frames, .samples = s.samples, .wait_ns = s.wait_ns});
+    for (const UserLockStack& s : lock.stacks)
+        keyed_row(out, run, lock, s);
 }
 
 // Each futex word of the lock, under its row's key.
 void add_instances(int64_t run, const userlock::UserLock& lock, std::vector<UserLockInstance>& out)
 {
-    for (const userlock::LockWord& w : lock.words) {
-        UserLockInstance& instance = keyed_row(out, run, lock, UserLockInstance{w.waits});
-        instance.address = w.address;
-        instance.shared = w.shared;
-    }
+    for (const UserLockInstance& w : lock.words)
+        keyed_row(out, run, lock, w);
 }
 
 // The user frames above the kernel locks' waiter stacks, under the run's

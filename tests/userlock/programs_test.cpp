@@ -357,9 +357,9 @@ TEST_F(ProgramsUserLocks, ForkedProcessesThatExitedBeforeTheirSamplesWereReadAre
     std::map<pid_t, uint64_t> waits, observed_waits;            // per child, on its locks' words
     for (const ul::UserLock& lock : r.locks) {
         names[lock.tgid][lock.name] = lock.name_source;
-        for (const ul::LockWord& word : lock.words) {
+        for (const lockscope::UserLockInstance& word : lock.words) {
             const auto counted = observed.find({uint32_t(lock.tgid), word.address});
-            waits[lock.tgid] += word.waits.waits;
+            waits[lock.tgid] += word.waits;
             observed_waits[lock.tgid] += counted != observed.end() ? counted->second.wait_calls : 0;
         }
     }

@@ -300,8 +300,8 @@ TEST_F(UserLocks, TheWakersOfAMutexAreTheProgramsThreads)
         ASSERT_GT(rows[0]->wakes, 0u) << name << ": no wait was woken";
         uint64_t credited = 0;
         for (const auto& waker : rows[0]->wakers) {
-            EXPECT_EQ(waker.tgid, static_cast<uint32_t>(result_->pid)) << name << " woken by " << waker.tid;
-            EXPECT_EQ(waker.comm, "userlock_prog") << name;
+            EXPECT_EQ(waker.waker_pid, static_cast<uint32_t>(result_->pid)) << name << " woken by " << waker.waker_tid;
+            EXPECT_EQ(waker.waker_comm, "userlock_prog") << name;
             credited += waker.wakes;
         }
         EXPECT_EQ(credited, rows[0]->wakes) << name;
