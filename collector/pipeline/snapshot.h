@@ -36,6 +36,20 @@ struct RawStack {
     uint64_t wait_ns = 0;
 };
 
+// The user code above one sampled kernel stack of a kernel lock's waiters
+// (the user-lock probe's: record --user-stacks), per process, under the
+// RawStack it was taken with; it is filed under that stack's lock row and
+// frames as the run's KernelUserStack rows.
+struct RawUserStack {
+    uint64_t address = 0;
+    uint32_t flags = 0;
+    int32_t stack_id = 0;
+    uint32_t tgid = 0;
+    std::vector<std::string> frames;  // user frames, innermost first (as UserLockStack's)
+    uint64_t samples = 0;
+    uint64_t wait_ns = 0;
+};
+
 struct RawEdge {
     uint64_t address = 0;
     uint32_t flags = 0;

@@ -13,21 +13,9 @@
 #include <vector>
 
 #include "core/model.h"
+#include "pipeline/snapshot.h"
 
 namespace lockscope::userlock {
-
-// The user stacks above one sampled kernel stack of a kernel lock's
-// waiters: keyed as the kernel recorder keys its lock rows and stacks
-// (lock address, kind bits, stack id in its stack map), per process.
-struct KernelUserStack {
-    uint64_t kernel_lock = 0;
-    uint32_t kernel_flags = 0;
-    int32_t kernel_stack_id = 0;
-    pid_t tgid = 0;
-    std::vector<std::string> frames;  // user frames, innermost first (as UserLockStack's)
-    uint64_t samples = 0;
-    uint64_t wait_ns = 0;
-};
 
 // Waits on one user lock that queued behind an owner who was, as the waiter
 // went to sleep, itself waiting for this kernel lock: the chain
@@ -116,7 +104,7 @@ struct Recording {
     // With Options::kernel.user_stacks: the user code above the kernel
     // locks' sampled waiter stacks; at most 32 distinct user stacks per
     // kernel stack and process, the rest as one "[other stacks]".
-    std::vector<KernelUserStack> kernel_user_stacks;
+    std::vector<RawUserStack> kernel_user_stacks;
     uint64_t kernel_user_samples = 0;  // kernel-lock waiters' user stacks received
     // Futex words found to be locks: (process, address) -> the row's name
     // and kind (the word's main kind, where rwlock readers and a writer

@@ -433,10 +433,10 @@ Recording Recorder::read()
     out.kernel_user_samples = state_->kernel_received;
     for (const auto& [key, under] : state_->kernel_stacks) {
         for (const auto& [frames, stack] : under.stacks) {
-            out.kernel_user_stacks.push_back({.kernel_lock = std::get<0>(key),
-                                              .kernel_flags = std::get<1>(key),
-                                              .kernel_stack_id = std::get<2>(key),
-                                              .tgid = std::get<3>(key),
+            out.kernel_user_stacks.push_back({.address = std::get<0>(key),
+                                              .flags = std::get<1>(key),
+                                              .stack_id = std::get<2>(key),
+                                              .tgid = uint32_t(std::get<3>(key)),
                                               .frames = frames,
                                               .samples = stack.samples,
                                               .wait_ns = stack.wait_ns});

@@ -125,16 +125,16 @@ void add_instances(int64_t run, const userlock::UserLock& lock, std::vector<User
 void add_kernel_user_stacks(int64_t run, const userlock::Recording& r, const UserLockRecording::KernelSide& kernel,
                             std::vector<KernelUserStack>& out)
 {
-    for (const userlock::KernelUserStack& s : r.kernel_user_stacks) {
-        const std::optional<int64_t> id = kernel.lock_id(s.kernel_lock, s.kernel_flags);
+    for (const RawUserStack& s : r.kernel_user_stacks) {
+        const std::optional<int64_t> id = kernel.lock_id(s.address, s.flags);
         if (!id)
             continue;
-        std::vector<std::string> kernel_frames = kernel.stack_frames(s.kernel_stack_id);
+        std::vector<std::string> kernel_frames = kernel.stack_frames(s.stack_id);
         if (kernel_frames.empty())
             continue;
         out.push_back({.run = run,
                        .lock_id = *id,
-                       .pid = uint32_t(s.tgid),
+                       .pid = s.tgid,
                        .kernel_frames = std::move(kernel_frames),
                        .frames = s.frames,
                        .samples = s.samples,
