@@ -429,7 +429,7 @@ Run one_run(const Args& args, const std::string& kind, bool stats, bool floor_fi
         attached.recorder()->stop();
         const ul::Recording recording = attached.recorder()->read();
         run.recorded_waits = recorded_waits(recording, workload.pid(), kind == "userlock");
-        run.lost = recording.lost_keys + recording.lost_samples + recording.lost_inflight;
+        run.lost = recording.counts.lost_keys + recording.counts.lost_samples + recording.counts.lost_inflight;
         if (*run.recorded_waits == 0 && work.contended > 0) {
             throw std::runtime_error("the recorder counted none of the mutex workload's " +
                                      std::to_string(work.contended) + " contended acquisitions");

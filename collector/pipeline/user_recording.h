@@ -88,19 +88,16 @@ struct UntimedWaits {
 struct Recording {
     std::vector<UserLock> locks;  // by wait time, longest first
     std::map<std::string, LeftOut> left_out;
-    uint64_t samples = 0;          // stacks received
-    uint64_t samples_unwound = 0;  // of them, unwound to at least one named frame
-    uint64_t lost_keys = 0;        // waits not counted: the per-address map was full
-    uint64_t lost_samples = 0;     // stacks not sent: the ring buffer was full
-    uint64_t lost_inflight = 0;    // waits not timed: no room for a thread's wait state
-    uint64_t rate_limited = 0;     // stacks not taken because of max_samples_per_sec
+    // What the session keeps of how the run was recorded: the stacks
+    // received and unwound, what was lost, the waits not timed from their
+    // entry and their estimated time (its run, status and pids are set as
+    // it is stored).
+    UserLockRun counts;
     // Whether owners were followed into kernel locks: "on", "off (no kernel
     // recorder)" or "unavailable (why)".
     std::string chains = "off (no kernel recorder)";
     uint64_t lost_chains = 0;   // chained waits not counted: the chain map was full
     uint64_t lost_targets = 0;  // processes the targets created, not followed: the target map was full
-    uint64_t lost_wakers = 0;   // wakeups not credited to their waker: the waker map was full
-    UntimedWaits untimed;       // waits not timed from their entry, and their estimated time
     // With Options::kernel.user_stacks: the user code above the kernel
     // locks' sampled waiter stacks; at most 32 distinct user stacks per
     // kernel stack and process, the rest as one "[other stacks]".

@@ -418,18 +418,18 @@ Recording Recorder::read()
     ring_buffer__consume(state_->ring);
     Recording out;
     const auto& counters = state_->skel->bss->counters;
-    out.lost_keys = counters.lost_keys;
-    out.lost_samples = counters.lost_samples;
-    out.lost_inflight = counters.lost_inflight;
-    out.rate_limited = counters.rate_limited;
+    out.counts.lost_keys = counters.lost_keys;
+    out.counts.lost_samples = counters.lost_samples;
+    out.counts.lost_inflight = counters.lost_inflight;
+    out.counts.rate_limited = counters.rate_limited;
     out.lost_chains = counters.lost_chains;
     out.lost_targets = counters.lost_targets;
-    out.lost_wakers = counters.lost_wakers;
+    out.counts.lost_wakers = counters.lost_wakers;
     out.lost_events = counters.lost_events;
     out.lost_holders = counters.lost_holders;
     out.chains = state_->chains;
-    out.samples = state_->received;
-    out.samples_unwound = state_->unwound;
+    out.counts.samples = state_->received;
+    out.counts.samples_unwound = state_->unwound;
     out.kernel_user_samples = state_->kernel_received;
     for (const auto& [key, under] : state_->kernel_stacks) {
         for (const auto& [frames, stack] : under.stacks) {
@@ -494,9 +494,12 @@ Recording Recorder::read()
             }
         }
     };
-    for (const auto& [key, stats] : read_word_waits(state_->skel, state_->untimed_given, out.untimed)) {
+    UntimedWaits untimed;
+    for (const auto& [key, stats] : read_word_waits(state_->skel, state_->untimed_given, untimed)) {
         add_key(key, stats);
     }
+    out.counts.untimed_waits = untimed.waits;
+    out.counts.untimed_estimated_ns = untimed.estimated_ns;
     for (auto& [id, builder] : rows) {
         out.locks.push_back(finish_row(builder));
     }

@@ -362,18 +362,10 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
     for (const auto& [reason, left] : r.left_out)
         batch.user_lock_left_out.push_back(
             {.run = run, .reason = reason, .addresses = left.addresses, .waits = left.waits});
-    batch.user_lock_runs.push_back({.run = run,
-                                    .status = "recorded",
-                                    .pids = run_pids(),
-                                    .samples = r.samples,
-                                    .samples_unwound = r.samples_unwound,
-                                    .lost_keys = r.lost_keys,
-                                    .lost_samples = r.lost_samples,
-                                    .lost_inflight = r.lost_inflight,
-                                    .rate_limited = r.rate_limited,
-                                    .lost_wakers = r.lost_wakers,
-                                    .untimed_waits = r.untimed.waits,
-                                    .untimed_estimated_ns = r.untimed.estimated_ns});
+    UserLockRun& recorded = batch.user_lock_runs.emplace_back(r.counts);
+    recorded.run = run;
+    recorded.status = "recorded";
+    recorded.pids = run_pids();
 }
 
 }  // namespace lockscope::record

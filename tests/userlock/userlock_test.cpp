@@ -293,7 +293,7 @@ TEST_F(UserLocks, AsleepRunnableAndWakesAgreeWithTheObserversOwnBookkeeping)
 // unlocks), and every wake is credited to one of them.
 TEST_F(UserLocks, TheWakersOfAMutexAreTheProgramsThreads)
 {
-    EXPECT_EQ(result_->recording.lost_wakers, 0u);
+    EXPECT_EQ(result_->recording.counts.lost_wakers, 0u);
     for (const char* name : {"g_cache_lock", "g_stats_lock", "pthread_mutex@Cache::get"}) {
         const auto rows = rows_named(result_->recording, name);
         ASSERT_EQ(rows.size(), 1u) << name;
@@ -339,16 +339,16 @@ TEST_F(UserLocks, NoWaitIsLeftInFlightOnceTheThreadsAreGone)
 TEST_F(UserLocks, NothingWasLostAndSampledStacksWereUnwound)
 {
     const auto& recording = result_->recording;
-    EXPECT_EQ(recording.lost_keys, 0u);
-    EXPECT_EQ(recording.lost_inflight, 0u);
-    EXPECT_GT(recording.samples, 0u);
-    EXPECT_GE(recording.samples_unwound * 10, recording.samples * 9)
-        << recording.samples_unwound << " of " << recording.samples << " sampled stacks named a frame";
+    EXPECT_EQ(recording.counts.lost_keys, 0u);
+    EXPECT_EQ(recording.counts.lost_inflight, 0u);
+    EXPECT_GT(recording.counts.samples, 0u);
+    EXPECT_GE(recording.counts.samples_unwound * 10, recording.counts.samples * 9)
+        << recording.counts.samples_unwound << " of " << recording.counts.samples << " sampled stacks named a frame";
     std::printf("samples: %llu (%llu unwound to a named frame), %llu over the rate cap, %llu lost\n",
-                static_cast<unsigned long long>(recording.samples),
-                static_cast<unsigned long long>(recording.samples_unwound),
-                static_cast<unsigned long long>(recording.rate_limited),
-                static_cast<unsigned long long>(recording.lost_samples));
+                static_cast<unsigned long long>(recording.counts.samples),
+                static_cast<unsigned long long>(recording.counts.samples_unwound),
+                static_cast<unsigned long long>(recording.counts.rate_limited),
+                static_cast<unsigned long long>(recording.counts.lost_samples));
 }
 
 TEST_F(UserLocks, PrintsTheCostPerWait)
