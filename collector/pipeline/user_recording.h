@@ -66,15 +66,6 @@ struct UserLock : UserLockWaits {
     std::vector<UserLockInstance> words;  // its futex words' parts of its waits, by address
 };
 
-// Futex waits that are no lock waits, per reason: "condition",
-// "semaphore", "other" (no known function on the stack), "not unwound"
-// (no sampled stack of the address named any frame), "unsampled" (no stack
-// of the address was sampled).
-struct LeftOut {
-    uint64_t addresses = 0;
-    uint64_t waits = 0;
-};
-
 // The waits of a recording not timed from their entry: about one wait in
 // LS_ULOCK_TIME_ONE_IN (bpf/userlock_abi.h) is. A wait not timed that never
 // left its CPU is given its row's mean of such waits; one that left it was
@@ -87,7 +78,11 @@ struct UntimedWaits {
 
 struct Recording {
     std::vector<UserLock> locks;  // by wait time, longest first
-    std::map<std::string, LeftOut> left_out;
+    // Futex waits that are no lock waits, per reason: "condition",
+    // "semaphore", "other" (no known function on the stack), "not unwound"
+    // (no sampled stack of the address named any frame), "unsampled" (no
+    // stack of the address was sampled); the session's rows but for their run.
+    std::map<std::string, UserLockLeftOut> left_out;
     // What the session keeps of how the run was recorded: the stacks
     // received and unwound, what was lost, the waits not timed from their
     // entry and their estimated time (its run, status and pids are set as

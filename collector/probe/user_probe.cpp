@@ -463,9 +463,11 @@ Recording Recorder::read()
         }
         if (decided == nullptr || *decided != WaitClass::lock) {
             const bool failed_unwinds = found != state_->samples.end() && found->second.not_unwound != 0;
-            auto& left = out.left_out[decided != nullptr ? std::string(to_string(*decided))
-                                      : failed_unwinds   ? "not unwound"
-                                                         : "unsampled"];
+            const std::string reason = decided != nullptr ? std::string(to_string(*decided))
+                                       : failed_unwinds   ? "not unwound"
+                                                          : "unsampled";
+            UserLockLeftOut& left = out.left_out[reason];
+            left.reason = reason;
             ++left.addresses;
             left.waits += stats.waits;
             return;

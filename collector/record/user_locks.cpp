@@ -360,8 +360,7 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
                                              .name = row.first,
                                              .kind = row.second});
     for (const auto& [reason, left] : r.left_out)
-        batch.user_lock_left_out.push_back(
-            {.run = run, .reason = reason, .addresses = left.addresses, .waits = left.waits});
+        batch.user_lock_left_out.emplace_back(left).run = run;
     UserLockRun& recorded = batch.user_lock_runs.emplace_back(r.counts);
     recorded.run = run;
     recorded.status = "recorded";
