@@ -66,16 +66,6 @@ struct UserLock : UserLockWaits {
     std::vector<UserLockInstance> words;  // its futex words' parts of its waits, by address
 };
 
-// The waits of a recording not timed from their entry: about one wait in
-// LS_ULOCK_TIME_ONE_IN (bpf/userlock_abi.h) is. A wait not timed that never
-// left its CPU is given its row's mean of such waits; one that left it was
-// timed from its first switch-out and is given the mean time timed waits
-// spent on CPU before theirs.
-struct UntimedWaits {
-    uint64_t waits = 0;         // waits not timed from their entry
-    uint64_t estimated_ns = 0;  // the time given to them
-};
-
 struct Recording {
     std::vector<UserLock> locks;  // by wait time, longest first
     // Futex waits that are no lock waits, per reason: "condition",

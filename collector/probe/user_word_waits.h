@@ -21,6 +21,16 @@ namespace lockscope::userlock {
 // longest wait is the longest of any CPU, the ops seen accumulate.
 void add_cpu_row(ls_ulock_stats& total, const ls_ulock_stats& cpu);
 
+// The waits of a recording not timed from their entry: about one wait in
+// LS_ULOCK_TIME_ONE_IN (bpf/userlock_abi.h) is. A wait not timed that never
+// left its CPU is given its row's mean of such waits; one that left it was
+// timed from its first switch-out and is given the mean time timed waits
+// spent on CPU before theirs.
+struct UntimedWaits {
+    uint64_t waits = 0;         // waits not timed from their entry
+    uint64_t estimated_ns = 0;  // the time given to them
+};
+
 // What a word's waits not timed from their entry were given by the reads
 // before: each read gives only the waits new since the last one, at the
 // means of that read, so that a word's wait, on-CPU time and histogram
