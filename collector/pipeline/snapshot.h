@@ -37,8 +37,8 @@ struct RawStack {
 };
 
 // The user code above one sampled kernel stack of a kernel lock's waiters
-// (the user-lock probe's: record --user-stacks), per process, under the
-// RawStack it was taken with; it is filed under that stack's lock row and
+// (the user-lock probe's, where record records user locks), per process,
+// under the RawStack it was taken with; it is filed under that stack's lock row and
 // frames as the run's KernelUserStack rows.
 struct RawUserStack {
     uint64_t address = 0;

@@ -167,10 +167,9 @@ RowKey add_waits(std::map<RowKey, RowBuilder>& rows, pid_t tgid, const std::stri
             continue;
         }
         UserLockWaker& into = builder.wakers[tid];
-        into.waker_tid = waker.waker_tid;
-        into.waker_pid = waker.waker_pid;
-        into.waker_comm = waker.waker_comm;
-        into.wakes += waker.wakes;
+        const uint64_t wakes = into.wakes;
+        into = waker;  // its name at its last wakeup
+        into.wakes += wakes;
     }
     row.samples += kind_samples.samples;
     UserLockInstance& instance = row.words.emplace_back(UserLockInstance{w});

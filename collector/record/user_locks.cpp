@@ -94,29 +94,13 @@ Row& keyed_row(std::vector<Row>& out, int64_t run, const userlock::UserLock& loc
     return row;
 }
 
-void add_wakers(int64_t run, const userlock::UserLock& lock, std::vector<UserLockWaker>& out)
+// Each of the lock's rows of one table (its wakers, holders, stacks or
+// futex words), under the lock's key.
+template <typename Row, typename Item>
+void add_keyed(std::vector<Row>& out, int64_t run, const userlock::UserLock& lock, const std::vector<Item>& items)
 {
-    for (const UserLockWaker& w : lock.wakers)
-        keyed_row(out, run, lock, w);
-}
-
-void add_holders(int64_t run, const userlock::UserLock& lock, std::vector<UserLockHolder>& out)
-{
-    for (const HolderTime& h : lock.holders)
-        keyed_row(out, run, lock, UserLockHolder{h});
-}
-
-void add_stacks(int64_t run, const userlock::UserLock& lock, std::vector<UserLockStack>& out)
-{
-    for (const UserLockStack& s : lock.stacks)
-        keyed_row(out, run, lock, s);
-}
-
-// Each futex word of the lock, under its row's key.
-void add_instances(int64_t run, const userlock::UserLock& lock, std::vector<UserLockInstance>& out)
-{
-    for (const UserLockInstance& w : lock.words)
-        keyed_row(out, run, lock, w);
+    for (const Item& item : items)
+        keyed_row(out, run, lock, Row{item});
 }
 
 // The user frames above the kernel locks' waiter stacks, under the run's
@@ -346,10 +330,10 @@ void UserLockRecording::put(int64_t run, const userlock::Recording& r, IntervalB
     for (const userlock::UserLock& lock : r.locks) {
         batch.user_locks.push_back(row_of(run, lock));
         add_chains(run, lock, kernel.lock_id, batch.user_lock_chains);
-        add_wakers(run, lock, batch.user_lock_wakers);
-        add_holders(run, lock, batch.user_lock_holders);
-        add_stacks(run, lock, batch.user_lock_stacks);
-        add_instances(run, lock, batch.user_lock_instances);
+        add_keyed(batch.user_lock_wakers, run, lock, lock.wakers);
+        add_keyed(batch.user_lock_holders, run, lock, lock.holders);
+        add_keyed(batch.user_lock_stacks, run, lock, lock.stacks);
+        add_keyed(batch.user_lock_instances, run, lock, lock.words);
     }
     add_kernel_user_stacks(run, r, kernel, batch.kernel_user_stacks);
     if (trace_)
