@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -169,9 +170,9 @@ Probe::Probe(lockscope_bpf* skel, uint32_t cpus, uint32_t time_period)
 
 // A process linked with reflock (or anything firing lockscope's USDT probes)
 // is recorded with its user-space locks; a process without them is not an error.
-void Probe::attach_user_probes(uint32_t tgid)
+void Probe::attach_user_probes(uint32_t tgid, const std::string& binary)
 {
-    const std::string exe = "/proc/" + std::to_string(tgid) + "/exe";
+    const std::string exe = binary.empty() ? "/proc/" + std::to_string(tgid) + "/exe" : binary;
     Link begin(bpf_program__attach_usdt(skel_->progs.on_user_begin, int(tgid), exe.c_str(), "lockscope",
                                         "contention_begin", nullptr));
     Link end(bpf_program__attach_usdt(skel_->progs.on_user_end, int(tgid), exe.c_str(), "lockscope", "contention_end",
@@ -229,7 +230,7 @@ void Probe::reset() noexcept
 {
     trace_.reset();  // its thread polls a map of the skeleton
     rwsem_spin_.reset();
-    user_links_.clear();
+    destroy_user_links();
     clock_links_.clear();
     if (skel_)
         lockscope_bpf__destroy(skel_);
@@ -246,9 +247,29 @@ std::vector<Episode> Probe::take_episodes()
     return trace_ ? trace_->take() : std::vector<Episode>{};
 }
 
+// Each uprobe a USDT link holds waits for a grace period when it goes (80 ms
+// each here): a program with twenty probe sites would keep `record` waiting
+// seconds after its command ended. Destroyed side by side, the waits overlap.
+void Probe::destroy_user_links() noexcept
+{
+    std::vector<std::thread> closers;
+    try {
+        closers.reserve(user_links_.size());
+        for (Link& link : user_links_) {
+            closers.emplace_back([l = link.get()] { bpf_link__destroy(l); });
+            (void)link.release();  // the thread has it
+        }
+    } catch (const std::exception&) {
+        // No thread to spare: the links not handed over go one by one below.
+    }
+    for (std::thread& t : closers)
+        t.join();
+    user_links_.clear();
+}
+
 void Probe::detach()
 {
-    user_links_.clear();
+    destroy_user_links();
     clock_links_.clear();
     lockscope_bpf__detach(skel_);
     if (rwsem_spin_)

@@ -72,10 +72,12 @@ public:
 
     // Cumulative counters now. Stack frames are delivered once per stack id.
     RawSnapshot snapshot();
-    // The USDT probes (reflock's) of process tgid; a process without them is
-    // not an error. The recorder attaches them after its baseline snapshot: a
-    // program waiting on the probes' semaphores starts the moment they are set.
-    void attach_user_probes(uint32_t tgid);
+    // The USDT probes (reflock's) of process tgid, in binary (its executable
+    // by default: a command not yet exec'd names the file it will run); a
+    // process without them is not an error. The recorder attaches them after
+    // its baseline snapshot: a program waiting on the probes' semaphores
+    // starts the moment they are set.
+    void attach_user_probes(uint32_t tgid, const std::string& binary = {});
 
     // With ProbeOptions::trace: the episodes read from the ring buffer since
     // the last call (their run is not set). Empty otherwise.
@@ -129,6 +131,7 @@ private:
     void read_cpu_state(RawSnapshot& out);
     const RawIdentity& identity_of(uint32_t row);
     void reset() noexcept;  // releases everything, in the order the programs need
+    void destroy_user_links() noexcept;
 
     // Owns a bpf_link: destroying it detaches the program.
     struct LinkDeleter {

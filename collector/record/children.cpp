@@ -70,10 +70,10 @@ sigset_t stop_signals()
     return set;
 }
 
-bool executable_in_path(const std::string& name)
+std::string command_path(const std::string& name)
 {
     if (name.find('/') != std::string::npos)
-        return access(name.c_str(), X_OK) == 0;
+        return access(name.c_str(), X_OK) == 0 ? name : std::string();
     const char* path = getenv("PATH");
     std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
     size_t start = 0;
@@ -83,12 +83,12 @@ bool executable_in_path(const std::string& name)
         std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
         struct stat st {};
         if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
-            return true;
+            return candidate;
         if (colon == std::string::npos)
             break;
         start = colon + 1;
     }
-    return false;
+    return {};
 }
 
 void Child::release()

@@ -16,7 +16,9 @@ namespace lockscope::record {
 // SIGINT, SIGTERM, SIGHUP and SIGCHLD: what the recorder waits for.
 sigset_t stop_signals();
 
-bool executable_in_path(const std::string& name);
+// The file execvp would run for name (searched in PATH unless it has a
+// slash); empty when there is none.
+std::string command_path(const std::string& name);
 
 // kill(pid, 0) also succeeds for a zombie whose parent has not reaped it
 // yet: this says whether the process still runs.

@@ -170,7 +170,7 @@ void validate(const RecordOptions& o)
         throw UsageError("--repeat needs a --workload or a command to run again");
     if (o.with_workload)
         workload::validate(o.workload);
-    if (!o.command.empty() && !executable_in_path(o.command[0]))
+    if (!o.command.empty() && command_path(o.command[0]).empty())
         throw Error("command not found", o.command[0], 0, "check the name and PATH");
     if (o.pid && !process_alive(pid_t(o.pid)))
         throw Error("no process with PID " + std::to_string(o.pid), "");
@@ -335,8 +335,10 @@ private:
         rollup_->reset_stacks();
         RawSnapshot base = run.probe->snapshot();
         rollup_->baseline(base);
+        // A command's probes are in the file it is about to run, not in the
+        // copy of lockscope it still is.
         if (po.tgid)
-            run.probe->attach_user_probes(po.tgid);
+            run.probe->attach_user_probes(po.tgid, o_.pid ? std::string() : command_path(o_.command[0]));
         run.label = o_.repeat > 1 ? "run " + std::to_string(r + 1) : "run";
         run.id = files_.active() ? files_.begin_run(run.label, base.taken_ns) : int64_t(r + 1);
         run.base_ns = run.file_start = base.taken_ns;
