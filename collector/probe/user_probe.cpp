@@ -548,14 +548,9 @@ std::set<pid_t> Recorder::take_sampled()
 
 std::vector<pid_t> Recorder::targets() const
 {
-    const int fd = bpf_map__fd(state_->skel->maps.targets);
     std::vector<pid_t> out;
-    uint32_t key = 0;
-    const uint32_t* previous = nullptr;
-    while (bpf_map_get_next_key(fd, previous, &key) == 0) {
-        out.push_back(static_cast<pid_t>(key));
-        previous = &key;
-    }
+    probe::for_each_entry<uint32_t, uint8_t>(state_->skel->maps.targets, 1,
+                                             [&](uint32_t tgid, const uint8_t*) { out.push_back(pid_t(tgid)); });
     return out;
 }
 
