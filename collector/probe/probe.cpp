@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -230,7 +229,7 @@ void Probe::reset() noexcept
 {
     trace_.reset();  // its thread polls a map of the skeleton
     rwsem_spin_.reset();
-    destroy_user_links();
+    user_links_.clear();
     clock_links_.clear();
     if (skel_)
         lockscope_bpf__destroy(skel_);
@@ -247,29 +246,9 @@ std::vector<Episode> Probe::take_episodes()
     return trace_ ? trace_->take() : std::vector<Episode>{};
 }
 
-// Each uprobe a USDT link holds waits for a grace period when it goes (80 ms
-// each here): a program with twenty probe sites would keep `record` waiting
-// seconds after its command ended. Destroyed side by side, the waits overlap.
-void Probe::destroy_user_links() noexcept
-{
-    std::vector<std::thread> closers;
-    try {
-        closers.reserve(user_links_.size());
-        for (Link& link : user_links_) {
-            closers.emplace_back([l = link.get()] { bpf_link__destroy(l); });
-            (void)link.release();  // the thread has it
-        }
-    } catch (const std::exception&) {
-        // No thread to spare: the links not handed over go one by one below.
-    }
-    for (std::thread& t : closers)
-        t.join();
-    user_links_.clear();
-}
-
 void Probe::detach()
 {
-    destroy_user_links();
+    user_links_.clear();
     clock_links_.clear();
     lockscope_bpf__detach(skel_);
     if (rwsem_spin_)

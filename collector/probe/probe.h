@@ -131,7 +131,6 @@ private:
     void read_cpu_state(RawSnapshot& out);
     const RawIdentity& identity_of(uint32_t row);
     void reset() noexcept;  // releases everything, in the order the programs need
-    void destroy_user_links() noexcept;
 
     // Owns a bpf_link: destroying it detaches the program.
     struct LinkDeleter {

@@ -2,6 +2,10 @@
 // are fixed by sys/sdt.h: <provider>_<probe>_semaphore, with C linkage.
 #include "reflock/detail/probes.h"
 
+// The probe sites stay single nops, traced or not.
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+
 #include <atomic>
 
 extern "C" {
@@ -11,6 +15,25 @@ __extension__ unsigned short lockscope_spin_fail_semaphore __attribute__((unused
 }
 
 namespace reflock {
+
+namespace detail {
+
+void trace_begin(const void* lock, unsigned flags) noexcept
+{
+    DTRACE_PROBE2(lockscope, contention_begin, lock, flags);
+}
+
+void trace_end(const void* lock, int ret) noexcept
+{
+    DTRACE_PROBE2(lockscope, contention_end, lock, ret);
+}
+
+void trace_spin_fail(const void* lock, unsigned reason) noexcept
+{
+    DTRACE_PROBE2(lockscope, spin_fail, lock, reason);
+}
+
+}  // namespace detail
 
 bool usdt_tracer_attached() noexcept
 {

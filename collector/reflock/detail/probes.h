@@ -10,13 +10,10 @@
 #include "reflock/counters.h"
 #include "reflock/detail/thread_slot.h"
 
-// With semaphores: a tracer attaching a probe (libbpf passes the semaphore as
-// the uprobe's reference counter) increments its counter in this process, so
-// the process can tell it is being traced (reflock::usdt_tracer_attached()).
-// The probe sites themselves stay single nops either way.
-#define _SDT_HAS_SEMAPHORES 1
-#include <sys/sdt.h>
-
+// With semaphores (probes.cpp): a tracer attaching a probe (libbpf passes
+// the semaphore as the uprobe's reference counter) increments its counter in
+// this process, so the process can tell it is being traced
+// (reflock::usdt_tracer_attached()).
 extern "C" {
 // Defined in probes.cpp, in the ELF section the USDT notes point into.
 extern unsigned short lockscope_contention_begin_semaphore;
@@ -26,14 +23,14 @@ extern unsigned short lockscope_spin_fail_semaphore;
 
 namespace reflock::detail {
 
-inline void trace_begin(const void* lock, unsigned flags) noexcept
-{
-    DTRACE_PROBE2(lockscope, contention_begin, lock, flags);
-}
-inline void trace_end(const void* lock, int ret) noexcept
-{
-    DTRACE_PROBE2(lockscope, contention_end, lock, ret);
-}
+// One probe site each, in probes.cpp, not one per place a lock's code
+// inlines them: a tracer places a uprobe on every site, and each uprobe it
+// removes waits for a grace period (about 50 ms on this project's machines,
+// one at a time), so a recording of a reflock program would end a second
+// late. A call in the contended path only.
+[[gnu::noinline]] void trace_begin(const void* lock, unsigned flags) noexcept;
+[[gnu::noinline]] void trace_end(const void* lock, int ret) noexcept;
+[[gnu::noinline]] void trace_spin_fail(const void* lock, unsigned reason) noexcept;
 
 // A spin phase begins: the event and its counter together, so USDT-derived
 // counts equal the in-process ones by construction.
@@ -49,7 +46,7 @@ inline void spin_failed_queue(const void* lock, unsigned kind_flags, SpinFail re
     auto& c = my_counters();
     bump(c.spin_failures);
     bump(c.by_reason[static_cast<unsigned>(reason)]);
-    DTRACE_PROBE2(lockscope, spin_fail, lock, static_cast<unsigned>(reason));
+    trace_spin_fail(lock, static_cast<unsigned>(reason));
     trace_begin(lock, kind_flags);
 }
 // The spin phase (or the episode) ends with the lock.
