@@ -50,7 +50,7 @@ int pinned_cpu(uint32_t tid)
 std::map<uint32_t, uint64_t> contentions_by_thread(std::vector<std::string> options, uint32_t tgid)
 {
     const std::string file = test::temp_path("perf-options.lockscope");
-    std::vector<std::string> argv = {test::lockscope_bin(), "record", "-d", "2", "-o", file};
+    std::vector<std::string> argv = {test::lockscope_bin(), "record", "-d", "1", "-o", file};
     argv.insert(argv.end(), options.begin(), options.end());
     test::Finished f = test::run(argv, 60);
     EXPECT_EQ(f.exit_code, 0) << f.err;
@@ -80,7 +80,7 @@ TEST(PerfOptionsRecord, TidRecordsThatThreadOnly)
     const std::map<uint32_t, uint64_t> workers = contentions_by_thread({"-p", std::to_string(tgid)}, tgid);
     ASSERT_GE(workers.size(), 2u) << "the workers contend";
     // The busiest worker: the lowest thread id is the workload's main thread,
-    // which contends only now and then and may not in the next 2 s.
+    // which contends only now and then and may not in the next second.
     const uint32_t one =
         std::max_element(workers.begin(), workers.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
     EXPECT_EQ(contending_threads({"--tid", std::to_string(one)}, tgid), std::set<uint32_t>{one});
@@ -122,7 +122,7 @@ TEST(PerfOptionsRecord, AllCpusWithACommandRecordsEveryProcess)
     auto threads = [&](std::vector<std::string> options) {
         std::vector<std::string> argv = {test::lockscope_bin(), "record", "-f", "-o", file};
         argv.insert(argv.end(), options.begin(), options.end());
-        for (const char* a : {"--", "sleep", "2"})
+        for (const char* a : {"--", "sleep", "1"})
             argv.push_back(a);
         test::Finished f = test::run(argv, 60);
         EXPECT_EQ(f.exit_code, 0) << f.err;
