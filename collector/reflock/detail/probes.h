@@ -25,9 +25,9 @@ namespace reflock::detail {
 
 // One probe site each, in probes.cpp, not one per place a lock's code
 // inlines them: a tracer places a uprobe on every site, and each uprobe it
-// removes waits for a grace period (about 50 ms on this project's machines,
-// one at a time), so a recording of a reflock program would end a second
-// late. A call in the contended path only.
+// removes waits for a grace period (tens of milliseconds, one removal at a
+// time), so a recording of a reflock program would end a second late. A call
+// in the contended path only.
 [[gnu::noinline]] void trace_begin(const void* lock, unsigned flags) noexcept;
 [[gnu::noinline]] void trace_end(const void* lock, int ret) noexcept;
 [[gnu::noinline]] void trace_spin_fail(const void* lock, unsigned reason) noexcept;
