@@ -16,7 +16,8 @@ namespace lockscope {
 namespace {
 
 // A pipe workload recorded at 4 threads on 2 CPUs.
-const std::string kSession = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
+const std::string kRecordedPipe =
+    LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
 
 test::Finished lockscope(std::vector<std::string> args)
 {
@@ -77,15 +78,15 @@ std::string session_with_holders_and_user_locks()
 
 TEST(PerfView, InputIsTheSessionFile)
 {
-    const test::Finished positional = lockscope({"report", kSession, "--format", "json"});
-    const test::Finished input = lockscope({"report", "-i", kSession, "--format", "json"});
+    const test::Finished positional = lockscope({"report", kRecordedPipe, "--format", "json"});
+    const test::Finished input = lockscope({"report", "-i", kRecordedPipe, "--format", "json"});
     ASSERT_EQ(input.exit_code, 0) << input.err;
     EXPECT_EQ(input.out, positional.out);
-    EXPECT_EQ(lockscope({"report", "--input", kSession, "--format", "json"}).out, positional.out);
-    EXPECT_EQ(lockscope({"report", "-i", kSession, test::temp_path("other.lockscope")}).exit_code, 2);
+    EXPECT_EQ(lockscope({"report", "--input", kRecordedPipe, "--format", "json"}).out, positional.out);
+    EXPECT_EQ(lockscope({"report", "-i", kRecordedPipe, test::temp_path("other.lockscope")}).exit_code, 2);
     // Standard input, as perf's -i -.
     const test::Finished piped =
-        test::run({"/bin/sh", "-c", test::lockscope_bin() + " report -i - --format json < '" + kSession + "'"});
+        test::run({"/bin/sh", "-c", test::lockscope_bin() + " report -i - --format json < '" + kRecordedPipe + "'"});
     ASSERT_EQ(piped.exit_code, 0) << piped.err;
     EXPECT_EQ(nlohmann::json::parse(piped.out)["totals"], nlohmann::json::parse(positional.out)["totals"]);
 }
@@ -105,8 +106,8 @@ TEST(PerfView, AMissingSessionFileIsAUsageError)
 
 TEST(PerfView, QuietPrintsTheRowsAlone)
 {
-    const test::Finished all = lockscope({"report", kSession, "-E", "3"});
-    const test::Finished quiet = lockscope({"report", kSession, "-E", "3", "-q"});
+    const test::Finished all = lockscope({"report", kRecordedPipe, "-E", "3"});
+    const test::Finished quiet = lockscope({"report", kRecordedPipe, "-E", "3", "-q"});
     ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
     const std::vector<std::string> rows = lines_of(quiet.out);
     ASSERT_EQ(rows.size(), 3u) << quiet.out;
@@ -115,18 +116,19 @@ TEST(PerfView, QuietPrintsTheRowsAlone)
     EXPECT_EQ(quiet.out.find("contentions"), std::string::npos) << quiet.out;
     EXPECT_TRUE(quiet.err.empty()) << quiet.err;
     // CSV: the rows without the header.
-    const std::vector<std::string> csv = lines_of(lockscope({"report", kSession, "-E", "2", "--format", "csv"}).out);
+    const std::vector<std::string> csv =
+        lines_of(lockscope({"report", kRecordedPipe, "-E", "2", "--format", "csv"}).out);
     const std::vector<std::string> csv_rows =
-        lines_of(lockscope({"report", kSession, "-E", "2", "-q", "--format", "csv"}).out);
+        lines_of(lockscope({"report", kRecordedPipe, "-E", "2", "-q", "--format", "csv"}).out);
     ASSERT_EQ(csv.size(), 3u);
     EXPECT_EQ(csv_rows, std::vector<std::string>(csv.begin() + 1, csv.end()));
     // Nothing matched: nothing printed.
-    EXPECT_EQ(lockscope({"report", kSession, "-q", "-L", "rtnl_mutex"}).out, "");
+    EXPECT_EQ(lockscope({"report", kRecordedPipe, "-q", "-L", "rtnl_mutex"}).out, "");
 }
 
 TEST(PerfView, AFilterThatMatchesNothingSaysSo)
 {
-    const test::Finished f = lockscope({"report", kSession, "-L", "rtnl_mutex"});
+    const test::Finished f = lockscope({"report", kRecordedPipe, "-L", "rtnl_mutex"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_NE(f.out.find("no lock matched the filters (lock rtnl_mutex)"), std::string::npos) << f.out;
     EXPECT_EQ(f.out.find("no contention recorded"), std::string::npos) << f.out;
@@ -134,11 +136,12 @@ TEST(PerfView, AFilterThatMatchesNothingSaysSo)
 
 TEST(PerfView, LockAddrIsOneRowPerLockObject)
 {
-    const nlohmann::json l = nlohmann::json::parse(lockscope({"report", kSession, "-l", "--format", "json"}).out);
+    const nlohmann::json l = nlohmann::json::parse(lockscope({"report", kRecordedPipe, "-l", "--format", "json"}).out);
     EXPECT_EQ(l["group_by"], "instance");
-    EXPECT_EQ(l["locks"], nlohmann::json::parse(
-                              lockscope({"report", kSession, "--by", "instance", "--format", "json"}).out)["locks"]);
-    EXPECT_EQ(lockscope({"report", kSession, "--lock-addr", "-t"}).exit_code, 2) << "one grouping";
+    EXPECT_EQ(l["locks"],
+              nlohmann::json::parse(
+                  lockscope({"report", kRecordedPipe, "--by", "instance", "--format", "json"}).out)["locks"]);
+    EXPECT_EQ(lockscope({"report", kRecordedPipe, "--lock-addr", "-t"}).exit_code, 2) << "one grouping";
 }
 
 TEST(PerfView, FieldSeparatorWritesTheCsvWithIt)
@@ -170,19 +173,19 @@ TEST(PerfView, FieldSeparatorWritesTheCsvWithIt)
 TEST(PerfView, OutputWritesTheReportToAFile)
 {
     const std::string file = test::temp_path("report.txt");
-    const test::Finished f = lockscope({"report", kSession, "-E", "2", "--output", file});
+    const test::Finished f = lockscope({"report", kRecordedPipe, "-E", "2", "--output", file});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_EQ(f.out, "");
-    EXPECT_EQ(read_file(file), lockscope({"report", kSession, "-E", "2"}).out);
+    EXPECT_EQ(read_file(file), lockscope({"report", kRecordedPipe, "-E", "2"}).out);
     EXPECT_FALSE(std::ifstream(file + ".partial").good()) << "the file is written whole, then renamed";
-    const test::Finished bad = lockscope({"report", kSession, "--output", "/nonexistent-dir/r.txt"});
+    const test::Finished bad = lockscope({"report", kRecordedPipe, "--output", "/nonexistent-dir/r.txt"});
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.err.find("/nonexistent-dir/r.txt"), std::string::npos) << bad.err;
 }
 
 TEST(PerfView, VerboseAddsEachLocksWaiterStacks)
 {
-    const test::Finished v = lockscope({"report", kSession, "-v", "-L", "pipe->mutex"});
+    const test::Finished v = lockscope({"report", kRecordedPipe, "-v", "-L", "pipe->mutex"});
     ASSERT_EQ(v.exit_code, 0) << v.err;
     const size_t stacks = v.out.find("waiter stacks: ");
     ASSERT_NE(stacks, std::string::npos) << v.out;
@@ -190,7 +193,7 @@ TEST(PerfView, VerboseAddsEachLocksWaiterStacks)
     EXPECT_NE(v.out.find("pipe_read", stacks), std::string::npos) << v.out;
     // With -q: the row, then its stacks.
     const std::vector<std::string> quiet =
-        lines_of(lockscope({"report", kSession, "-v", "-q", "-L", "pipe->mutex"}).out);
+        lines_of(lockscope({"report", kRecordedPipe, "-v", "-q", "-L", "pipe->mutex"}).out);
     ASSERT_GE(quiet.size(), 3u);
     EXPECT_EQ(quiet[0].rfind("pipe->mutex ", 0), 0u) << quiet[0];
     EXPECT_EQ(quiet[1].rfind("  pipe->mutex mutex (", 0), 0u) << quiet[1];
@@ -260,7 +263,7 @@ TEST(PerfView, TypeFilterTakesTheKindsTheReportPrints)
 TEST(PerfView, PerTaskRowsRefuseALockFilter)
 {
     for (const char* grouping : {"-t", "--lock-cgroup"}) {
-        const test::Finished f = lockscope({"report", kSession, grouping, "-S", "pipe"});
+        const test::Finished f = lockscope({"report", kRecordedPipe, grouping, "-S", "pipe"});
         EXPECT_EQ(f.exit_code, 2) << grouping;
         EXPECT_NE(f.err.find("cover every lock"), std::string::npos) << f.err;
     }
@@ -268,12 +271,12 @@ TEST(PerfView, PerTaskRowsRefuseALockFilter)
 
 TEST(PerfView, ContentionPrintsARecordedSessionOnStderr)
 {
-    const test::Finished con = lockscope({"con", "-i", kSession, "-E", "2", "-q"});
+    const test::Finished con = lockscope({"con", "-i", kRecordedPipe, "-E", "2", "-q"});
     ASSERT_EQ(con.exit_code, 0) << con.err;
     EXPECT_EQ(con.out, "");
-    EXPECT_EQ(con.err, lockscope({"report", kSession, "-E", "2", "-q"}).out);
-    EXPECT_EQ(lockscope({"contention", "-i", kSession, "-E", "2", "-q"}).err, con.err);
-    const test::Finished both = lockscope({"con", "-i", kSession, "-a"});
+    EXPECT_EQ(con.err, lockscope({"report", kRecordedPipe, "-E", "2", "-q"}).out);
+    EXPECT_EQ(lockscope({"contention", "-i", kRecordedPipe, "-E", "2", "-q"}).err, con.err);
+    const test::Finished both = lockscope({"con", "-i", kRecordedPipe, "-a"});
     EXPECT_EQ(both.exit_code, 2);
     EXPECT_NE(both.err.find("-i prints a recorded session"), std::string::npos) << both.err;
 }
@@ -281,12 +284,12 @@ TEST(PerfView, ContentionPrintsARecordedSessionOnStderr)
 TEST(PerfView, OptionsNotOfferedSayWhy)
 {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"report", kSession, "--max-stack", "8"}, "16 frames"},
+        {{"report", kRecordedPipe, "--max-stack", "8"}, "16 frames"},
         {{"record", "--stack-skip", "3", "-d", "1"}, "by name"},
         {{"con", "-a", "-J", "1ms@rtnl_mutex"}, "never delays"},
         {{"con", "-a", "--inject-delay=1ms@rtnl_mutex"}, "never delays"},
         {{"top", "--vmlinux", "/boot/vmlinux"}, "kallsyms"},
-        {{"report", kSession, "-D"}, "record --trace"},
+        {{"report", kRecordedPipe, "-D"}, "record --trace"},
     };
     for (const auto& [args, why] : cases) {
         const test::Finished f = lockscope(args);

@@ -19,7 +19,7 @@
 namespace lockscope {
 namespace {
 
-constexpr uint32_t kPeriod = 8;
+constexpr uint32_t kTimingPeriod = 8;
 
 struct MutexCounts {
     uint64_t attempts = 0, failures = 0;
@@ -70,7 +70,7 @@ Report full_report(const Session& s)
 }
 
 // Two recorders attached to the same workload at once, one timing every
-// episode and one timing one in kPeriod: both see the same episodes, so the
+// episode and one timing one in kTimingPeriod: both see the same episodes, so the
 // sampling error, which the standard error states, and the observer effect
 // are all that set them apart. The latter is not sampling noise: a timed
 // episode reads the clock at its begin, before it spins or queues, which an
@@ -99,7 +99,7 @@ TEST(SampledTiming, EstimateCoversTheMeasuredWaitOfTheSameEpisodes)
     };
     test::Process full = start(full_out, {});
     ASSERT_TRUE(full.wait_for_stderr("lockscope: recording", 30)) << "full-timing recorder did not attach";
-    test::Process sampled = start(sampled_out, {"--sample", std::to_string(kPeriod)});
+    test::Process sampled = start(sampled_out, {"--sample", std::to_string(kTimingPeriod)});
     ASSERT_TRUE(sampled.wait_for_stderr("lockscope: recording", 30)) << "sampled recorder did not attach";
     target.release();
     EXPECT_EQ(target.wait(60).exit_code, 0);
@@ -110,15 +110,15 @@ TEST(SampledTiming, EstimateCoversTheMeasuredWaitOfTheSameEpisodes)
 
     const Session fs = load_session(full_out), ss = load_session(sampled_out);
     EXPECT_EQ(timing_period(fs.meta), 1u);
-    EXPECT_EQ(timing_period(ss.meta), kPeriod);
+    EXPECT_EQ(timing_period(ss.meta), kTimingPeriod);
     const Report fr = full_report(fs), sr = full_report(ss);
     expect_counts_agree(fr, fs, o, "full timing");
     expect_counts_agree(sr, ss, o, "sampled timing");
 
     const LockCounters &exact = fr.totals.counters, &est = sr.totals.counters;
     EXPECT_EQ(exact.timed, exact.contentions);
-    // about one in kPeriod timed (a binomial count: 5 standard deviations)
-    const double expected_timed = double(est.contentions) / kPeriod;
+    // about one in kTimingPeriod timed (a binomial count: 5 standard deviations)
+    const double expected_timed = double(est.contentions) / kTimingPeriod;
     EXPECT_NEAR(double(est.timed), expected_timed, 5 * std::sqrt(expected_timed) + 1);
     const double se = wait_stderr_ns(est);
     EXPECT_GT(se, 0.0);
@@ -153,7 +153,7 @@ TEST(SampledTiming, InterleavedRunsAgreeWithinErrorAndRunSpread)
         for (bool sample : {false, true}) {
             std::vector<std::string> extra;
             if (sample)
-                extra = {"--sample", std::to_string(kPeriod)};
+                extra = {"--sample", std::to_string(kTimingPeriod)};
             test::Recorded r = test::record_workload({"pipe", "-t", "4", "-d", "1"}, extra);
             expect_counts_agree(r.report, r.session, r.observed, sample ? "sampled run" : "full run");
             const LockCounters& c = r.report.totals.counters;

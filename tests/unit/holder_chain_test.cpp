@@ -8,6 +8,8 @@ extern "C" {
 #include "holder_track.h"
 }
 
+// Named: its helpers share names with other tests' built in the same batch.
+namespace holder_chain {
 namespace {
 
 constexpr __u64 kLock = 0xffff888012345678ull;
@@ -209,3 +211,4 @@ TEST(HolderSplit, AWaiterThatSpinsAgainAfterItsWakeupIsNotCountedTwice)
 }
 
 }  // namespace
+}  // namespace holder_chain

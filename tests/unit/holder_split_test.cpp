@@ -9,6 +9,8 @@ extern "C" {
 #include "holder_track.h"
 }
 
+// Named: its helpers share names with other tests' built in the same batch.
+namespace holder_split {
 namespace {
 
 constexpr __u64 kLock = 0xffff888012345678ull;
@@ -286,3 +288,4 @@ TEST(HolderSplit, AFollowedEpisodesPartsNeverExceedItsWait)
 }
 
 }  // namespace
+}  // namespace holder_split
