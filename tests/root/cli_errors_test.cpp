@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "subprocess.h"
+#include "recorded_session.h"
 
 namespace lockscope {
 namespace {
@@ -92,9 +93,7 @@ TEST(CliErrors, SmallMistakesAreSaidOnceInTheUsersTerms)
     EXPECT_EQ(f.exit_code, 2);
     EXPECT_NE(f.err.find("no session file given: lockscope report FILE"), std::string::npos) << f.err;
     EXPECT_EQ(f.err.find("--file"), std::string::npos) << "no such option is documented: " << f.err;
-    f = test::run_lockscope({"report",
-                             LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope",
-                             "--top", "-1"});
+    f = test::run_lockscope({"report", test::kRecordedPipe, "--top", "-1"});
     EXPECT_EQ(f.exit_code, 2) << f.out;
     EXPECT_TRUE(f.out.empty()) << "nothing printed: " << f.out;
     EXPECT_NE(f.err.find("--top takes a number of rows, 0 or more"), std::string::npos) << f.err;

@@ -8,14 +8,13 @@
 #include <sstream>
 
 #include "core/storage/session_store.h"
+#include "recorded_session.h"
 #include "subprocess.h"
 
 namespace lockscope {
 namespace {
 
-// A short session of the pipe workload, recorded by lockscope.
-constexpr const char* kRecordedPipe =
-    LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
+using test::kRecordedPipe;
 
 // The first line of stderr, which carries the sentence.
 std::string first_line(const std::string& err)

@@ -6,11 +6,12 @@
 #include <sstream>
 
 #include "subprocess.h"
+#include "recorded_session.h"
 
 namespace lockscope {
 namespace {
 
-const std::string kSession = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
+const std::string kSession = test::kRecordedPipe;
 
 nlohmann::json report(std::vector<std::string> extra)
 {

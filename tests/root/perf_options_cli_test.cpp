@@ -8,13 +8,14 @@
 #include <set>
 
 #include "subprocess.h"
+#include "recorded_session.h"
 
 namespace lockscope {
 namespace {
 
 // A pipe workload recorded at 4 threads on 2 CPUs: a mutex that spins and
 // queues, and a few spinlocks.
-const std::string kSession = LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
+const std::string kSession = test::kRecordedPipe;
 
 nlohmann::json report(std::vector<std::string> extra)
 {

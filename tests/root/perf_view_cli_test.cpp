@@ -9,15 +9,14 @@
 #include <iterator>
 
 #include "core/storage/session_store.h"
+#include "recorded_session.h"
 #include "sample_session.h"
 #include "subprocess.h"
 
 namespace lockscope {
 namespace {
 
-// A pipe workload recorded at 4 threads on 2 CPUs.
-const std::string kRecordedPipe =
-    LOCKSCOPE_SOURCE_DIR "/tests/fuzz/corpus/session_file/load-recorded-pipe-1s.lockscope";
+using test::kRecordedPipe;
 
 test::Finished lockscope(std::vector<std::string> args)
 {
