@@ -52,8 +52,7 @@ static __always_inline void holder_unlock(struct ls_holder_track *t)
 	seq_unlock(&t->seq);
 }
 
-/* A runnable holder's CPU and what runs there: the holder's run queue, from
- * its cfs_rq as percpu_bases.bpf.c finds it (every task has one). */
+/* A task's run queue, from its cfs_rq (every task has one). */
 struct rq___holder;
 
 struct cfs_rq___holder {
@@ -71,6 +70,19 @@ struct task_struct___holder {
 	} se;
 } __attribute__((preserve_access_index));
 
+static __always_inline struct rq___holder *task_runqueue(struct task_struct *task)
+{
+	struct task_struct___holder *t = (void *)task;
+	struct cfs_rq___holder *cfs = BPF_CORE_READ(t, se.cfs_rq);
+
+	if (!cfs)
+		return NULL;
+	if (bpf_core_field_exists(cfs->rq))
+		return BPF_CORE_READ(cfs, rq);
+	/* without group scheduling every task is on its rq's own cfs */
+	return (void *)((u64)cfs - bpf_core_field_offset(struct rq___holder, cfs));
+}
+
 /* The task that preempted a holder (what its CPU switched to). */
 struct ls_holder_preempter {
 	u32 tid, tgid;
@@ -81,17 +93,11 @@ struct ls_holder_preempter {
  * for a first follower, which did not see the switch. */
 static __always_inline void holder_cpu_current(struct task_struct *holder, struct ls_holder_preempter *who)
 {
-	struct task_struct___holder *h = (void *)holder;
-	struct cfs_rq___holder *cfs = BPF_CORE_READ(h, se.cfs_rq);
-	struct rq___holder *rq;
+	struct rq___holder *rq = task_runqueue(holder);
 	struct task_struct *curr;
 
-	if (!cfs)
+	if (!rq)
 		return;
-	if (bpf_core_field_exists(cfs->rq))
-		rq = BPF_CORE_READ(cfs, rq);
-	else /* without group scheduling every task is on its rq's own cfs */
-		rq = (void *)((u64)cfs - bpf_core_field_offset(struct rq___holder, cfs));
 	curr = BPF_CORE_READ(rq, curr);
 	if (!curr || curr == holder)
 		return;

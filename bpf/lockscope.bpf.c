@@ -1118,3 +1118,23 @@ int BPF_PROG(on_process_exit, struct task_struct *task)
 		__sync_fetch_and_or(parent, LS_TREE_EXITED);
 	return 0;
 }
+
+/* Where each CPU's copy of the per-CPU area lies: the address of its run
+ * queue (struct rq, the per-CPU variable `runqueues`). User space runs this
+ * once on every CPU (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU; it is
+ * never attached), subtracts the variable's offset in BTF's .data..percpu
+ * and names per-CPU locks ("rq.__lock") by their offset. Typed ksyms would
+ * be simpler, but the verifier finds their address through kallsyms, which
+ * lists no per-CPU variables without CONFIG_KALLSYMS_ALL; the running task's
+ * cfs_rq points into its CPU's run queue on every kernel. */
+__u64 runqueue_of_cpu[LS_MAX_CPUS];
+
+SEC("raw_tp")
+int read_percpu_bases(void *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < LS_MAX_CPUS)
+		runqueue_of_cpu[cpu] = (u64)task_runqueue((struct task_struct *)bpf_get_current_task());
+	return 0;
+}

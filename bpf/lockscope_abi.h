@@ -31,7 +31,7 @@
 #define LS_MAX_DEPTH 4          /* nested episodes per task */
 #define LS_HIST_BUCKETS 36      /* log2(ns) buckets; the last holds >= 2^35 ns */
 #define LS_MAX_STACK_DEPTH 16   /* frames kept per sampled stack */
-#define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (percpu_bases.bpf.c) */
+#define LS_MAX_CPUS 1024        /* CPUs whose per-CPU area is located (read_percpu_bases, lockscope.bpf.c) */
 #define LS_MAX_CGROUPS 8        /* record --cgroup PATH, at most this many */
 #define LS_MAX_CPU_MASK_WORDS 16 /* record -C: CPUs 0-1023 */
 /* Default entries of the lock rows (lock_index, lock_stats, lock_identity) and

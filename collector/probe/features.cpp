@@ -119,6 +119,11 @@ bool kmem_cache_kfunc_available()
     return check_btf().kmem_cache_kfunc;
 }
 
+bool module_btf_readable()
+{
+    return has_capability(CAP_SYS_ADMIN);
+}
+
 bool holder_stacks_available()
 {
     return check_btf().task_from_pid_kfunc;

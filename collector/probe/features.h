@@ -33,6 +33,10 @@ bool kmem_cache_kfunc_available();
 // can be sampled (its stack, what it was doing) when a waiter queues.
 bool holder_stacks_available();
 
+// The process may read the kernel modules' BTF (CAP_SYS_ADMIN), where
+// libbpf looks for a type that the kernel's own BTF lacks.
+bool module_btf_readable();
+
 // True when every required feature is present; otherwise `why` says which
 // one is missing and what it needs.
 bool recording_supported(std::string* why = nullptr);

@@ -93,6 +93,12 @@ public:
     // True when lock rows record their slab cache (bpf_get_kmem_cache).
     bool slab_lookup() const { return slab_lookup_; }
 
+    // Per CPU, the address of its `runqueues` per-CPU variable, read by
+    // running one of this probe's programs once on each CPU (identity/ names
+    // per-CPU locks from it); empty when it cannot be read (the reason in
+    // `why`).
+    std::vector<uint64_t> percpu_runqueues(std::string* why = nullptr) const;
+
     // The processes of the traced tree (tgid, parent tgid) since the last
     // call, the target itself excluded, exited ones included (and then
     // forgotten by the kernel); empty when no tree is followed.
@@ -155,14 +161,5 @@ private:
     std::unique_ptr<TraceStream> trace_;
     std::unique_ptr<RwsemSpin> rwsem_spin_;
 };
-
-}  // namespace lockscope::probe
-
-namespace lockscope::probe {
-
-// Per CPU, the address of its `runqueues` per-CPU variable, read once by a
-// BPF program (identity/ names per-CPU locks from it); empty when it cannot
-// be read (the reason in `why`).
-std::vector<uint64_t> percpu_runqueues(std::string* why = nullptr);
 
 }  // namespace lockscope::probe

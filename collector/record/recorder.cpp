@@ -125,11 +125,11 @@ std::string describe_followed(const std::map<uint32_t, std::string>& followed)
 
 // Lock names come from kernel data where the kernel offers it (identity/);
 // what is unavailable here is said once and kept in the session.
-Rollup make_rollup(SessionFiles& files)
+Rollup make_rollup(SessionFiles& files, const Probe& probe)
 {
     std::vector<std::string> warnings;
     std::string why;
-    const std::vector<uint64_t> runqueues = probe::percpu_runqueues(&why);
+    const std::vector<uint64_t> runqueues = probe.percpu_runqueues(&why);
     if (!why.empty())
         warnings.push_back("per-CPU locks are not named: " + why);
     KernelSymbols syms = KernelSymbols::load();
@@ -329,7 +329,7 @@ private:
         // identity keeps one of its own; one at a time, the recorder's peak
         // memory is one copy lower (5-6 MiB).
         if (!rollup_) {
-            rollup_.emplace(make_rollup(files_));
+            rollup_.emplace(make_rollup(files_, *run.probe));
             rollup_->set_filter(o_.filter);
         }
         rollup_->reset_stacks();

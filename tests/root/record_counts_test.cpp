@@ -93,6 +93,12 @@ TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
     }
     // The workload's threads share one pipe: one object, named once.
     EXPECT_EQ(pipes.size(), 1u);
+
+    // Per-CPU locks are named from where each CPU's per-CPU area lies, which
+    // one of the probe's programs reads by running once on every CPU.
+    const std::string percpu = "percpu: BTF .data..percpu, " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs";
+    EXPECT_NE(r.session.meta_value("lock_identity").find(percpu), std::string::npos)
+        << r.session.meta_value("lock_identity");
 }
 
 TEST(RecordCounts, WaitTimesAreConsistent)
