@@ -2,21 +2,25 @@
 # Builds the Debian packages lockscope (CLI, exporter service; no Qt) and
 # lockscope-gui into BUILD_DIR/packages/ (default build/packages/), named by
 # the commit they come from. As root it first installs what building needs.
-# Usage: scripts/package.sh [--no-gui] [--build-dir DIR] [--clean]
+# Usage: scripts/package.sh [--no-gui] [--build-dir DIR] [--clean | --built]
 #   --clean: remove BUILD_DIR first and build from nothing
+#   --built: package BUILD_DIR's programs as they are, building nothing (the
+#            package test: the suite's other tests run these very files)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build
 gui=""  # as the build directory was configured; ON for a new one
 clean=0
+build=1
 deps_args=(--package)
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-gui) gui=OFF; deps_args+=(--no-gui) ;;
     --build-dir) build_dir="$2"; shift ;;
     --clean) clean=1 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --built) build=0 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -40,7 +44,12 @@ if [ "$gui" != "$configured" ]; then
 fi
 targets=(lockscope lockscope_docs)
 [ "$gui" = ON ] && targets+=(lockscope-gui)
-cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
+if [ "$build" -eq 1 ]; then
+  cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
+elif [ ! -x "$build_dir/lockscope" ]; then
+  echo "package.sh: --built, but $build_dir has no lockscope program: build it first" >&2
+  exit 1
+fi
 
 rm -rf "$build_dir/packages"
 (cd "$build_dir" && cpack -G DEB --config CPackConfig.cmake >/dev/null)

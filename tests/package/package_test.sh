@@ -26,7 +26,10 @@ trap cleanup EXIT
 # A run killed before its purge leaves them installed: start from nothing.
 purge
 
-"$src/scripts/package.sh" --build-dir "$build" || { echo "FAIL: scripts/package.sh failed"; exit 1; }
+# --built: other tests run beside this one, on the programs of this build
+# directory; a build here (a version from a newer commit) would relink them
+# under those tests.
+"$src/scripts/package.sh" --build-dir "$build" --built || { echo "FAIL: scripts/package.sh failed"; exit 1; }
 cli_deb=$(ls "$build"/packages/lockscope_*.deb)
 gui_deb=$(ls "$build"/packages/lockscope-gui_*.deb 2>/dev/null)
 version=$("$build/lockscope" --version | cut -d' ' -f2)
