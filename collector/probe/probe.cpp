@@ -277,18 +277,4 @@ UserStackCounts Probe::user_stack_counts() const
     return {c.sent, c.rate_limited, c.lost, c.no_user};
 }
 
-std::vector<uint32_t> Probe::program_ids() const
-{
-    std::vector<uint32_t> ids;
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, skel_->obj)
-    {
-        bpf_prog_info info{};
-        uint32_t len = sizeof info;
-        if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0)
-            ids.push_back(info.id);
-    }
-    return ids;
-}
-
 }  // namespace lockscope::probe

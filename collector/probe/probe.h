@@ -110,9 +110,6 @@ public:
     // Kernel-lock waiters' user stacks sent so far (ProbeOptions::user_stacks_per_sec).
     UserStackCounts user_stack_counts() const;
 
-    // Program ids, for kernel BPF run-time statistics.
-    std::vector<uint32_t> program_ids() const;
-
     // True when the target process fires lockscope's USDT probes (reflock).
     bool user_probes() const { return user_probes_; }
 
