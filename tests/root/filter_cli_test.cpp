@@ -11,11 +11,11 @@
 namespace lockscope {
 namespace {
 
-const std::string kSession = test::kRecordedPipe;
+using test::kRecordedPipe;
 
 nlohmann::json report(std::vector<std::string> extra)
 {
-    std::vector<std::string> args = {"report", kSession, "--format", "json", "--top", "0"};
+    std::vector<std::string> args = {"report", kRecordedPipe, "--format", "json", "--top", "0"};
     args.insert(args.end(), extra.begin(), extra.end());
     test::Finished f = test::run_lockscope(args);
     EXPECT_EQ(f.exit_code, 0) << f.err;
@@ -50,7 +50,7 @@ TEST(FilterCli, ReportKeepsTheMatchingLocksAndItsTotalsAreTheirs)
 
 TEST(FilterCli, ExportKeepsTheMatchingLocks)
 {
-    test::Finished f = test::run_lockscope({"export", kSession, "--format", "folded", "--kind", "mutex"});
+    test::Finished f = test::run_lockscope({"export", kRecordedPipe, "--format", "folded", "--kind", "mutex"});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     std::istringstream lines(f.out);
     std::string line;
@@ -60,7 +60,8 @@ TEST(FilterCli, ExportKeepsTheMatchingLocks)
         n++;
     }
     EXPECT_GT(n, 0u);
-    test::Finished csv = test::run_lockscope({"export", kSession, "--format", "csv", "--caller", "nothing_calls_this"});
+    test::Finished csv =
+        test::run_lockscope({"export", kRecordedPipe, "--format", "csv", "--caller", "nothing_calls_this"});
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 1) << "the header only";
 }
@@ -68,8 +69,8 @@ TEST(FilterCli, ExportKeepsTheMatchingLocks)
 TEST(FilterCli, BadFiltersAreUsageErrorsOnEveryCommand)
 {
     const std::vector<std::vector<std::string>> commands = {
-        {"report", kSession},
-        {"export", kSession, "--format", "csv"},
+        {"report", kRecordedPipe},
+        {"export", kRecordedPipe, "--format", "csv"},
         {"record", "-d", "1", "-o", test::temp_path("never.lockscope")},
         {"top", "-d", "1"}};
     const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {

@@ -15,11 +15,11 @@ namespace {
 
 // A pipe workload recorded at 4 threads on 2 CPUs: a mutex that spins and
 // queues, and a few spinlocks.
-const std::string kSession = test::kRecordedPipe;
+using test::kRecordedPipe;
 
 nlohmann::json report(std::vector<std::string> extra)
 {
-    std::vector<std::string> args = {"report", kSession, "--format", "json"};
+    std::vector<std::string> args = {"report", kRecordedPipe, "--format", "json"};
     args.insert(args.end(), extra.begin(), extra.end());
     test::Finished f = test::run_lockscope(args);
     EXPECT_EQ(f.exit_code, 0) << f.err;
@@ -49,7 +49,7 @@ TEST(PerfOptions, EntriesPrintsThatManyRows)
     EXPECT_EQ(names(report({"--top", "3"})), names(report({"-E", "3"})));
     EXPECT_EQ(names(report({"-n", "2"})), names(report({"-E", "2"})));
     // In the text too: three rows under the header, and the cut said.
-    test::Finished text = test::run_lockscope({"report", kSession, "-E", "3"});
+    test::Finished text = test::run_lockscope({"report", kRecordedPipe, "-E", "3"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("(top 3 of " + std::to_string(all["locks"].size()) + " rows by wait_total)"),
               std::string::npos)
@@ -84,7 +84,7 @@ TEST(PerfOptions, SortKeysOrderAsPerfs)
     ASSERT_GE(all_by_max.size(), 2u);
     EXPECT_EQ(names(report({"-E", "2", "-k", "wait_max"})),
               std::vector<std::string>(all_by_max.begin(), all_by_max.begin() + 2));
-    test::Finished min = test::run_lockscope({"report", kSession, "-k", "wait_min"});
+    test::Finished min = test::run_lockscope({"report", kRecordedPipe, "-k", "wait_min"});
     EXPECT_EQ(min.exit_code, 2);
     EXPECT_NE(min.err.find("shortest wait"), std::string::npos) << min.err;
 }
@@ -122,7 +122,8 @@ TEST(PerfOptions, TypeFilterTakesPerfsSpellings)
     for (const char* none : {"rwsem:R", "rwsem:W", "rwlock:R", "rwlock-rt:W", "pcpu-sem:R", "rt-mutex", "semaphore"})
         EXPECT_TRUE(report({"-Y", none})["locks"].empty()) << none;
     EXPECT_EQ(report({"-E", "0", "-Y", "rwsem:W,spinlock"})["totals"], spin["totals"]) << "a comma list";
-    EXPECT_EQ(test::run_lockscope({"report", kSession, "-Y", "mutex:R"}).exit_code, 2) << "a mutex has no reader side";
+    EXPECT_EQ(test::run_lockscope({"report", kRecordedPipe, "-Y", "mutex:R"}).exit_code, 2)
+        << "a mutex has no reader side";
 }
 
 TEST(PerfOptions, LockAndCallstackFilters)
@@ -131,7 +132,7 @@ TEST(PerfOptions, LockAndCallstackFilters)
     ASSERT_EQ(names(pipe), std::vector<std::string>{"pipe->mutex"});
     const nlohmann::json two = report({"-E", "0", "-L", "pipe->mutex,spinlock@swake_up_one"});
     EXPECT_EQ(two["locks"].size(), 2u) << "a comma list, as perf's";
-    test::Finished address = test::run_lockscope({"report", kSession, "-L", "0xffff888012345678"});
+    test::Finished address = test::run_lockscope({"report", kRecordedPipe, "-L", "0xffff888012345678"});
     EXPECT_EQ(address.exit_code, 2);
     EXPECT_NE(address.err.find("address"), std::string::npos) << address.err;
     // -S: a substring of any frame of the lock's sampled stacks or its caller.
@@ -147,38 +148,39 @@ TEST(PerfOptions, ThreadsAndLockCgroupGroupAsPerfs)
     EXPECT_EQ(report({"-t"})["group_by"], "task");
     EXPECT_EQ(report({"--threads"})["group_by"], "task");
     EXPECT_EQ(report({"--lock-cgroup"})["group_by"], "cgroup");
-    EXPECT_EQ(test::run_lockscope({"report", kSession, "-t", "--by", "caller"}).exit_code, 2);
+    EXPECT_EQ(test::run_lockscope({"report", kRecordedPipe, "-t", "--by", "caller"}).exit_code, 2);
 }
 
 TEST(PerfOptions, OldSpellingsStillWorkWithANote)
 {
-    test::Finished by = test::run_lockscope({"report", kSession, "-b", "caller", "--format", "json"});
+    test::Finished by = test::run_lockscope({"report", kRecordedPipe, "-b", "caller", "--format", "json"});
     ASSERT_EQ(by.exit_code, 0) << by.err;
     EXPECT_EQ(nlohmann::json::parse(by.out)["group_by"], "caller");
     EXPECT_NE(by.err.find("note: -b caller is read as --by caller"), std::string::npos) << by.err;
-    test::Finished format = test::run_lockscope({"report", kSession, "-F", "json"});
+    test::Finished format = test::run_lockscope({"report", kRecordedPipe, "-F", "json"});
     ASSERT_EQ(format.exit_code, 0) << format.err;
     EXPECT_TRUE(nlohmann::json::accept(format.out)) << format.out;
     EXPECT_NE(format.err.find("note: -F json is read as --format json"), std::string::npos) << format.err;
     // -b alone is perf's BPF switch: accepted, nothing changes.
-    test::Finished bpf = test::run_lockscope({"report", kSession, "-b", "--format", "json"});
+    test::Finished bpf = test::run_lockscope({"report", kRecordedPipe, "-b", "--format", "json"});
     ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
     EXPECT_EQ(nlohmann::json::parse(bpf.out)["group_by"], "lock");
     // perf's -F (a choice of columns) is not offered: said, not misread.
-    test::Finished fields = test::run_lockscope({"report", kSession, "-F", "contended,wait_total"});
+    test::Finished fields = test::run_lockscope({"report", kRecordedPipe, "-F", "contended,wait_total"});
     EXPECT_EQ(fields.exit_code, 2);
     EXPECT_NE(fields.err.find("-F/--field"), std::string::npos) << fields.err;
 }
 
 TEST(PerfOptions, ExportTakesTheSameRowsAndOrder)
 {
-    test::Finished csv = test::run_lockscope({"export", kSession, "--format", "csv", "-E", "2", "-k", "contended"});
+    test::Finished csv =
+        test::run_lockscope({"export", kRecordedPipe, "--format", "csv", "-E", "2", "-k", "contended"});
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 3) << csv.out;  // header + 2
     const std::vector<std::string> first = names(report({"-E", "2", "-k", "contended"}));
     for (const std::string& name : first)
         EXPECT_NE(csv.out.find(name), std::string::npos) << name << "\n" << csv.out;
-    test::Finished old = test::run_lockscope({"export", kSession, "-F", "folded"});
+    test::Finished old = test::run_lockscope({"export", kRecordedPipe, "-F", "folded"});
     ASSERT_EQ(old.exit_code, 0) << old.err;
     EXPECT_NE(old.err.find("note: -F folded is read as --format folded"), std::string::npos) << old.err;
 }
