@@ -179,10 +179,13 @@ uint32_t KernelTypes::pointee_struct(uint32_t type_id) const
     return target && btf_is_composite(target) && target->name_off ? uint32_t(id) : 0;
 }
 
-std::vector<KernelTypes::Reached> KernelTypes::types_reached_from(std::string_view function) const
+const std::vector<KernelTypes::Reached>& KernelTypes::types_reached_from(std::string_view function) const
 {
-    std::vector<Reached> out;
     const std::string name(function.substr(0, function.find('.')));
+    const auto [it, fresh] = reached_.try_emplace(name);
+    std::vector<Reached>& out = it->second;
+    if (!fresh)
+        return out;
     const int fn = name.empty() ? -1 : btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_FUNC);
     const btf_type* proto = fn > 0 ? btf__type_by_id(btf_, btf__type_by_id(btf_, fn)->type) : nullptr;
     if (!proto || !btf_is_func_proto(proto))

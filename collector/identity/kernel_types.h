@@ -70,13 +70,15 @@ public:
     // The structs a function works on, as its BTF prototype declares them:
     // what its parameters point to (depth 0, via "inode") and what those
     // structs' pointer members point to (depth 1, via "inode->i_sb").
-    // Compiler clones ("f.part.0", "f.isra.0") are looked up as f.
+    // Compiler clones ("f.part.0", "f.isra.0") are looked up as f. Each
+    // function's answer is remembered: a recording of many locks in a
+    // generic cache asks for the same few waiting functions again and again.
     struct Reached {
         std::string type;
         std::string via;
         int depth = 0;
     };
-    std::vector<Reached> types_reached_from(std::string_view function) const;
+    const std::vector<Reached>& types_reached_from(std::string_view function) const;
 
 private:
     bool find(uint32_t id, uint64_t offset, LockFamily family, std::vector<std::pair<uint32_t, std::string>>& steps,
@@ -88,8 +90,9 @@ private:
 
     const btf* btf_ = nullptr;
     btf* owned_ = nullptr;
-    mutable std::unordered_map<std::string, uint32_t> named_;  // named_type's answers, 0: none
-    std::vector<PercpuVar> percpu_;                            // by offset
+    mutable std::unordered_map<std::string, uint32_t> named_;                // named_type's answers, 0: none
+    mutable std::unordered_map<std::string, std::vector<Reached>> reached_;  // types_reached_from's, by function
+    std::vector<PercpuVar> percpu_;                                          // by offset
     uint64_t percpu_size_ = 0;
 };
 

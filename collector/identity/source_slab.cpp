@@ -167,7 +167,7 @@ bool from_generic_cache(const KernelData& data, const std::vector<uint64_t>& off
     // (evict(struct inode *) reaches the super_block through inode->i_sb).
     // The nearest depth that reaches exactly one candidate decides.
     if (classes.size() > 1 && !caller.empty()) {
-        const std::vector<KernelTypes::Reached> reached = sources.types->types_reached_from(caller);
+        const std::vector<KernelTypes::Reached>& reached = sources.types->types_reached_from(caller);
         for (int depth = 0; depth <= 1; depth++) {
             std::set<std::string> hit;
             const MemberPath* chosen = nullptr;
