@@ -79,8 +79,8 @@ TEST(DiffReal, PipeAtOneAgainstFourThreadsIsSignificantInTheRightDirection)
 TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const Session shared = record("unlink1", "4");
-    const Session own = record("unlink2", "4");
+    const Session shared = record("unlink1", "4", "1");
+    const Session own = record("unlink2", "4", "1");
     const DiffResult d = diff_sessions(shared, own, {});
     EXPECT_FALSE(d.warnings.empty()) << "different workloads should be called out";
     bool i_rwsem_only_in_a = false;

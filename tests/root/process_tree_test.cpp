@@ -121,7 +121,7 @@ TEST(ProcessTree, ShortLivedTasksLeaveTheTaskMapAndKeepTheirRows)
     // task map of 16. Exited tasks must leave the map (or the later ones are
     // lost) and keep their rows in the session.
     const Tree t = record_command(
-        {"sh", "-c", "for i in $(seq 30); do " + lockscope() + " workload pipe -t 2 -d 0.3 >/dev/null; done"},
+        {"sh", "-c", "for i in $(seq 30); do " + lockscope() + " workload pipe -t 2 -d 0.1 >/dev/null; done"},
         {"--max-tasks", "16"});
     ASSERT_GT(t.observed.ends, 1000u) << "the workloads produced too little contention to judge";
     expect_same_ends(t);
