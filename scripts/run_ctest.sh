@@ -30,8 +30,8 @@ status=0
 # The tests that load BPF programs or measure the machine are marked
 # RUN_SERIAL (tests/CMakeLists.txt): they run alone, the others side by side,
 # one more at a time than there are CPUs: the two started first (the package
-# test and the lab's failure paths, by their COST) mostly wait, on apt and
-# dpkg or on a guest's watchdog.
+# test and the lab's guests that are not compared, by their COST) mostly
+# wait, on apt and dpkg or on a guest.
 # Whole outputs in the JUnit file: a gtest executable run as one test (the
 # lab) reports its skips only in its output.
 ctest --test-dir "$build_dir" -j "$(($(nproc) + 1))" --output-on-failure --timeout 600 --output-junit "$junit" \

@@ -1,5 +1,5 @@
 // Shared by the kernel lab tests: skip with a reason where guests cannot
-// run, and find leftover qemu processes.
+// run, find leftover qemu processes, read a session's report.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "subprocess.h"
 
@@ -52,6 +54,14 @@ inline std::string last_line(const std::string& text)
     const size_t start = text.rfind('\n', end);
     return text.substr(start == std::string::npos ? 0 : start + 1,
                        end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+// `lockscope report SESSION --format json`, parsed.
+inline nlohmann::json report_json(const std::string& session)
+{
+    const Finished r = run({lockscope_bin(), "report", session, "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
 }
 
 inline std::string make_temp_dir(const std::string& name)
