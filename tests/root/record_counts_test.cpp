@@ -49,7 +49,7 @@ void expect_nothing_lost_but_rare_nested(const Report& rep)
 TEST(RecordCounts, PipeWorkloadAgreesWithRawTracepointCounts)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    Recorded r = record_workload({"pipe", "-t", "4", "-d", "2"});
+    Recorded r = record_workload({"pipe", "-t", "4", "-d", "1"});
     const LockCounters& c = r.report.totals.counters;
     ASSERT_GT(r.observed.mutex_spin, 1000u) << "the pipe workload produced too little mutex contention";
 
@@ -136,9 +136,9 @@ TEST(RecordCounts, Unlink1ContendsTheDirectoryRwsemFarMoreThanUnlink2)
                 n += row.counters.contentions;
         return n;
     };
-    const Recorded unlink1 = record_workload({"unlink1", "-t", "4", "-d", "2"});
+    const Recorded unlink1 = record_workload({"unlink1", "-t", "4", "-d", "1"});
     const uint64_t shared = i_rwsem_waits(unlink1);
-    const uint64_t own = i_rwsem_waits(record_workload({"unlink2", "-t", "4", "-d", "2"}));
+    const uint64_t own = i_rwsem_waits(record_workload({"unlink2", "-t", "4", "-d", "1"}));
     EXPECT_GT(shared, 10u);  // the writers' optimistic spin emits no event: only queued waits count
     EXPECT_GT(shared, 5 * own) << "unlink1 " << shared << " vs unlink2 " << own;
     if (!probe::kmem_cache_kfunc_available())
@@ -193,7 +193,7 @@ TEST(RecordCounts, MmapWorkloadsShowMmapLockByName)
 {
     LOCKSCOPE_REQUIRE_BPF();
     for (const char* w : {"mmap1", "pagefault"}) {
-        Recorded r = record_workload({w, "-t", "4", "-d", "2"});
+        Recorded r = record_workload({w, "-t", "4", "-d", "1"});
         uint64_t mmap_lock = 0;
         for (const ReportRow& row : r.report.rows)
             if (row.name == "mm_struct.mmap_lock") {
