@@ -6,9 +6,9 @@ server answered each kind with and exits 1 if any of them was served
 metrics (none of them sends a password) or a slow client was held open
 longer than the server's request timeout allows.
 Usage: bad_clients.py PORT CA_FILE [START]
-START (seconds since the epoch) is when to begin: started before a load,
-the interpreter is ready then, which on a machine already loaded takes it
-tens of seconds."""
+It prints "ready" once set up, and begins at START (seconds since the
+epoch): started and ready before a load, it is not held up by it, as an
+interpreter started on a loaded machine is, for tens of seconds."""
 import os
 import socket
 import ssl
@@ -19,8 +19,6 @@ import time
 
 port = int(sys.argv[1])
 context = ssl.create_default_context(cafile=sys.argv[2])
-if len(sys.argv) > 3:
-    time.sleep(max(0.0, float(sys.argv[3]) - time.time()))
 failures = []
 lock = threading.Lock()
 
@@ -103,6 +101,11 @@ requests = {
     "10000 headers": b"GET /metrics HTTP/1.1\r\n" + b"X-H: 1\r\n" * 10000 + b"\r\n",
     "bad basic auth": b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic !!!notbase64\r\n\r\n",
 }
+
+# Ready: whoever started us may now load the machine; we begin at START.
+print("ready", flush=True)
+if len(sys.argv) > 3:
+    time.sleep(max(0.0, float(sys.argv[3]) - time.time()))
 
 held = []
 slow = [failing_on_error(slowloris, held) for _ in range(8)]

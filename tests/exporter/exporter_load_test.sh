@@ -89,6 +89,16 @@ echo "  contentions $base_contentions, lost $base_lost $causes"
 echo "load: $scrapers scrapers for ${seconds}s, and bad clients"
 record $((seconds + 60)) load  # stopped once the checks are done
 recorder=$pid
+# The bad clients get ready now and begin 10 s into the load, once the
+# scrapers below are all at it: started under that load, Python would take
+# tens of seconds to begin, and meet an exporter whose scrapers are done.
+python3 "$here/bad_clients.py" "$port" "$work/ca.pem" $(($(date +%s) + 10)) >"$work/bad_clients.out" 2>&1 &
+bad_clients=$!
+pids+=("$bad_clients")
+for _ in $(seq 100); do
+  grep -q '^ready$' "$work/bad_clients.out" 2>/dev/null && break
+  sleep 0.1
+done
 end=$(($(date +%s) + seconds))
 scraper() {  # ID: scrapes until $end; "OK FAILED" in $work/ID.count
   local ok=0 failed=0 body=$work/$1.body
@@ -106,12 +116,6 @@ scraper() {  # ID: scrapes until $end; "OK FAILED" in $work/ID.count
 rss_kib() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$recorder/status"; }
 (while kill -0 "$recorder" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do rss_kib; sleep 1; done >"$work/rss") &
 pids+=($!)
-# The bad clients start now and begin in 8 s, once the scrapers below are
-# all at it: started under that load, Python would take tens of seconds to
-# begin, and the bad clients would meet an exporter whose scrapers are done.
-python3 "$here/bad_clients.py" "$port" "$work/ca.pem" $(($(date +%s) + 8)) >"$work/bad_clients.out" 2>&1 &
-bad_clients=$!
-pids+=("$bad_clients")
 scraper_pids=()
 for i in $(seq "$scrapers"); do
   scraper "$i" &
@@ -120,7 +124,7 @@ done
 pids+=("${scraper_pids[@]}")
 wait "$bad_clients" || fail "bad clients were served or held (below)"
 echo "  bad clients done $((end - $(date +%s))) s before the scrapers' end:"
-cat "$work/bad_clients.out"
+grep -v '^ready$' "$work/bad_clients.out"
 wait "${scraper_pids[@]}"
 kill -0 "$recorder" 2>/dev/null || fail "the recorder died under load: $(tail -3 "$work/load.err")"
 scrape -o /dev/null -w '%{http_code}' | grep -q 200 || fail "after the load the exporter does not answer"
