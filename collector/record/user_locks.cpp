@@ -180,10 +180,10 @@ void UserLockRecording::drain()
         sched_setscheduler(0, policy, &param);
     // A turn at least every 50 ms, at once when a sample arrives.
     while (!stop_ && recorder_)
-        poll(false);
+        poll(false, 50);
 }
 
-void UserLockRecording::poll(bool read_binaries)
+void UserLockRecording::poll(bool read_binaries, int wait_ms)
 {
     if (!recorder_)
         return;
@@ -192,7 +192,7 @@ void UserLockRecording::poll(bool read_binaries)
         // a waiter of its own just woke), and every target's once a second:
         // reading every process's maps every turn would cost more than the
         // rest of the turn, with many children followed.
-        recorder_->poll(50);
+        recorder_->poll(wait_ms);
         if (trace_) {
             std::vector<Episode> waits = recorder_->take_waits();
             unresolved_.insert(unresolved_.end(), std::make_move_iterator(waits.begin()),
@@ -240,7 +240,9 @@ void UserLockRecording::finish(int64_t run, IntervalBatch& batch, const KernelSi
         return;
     }
     stop_draining();
-    poll(true);  // what arrived last; a target still running may have loaded a library since
+    // What arrived last, without waiting for more (the probes are still
+    // attached); a target still running may have loaded a library since.
+    poll(true, 0);
     if (!recorder_)
         return finish(run, batch, kernel);
     recorder_->stop();

@@ -81,7 +81,7 @@ private:
     // the targets' binaries again when their mappings changed (so that
     // their locks are named even if they exit before finish()).
     void drain();
-    void poll(bool read_binaries);
+    void poll(bool read_binaries, int wait_ms);  // waits up to wait_ms for the first sample
     void stop_draining();
     // Files the waits received since the last call under their words'
     // locks (those on no lock's word are dropped, the unclassified kept
