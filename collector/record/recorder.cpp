@@ -597,7 +597,7 @@ private:
     }
 
     const RecordOptions& o_;
-    SessionFiles files_;  // without a file (live consumers only) the data path is the same
+    SessionFiles files_;                  // without a file (live consumers only) the data path is the same
     std::future<KernelSymbols> symbols_;  // /proc/kallsyms, for the rollup
     const sigset_t signals_;
     const uint64_t interval_ns_;
