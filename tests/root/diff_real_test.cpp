@@ -59,7 +59,9 @@ TEST(DiffReal, SameWorkloadTwiceIsNoSignificantDifference)
 TEST(DiffReal, PipeAtOneAgainstFourThreadsIsSignificantInTheRightDirection)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const DiffResult d = diff_sessions(record("pipe", "1", "1"), record("pipe", "4", "1"), {});
+    // Half-second runs: four a side separate one thread from four by orders
+    // of magnitude in contentions a second.
+    const DiffResult d = diff_sessions(record("pipe", "1", "0.5"), record("pipe", "4", "0.5"), {});
     const MetricDiff* contentions = total(d, "contentions_per_s");
     ASSERT_NE(contentions, nullptr) << format_diff_text(d);
     EXPECT_EQ(contentions->verdict, Verdict::Worse) << format_diff_text(d);
@@ -79,8 +81,10 @@ TEST(DiffReal, PipeAtOneAgainstFourThreadsIsSignificantInTheRightDirection)
 TEST(DiffReal, Unlink1AgainstUnlink2IsASignificantChangeInTheDirectoryLock)
 {
     LOCKSCOPE_REQUIRE_BPF();
-    const Session shared = record("unlink1", "4", "1");
-    const Session own = record("unlink2", "4", "1");
+    // Half-second runs: unlink1's four threads contend on their shared
+    // directory's rwsem thousands of times in each.
+    const Session shared = record("unlink1", "4", "0.5");
+    const Session own = record("unlink2", "4", "0.5");
     const DiffResult d = diff_sessions(shared, own, {});
     EXPECT_FALSE(d.warnings.empty()) << "different workloads should be called out";
     bool i_rwsem_only_in_a = false;

@@ -43,10 +43,10 @@ Session record_this_process(const std::string& name, Body&& body)
 {
     const std::string out = test::temp_path(name + ".lockscope");
     test::Process rec = test::Process::start({test::lockscope_bin(), "record", "-p", std::to_string(getpid()), "-d",
-                                              "60", "--holder-period", "1", "-o", out});
+                                              "60", "-i", "0.2", "--holder-period", "1", "-o", out});
     EXPECT_TRUE(rec.wait_for_stderr("lockscope: recording", 30)) << rec.stderr_so_far();
     body();
-    std::this_thread::sleep_for(1200ms);  // an interval boundary after the waits
+    std::this_thread::sleep_for(300ms);  // an interval boundary (-i 0.2) after the waits
     rec.signal(SIGINT);
     test::Finished f = rec.wait(60);
     EXPECT_EQ(f.exit_code, 0) << f.err;

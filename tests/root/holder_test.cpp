@@ -140,7 +140,7 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
 
     const std::string out = test::temp_path("chain.lockscope");
     test::Process rec = test::Process::start({test::lockscope_bin(), "record", "-p", std::to_string(getpid()), "-d",
-                                              "30", "--holder-period", "1", "-o", out});
+                                              "30", "-i", "0.2", "--holder-period", "1", "-o", out});
     ASSERT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
 
     using namespace std::chrono_literals;
@@ -164,7 +164,7 @@ TEST(Holders, AChainThroughAHeldPageFaultShowsItsRoot)
     middle.join();
     for (std::thread& t : waiters)
         t.join();
-    std::this_thread::sleep_for(1500ms);  // an interval boundary after the chain
+    std::this_thread::sleep_for(300ms);  // an interval boundary (-i 0.2) after the chain
     rec.signal(SIGINT);
     test::Finished r = rec.wait(60);
     ASSERT_EQ(r.exit_code, 0) << r.err;

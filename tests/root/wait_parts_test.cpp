@@ -189,8 +189,8 @@ TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
     ASSERT_GE(fd, 0);
 
     const std::string out = test::temp_path("asleep.lockscope");
-    test::Process rec =
-        test::Process::start({test::lockscope_bin(), "record", "-p", std::to_string(getpid()), "-d", "30", "-o", out});
+    test::Process rec = test::Process::start(
+        {test::lockscope_bin(), "record", "-p", std::to_string(getpid()), "-d", "30", "-i", "0.2", "-o", out});
     ASSERT_TRUE(rec.wait_for_stderr("lockscope: recording", 30));
 
     using namespace std::chrono_literals;
@@ -203,7 +203,7 @@ TEST(WaitParts, WaitersBehindASleepingHolderAreAsleep)
     holder.join();
     for (std::thread& t : waiters)
         t.join();
-    std::this_thread::sleep_for(1200ms);  // an interval boundary after the waits
+    std::this_thread::sleep_for(300ms);  // an interval boundary (-i 0.2) after the waits
     rec.signal(SIGINT);
     test::Finished f = rec.wait(60);
     ASSERT_EQ(f.exit_code, 0) << f.err;
