@@ -50,7 +50,8 @@ int pinned_cpu(uint32_t tid)
 std::map<uint32_t, uint64_t> contentions_by_thread(std::vector<std::string> options, uint32_t tgid)
 {
     const std::string file = test::temp_path("perf-options.lockscope");
-    std::vector<std::string> argv = {test::lockscope_bin(), "record", "-d", "1", "-o", file};
+    // Half a second: the workload's two workers contend thousands of times each.
+    std::vector<std::string> argv = {test::lockscope_bin(), "record", "-d", "0.5", "-o", file};
     argv.insert(argv.end(), options.begin(), options.end());
     test::Finished f = test::run(argv, 60);
     EXPECT_EQ(f.exit_code, 0) << f.err;
@@ -122,7 +123,7 @@ TEST(PerfOptionsRecord, AllCpusWithACommandRecordsEveryProcess)
     auto threads = [&](std::vector<std::string> options) {
         std::vector<std::string> argv = {test::lockscope_bin(), "record", "-f", "-o", file};
         argv.insert(argv.end(), options.begin(), options.end());
-        for (const char* a : {"--", "sleep", "1"})
+        for (const char* a : {"--", "sleep", "0.5"})
             argv.push_back(a);
         test::Finished f = test::run(argv, 60);
         EXPECT_EQ(f.exit_code, 0) << f.err;

@@ -409,7 +409,9 @@ TEST(RecordUserLocksPrometheus, TheExporterServesTheCommandsUserLocksWithTheirWa
         GTEST_SKIP() << "needs root to load BPF programs and read another process's maps";
     }
     const unsigned port = test::free_port();
-    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 6000 > /dev/null";
+    // 4 s: the series are served after the first interval and the first read
+    // of the user-lock tables (1 s each); the command runs on past both.
+    const std::string shell_command = std::string("echo go | ") + USERLOCK_PROG + " 4000 > /dev/null";
     test::Finished recorded;
     std::thread recorder([&] {
         recorded = test::run({test::lockscope_bin(), "record", "--prometheus", "127.0.0.1:" + std::to_string(port),
