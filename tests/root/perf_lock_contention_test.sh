@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cases of perf's own test of `perf lock contention` (the kernel's
 # tools/perf/tests/shell/lock_contention.sh), run with lockscope in perf's
-# place on perf's workload, `perf bench sched messaging -p` (four groups): record then
+# place on perf's workload, `perf bench sched messaging -p` (two groups): record then
 # report -i, record -o - piped into report -i -, the one-shot `con`, rows per
 # thread (-t), per lock object (-l) and per cgroup (--lock-cgroup), the type
 # (-Y), lock (-L), call-stack (-S) and cgroup (-G) filters, and -x CSV with
@@ -30,10 +30,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 session=$work/perf.lockscope
 result=$work/result
-# Four groups of senders and receivers, not perf's ten: 160 tasks passing
+# Two groups of senders and receivers, not perf's ten: 80 tasks passing
 # messages through pipes still contend on every lock type the cases filter
-# for, and the cases run in about half the time.
-workload=(perf bench sched messaging -p -g 4)
+# for, and the cases run in about a fifth of the time.
+workload=(perf bench sched messaging -p -g 2)
 failures=0
 fail() {
   echo "FAIL: $*"
