@@ -8,7 +8,7 @@
 # - meanwhile bad clients (bad_clients.py): slow senders, malformed and
 #   oversized requests, plain text on the TLS port, abrupt disconnects;
 # - the session loses no events that the same recording without scrapers
-#   (a baseline of BASELINE_SECONDS, default 10) does not lose: its report's
+#   (a baseline of BASELINE_SECONDS, default 5) does not lose: its report's
 #   lost count is within what the baseline's rate per contention predicts
 #   (Poisson, three standard deviations);
 # - the recorder's RSS levels off: the last third's peak is within 16 MiB of
@@ -20,7 +20,7 @@ lockscope=$1
 here=$(cd "$(dirname "$0")" && pwd)
 scrapers=${SCRAPERS:-100}
 seconds=${SCRAPE_SECONDS:-30}
-baseline_seconds=${BASELINE_SECONDS:-10}
+baseline_seconds=${BASELINE_SECONDS:-5}
 if [ "$(id -u)" -ne 0 ]; then
   echo "Skipped: recording needs root"
   exit 77
