@@ -251,8 +251,8 @@ TEST_F(ProgramsUserLocks, PerfBenchFutexHashWaitsAreCountedAsOtherFutexWaitsNotL
 TEST_F(ProgramsUserLocks, SysbenchMutexIsNamedByItsPlaceAndCountedPerWord)
 {
     // 3,000,000 locks a thread: about 1 s unrecorded, millions of waits.
-    const Recorded r = record("sysbench", {"sysbench", "--threads=8", "mutex", "--mutex-num=1",
-                                           "--mutex-locks=3000000", "--mutex-loops=0", "run"});
+    const Recorded r = record("sysbench", {"sysbench", "--threads=8", "mutex", "--mutex-num=1", "--mutex-locks=3000000",
+                                           "--mutex-loops=0", "run"});
     ASSERT_EQ(r.failure, "");
     const nlohmann::json u = user_locks(r.file, {"--by", "instance"});
     ASSERT_FALSE(u["rows"].empty()) << u.dump();
