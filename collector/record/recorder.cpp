@@ -196,8 +196,8 @@ public:
     explicit Recording(const RecordOptions& o)
         : o_(o),
           files_(o.output, o.overwrite, o.rotation, [&o] { return session_meta(o); }),
-          // Read beside the probe's loading, on the other CPU: some 90 ms
-          // of every start that the target would otherwise wait for.
+          // Read on a thread of its own while the probe loads: some 90 ms of
+          // every start that the target would otherwise wait for.
           symbols_(std::async(std::launch::async, [] { return KernelSymbols::load(); })),
           signals_(stop_signals()),
           interval_ns_(uint64_t(o.interval_s * 1e9))
