@@ -196,9 +196,6 @@ public:
     explicit Recording(const RecordOptions& o)
         : o_(o),
           files_(o.output, o.overwrite, o.rotation, [&o] { return session_meta(o); }),
-          // Read on a thread of its own while the probe loads: some 90 ms of
-          // every start that the target would otherwise wait for.
-          symbols_(std::async(std::launch::async, [] { return KernelSymbols::load(); })),
           signals_(stop_signals()),
           interval_ns_(uint64_t(o.interval_s * 1e9))
     {
@@ -265,6 +262,13 @@ private:
         } else if (!o_.command.empty()) {
             run.child = spawn_command(o_.command);
         }
+        // /proc/kallsyms, read on a thread of its own while the probe loads:
+        // some 90 ms of every start that the target would otherwise wait for.
+        // Only once the target is forked: a child forked while another
+        // thread holds a lock (the allocator's, a stream's) could never take
+        // it, and the workload runs in the forked child without an exec.
+        if (!rollup_ && !symbols_.valid())
+            symbols_ = std::async(std::launch::async, [] { return KernelSymbols::load(); });
         ProbeOptions po = o_.probe;
         po.kind_bits = o_.filter.kind_bits();
         // The user code above the kernel locks' waits, unwound with the user
@@ -598,7 +602,7 @@ private:
 
     const RecordOptions& o_;
     SessionFiles files_;                  // without a file (live consumers only) the data path is the same
-    std::future<KernelSymbols> symbols_;  // /proc/kallsyms, for the rollup
+    std::future<KernelSymbols> symbols_;  // /proc/kallsyms, for the rollup (start_target)
     const sigset_t signals_;
     const uint64_t interval_ns_;
     std::vector<LockInfo> lock_catalog_;
