@@ -29,10 +29,11 @@ fi
 status=0
 # The tests that load BPF programs or measure the machine are marked
 # RUN_SERIAL (tests/CMakeLists.txt): they run alone, the others side by side,
-# one more at a time than there are CPUs. A few root tests that measure
-# nothing run beside them: the two started first (the package test and the
+# one more at a time than there are CPUs. Root tests that measure nothing
+# run beside them (BESIDE in tests/CMakeLists.txt, and the package, exporter
+# TLS and service tests): the two started first (the package test and the
 # lab's guests that are not compared, by their COST) mostly wait, on apt and
-# dpkg or on a guest, and the exporter's TLS and service tests on an exporter.
+# dpkg or on a guest.
 # Whole outputs in the JUnit file: a gtest executable run as one test (the
 # lab) reports its skips only in its output.
 ctest --test-dir "$build_dir" -j "$(($(nproc) + 1))" --output-on-failure --timeout 600 --output-junit "$junit" \

@@ -22,10 +22,10 @@ struct TwoKernels {
 };
 
 // Recorded once for the suite: two guests, side by side under TCG on two
-// host CPUs, take one and a half minutes. Five runs of 3 s a side: emulated vCPUs on a busy host make the
-// standard kernel's spinning mutex noisy from run to run (its owner's vCPU
-// gets preempted by the host), and fewer, shorter runs can leave a 60%
-// throughput drop short of significance.
+// host CPUs, take about a minute. Runs of 3 s, several a side: emulated vCPUs
+// on a busy host make the standard kernel's spinning mutex noisy from run to
+// run (its owner's vCPU gets preempted by the host), and fewer, shorter runs
+// can leave a 60% throughput drop short of significance.
 const TwoKernels& two_kernels()
 {
     static const TwoKernels k = [] {
