@@ -139,7 +139,14 @@ TEST(DiffReal, Rwsem47AgainstHackedIsWorseInThroughputAndSpinFailures)
     const Session v47 = select_runs(s, "rwsem@4.2 *");
     ASSERT_EQ(hacked.runs.size(), 6u);
     ASSERT_EQ(v47.runs.size(), 6u);
-    const DiffResult d = diff_sessions(hacked, v47, {});
+    // The spin-failure rate rises from about 0.1% to a few percent: by 3.6
+    // to 4.9 points over five runs of this recording on one machine, by more
+    // than 5 on another. Significant every time, but below the default
+    // --min-effect of 5 points, so not called; 2 points still asks for
+    // twenty times the hacked policy's rate.
+    DiffOptions options;
+    options.min_effect = 0.02;
+    const DiffResult d = diff_sessions(hacked, v47, options);
     ASSERT_TRUE(d.by_runs);
     const MetricDiff* throughput = total(d, "throughput");
     ASSERT_NE(throughput, nullptr) << format_diff_text(d);
