@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,14 +43,16 @@ namespace {
 // What a guest needs to mount the results share when the drivers are modules.
 const std::vector<std::string> kShareModules = {"virtio_pci", "9pnet_virtio", "9p"};
 
-// Guests booted side by side name their kernel in each progress line.
-thread_local std::string progress_label;
+// Once guests run side by side, each progress line names its kernel.
+thread_local std::string guest_label;
+std::atomic<bool> side_by_side{false};
 std::mutex progress_mutex;
 
 void progress(const std::string& line)
 {
     const std::lock_guard<std::mutex> hold(progress_mutex);
-    std::fprintf(stderr, "lockscope lab: %s%s\n", progress_label.c_str(), line.c_str());
+    const std::string prefix = side_by_side && !guest_label.empty() ? guest_label + ": " : "";
+    std::fprintf(stderr, "lockscope lab: %s%s\n", prefix.c_str(), line.c_str());
 }
 
 std::string format_seconds(double s)
@@ -122,6 +126,8 @@ public:
             if (what.rfind("booted", 0) == 0) {
                 booted_ = true;
                 progress("booted " + what.substr(std::min(what.size(), size_t(7))) + " in " + since_start());
+                if (on_booted)
+                    on_booted();
             } else if (what == "recording") {
                 progress(repeat_ > 1 ? "recording run 1/" + std::to_string(repeat_) + "..." : "recording...");
                 run_ = 1;
@@ -154,6 +160,7 @@ public:
     }
 
     bool booted() const { return booted_; }
+    std::function<void()> on_booted;  // when the guest's init says it has booted
     const std::string& guest_error() const { return guest_error_; }
     const std::string& record_error() const { return record_error_; }
     const std::string& panic() const { return panic_; }
@@ -270,14 +277,16 @@ constexpr double kKvmBootDeadlineS = 20;
 // guest ran a line (nested KVM hiding MSRs does that), or a guest that has
 // not booted under KVM by kKvmBootDeadlineS (nested KVM hanging it in early
 // boot does that), is retried with TCG, and later kernels go straight to TCG.
+// booted(kvm): once the guest has booted, or once KVM failed and TCG is next.
 BootResult boot_guest(const GuestKernel& kernel, const LabOptions& o, BootOptions& boot_options, bool& use_kvm,
-                      std::optional<ConsoleWatcher>& watcher)
+                      std::optional<ConsoleWatcher>& watcher, const std::function<void(bool)>& booted)
 {
     for (;;) {
         boot_options.kvm = use_kvm;
         progress("booting " + kernel.label + (use_kvm ? " (qemu, KVM)" : " (qemu, TCG)") + ", " +
                  std::to_string(o.cpus) + " CPUs, " + std::to_string(o.memory_mib) + " MiB");
         ConsoleWatcher attempt(o.repeat, monotonic_s());
+        attempt.on_booted = [&booted, kvm = use_kvm] { booted(kvm); };
         const bool may_fall_back = use_kvm && o.accel == "auto";
         boot_options.boot_deadline_s = may_fall_back ? kKvmBootDeadlineS : 0;
         boot_options.booted = [&attempt] { return attempt.booted(); };
@@ -287,11 +296,13 @@ BootResult boot_guest(const GuestKernel& kernel, const LabOptions& o, BootOption
             progress("the guest did not boot under KVM within " + format_seconds(kKvmBootDeadlineS) +
                      " (nested KVM can hang a guest silently); using TCG from now on");
             use_kvm = false;
+            booted(false);
             continue;
         }
         if (may_fall_back && !attempt.booted() && !boot.timed_out && boot.qemu_status != 0) {
             progress("qemu failed under KVM (" + boot.last_console_line + "); using TCG from now on");
             use_kvm = false;
+            booted(false);
             continue;
         }
         watcher.emplace(attempt);
@@ -339,8 +350,9 @@ void refuse_existing(const std::string& destination, bool overwrite)
 }
 
 // One guest: build its initramfs, boot it, bring the session home.
+// booted(kvm): as boot_guest calls it.
 std::string record_in_guest(const GuestKernel& kernel, const LabOptions& o, const std::string& destination_dir,
-                            std::set<std::string>& used_names, bool& use_kvm)
+                            std::set<std::string>& used_names, bool& use_kvm, const std::function<void(bool)>& booted)
 {
     // Debian kernels name their session before booting: fail before the wait.
     if (!kernel.release.empty())
@@ -361,7 +373,7 @@ std::string record_in_guest(const GuestKernel& kernel, const LabOptions& o, cons
 
     const std::string load_before = read_loadavg();
     std::optional<ConsoleWatcher> watcher;
-    const BootResult boot = boot_guest(kernel, o, boot_options, use_kvm, watcher);
+    const BootResult boot = boot_guest(kernel, o, boot_options, use_kvm, watcher, booted);
     const std::string saved_log = (fs::path(destination_dir) / (kernel.label + ".console.log")).string();
     check_guest_outcome(boot, *watcher, boot_options, share, [&](const std::string& what, const std::string& why) {
         keep_console_log(boot_options.console_log, saved_log);
@@ -381,8 +393,8 @@ std::string record_in_guest(const GuestKernel& kernel, const LabOptions& o, cons
     fs::copy_file(session, destination, fs::copy_options::overwrite_existing, ec);
     if (ec)
         throw Error("cannot write session", destination, ec.value());
-    progress(kernel.label + ": " + destination + " (" + format_seconds(boot.elapsed_s) + " in the guest, " +
-             (boot.kvm ? "qemu-kvm" : "qemu-tcg") + ")");
+    progress((side_by_side ? "" : kernel.label + ": ") + destination + " (" + format_seconds(boot.elapsed_s) +
+             " in the guest, " + (boot.kvm ? "qemu-kvm" : "qemu-tcg") + ")");
     return destination;
 }
 
@@ -456,59 +468,142 @@ unsigned guests_at_once(const LabOptions& o, bool kvm, size_t kernels)
     return unsigned(std::clamp<long>(host / per_guest, 1, long(kernels)));
 }
 
+namespace {
+
+// The kernels' guests, taken in order by one or more threads. Under `accel
+// auto` the first guest settles KVM or TCG; the others start once it has
+// booted, one after another under KVM, side by side with it under TCG.
+class Guests {
+public:
+    Guests(const std::vector<GuestKernel>& kernels, const LabOptions& o, bool kvm, bool settled)
+        : kernels_(kernels), o_(o), sessions_(kernels.size()), failed_(kernels.size()), kvm_(kvm), settled_(settled)
+    {
+    }
+
+    size_t left()
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        return kernels_.size() - next_;
+    }
+
+    void start(unsigned threads)
+    {
+        for (unsigned t = 0; t < threads; t++)
+            threads_.emplace_back([this] { work(); });
+    }
+
+    // Whether the first guest booted under KVM, once it has booted or failed.
+    bool settled_kvm()
+    {
+        std::unique_lock<std::mutex> hold(mutex_);
+        settled_cv_.wait(hold, [this] { return settled_; });
+        return kvm_;
+    }
+
+    std::vector<std::string> finish()
+    {
+        for (std::thread& t : threads_)
+            t.join();
+        for (const std::exception_ptr& e : failed_)
+            if (e)
+                std::rethrow_exception(e);
+        return sessions_;
+    }
+
+private:
+    void settle(bool kvm)
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        if (settled_)
+            return;
+        kvm_ = kvm;
+        settled_ = true;
+        settled_cv_.notify_all();
+    }
+
+    void work()
+    {
+        for (;;) {
+            size_t i;
+            bool kvm;
+            {
+                const std::lock_guard<std::mutex> hold(mutex_);
+                // One after another, a failure ends the lab; side by side,
+                // the guests already running finish.
+                if (next_ == kernels_.size() || (stopped_ && !side_by_side))
+                    return;
+                i = next_++;
+                kvm = kvm_;
+            }
+            guest_label = kernels_[i].label;
+            if (!side_by_side)
+                progress("kernel " + std::to_string(i + 1) + "/" + std::to_string(kernels_.size()) + ": " +
+                         kernels_[i].label);
+            try {
+                sessions_[i] = record_in_guest(kernels_[i], o_, o_.output_dir, used_names_, kvm,
+                                               [this](bool booted_kvm) { settle(booted_kvm); });
+            } catch (...) {
+                failed_[i] = std::current_exception();
+                const std::lock_guard<std::mutex> hold(mutex_);
+                stopped_ = true;
+            }
+            settle(kvm);  // a guest that failed before it booted
+            const std::lock_guard<std::mutex> hold(mutex_);
+            kvm_ = kvm_ && kvm;  // once KVM failed, TCG from then on
+        }
+    }
+
+    const std::vector<GuestKernel>& kernels_;
+    const LabOptions& o_;
+    std::vector<std::string> sessions_;
+    std::vector<std::exception_ptr> failed_;
+    std::set<std::string> used_names_;
+    std::vector<std::thread> threads_;
+    std::mutex mutex_;
+    std::condition_variable settled_cv_;
+    size_t next_ = 0;
+    bool stopped_ = false;
+    bool kvm_;
+    bool settled_;
+};
+
+void say_side_by_side(size_t kernels, unsigned at_once, bool kvm)
+{
+    side_by_side = true;
+    progress(std::to_string(kernels) + " kernels, " + std::to_string(at_once) + " guests at once (" +
+             (kvm ? "KVM" : "TCG: one host CPU each") + ")");
+}
+
+}  // namespace
+
 std::vector<std::string> run_lab(const LabOptions& o)
 {
     validate(o);
     const std::string cache = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
     const double start = monotonic_s();
-    std::vector<std::string> sessions;
-    std::set<std::string> used_names;
-    bool use_kvm = o.accel == "kvm" || (o.accel == "auto" && kvm_usable());
+    const bool use_kvm = o.accel == "kvm" || (o.accel == "auto" && kvm_usable());
     std::vector<GuestKernel> kernels;
     for (const KernelSource& source : o.kernels)
         kernels.push_back(prepare(source, cache));
+    side_by_side = false;
     // Under `accel auto` the first guest settles KVM or TCG for the others.
-    const unsigned at_once = o.accel == "auto" && use_kvm ? 1 : guests_at_once(o, use_kvm, kernels.size());
-    if (at_once <= 1) {
-        for (size_t i = 0; i < kernels.size(); i++) {
-            progress("kernel " + std::to_string(i + 1) + "/" + std::to_string(kernels.size()) + ": " +
-                     kernels[i].label);
-            sessions.push_back(record_in_guest(kernels[i], o, o.output_dir, used_names, use_kvm));
+    const bool settling = o.accel == "auto" && use_kvm;
+    Guests guests(kernels, o, use_kvm, !settling);
+    if (settling) {
+        guests.start(1);
+        const bool kvm = guests.settled_kvm();
+        const unsigned more = guests_at_once(o, kvm, kernels.size());
+        if (more > 1 && guests.left() > 0) {
+            say_side_by_side(kernels.size(), more, kvm);
+            guests.start(unsigned(std::min<size_t>(more - 1, guests.left())));
         }
     } else {
-        progress(std::to_string(kernels.size()) + " kernels, " + std::to_string(at_once) + " guests at once (" +
-                 (use_kvm ? "KVM" : "TCG: one host CPU each") + ")");
-        sessions.resize(kernels.size());
-        std::vector<std::exception_ptr> failed(kernels.size());
-        std::mutex next_mutex;
-        size_t next = 0;
-        auto guest = [&] {
-            for (;;) {
-                size_t i;
-                {
-                    const std::lock_guard<std::mutex> hold(next_mutex);
-                    if (next == kernels.size())
-                        return;
-                    i = next++;
-                }
-                progress_label = kernels[i].label + ": ";
-                bool kvm = use_kvm;
-                try {
-                    sessions[i] = record_in_guest(kernels[i], o, o.output_dir, used_names, kvm);
-                } catch (...) {
-                    failed[i] = std::current_exception();
-                }
-            }
-        };
-        std::vector<std::thread> threads;
-        for (unsigned t = 0; t < at_once; t++)
-            threads.emplace_back(guest);
-        for (std::thread& t : threads)
-            t.join();
-        for (const std::exception_ptr& e : failed)
-            if (e)
-                std::rethrow_exception(e);
+        const unsigned at_once = guests_at_once(o, use_kvm, kernels.size());
+        if (at_once > 1)
+            say_side_by_side(kernels.size(), at_once, use_kvm);
+        guests.start(at_once);
     }
+    const std::vector<std::string> sessions = guests.finish();
     progress("done: " + std::to_string(sessions.size()) + " session" + (sessions.size() == 1 ? "" : "s") + " in " +
              format_seconds(monotonic_s() - start));
     return sessions;
