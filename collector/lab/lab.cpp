@@ -479,6 +479,15 @@ public:
         : kernels_(kernels), o_(o), sessions_(kernels.size()), failed_(kernels.size()), kvm_(kvm), settled_(settled)
     {
     }
+    Guests(const Guests&) = delete;
+    Guests& operator=(const Guests&) = delete;
+    // Not left running when run_lab leaves early (a thread that could not start).
+    ~Guests()
+    {
+        for (std::thread& t : threads_)
+            if (t.joinable())
+                t.join();
+    }
 
     size_t left()
     {
